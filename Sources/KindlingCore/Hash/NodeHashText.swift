@@ -1,0 +1,64 @@
+/// The text that the SDKs feed to SHA-1 for a node (`priority:…:`, `number:<hex>`,
+/// `string:<raw>`, `:<key>:<child hash>`…).
+enum NodeHashText {
+    static func appendLeaf(_ leaf: Leaf, priority: Priority?, variant: HashVariant, to output: inout [UInt8]) {
+        appendPriority(priority, variant: variant, to: &output)
+        appendValue(leaf, variant: variant, to: &output)
+    }
+
+    static func appendChildren(_ map: ChildMap, priority: Priority?, variant: HashVariant, to output: inout [UInt8]) {
+        appendPriority(priority, variant: variant, to: &output)
+        for (key, child) in orderedForHash(map, variant: variant) {
+            output.append(UInt8(ascii: ":"))
+            output.append(contentsOf: key.string.utf8)
+            output.append(UInt8(ascii: ":"))
+            child.digest(variant).appendBase64(to: &output)
+        }
+    }
+
+    /// Children in priority order: no priority first, then numbers, then strings, ties by key.
+    /// (The iOS variant uses key order when every child has a priority.)
+    static func orderedForHash(_ map: ChildMap, variant: HashVariant) -> [(key: Key, node: Node)] {
+        var entries = Array(map)
+        let prioritized = entries.lazy.filter { $0.node.priority != nil }.count
+        if prioritized == 0 || (variant == .iOS && prioritized == entries.count) { return entries }
+        entries.sort { a, b in
+            let order = PriorityOrder.compare(a.node.priority, b.node.priority)
+            return order != 0 ? order < 0 : Key.compare(a.key, b.key) < 0
+        }
+        return entries
+    }
+
+    static func appendPriority(_ priority: Priority?, variant: HashVariant, to output: inout [UInt8]) {
+        guard let priority else { return }
+        output.append(contentsOf: "priority:".utf8)
+        appendValue(Leaf(priority), variant: variant, to: &output)
+        output.append(UInt8(ascii: ":"))
+    }
+
+    static func appendValue(_ leaf: Leaf, variant: HashVariant, to output: inout [UInt8]) {
+        switch leaf {
+        case .bool(let flag):
+            output.append(contentsOf: (flag ? "boolean:true" : "boolean:false").utf8)
+        case .string(let text):
+            output.append(contentsOf: "string:".utf8)
+            output.append(contentsOf: text.utf8)
+        case .number(let number):
+            output.append(contentsOf: "number:".utf8)
+            let bits = variant == .javaScript ? JSDoubleEncoding.bits(number) : number.bitPattern
+            appendHex64(bits, to: &output)
+        }
+    }
+
+    static func appendHex64(_ bits: UInt64, to output: inout [UInt8]) {
+        let digits: StaticString = "0123456789abcdef"
+        for shift in stride(from: 60, through: 0, by: -4) {
+            output.append(digits.utf8Start[Int((bits >> UInt64(shift)) & 0xF)])
+        }
+    }
+
+    static func numberDiffersInJavaScript(_ leaf: Leaf) -> Bool {
+        guard case .number(let number) = leaf else { return false }
+        return JSDoubleEncoding.bits(number) != number.bitPattern
+    }
+}

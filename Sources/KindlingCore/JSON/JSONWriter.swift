@@ -1,0 +1,79 @@
+/// Writes compact JSON the way JavaScript's `JSON.stringify` does, into a byte buffer.
+///
+/// Numbers use JavaScript's shortest round-trip form (`1e+21`, `0.1`, `5`), except that negative
+/// zero stays `-0` so that a value read back hashes the same. Non-ASCII text is written as raw
+/// UTF-8; only `"`, `\` and control characters are escaped.
+public struct JSONWriter {
+    /// The bytes written so far.
+    public var bytes: [UInt8] = []
+
+    public init() {}
+
+    /// Writes a whole value.
+    public mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: writeNull()
+        case .bool(let flag): write(flag)
+        case .number(let number): write(number)
+        case .string(let text): write(text)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (offset, element) in elements.enumerated() {
+                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            for (offset, member) in members.enumerated() {
+                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(member.key)
+                bytes.append(UInt8(ascii: ":"))
+                write(member.value)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    public mutating func writeNull() { bytes.append(contentsOf: "null".utf8) }
+
+    public mutating func write(_ flag: Bool) { bytes.append(contentsOf: (flag ? "true" : "false").utf8) }
+
+    public mutating func write(_ number: Double) { JSNumberFormat.append(number, to: &bytes) }
+
+    /// Writes a JSON string literal.
+    public mutating func write(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0..<0x20:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes raw, already-encoded JSON (an object key separator, a cached payload).
+    public mutating func writeRaw(_ raw: some Sequence<UInt8>) { bytes.append(contentsOf: raw) }
+
+    /// The text written so far.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// One value as JSON text.
+    public static func string(_ value: JSONValue) -> String {
+        var writer = JSONWriter()
+        writer.write(value)
+        return writer.text
+    }
+}

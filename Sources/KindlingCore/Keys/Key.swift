@@ -1,0 +1,118 @@
+/// One segment of a path: the name of a child in the tree.
+///
+/// Firebase clients compare keys by their exact characters, never by Unicode canonical
+/// equivalence, so `Key` compares and hashes the UTF-8 bytes (`"é"` and `"e\u{301}"` are two
+/// different keys). Keys are ordered the way every SDK orders children: keys that read as 32-bit
+/// integers first, numerically, then all others by UTF-16 code units.
+public struct Key: Sendable, CustomStringConvertible {
+    /// The key as given.
+    public let string: String
+    /// The key's value when it reads as a 32-bit integer (`-?0*\d{1,10}` within Int32), which
+    /// puts it ahead of every non-integer key.
+    public let integerValue: Int32?
+
+    /// The most UTF-8 bytes a key may have.
+    public static let maxByteCount = 768
+
+    /// The pseudo-key that addresses a node's priority (`a/.priority`).
+    public static let priority = Key(unchecked: ".priority")
+
+    /// Validates `string` as a key that may be stored in the tree.
+    public init(_ string: String) throws(ValidationError) {
+        try Key.validate(string)
+        self.init(unchecked: string)
+    }
+
+    /// Builds a key without validation, for names that are known to be valid (push ids, array
+    /// indexes, `.priority`).
+    init(unchecked string: String) {
+        self.string = string
+        self.integerValue = Key.parseInteger(string)
+    }
+
+    public var description: String { string }
+
+    /// True for the `.priority` pseudo-key.
+    public var isPriority: Bool { string.utf8.elementsEqual(Key.priority.string.utf8) }
+
+    /// Checks the Firebase key rules: non-empty, at most 768 bytes of UTF-8, none of `. $ # [ ] /`
+    /// and no ASCII control characters.
+    static func validate(_ string: String) throws(ValidationError) {
+        var count = 0
+        for byte in string.utf8 {
+            count += 1
+            if Key.isForbidden(byte) { throw .invalidKey(string) }
+        }
+        if count == 0 { throw .invalidKey(string) }
+        if count > Key.maxByteCount { throw .keyTooLong(string) }
+    }
+
+    @inline(__always)
+    static func isForbidden(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0...31, 127: return true
+        case UInt8(ascii: "."), UInt8(ascii: "$"), UInt8(ascii: "#"), UInt8(ascii: "["), UInt8(ascii: "]"),
+            UInt8(ascii: "/"):
+            return true
+        default: return false
+        }
+    }
+
+    /// The integer reading the SDKs use: an optional `-`, any leading zeros, then 1 to 10 digits,
+    /// inside the Int32 range.
+    static func parseInteger(_ string: String) -> Int32? {
+        var utf8 = string.utf8[...]
+        var negative = false
+        if utf8.first == UInt8(ascii: "-") {
+            negative = true
+            utf8 = utf8.dropFirst()
+        }
+        while utf8.count > 1, utf8.first == UInt8(ascii: "0") { utf8 = utf8.dropFirst() }
+        guard !utf8.isEmpty, utf8.count <= 10 else { return nil }
+        var value: Int64 = 0
+        for byte in utf8 {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+        }
+        if negative { value = -value }
+        guard value >= Int64(Int32.min), value <= Int64(Int32.max) else { return nil }
+        return Int32(value)
+    }
+}
+
+extension Key: Hashable {
+    public static func == (lhs: Key, rhs: Key) -> Bool {
+        lhs.integerValue == rhs.integerValue && lhs.string.utf8.elementsEqual(rhs.string.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        var copy = string
+        copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+extension Key: Comparable {
+    public static func < (lhs: Key, rhs: Key) -> Bool { compare(lhs, rhs) < 0 }
+
+    /// The SDKs' `nameCompare`: integer keys first and numerically (equal numbers put the shorter
+    /// text first), then UTF-16 code-unit order.
+    @inline(__always)
+    public static func compare(_ lhs: Key, _ rhs: Key) -> Int {
+        switch (lhs.integerValue, rhs.integerValue) {
+        case let (l?, r?):
+            if l != r { return l < r ? -1 : 1 }
+            let difference = lhs.string.utf8.count - rhs.string.utf8.count
+            return difference == 0 ? UTF16Order.compare(lhs.string, rhs.string) : difference
+        case (.some, nil): return -1
+        case (nil, .some): return 1
+        case (nil, nil): return UTF16Order.compare(lhs.string, rhs.string)
+        }
+    }
+}
+
+extension Key: ExpressibleByStringLiteral {
+    /// Literal keys are for tests and fixed names; an invalid literal is a programming error.
+    public init(stringLiteral value: String) {
+        do { try self.init(value) } catch { preconditionFailure("invalid key literal \(value): \(error)") }
+    }
+}

@@ -1,0 +1,225 @@
+/// How a node is written as JSON.
+public enum JSONFormat: Sendable {
+    /// What clients read: no priorities, and objects whose keys are 0, 1, 2… rendered as arrays.
+    case plain
+    /// The export form: priorities included (`.priority`, `.value` for a prioritised leaf), and
+    /// never an array, so it reads back to exactly the same tree.
+    case export
+}
+
+extension Node {
+    /// The longest string a leaf may hold, in UTF-8 bytes (10 MB).
+    public static let maxStringBytes = 10 * 1024 * 1024
+
+    /// Writes this node as JSON (`null` when empty).
+    public func write(to writer: inout JSONWriter, format: JSONFormat = .plain) {
+        guard let storage else {
+            writer.writeNull()
+            return
+        }
+        switch storage.content {
+        case .leaf(let leaf):
+            if format == .export, let priority = storage.priority {
+                writer.writeRaw("{\".value\":".utf8)
+                writer.write(leaf.json)
+                writer.writeRaw(",\".priority\":".utf8)
+                writer.write(Leaf(priority).json)
+                writer.writeRaw("}".utf8)
+            } else {
+                writer.write(leaf.json)
+            }
+        case .children(let map):
+            if format == .plain, let length = Node.arrayLength(map) {
+                writer.writeRaw("[".utf8)
+                var next = 0
+                for (key, child) in map {
+                    let index = Int(key.integerValue!)
+                    while next < index {
+                        writer.writeRaw(next == 0 ? "null".utf8 : ",null".utf8)
+                        next += 1
+                    }
+                    if next > 0 { writer.writeRaw(",".utf8) }
+                    child.write(to: &writer, format: format)
+                    next += 1
+                }
+                assert(next == length)
+                writer.writeRaw("]".utf8)
+                return
+            }
+            writer.writeRaw("{".utf8)
+            var first = true
+            for (key, child) in map {
+                if !first { writer.writeRaw(",".utf8) }
+                first = false
+                writer.write(key.string)
+                writer.writeRaw(":".utf8)
+                child.write(to: &writer, format: format)
+            }
+            if format == .export, let priority = storage.priority {
+                writer.writeRaw(",\".priority\":".utf8)
+                writer.write(Leaf(priority).json)
+            }
+            writer.writeRaw("}".utf8)
+        }
+    }
+
+    /// This node as JSON text.
+    public func jsonText(format: JSONFormat = .plain) -> String {
+        var writer = JSONWriter()
+        write(to: &writer, format: format)
+        return writer.text
+    }
+
+    /// The array length when every key is a canonical non-negative integer (`0` or no leading
+    /// zero) and the largest is below twice the number of children: the SDKs' array rule.
+    static func arrayLength(_ map: ChildMap) -> Int? {
+        guard let last = map.last, let maxKey = last.key.integerValue, maxKey >= 0, Int(maxKey) < 2 * map.count else {
+            return nil
+        }
+        for (key, _) in map {
+            guard let value = key.integerValue, value >= 0, key.string.utf8.count == String(value).utf8.count else {
+                return nil
+            }
+        }
+        return Int(maxKey) + 1
+    }
+}
+
+extension Node {
+    /// Builds a node from JSON as a client wrote it, validating every key, string, number and
+    /// priority, for storage at `path`.
+    ///
+    /// Arrays become children keyed `0`, `1`… (null elements dropped); `{".value": v,
+    /// ".priority": p}` is a prioritised value; objects that end up with no children are empty.
+    /// Server values (`.sv`) are resolved against `existing`, the data now at `path`, with
+    /// `serverValues`; without it they are refused.
+    public init(
+        json: JSONValue,
+        at path: Path = .root,
+        existing: Node = .empty,
+        serverValues: ServerValues? = nil
+    ) throws(ValidationError) {
+        self = try NodeDecoder(serverValues: serverValues).decode(json, path: path, existing: existing)
+    }
+
+    /// Parses JSON text into a node (no server values allowed).
+    public init(jsonText: String) throws(ValidationError) {
+        try self.init(json: JSONParser.parse(jsonText))
+    }
+}
+
+/// Turns client JSON into nodes: the validation rules and the `.value`/`.priority`/`.sv` forms.
+struct NodeDecoder {
+    let serverValues: ServerValues?
+
+    func decode(_ json: JSONValue, path: Path, existing: Node) throws(ValidationError) -> Node {
+        switch json {
+        case .null:
+            return .empty
+        case .bool, .number, .string:
+            return Node(try leaf(json, path: path), priority: nil)
+        case .array(let elements):
+            var map = ChildMap()
+            for (index, element) in elements.enumerated() where !element.isNull {
+                let key = Key(unchecked: String(index))
+                let childPath = try deeper(path, key)
+                map.set(key, try decode(element, path: childPath, existing: existing.child(key)))
+            }
+            return Node(map: map, priority: nil)
+        case .object(let members):
+            return try decodeObject(members, path: path, existing: existing)
+        }
+    }
+
+    private func decodeObject(_ members: [JSONMember], path: Path, existing: Node) throws(ValidationError) -> Node {
+        var priorityJSON: JSONValue?
+        var valueJSON: JSONValue?
+        var serverValueJSON: JSONValue?
+        var map = ChildMap()
+        var childKeys: [String] = []
+        for member in members {
+            switch member.key {
+            case ".priority": priorityJSON = member.value
+            case ".value": valueJSON = member.value
+            case ".sv": serverValueJSON = member.value
+            default:
+                let key: Key
+                do throws(ValidationError) {
+                    key = try Key(member.key)
+                } catch {
+                    throw ValidationError(error.kind, "\(error.message) at \(path.child(Key(unchecked: member.key)))")
+                }
+                childKeys.append(member.key)
+                let childPath = try deeper(path, key)
+                map.set(key, try decode(member.value, path: childPath, existing: existing.child(key)))
+            }
+        }
+        let priority = try priorityJSON.flatMap { json throws(ValidationError) in
+            try decodePriority(json, path: path, existing: existing.priority)
+        }
+        if let serverValueJSON {
+            guard valueJSON == nil, childKeys.isEmpty else {
+                throw ValidationError(.invalidData, "Data at \(path) has \".sv\" beside other keys")
+            }
+            let resolved = try resolve(serverValueJSON, path: path, existing: existing.leaf)
+            return Node(resolved, priority: priority)
+        }
+        if let valueJSON, !valueJSON.isNull {
+            guard childKeys.isEmpty else {
+                throw ValidationError(
+                    .invalidData,
+                    "Data at \(path) contains \".value\" in addition to actual children (\(ValidationError.quoted(childKeys[0])))"
+                )
+            }
+            return try decode(valueJSON, path: path, existing: existing).withPriority(priority)
+        }
+        return Node(map: map, priority: priority)
+    }
+
+    private func deeper(_ path: Path, _ key: Key) throws(ValidationError) -> Path {
+        let child = path.child(key)
+        if child.count > Path.maxDepth { throw .tooDeep(child.description) }
+        return child
+    }
+
+    private func leaf(_ json: JSONValue, path: Path) throws(ValidationError) -> Leaf {
+        switch json {
+        case .bool(let flag): return .bool(flag)
+        case .number(let number):
+            guard number.isFinite else { throw ValidationError(.invalidNumber, "Number at \(path) is not finite") }
+            return .number(number)
+        case .string(let text):
+            guard text.utf8.count <= Node.maxStringBytes else {
+                throw ValidationError(
+                    .stringTooLong,
+                    "String at \(path) is \(text.utf8.count) bytes; the limit is \(Node.maxStringBytes) bytes of UTF-8"
+                )
+            }
+            return .string(text)
+        default: preconditionFailure("Internal inconsistency: not a primitive")
+        }
+    }
+
+    private func decodePriority(_ json: JSONValue, path: Path, existing: Priority?) throws(ValidationError) -> Priority? {
+        switch json {
+        case .null: return nil
+        case .number(let number) where number.isFinite: return .number(number)
+        case .string(let text): return .string(text)
+        case .object(let members) where members.count == 1 && members[0].key == ".sv":
+            let resolved = try resolve(members[0].value, path: path, existing: existing.map(Leaf.init))
+            return Priority(resolved)
+        default:
+            throw ValidationError(
+                .invalidPriority,
+                "Priority at \(path) must be a string, a finite number, a server value or null; got \(JSONWriter.string(json))"
+            )
+        }
+    }
+
+    private func resolve(_ json: JSONValue, path: Path, existing: Leaf?) throws(ValidationError) -> Leaf {
+        guard let serverValues else {
+            throw ValidationError(.invalidServerValue, "Server value at \(path) is not allowed here")
+        }
+        return try serverValues.resolve(json, existing: existing, path: path)
+    }
+}

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Runs every test Kindling has. This is the one test command; .ci/run calls it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build --build-tests
+swift test --skip-build
