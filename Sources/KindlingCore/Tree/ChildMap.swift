@@ -218,6 +218,7 @@ final class ChildPage: @unchecked Sendable {
             this.keys[0] = child.keys[0]
         }
         if let split {
+            this.count += split.count
             this.children.insert(split, at: index + 1)
             this.keys.insert(split.keys[0], at: index + 1)
         } else if child.count > 0, child.keys.count < maxEntries / 4 {

@@ -21,7 +21,12 @@ public struct PushIDGenerator: Sendable {
                 lastRandom[index] = 0
                 index -= 1
             }
-            if index >= 0 { lastRandom[index] += 1 }
+            if index >= 0 {
+                lastRandom[index] += 1
+            } else {
+                // All 2^72 values of this millisecond are used: borrow the next one.
+                return next(timestamp: now + 1, using: &random)
+            }
         } else {
             lastRandom = (0..<12).map { _ in Int.random(in: 0..<64, using: &random) }
         }

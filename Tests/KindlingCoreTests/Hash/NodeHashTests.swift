@@ -21,6 +21,21 @@ struct NodeHashTests {
         ),
         ("{\"msg\":{\"text\":\"hi ✓\",\"n\":-2.5},\".priority\":10}", "ogBX7I+QEHqsdwlTdrXDE03lY7c="),
         ("{\"a\":{\".value\":\"a\",\".priority\":\"b\"},\"b\":{\".value\":\"b\",\".priority\":\"a\"}}", "LZFx+aWeRPRKNrxOHsvtL1Txf+s="),
+        // Vectors from running the JS SDK's own hash code.
+        ("\"a\"", "eMfSk0nU+CieTkCbO5r7cKNp7qU="),
+        ("\"\"", "Ki0Xy0V6morg0TO3Sxi/jwugYDQ="),
+        ("1", "YPVfR2bXt/lcDjiQZ8pOkAd3qkQ="),
+        ("0", "7ysMph9WPitGP7poMnMHMVPtUlI="),
+        ("-0", "m/gA365Q5OBo06Bg8wdybAAiMSQ="),
+        ("1.5", "4MftviR9Z/2MQCMkjh2RNbvlLJc="),
+        ("true", "E5z61QM0lN/U2WsOnusszCTkR8M="),
+        ("{\".value\":1,\".priority\":2}", "FvGzv2x5RbRTIc6uhMwY3pMW2oU="),
+        ("{\".value\":\"x\",\".priority\":\"p\"}", "Ee+tTXV5cvjTnBMuKXMyU8fA5VY="),
+        ("{\"a\":1}", "gIphxiFGusLh2VwSNVKSvNu90m4="),
+        ("{\"a\":1,\"b\":\"x\"}", "jRI9dwRS9sb4SWm8uuoN7+xBk4g="),
+        ("{\"a\":{\".value\":1,\".priority\":5},\"b\":{\".value\":2,\".priority\":1}}", "20dPr29IbUaofvOO7WFTLLX2z6s="),
+        ("{\".priority\":1,\"a\":1}", "9fOzg9w0PJT6UBOo2FtrMq79FGQ="),
+        ("[1,2,3]", "h6XOC3OcidJlNC1Velmi3gphgQk="),
     ])
     func documentedVectors(json: String, expected: String) throws {
         #expect(try hash(json) == expected)
@@ -57,6 +72,10 @@ struct NodeHashTests {
         #expect(JSDoubleEncoding.bits(281_474_976_710_655) == 0x42ff_ffff_ffff_fff0)
         #expect((281_474_976_710_655 as Double).bitPattern == 0x42ef_ffff_ffff_ffe0)
         #expect(JSDoubleEncoding.bits(7.999999999999999) == 0x4020_0000_0000_0000)
+        #expect(JSDoubleEncoding.bits(9_007_199_254_740_991) == 0x4340_0000_0000_0000)
+        #expect(JSDoubleEncoding.bits(3.9999999999999996) == 0x4010_0000_0000_0000)
+        #expect(JSDoubleEncoding.bits(1e21) == 0x444b_1ae4_d6e2_ef50)
+        #expect(JSDoubleEncoding.bits(5e-324) == 1)
         let node = Node(.number(281_474_976_710_655))
         // The hashes the JS client and the server produced in the verified run (§7.4).
         #expect(node.hash == "6+qUJVTNnLle4vjSTXZoA5mieF0=")

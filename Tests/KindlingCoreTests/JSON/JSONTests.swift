@@ -1,0 +1,60 @@
+import Testing
+
+@testable import KindlingCore
+
+struct JSONTests {
+    @Test func parsesEveryKind() throws {
+        let value = try JSONParser.parse(#" {"a": [1, -2.5e3, true, false, null], "b": "x\"\\\/\n\u00e9\ud83d\ude00", "c": {}} "#)
+        #expect(value["a"] == .array([.number(1), .number(-2500), .bool(true), .bool(false), .null]))
+        #expect(value["b"] == .string("x\"\\/\n\u{E9}\u{1F600}"))
+        #expect(value["c"] == .object([]))
+    }
+
+    @Test(arguments: ["", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "+1", "nul", "\"abc", "\"\\x\"", "\"\\ud800\"",
+        "\"\\udc00x\"", "1 2", "[1e]", "{\"a\" 1}", "\"tab\tin\"", "NaN", "Infinity", "-", "1e999"])
+    func rejectsMalformedText(text: String) {
+        #expect(throws: ValidationError.self) { try JSONParser.parse(text) }
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        #expect(throws: ValidationError.self) { try JSONParser.parse([0x22, 0xC3, 0x28, 0x22]) }
+    }
+
+    @Test func capsNesting() {
+        let deep = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
+        #expect(throws: ValidationError.self) { try JSONParser.parse(deep) }
+    }
+
+    @Test(arguments: [
+        (0.0, "0"), (-0.0, "-0"), (5, "5"), (-17, "-17"), (0.1, "0.1"), (1.5e300, "1.5e+300"), (1e21, "1e+21"),
+        (1e20, "100000000000000000000"), (123456789012345680000, "123456789012345680000"), (1e-7, "1e-7"),
+        (0.000001, "0.000001"), (1.2345e-5, "0.000012345"), (9007199254740993, "9007199254740992"),
+        (12345678901234567, "12345678901234568"), (-1.7976931348623157e308, "-1.7976931348623157e+308"),
+        (5e-324, "5e-324"), (2.5, "2.5"), (100.25, "100.25"), (18446744073709551616, "18446744073709552000"),
+    ])
+    func writesNumbersLikeJavaScript(value: Double, text: String) {
+        #expect(JSNumberFormat.string(value) == text)
+    }
+
+    @Test func doublesRoundTripBitForBit() throws {
+        var generator = SplitMix64(seed: 3)
+        for _ in 0..<20_000 {
+            let bits = generator.next()
+            let value = Double(bitPattern: bits)
+            guard value.isFinite else { continue }
+            let text = JSNumberFormat.string(value)
+            let parsed = try JSONParser.parse(text)
+            #expect(parsed.numberValue?.bitPattern == value.bitPattern, "\(text)")
+        }
+    }
+
+    @Test func writesStringsWithMinimalEscapes() {
+        #expect(JSONWriter.string(.string("a\"b\\c\n\u{1}\u{7F}é😀")) == "\"a\\\"b\\\\c\\n\\u0001\u{7F}é😀\"")
+    }
+
+    @Test func objectMembersKeepOrderAndDuplicates() throws {
+        let value = try JSONParser.parse(#"{"b":1,"a":2,"b":3}"#)
+        #expect(JSONWriter.string(value) == #"{"b":1,"a":2,"b":3}"#)
+        #expect(value["b"] == .number(3))
+    }
+}

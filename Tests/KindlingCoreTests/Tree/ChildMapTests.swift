@@ -1,0 +1,53 @@
+import Testing
+
+@testable import KindlingCore
+
+struct ChildMapTests {
+    /// Random inserts and removals against a sorted array, across page splits and merges, with
+    /// snapshots taken along the way that must never change.
+    @Test func matchesASortedArrayModel() {
+        var generator = SplitMix64(seed: 5)
+        var map = ChildMap()
+        var model: [(Key, Double)] = []
+        var snapshots: [(ChildMap, [(Key, Double)])] = []
+        for step in 0..<30_000 {
+            let key = Key(stringLiteral: "k\(Int.random(in: 0..<3000, using: &generator))")
+            let position = model.firstIndex { Key.compare($0.0, key) >= 0 } ?? model.count
+            let present = position < model.count && model[position].0 == key
+            if Int.random(in: 0..<3, using: &generator) == 0 {
+                map.set(key, .empty)
+                if present { model.remove(at: position) }
+            } else {
+                let value = Double(step)
+                map.set(key, Node(.number(value)))
+                if present { model[position].1 = value } else { model.insert((key, value), at: position) }
+            }
+            if step % 5000 == 0 { snapshots.append((map, model)) }
+        }
+        check(map, model)
+        for (snapshot, expected) in snapshots { check(snapshot, expected) }
+        for (key, _) in model { map.set(key, .empty) }
+        #expect(map.isEmpty)
+        #expect(map.root == nil)
+    }
+
+    func check(_ map: ChildMap, _ model: [(Key, Double)]) {
+        #expect(map.count == model.count)
+        #expect(Array(map).map(\.key) == model.map(\.0))
+        #expect(Array(map).map { $0.node.leaf } == model.map { .number($0.1) })
+        for (rank, (key, value)) in model.enumerated() where rank % 97 == 0 {
+            #expect(map[key]?.leaf == .number(value))
+            #expect(map.rank(of: key) == rank)
+            #expect(map.entry(at: rank).key == key)
+        }
+        #expect(map[Key(stringLiteral: "absent")] == nil)
+    }
+
+    @Test func firstAndLastFollowKeyOrder() {
+        var map = ChildMap()
+        for key in ["b", "10", "a", "2"] { map.set(Key(stringLiteral: key), Node(.bool(true))) }
+        #expect(map.first?.key == "2")
+        #expect(map.last?.key == "b")
+        #expect(map.rank(of: "aa") == 3)
+    }
+}
