@@ -94,15 +94,16 @@ extension Node {
             javaScriptDiffers = javaScriptDiffers || NodeHashText.numberDiffersInJavaScript(leaf)
             NodeHashText.appendLeaf(leaf, priority: storage.priority, variant: .canonical, to: &preimage)
         case .children(let map):
-            var allHavePriority = true
-            for (_, child) in map {
+            NodeHashText.appendPriority(storage.priority, variant: .canonical, to: &preimage)
+            var prioritized = 0
+            NodeHashText.forEachChild(of: map, variant: .canonical) { key, child in
                 let childSummary = child.hashSummary()
                 javaScriptDiffers = javaScriptDiffers || childSummary.javaScriptDiffers
                 iOSDiffers = iOSDiffers || childSummary.iOSDiffers
-                allHavePriority = allHavePriority && child.priority != nil
+                if child.priority != nil { prioritized += 1 }
+                NodeHashText.appendChild(key, childSummary.digest, to: &preimage)
             }
-            iOSDiffers = iOSDiffers || (allHavePriority && map.count > 1)
-            NodeHashText.appendChildren(map, priority: storage.priority, variant: .canonical, to: &preimage)
+            iOSDiffers = iOSDiffers || (prioritized == map.count && map.count > 1)
         }
         let summary = NodeHashSummary(
             digest: SHA1Digest(preimage),

@@ -8,25 +8,32 @@ enum NodeHashText {
 
     static func appendChildren(_ map: ChildMap, priority: Priority?, variant: HashVariant, to output: inout [UInt8]) {
         appendPriority(priority, variant: variant, to: &output)
-        for (key, child) in orderedForHash(map, variant: variant) {
-            output.append(UInt8(ascii: ":"))
-            output.append(contentsOf: key.string.utf8)
-            output.append(UInt8(ascii: ":"))
-            child.digest(variant).appendBase64(to: &output)
-        }
+        forEachChild(of: map, variant: variant) { key, child in appendChild(key, child.digest(variant), to: &output) }
     }
 
-    /// Children in priority order: no priority first, then numbers, then strings, ties by key.
-    /// (The iOS variant uses key order when every child has a priority.)
-    static func orderedForHash(_ map: ChildMap, variant: HashVariant) -> [(key: Key, node: Node)] {
-        var entries = Array(map)
-        let prioritized = entries.lazy.filter { $0.node.priority != nil }.count
-        if prioritized == 0 || (variant == .iOS && prioritized == entries.count) { return entries }
-        entries.sort { a, b in
+    @inline(__always)
+    static func appendChild(_ key: Key, _ digest: SHA1Digest, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: ":"))
+        output.append(contentsOf: key.string.utf8)
+        output.append(UInt8(ascii: ":"))
+        digest.appendBase64(to: &output)
+    }
+
+    /// Visits children in hash order: priority order (none first, then numbers, then strings, ties
+    /// by key), which is key order when no child has a priority. The iOS variant uses key order
+    /// when every child has one.
+    static func forEachChild(of map: ChildMap, variant: HashVariant, _ body: (Key, Node) -> Void) {
+        var prioritized = 0
+        for (_, child) in map where child.priority != nil { prioritized += 1 }
+        if prioritized == 0 || (variant == .iOS && prioritized == map.count) {
+            for (key, child) in map { body(key, child) }
+            return
+        }
+        let sorted = map.sorted { a, b in
             let order = PriorityOrder.compare(a.node.priority, b.node.priority)
             return order != 0 ? order < 0 : Key.compare(a.key, b.key) < 0
         }
-        return entries
+        for (key, child) in sorted { body(key, child) }
     }
 
     static func appendPriority(_ priority: Priority?, variant: HashVariant, to output: inout [UInt8]) {

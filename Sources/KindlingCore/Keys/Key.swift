@@ -10,6 +10,10 @@ public struct Key: Sendable, CustomStringConvertible {
     /// The key's value when it reads as a 32-bit integer (`-?0*\d{1,10}` within Int32), which
     /// puts it ahead of every non-integer key.
     public let integerValue: Int32?
+    /// The first eight UTF-8 bytes, big-endian and zero-padded, and the byte count: most
+    /// comparisons and inequalities are settled by these without touching the string.
+    let prefix: UInt64
+    let byteCount: Int32
 
     /// The most UTF-8 bytes a key may have.
     public static let maxByteCount = 768
@@ -28,6 +32,14 @@ public struct Key: Sendable, CustomStringConvertible {
     init(unchecked string: String) {
         self.string = string
         self.integerValue = Key.parseInteger(string)
+        var prefix: UInt64 = 0
+        var count: Int32 = 0
+        for byte in string.utf8 {
+            if count < 8 { prefix |= UInt64(byte) << (56 - 8 * UInt64(count)) }
+            count += 1
+        }
+        self.prefix = prefix
+        self.byteCount = count
     }
 
     public var description: String { string }
@@ -82,7 +94,8 @@ public struct Key: Sendable, CustomStringConvertible {
 
 extension Key: Hashable {
     public static func == (lhs: Key, rhs: Key) -> Bool {
-        lhs.integerValue == rhs.integerValue && lhs.string.utf8.elementsEqual(rhs.string.utf8)
+        lhs.prefix == rhs.prefix && lhs.byteCount == rhs.byteCount
+            && (lhs.byteCount <= 8 || lhs.string.utf8.elementsEqual(rhs.string.utf8))
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -91,7 +104,7 @@ extension Key: Hashable {
     }
 }
 
-extension Key: Comparable {
+extension Key: Comparable, OrderedKey {
     public static func < (lhs: Key, rhs: Key) -> Bool { compare(lhs, rhs) < 0 }
 
     /// The SDKs' `nameCompare`: integer keys first and numerically (equal numbers put the shorter
@@ -101,12 +114,25 @@ extension Key: Comparable {
         switch (lhs.integerValue, rhs.integerValue) {
         case let (l?, r?):
             if l != r { return l < r ? -1 : 1 }
-            let difference = lhs.string.utf8.count - rhs.string.utf8.count
-            return difference == 0 ? UTF16Order.compare(lhs.string, rhs.string) : difference
+            let difference = Int(lhs.byteCount) - Int(rhs.byteCount)
+            return difference == 0 ? compareText(lhs, rhs) : difference
         case (.some, nil): return -1
         case (nil, .some): return 1
-        case (nil, nil): return UTF16Order.compare(lhs.string, rhs.string)
+        case (nil, nil): return compareText(lhs, rhs)
         }
+    }
+
+    /// UTF-16 order, settled from the cached prefixes when they differ (keys never contain a
+    /// zero byte, so the zero padding sorts a shorter key first, as it should).
+    @inline(__always)
+    static func compareText(_ lhs: Key, _ rhs: Key) -> Int {
+        let difference = lhs.prefix ^ rhs.prefix
+        if difference != 0 {
+            let shift = UInt64(56 - (difference.leadingZeroBitCount / 8) * 8)
+            return UTF16Order.compareDiffering(UInt8(truncatingIfNeeded: lhs.prefix >> shift), UInt8(truncatingIfNeeded: rhs.prefix >> shift))
+        }
+        if lhs.byteCount <= 8 || rhs.byteCount <= 8 { return Int(lhs.byteCount) - Int(rhs.byteCount) }
+        return UTF16Order.compare(lhs.string, rhs.string)
     }
 }
 

@@ -21,35 +21,25 @@ public enum UTF16Order {
         var index = 0
         while index < common, lhs[index] == rhs[index] { index += 1 }
         if index == common { return lhs.count - rhs.count }
-        // Step back to the first byte of the code point that differs (the prefix is shared).
-        var start = index
-        while start > 0, lhs[start] & 0xC0 == 0x80 { start -= 1 }
-        let l = scalarValue(lhs, at: start)
-        let r = scalarValue(rhs, at: start)
-        if (l >= 0x10000) == (r >= 0x10000) { return l < r ? -1 : 1 }
-        return utf16Rank(l) < utf16Rank(r) ? -1 : 1
+        return compareDiffering(lhs[index], rhs[index])
+    }
+
+    /// Orders two strings by the first byte where their UTF-8 differs. The shared prefix ends on
+    /// the same structure in both, so the bytes are either continuation bytes of code points with
+    /// the same lead byte (byte order is right) or two lead bytes. Byte order is code-point order;
+    /// UTF-16 differs only when a supplementary character (lead byte F0...F4) meets one in
+    /// U+E000...U+FFFF (lead byte EE or EF): its surrogate sorts first.
+    @inline(__always)
+    static func compareDiffering(_ l: UInt8, _ r: UInt8) -> Int {
+        let lSupplementary = l >= 0xF0
+        let rSupplementary = r >= 0xF0
+        if lSupplementary != rSupplementary, (lSupplementary ? r : l) >= 0xEE {
+            return lSupplementary ? -1 : 1
+        }
+        return l < r ? -1 : 1
     }
 
     static func compare(_ lhs: [UInt8], _ rhs: [UInt8]) -> Int {
         lhs.withUnsafeBufferPointer { l in rhs.withUnsafeBufferPointer { r in compare(l, r) } }
-    }
-
-    /// The first UTF-16 unit of a code point: a supplementary character leads with a high
-    /// surrogate, which sorts below U+E000...U+FFFF.
-    @inline(__always)
-    static func utf16Rank(_ scalar: UInt32) -> UInt32 {
-        scalar >= 0x10000 ? 0xD800 + ((scalar - 0x10000) >> 10) : scalar
-    }
-
-    @inline(__always)
-    static func scalarValue(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt32 {
-        let first = UInt32(bytes[index])
-        if first < 0x80 { return first }
-        func continuation(_ offset: Int) -> UInt32 {
-            index + offset < bytes.count ? UInt32(bytes[index + offset] & 0x3F) : 0
-        }
-        if first < 0xE0 { return (first & 0x1F) << 6 | continuation(1) }
-        if first < 0xF0 { return (first & 0x0F) << 12 | continuation(1) << 6 | continuation(2) }
-        return (first & 0x07) << 18 | continuation(1) << 12 | continuation(2) << 6 | continuation(3)
     }
 }

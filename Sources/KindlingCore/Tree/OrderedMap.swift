@@ -1,12 +1,23 @@
-/// The children of a node: a copy-on-write B+tree from `Key` to `Node`, in key order.
+/// A key an `OrderedMap` can sort by.
+public protocol OrderedKey: Sendable {
+    /// Negative, zero or positive as `lhs` sorts before, with or after `rhs`.
+    static func compare(_ lhs: Self, _ rhs: Self) -> Int
+}
+
+/// The children of a node, in key order.
+public typealias ChildMap = OrderedMap<Key>
+
+/// A copy-on-write B+tree from ordered keys to nodes: a node's children (by `Key`), and the
+/// sorted indexes that queries use (by indexed value, then key).
 ///
 /// A node may hold millions of children (a chat's messages, a user list), so inserting, removing
 /// and finding one child must cost O(log n), and copying the map for a snapshot must cost O(1).
 /// Pages are shared between copies and copied only when a shared page is written; an unshared
 /// page is changed in place. Each page counts the entries below it, so the map can also find the
-/// n-th child in O(log n), which window queries on the key order use.
-public struct ChildMap: Sendable {
-    var root: ChildPage?
+/// n-th entry, and the rank of a key, in O(log n), which window queries use.
+public struct OrderedMap<K: OrderedKey>: Sendable {
+    typealias Page = OrderedMapPage<K>
+    var root: Page?
 
     public init() {}
 
@@ -16,7 +27,7 @@ public struct ChildMap: Sendable {
     public var isEmpty: Bool { root == nil }
 
     /// The child named `key`, if present.
-    public subscript(key: Key) -> Node? {
+    public subscript(key: K) -> Node? {
         guard var page = root else { return nil }
         while !page.isLeaf { page = page.children[page.childIndex(for: key)] }
         let (index, found) = page.search(key)
@@ -25,17 +36,17 @@ public struct ChildMap: Sendable {
 
     /// Gives `body` the child named `key` (empty if absent) to change in place: an empty result
     /// removes the child, a non-empty one stores it.
-    public mutating func modify(_ key: Key, _ body: (inout Node) -> Void) {
+    public mutating func modify(_ key: K, _ body: (inout Node) -> Void) {
         if root == nil {
             var node = Node.empty
             body(&node)
-            if !node.isEmpty { root = ChildPage(leafKeys: [key], values: [node]) }
+            if !node.isEmpty { root = Page(leafKeys: [key], values: [node]) }
             return
         }
-        let split = ChildPage.modify(&root!, key, body)
+        let split = Page.modify(&root!, key, body)
         if let split {
             let left = root!
-            root = ChildPage(children: [left, split])
+            root = Page(children: [left, split])
         } else if root!.count == 0 {
             root = nil
         } else if !root!.isLeaf, root!.children.count == 1 {
@@ -44,12 +55,12 @@ public struct ChildMap: Sendable {
     }
 
     /// Stores `node` under `key`, or removes the child when `node` is empty.
-    public mutating func set(_ key: Key, _ node: Node) {
+    public mutating func set(_ key: K, _ node: Node) {
         modify(key) { $0 = node }
     }
 
     /// The child at position `rank` in key order (0-based).
-    public func entry(at rank: Int) -> (key: Key, node: Node) {
+    public func entry(at rank: Int) -> (key: K, node: Node) {
         precondition(rank >= 0 && rank < count, "child rank out of range")
         var page = root!
         var rank = rank
@@ -66,7 +77,7 @@ public struct ChildMap: Sendable {
     }
 
     /// How many children sort before `key` (its position if present).
-    public func rank(of key: Key) -> Int {
+    public func rank(of key: K) -> Int {
         guard var page = root else { return 0 }
         var rank = 0
         while !page.isLeaf {
@@ -78,20 +89,20 @@ public struct ChildMap: Sendable {
     }
 
     /// The first and last children.
-    public var first: (key: Key, node: Node)? { isEmpty ? nil : entry(at: 0) }
-    public var last: (key: Key, node: Node)? { isEmpty ? nil : entry(at: count - 1) }
+    public var first: (key: K, node: Node)? { isEmpty ? nil : entry(at: 0) }
+    public var last: (key: K, node: Node)? { isEmpty ? nil : entry(at: count - 1) }
 }
 
-extension ChildMap: Sequence {
+extension OrderedMap: Sequence {
     /// Walks the children in key order.
     public struct Iterator: IteratorProtocol {
-        var stack: [(page: ChildPage, index: Int)] = []
+        var stack: [(page: Page, index: Int)] = []
 
-        init(root: ChildPage?) {
+        init(root: Page?) {
             if let root { descend(from: root) }
         }
 
-        private mutating func descend(from page: ChildPage) {
+        private mutating func descend(from page: Page) {
             var page = page
             while !page.isLeaf {
                 stack.append((page, 0))
@@ -100,7 +111,7 @@ extension ChildMap: Sequence {
             stack.append((page, 0))
         }
 
-        public mutating func next() -> (key: Key, node: Node)? {
+        public mutating func next() -> (key: K, node: Node)? {
             while let top = stack.last {
                 if top.page.isLeaf {
                     if top.index < top.page.keys.count {
@@ -127,32 +138,32 @@ extension ChildMap: Sequence {
     public var underestimatedCount: Int { count }
 }
 
-/// One page of a `ChildMap`: a leaf holding sorted entries, or an inner page holding child pages
-/// and, for each, a key no greater than any key inside it.
-final class ChildPage: @unchecked Sendable {
+/// One page of an `OrderedMap`: a leaf holding sorted entries, or an inner page holding child
+/// pages and, for each, a key no greater than any key inside it.
+final class OrderedMapPage<K: OrderedKey>: @unchecked Sendable {
     // Mutated only while uniquely referenced (copy-on-write), which makes sharing safe.
-    var keys: [Key]
+    var keys: [K]
     var values: [Node]
-    var children: [ChildPage]
+    var children: [OrderedMapPage]
     var count: Int
 
-    static let maxEntries = 64
+    static var maxEntries: Int { 64 }
 
-    init(leafKeys: [Key], values: [Node]) {
+    init(leafKeys: [K], values: [Node]) {
         self.keys = leafKeys
         self.values = values
         self.children = []
         self.count = leafKeys.count
     }
 
-    init(children: [ChildPage]) {
+    init(children: [OrderedMapPage]) {
         self.keys = children.map { $0.keys[0] }
         self.values = []
         self.children = children
         self.count = children.reduce(0) { $0 + $1.count }
     }
 
-    private init(copying other: ChildPage) {
+    private init(copying other: OrderedMapPage) {
         keys = other.keys
         values = other.values
         children = other.children
@@ -163,12 +174,12 @@ final class ChildPage: @unchecked Sendable {
 
     /// Binary search among this page's keys: the insertion index and whether it is a match.
     @inline(__always)
-    func search(_ key: Key) -> (index: Int, found: Bool) {
+    func search(_ key: K) -> (index: Int, found: Bool) {
         var low = 0
         var high = keys.count
         while low < high {
             let mid = (low + high) / 2
-            let order = Key.compare(keys[mid], key)
+            let order = K.compare(keys[mid], key)
             if order == 0 { return (mid, true) }
             if order < 0 { low = mid + 1 } else { high = mid }
         }
@@ -177,15 +188,15 @@ final class ChildPage: @unchecked Sendable {
 
     /// The child page whose range holds `key` (inner pages only).
     @inline(__always)
-    func childIndex(for key: Key) -> Int {
+    func childIndex(for key: K) -> Int {
         let (index, found) = search(key)
         return found ? index : max(index - 1, 0)
     }
 
     /// Changes the entry for `key` below `page`, copying shared pages on the way down. Returns a
     /// new right sibling when the page had to split.
-    static func modify(_ page: inout ChildPage, _ key: Key, _ body: (inout Node) -> Void) -> ChildPage? {
-        if !isKnownUniquelyReferenced(&page) { page = ChildPage(copying: page) }
+    static func modify(_ page: inout OrderedMapPage, _ key: K, _ body: (inout Node) -> Void) -> OrderedMapPage? {
+        if !isKnownUniquelyReferenced(&page) { page = OrderedMapPage(copying: page) }
         let this = page
         if this.isLeaf {
             let (index, found) = this.search(key)
@@ -227,18 +238,18 @@ final class ChildPage: @unchecked Sendable {
         return this.children.count > maxEntries ? this.splitInner() : nil
     }
 
-    private func splitLeaf() -> ChildPage {
+    private func splitLeaf() -> OrderedMapPage {
         let half = keys.count / 2
-        let right = ChildPage(leafKeys: Array(keys[half...]), values: Array(values[half...]))
+        let right = OrderedMapPage(leafKeys: Array(keys[half...]), values: Array(values[half...]))
         keys.removeSubrange(half...)
         values.removeSubrange(half...)
         count = keys.count
         return right
     }
 
-    private func splitInner() -> ChildPage {
+    private func splitInner() -> OrderedMapPage {
         let half = children.count / 2
-        let right = ChildPage(children: Array(children[half...]))
+        let right = OrderedMapPage(children: Array(children[half...]))
         children.removeSubrange(half...)
         keys.removeSubrange(half...)
         count -= right.count
@@ -253,8 +264,8 @@ final class ChildPage: @unchecked Sendable {
         let (leftIndex, rightIndex) = (min(index, neighbour), max(index, neighbour))
         let left = children[leftIndex]
         let right = children[rightIndex]
-        guard left.keys.count + right.keys.count <= ChildPage.maxEntries else { return }
-        if !isKnownUniquelyReferenced(&children[leftIndex]) { children[leftIndex] = ChildPage(copying: left) }
+        guard left.keys.count + right.keys.count <= OrderedMapPage.maxEntries else { return }
+        if !isKnownUniquelyReferenced(&children[leftIndex]) { children[leftIndex] = OrderedMapPage(copying: left) }
         let merged = children[leftIndex]
         merged.keys.append(contentsOf: right.keys)
         merged.values.append(contentsOf: right.values)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import KindlingCore
 
-struct ChildMapTests {
+struct OrderedMapTests {
     /// Random inserts and removals against a sorted array, across page splits and merges, with
     /// snapshots taken along the way that must never change.
     @Test func matchesASortedArrayModel() {
