@@ -4,10 +4,15 @@ public enum Base64 {
 
     /// Appends the base64 text of `bytes` to `output`.
     public static func append(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+        let alphabet = self.alphabet
+        output.reserveCapacity(output.count + (bytes.count + 2) / 3 * 4)
         var index = 0
         while index + 3 <= bytes.count {
             let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            for shift in [18, 12, 6, 0] { output.append(alphabet[Int((chunk >> UInt32(shift)) & 0x3F)]) }
+            output.append(alphabet[Int(chunk >> 18)])
+            output.append(alphabet[Int((chunk >> 12) & 0x3F)])
+            output.append(alphabet[Int((chunk >> 6) & 0x3F)])
+            output.append(alphabet[Int(chunk & 0x3F)])
             index += 3
         }
         let rest = bytes.count - index

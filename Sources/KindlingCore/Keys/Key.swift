@@ -45,7 +45,7 @@ public struct Key: Sendable, CustomStringConvertible {
     public var description: String { string }
 
     /// True for the `.priority` pseudo-key.
-    public var isPriority: Bool { string.utf8.elementsEqual(Key.priority.string.utf8) }
+    public var isPriority: Bool { self == Key.priority }
 
     /// Checks the Firebase key rules: non-empty, at most 768 bytes of UTF-8, none of `. $ # [ ] /`
     /// and no ASCII control characters.

@@ -99,7 +99,7 @@ extension Node {
         existing: Node = .empty,
         serverValues: ServerValues? = nil
     ) throws(ValidationError) {
-        self = try NodeDecoder(serverValues: serverValues).decode(json, path: path, existing: existing)
+        self = try NodeDecoder(serverValues: serverValues, existing: existing, base: path).decode(json, path: path)
     }
 
     /// Parses JSON text into a node (no server values allowed).
@@ -111,8 +111,16 @@ extension Node {
 /// Turns client JSON into nodes: the validation rules and the `.value`/`.priority`/`.sv` forms.
 struct NodeDecoder {
     let serverValues: ServerValues?
+    /// The data now at `base`; only server values look into it, so plain writes never search it.
+    let existing: Node
+    let base: Path
 
-    func decode(_ json: JSONValue, path: Path, existing: Node) throws(ValidationError) -> Node {
+    /// The data now at `path` (at or below `base`).
+    private func existing(at path: Path) -> Node {
+        existing.child(at: path.dropFirst(base.count))
+    }
+
+    func decode(_ json: JSONValue, path: Path) throws(ValidationError) -> Node {
         switch json {
         case .null:
             return .empty
@@ -123,15 +131,15 @@ struct NodeDecoder {
             for (index, element) in elements.enumerated() where !element.isNull {
                 let key = Key(unchecked: String(index))
                 let childPath = try deeper(path, key)
-                map.set(key, try decode(element, path: childPath, existing: existing.child(key)))
+                map.set(key, try decode(element, path: childPath))
             }
             return Node(map: map, priority: nil)
         case .object(let members):
-            return try decodeObject(members, path: path, existing: existing)
+            return try decodeObject(members, path: path)
         }
     }
 
-    private func decodeObject(_ members: [JSONMember], path: Path, existing: Node) throws(ValidationError) -> Node {
+    private func decodeObject(_ members: [JSONMember], path: Path) throws(ValidationError) -> Node {
         var priorityJSON: JSONValue?
         var valueJSON: JSONValue?
         var serverValueJSON: JSONValue?
@@ -151,17 +159,17 @@ struct NodeDecoder {
                 }
                 childKeys.append(member.key)
                 let childPath = try deeper(path, key)
-                map.set(key, try decode(member.value, path: childPath, existing: existing.child(key)))
+                map.set(key, try decode(member.value, path: childPath))
             }
         }
         let priority = try priorityJSON.flatMap { json throws(ValidationError) in
-            try decodePriority(json, path: path, existing: existing.priority)
+            try decodePriority(json, path: path)
         }
         if let serverValueJSON {
             guard valueJSON == nil, childKeys.isEmpty else {
                 throw ValidationError(.invalidData, "Data at \(path) has \".sv\" beside other keys")
             }
-            let resolved = try resolve(serverValueJSON, path: path, existing: existing.leaf)
+            let resolved = try resolve(serverValueJSON, path: path, existing: existing(at: path).leaf)
             return Node(resolved, priority: priority)
         }
         if let valueJSON, !valueJSON.isNull {
@@ -171,7 +179,7 @@ struct NodeDecoder {
                     "Data at \(path) contains \".value\" in addition to actual children (\(ValidationError.quoted(childKeys[0])))"
                 )
             }
-            return try decode(valueJSON, path: path, existing: existing).withPriority(priority)
+            return try decode(valueJSON, path: path).withPriority(priority)
         }
         return Node(map: map, priority: priority)
     }
@@ -200,13 +208,13 @@ struct NodeDecoder {
         }
     }
 
-    private func decodePriority(_ json: JSONValue, path: Path, existing: Priority?) throws(ValidationError) -> Priority? {
+    private func decodePriority(_ json: JSONValue, path: Path) throws(ValidationError) -> Priority? {
         switch json {
         case .null: return nil
         case .number(let number) where number.isFinite: return .number(number)
         case .string(let text): return .string(text)
         case .object(let members) where members.count == 1 && members[0].key == ".sv":
-            let resolved = try resolve(members[0].value, path: path, existing: existing.map(Leaf.init))
+            let resolved = try resolve(members[0].value, path: path, existing: existing(at: path).priority.map(Leaf.init))
             return Priority(resolved)
         default:
             throw ValidationError(

@@ -145,9 +145,10 @@ final class NodeStorage: @unchecked Sendable {
     }
 
     // `content` and `priority` change only while the storage is uniquely referenced
-    // (copy-on-write); the hash cache may be filled from any thread, so it sits behind a mutex.
-    var content: Content
-    var priority: Priority?
+    // (copy-on-write), by the one holder of that reference, so the runtime's exclusivity checks
+    // are skipped; the hash cache may be filled from any thread, so it sits behind a mutex.
+    @exclusivity(unchecked) var content: Content
+    @exclusivity(unchecked) var priority: Priority?
     let hashCache = Mutex<NodeHashSummary?>(nil)
 
     init(content: Content, priority: Priority?) {

@@ -141,11 +141,12 @@ extension OrderedMap: Sequence {
 /// One page of an `OrderedMap`: a leaf holding sorted entries, or an inner page holding child
 /// pages and, for each, a key no greater than any key inside it.
 final class OrderedMapPage<K: OrderedKey>: @unchecked Sendable {
-    // Mutated only while uniquely referenced (copy-on-write), which makes sharing safe.
-    var keys: [K]
-    var values: [Node]
-    var children: [OrderedMapPage]
-    var count: Int
+    // Mutated only while uniquely referenced (copy-on-write), which makes sharing safe, and only
+    // by the one caller holding that reference, so the runtime's exclusivity checks are skipped.
+    @exclusivity(unchecked) var keys: [K]
+    @exclusivity(unchecked) var values: [Node]
+    @exclusivity(unchecked) var children: [OrderedMapPage]
+    @exclusivity(unchecked) var count: Int
 
     static var maxEntries: Int { 64 }
 
@@ -175,6 +176,8 @@ final class OrderedMapPage<K: OrderedKey>: @unchecked Sendable {
     /// Binary search among this page's keys: the insertion index and whether it is a match.
     @inline(__always)
     func search(_ key: K) -> (index: Int, found: Bool) {
+        // One read of the array: each read of a class property costs a retain and an access check.
+        let keys = self.keys
         var low = 0
         var high = keys.count
         while low < high {
@@ -197,45 +200,44 @@ final class OrderedMapPage<K: OrderedKey>: @unchecked Sendable {
     /// new right sibling when the page had to split.
     static func modify(_ page: inout OrderedMapPage, _ key: K, _ body: (inout Node) -> Void) -> OrderedMapPage? {
         if !isKnownUniquelyReferenced(&page) { page = OrderedMapPage(copying: page) }
-        let this = page
-        if this.isLeaf {
-            let (index, found) = this.search(key)
+        if page.isLeaf {
+            let (index, found) = page.search(key)
             if found {
-                body(&this.values[index])
-                if this.values[index].isEmpty {
-                    this.keys.remove(at: index)
-                    this.values.remove(at: index)
-                    this.count -= 1
+                body(&page.values[index])
+                if page.values[index].isEmpty {
+                    page.keys.remove(at: index)
+                    page.values.remove(at: index)
+                    page.count -= 1
                 }
                 return nil
             }
             var node = Node.empty
             body(&node)
             if node.isEmpty { return nil }
-            this.keys.insert(key, at: index)
-            this.values.insert(node, at: index)
-            this.count += 1
-            return this.keys.count > maxEntries ? this.splitLeaf() : nil
+            page.keys.insert(key, at: index)
+            page.values.insert(node, at: index)
+            page.count += 1
+            return page.keys.count > maxEntries ? page.splitLeaf() : nil
         }
-        let index = this.childIndex(for: key)
-        let before = this.children[index].count
-        let split = modify(&this.children[index], key, body)
-        let child = this.children[index]
-        this.count += child.count - before
-        if child.count == 0 {
-            this.children.remove(at: index)
-            this.keys.remove(at: index)
+        let index = page.childIndex(for: key)
+        let before = page.children[index].count
+        let split = modify(&page.children[index], key, body)
+        let after = page.children[index].count
+        page.count += after - before
+        if after == 0 {
+            page.children.remove(at: index)
+            page.keys.remove(at: index)
         } else if index == 0 {
-            this.keys[0] = child.keys[0]
+            page.keys[0] = page.children[0].keys[0]
         }
         if let split {
-            this.count += split.count
-            this.children.insert(split, at: index + 1)
-            this.keys.insert(split.keys[0], at: index + 1)
-        } else if child.count > 0, child.keys.count < maxEntries / 4 {
-            this.mergeSmallChild(at: index)
+            page.count += split.count
+            page.children.insert(split, at: index + 1)
+            page.keys.insert(split.keys[0], at: index + 1)
+        } else if after > 0, page.children[index].keys.count < maxEntries / 4 {
+            page.mergeSmallChild(at: index)
         }
-        return this.children.count > maxEntries ? this.splitInner() : nil
+        return page.children.count > maxEntries ? page.splitInner() : nil
     }
 
     private func splitLeaf() -> OrderedMapPage {

@@ -70,9 +70,14 @@ public struct DataTree: Sendable {
     private func decode(_ json: JSONValue, at path: Path, serverValues: ServerValues) throws(ValidationError) -> Node {
         if path.last?.isPriority == true, let owner = path.parent {
             let wrapped = JSONValue.object([JSONMember(".priority", json), JSONMember(".value", .bool(true))])
-            let priority = try Node(json: wrapped, at: owner, existing: node(at: owner), serverValues: serverValues).priority
+            let priority = try decoder(serverValues).decode(wrapped, path: owner).priority
             return priority.map { Node(Leaf($0)) } ?? .empty
         }
-        return try Node(json: json, at: path, existing: node(at: path), serverValues: serverValues)
+        return try decoder(serverValues).decode(json, path: path)
+    }
+
+    /// A decoder that looks up existing data (for server values) in the whole tree, on demand.
+    private func decoder(_ serverValues: ServerValues) -> NodeDecoder {
+        NodeDecoder(serverValues: serverValues, existing: root, base: .root)
     }
 }
