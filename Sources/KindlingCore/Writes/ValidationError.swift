@@ -28,6 +28,8 @@ public struct ValidationError: Error, Equatable, Sendable, CustomStringConvertib
         case invalidUpdate
         /// Text that is not JSON.
         case invalidJSON
+        /// A query whose parameters are missing, malformed or contradictory.
+        case invalidQuery
     }
 
     public let kind: Kind

@@ -1,0 +1,145 @@
+/// A query on the children of one location: an order, an optional range and an optional limit.
+///
+/// The same value serves every client: the wire object of the realtime protocol (`sp`, `sn`,
+/// `sin`, `ep`, `en`, `ein`, `l`, `vf`, `i`), the REST parameters (`orderBy`, `startAt`, …), the
+/// server's filtering of listens and gets, and the client's own event views.
+public struct Query: Sendable, Hashable {
+    /// What the children are ordered by.
+    public var index: Index
+    /// The lower end of the range, if any.
+    public var start: QueryBound?
+    /// The upper end of the range, if any.
+    public var end: QueryBound?
+    /// The window size and which end it is taken from, if any.
+    public var limit: QueryLimit?
+
+    public init(index: Index = .priority, start: QueryBound? = nil, end: QueryBound? = nil, limit: QueryLimit? = nil) {
+        self.index = index
+        self.start = start
+        self.end = end
+        self.limit = limit
+    }
+
+    /// The whole location, in priority order.
+    public static let all = Query()
+
+    /// True when the query returns every child (an order alone does not filter).
+    public var loadsAllData: Bool { start == nil && end == nil && limit == nil }
+
+    /// True for the plain listen the SDKs send without `q` or a tag.
+    public var isDefault: Bool { loadsAllData && index == .priority }
+
+    /// Compares a bound with a child: negative when the bound sorts before the child.
+    ///
+    /// The bound is a "post" `(value, name)`: ties on the indexed value are broken by comparing
+    /// the name with the child's key, where a missing start name sorts before every key and a
+    /// missing end name after. On the key index the value itself is the key.
+    public func compare(_ bound: QueryBound, toChild key: Key, _ node: Node) -> Int {
+        if case .key = index {
+            // Key bounds are strings (the parsers insist); anything else sorts below every key.
+            guard case .string(let text)? = bound.value.leaf else { return -1 }
+            return Key.compare(Key(unchecked: text), key)
+        }
+        let order = NodeOrder.compare(bound.value, index.indexedValue(of: node))
+        if order != 0 { return order }
+        switch bound.name {
+        case .min: return -1
+        case .max: return 1
+        case .key(let name): return Key.compare(name, key)
+        }
+    }
+
+    /// True when the child lies inside the range (the limit aside).
+    public func matches(_ key: Key, _ node: Node) -> Bool {
+        if let start {
+            let order = compare(start, toChild: key, node)
+            if order > 0 || (order == 0 && !start.inclusive) { return false }
+        }
+        if let end {
+            let order = compare(end, toChild: key, node)
+            if order < 0 || (order == 0 && !end.inclusive) { return false }
+        }
+        return true
+    }
+
+    /// The children of `node` that the query returns, in the query's order. A leaf has none.
+    public func window(of node: Node) -> [(key: Key, node: Node)] {
+        let children = node.children
+        var entries: [(key: Key, node: Node)]
+        if case .key = index {
+            entries = children.filter { matches($0.key, $0.node) }
+        } else {
+            entries = children.filter { matches($0.key, $0.node) }
+            entries.sort { index.compare($0, $1) < 0 }
+        }
+        guard let limit, entries.count > limit.count else { return entries }
+        return limit.fromEnd ? Array(entries.suffix(limit.count)) : Array(entries.prefix(limit.count))
+    }
+
+    /// The query's result as a node: the window's children, without the location's priority
+    /// (queries do not carry priorities, as in the SDKs).
+    public func result(of node: Node) -> Node {
+        if loadsAllData { return node.isLeaf ? node : Node(map: node.children, priority: nil) }
+        return Node(children: window(of: node).lazy.map { ($0.key, $0.node) })
+    }
+}
+
+/// One end of a query's range.
+public struct QueryBound: Sendable, Hashable {
+    /// The indexed value (null, a boolean, a number or a string; for the key index, the key).
+    public var value: Node
+    /// The key that breaks ties on `value`.
+    public var name: BoundName
+    /// False for `startAfter` / `endBefore`.
+    public var inclusive: Bool
+
+    public init(value: Node, name: BoundName, inclusive: Bool = true) {
+        self.value = value
+        self.name = name
+        self.inclusive = inclusive
+    }
+}
+
+/// The tie-breaking name of a bound: a key, or the sentinels below and above every key.
+public enum BoundName: Sendable, Hashable {
+    case min
+    case max
+    case key(Key)
+
+    /// The wire text: `[MIN_NAME]`, `[MAX_NAME]` or the key.
+    public var wireText: String {
+        switch self {
+        case .min: return "[MIN_NAME]"
+        case .max: return "[MAX_NAME]"
+        case .key(let key): return key.string
+        }
+    }
+
+    init(wireText: String) {
+        switch wireText {
+        case "[MIN_NAME]": self = .min
+        case "[MAX_NAME]": self = .max
+        default: self = .key(Key(unchecked: wireText))
+        }
+    }
+}
+
+/// A window size, from the first or the last child in query order.
+public struct QueryLimit: Sendable, Hashable {
+    public var count: Int
+    /// True for `limitToLast` (`vf: "r"`).
+    public var fromEnd: Bool
+
+    public init(count: Int, fromEnd: Bool) {
+        self.count = count
+        self.fromEnd = fromEnd
+    }
+}
+
+extension QueryBound {
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(value.leaf)
+        hasher.combine(name)
+        hasher.combine(inclusive)
+    }
+}
