@@ -63,17 +63,34 @@ public struct Query: Sendable, Hashable {
     }
 
     /// The children of `node` that the query returns, in the query's order. A leaf has none.
+    /// On the key order this reads ranks from the children map, O(log n + k); other orders scan
+    /// and sort all children (a `SortedIndex` answers those in O(log n + k)).
     public func window(of node: Node) -> [(key: Key, node: Node)] {
         let children = node.children
-        var entries: [(key: Key, node: Node)]
-        if case .key = index {
-            entries = children.filter { matches($0.key, $0.node) }
-        } else {
-            entries = children.filter { matches($0.key, $0.node) }
-            entries.sort { index.compare($0, $1) < 0 }
-        }
+        if case .key = index { return keyWindow(children) }
+        var entries = children.filter { matches($0.key, $0.node) }
+        entries.sort { index.compare($0, $1) < 0 }
         guard let limit, entries.count > limit.count else { return entries }
         return limit.fromEnd ? Array(entries.suffix(limit.count)) : Array(entries.prefix(limit.count))
+    }
+
+    private func keyWindow(_ children: ChildMap) -> [(key: Key, node: Node)] {
+        var low = 0
+        var high = children.count
+        if let start, case .string(let text)? = start.value.leaf {
+            let key = Key(unchecked: text)
+            low = children.rank(of: key) + (!start.inclusive && children[key] != nil ? 1 : 0)
+        }
+        if let end {
+            guard case .string(let text)? = end.value.leaf else { return [] }
+            let key = Key(unchecked: text)
+            high = children.rank(of: key) + (end.inclusive && children[key] != nil ? 1 : 0)
+        }
+        guard low < high else { return [] }
+        if let limit {
+            if limit.fromEnd { low = max(low, high - limit.count) } else { high = min(high, low + limit.count) }
+        }
+        return (low..<high).map { children.entry(at: $0) }
     }
 
     /// The query's result as a node: the window's children, without the location's priority

@@ -1,0 +1,109 @@
+/// One database: its tree, its indexes and its listens, and the rule that turns each committed
+/// write into what every affected listener must be sent.
+///
+/// A pure value with no I/O and no suspension: the server keeps one per namespace on one serial
+/// executor, so each operation is atomic by construction, and tests drive it directly.
+public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
+    /// The data.
+    public private(set) var tree = DataTree()
+    /// The sorted indexes queries use.
+    public private(set) var indexes = IndexStore()
+    private var listens = PathTree<LocationListens<Subscriber>>()
+    private var subscriptions: [Subscriber: Set<ListenID>] = [:]
+
+    public init(root: Node = .empty) { tree = DataTree(root: root) }
+
+    /// What a query at `path` returns now (the whole location for a plain query).
+    public func read(_ path: Path, query: Query = .all) -> Node {
+        let data = tree.node(at: path)
+        if query.loadsAllData { return data }
+        return Node(children: indexes.window(query, at: path, data: data).lazy.map { ($0.key, $0.node) })
+    }
+
+    /// Keeps an index for `.indexOn` at `path`.
+    public mutating func declareIndex(_ index: Index, at path: Path) {
+        indexes.retain(index, at: path, data: tree.node(at: path))
+    }
+
+    /// Registers a listen and returns the data to send before acknowledging it: the location's
+    /// data for a plain listen, the query's window (tagged) for a filtered one. Listening again
+    /// with the same path and query replaces the tag.
+    public mutating func listen(_ subscriber: Subscriber, at path: Path, query: Query = .all, tag: Int? = nil) -> Delivery<Subscriber> {
+        let id = ListenID(path: path, query: query)
+        subscriptions[subscriber, default: []].insert(id)
+        if id.isPlain {
+            listens.update(path) { location in
+                var current = location ?? LocationListens()
+                current.plain.insert(subscriber)
+                location = current
+            }
+            return Delivery(change: .put(path, tree.node(at: path)), recipients: [.init(subscriber: subscriber, tag: nil)])
+        }
+        let data = tree.node(at: path)
+        var isNewView = false
+        let window: [(key: Key, node: Node)] = listens.update(path) { location in
+            var current = location ?? LocationListens()
+            if current.queries[query] == nil { isNewView = true }
+            var view = current.queries[query] ?? QueryView()
+            if isNewView {
+                indexes.retain(query.index, at: path, data: data)
+                view.window = indexes.window(query, at: path, data: data)
+            }
+            view.tags[subscriber] = tag
+            current.queries[query] = view
+            location = current
+            return view.window
+        }
+        let node = Node(children: window.lazy.map { ($0.key, $0.node) })
+        return Delivery(change: .put(path, node), recipients: [.init(subscriber: subscriber, tag: tag)])
+    }
+
+    /// Removes one listen (no effect if it is not registered).
+    public mutating func unlisten(_ subscriber: Subscriber, at path: Path, query: Query = .all) {
+        let id = ListenID(path: path, query: query)
+        guard subscriptions[subscriber]?.remove(id) != nil else { return }
+        if subscriptions[subscriber]?.isEmpty == true { subscriptions[subscriber] = nil }
+        remove(subscriber, id)
+    }
+
+    /// Removes every listen of a subscriber that went away.
+    public mutating func removeSubscriber(_ subscriber: Subscriber) {
+        guard let ids = subscriptions.removeValue(forKey: subscriber) else { return }
+        for id in ids { remove(subscriber, id) }
+    }
+
+    /// The number of listens registered.
+    public var listenCount: Int { subscriptions.values.reduce(0) { $0 + $1.count } }
+
+    private mutating func remove(_ subscriber: Subscriber, _ id: ListenID) {
+        var releasedIndex = false
+        listens.update(id.path) { location in
+            guard var current = location else { return }
+            if id.isPlain {
+                current.plain.remove(subscriber)
+            } else if var view = current.queries[id.query] {
+                view.tags[subscriber] = nil
+                if view.tags.isEmpty {
+                    current.queries[id.query] = nil
+                    releasedIndex = true
+                } else {
+                    current.queries[id.query] = view
+                }
+            }
+            location = current.isEmpty ? nil : current
+        }
+        if releasedIndex { indexes.release(id.query.index, at: id.path) }
+    }
+
+    /// Applies a resolved write and returns what each affected listener must receive. Only
+    /// listens whose data changed get anything; a subscriber with several overlapping plain
+    /// listens gets one copy.
+    public mutating func commit(_ write: Write) -> [Delivery<Subscriber>] {
+        let old = tree.root
+        tree.apply(write)
+        let new = tree.root
+        indexes.apply(write, old: old, new: new)
+        if listens.isEmpty { return [] }
+        return ChangeFanout(write: write, old: old, new: new, indexes: indexes).deliveries(&listens)
+    }
+}

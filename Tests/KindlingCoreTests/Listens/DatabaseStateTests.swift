@@ -1,0 +1,108 @@
+import Testing
+
+@testable import KindlingCore
+
+struct DatabaseStateTests {
+    let clock = ServerValues(timestamp: 1000)
+
+    func path(_ text: String) -> Path { try! Path(text) }
+
+    mutating func set(_ db: inout DatabaseState<Int>, _ at: String, _ json: String) throws -> [Delivery<Int>] {
+        try db.commit(db.tree.resolveSet(path(at), JSONParser.parse(json), serverValues: clock))
+    }
+
+    func update(_ db: inout DatabaseState<Int>, _ at: String, _ json: String) throws -> [Delivery<Int>] {
+        guard case .object(let members) = try JSONParser.parse(json) else { return [] }
+        return db.commit(try db.tree.resolveUpdate(path(at), members, serverValues: clock))
+    }
+
+    /// Deliveries as readable lines: "subscriber[tag] put /path json" sorted.
+    func lines(_ deliveries: [Delivery<Int>]) -> [String] {
+        deliveries.flatMap { delivery in
+            delivery.recipients.map { recipient in
+                let tag = recipient.tag.map { "[\($0)]" } ?? ""
+                switch delivery.change {
+                case .put(let path, let node): return "\(recipient.subscriber)\(tag) put \(path) \(node.jsonText(format: .export))"
+                case .merge(let path, let entries):
+                    let body = entries.map { "\($0.path.relativeString)=\($0.node.jsonText(format: .export))" }.joined(separator: ",")
+                    return "\(recipient.subscriber)\(tag) merge \(path) \(body)"
+                }
+            }
+        }.sorted()
+    }
+
+    @Test mutating func plainListensSeeWritesAboveAtAndBelow() throws {
+        var db = DatabaseState<Int>(root: try Node(jsonText: #"{"a":{"b":{"c":1},"x":2}}"#))
+        #expect(lines([db.listen(1, at: path("a"))]) == [#"1 put /a {"b":{"c":1},"x":2}"#])
+        #expect(lines([db.listen(2, at: path("a/b/c"))]) == ["2 put /a/b/c 1"])
+        #expect(lines([db.listen(3, at: path("z"))]) == ["3 put /z null"])
+        // A write below listen 1 and above listen 2.
+        #expect(try lines(set(&db, "a/b", #"{"c":5}"#)) == [#"1 put /a/b {"c":5}"#, "2 put /a/b/c 5"])
+        // A write at the root: everyone whose data changed.
+        #expect(try lines(set(&db, "", #"{"a":{"b":{"c":5}},"z":true}"#)) == [#"1 put /a {"b":{"c":5}}"#, "3 put /z true"])
+        // Writing the same value again sends nothing.
+        #expect(try lines(set(&db, "a/b/c", "5")).isEmpty)
+        // Unrelated writes reach nobody.
+        #expect(try lines(set(&db, "q", "1")).isEmpty)
+    }
+
+    @Test mutating func aSubscriberGetsOneCopyOfAWrite() throws {
+        var db = DatabaseState<Int>()
+        _ = db.listen(1, at: path("a"))
+        _ = db.listen(1, at: path("a/b"))
+        _ = db.listen(1, at: path("a/b/c/d"))
+        #expect(try lines(set(&db, "a/b/c", "{\"d\":1}")) == [#"1 put /a/b/c {"d":1}"#])
+    }
+
+    @Test func mergesArriveAsMerges() throws {
+        var db = DatabaseState<Int>(root: try Node(jsonText: #"{"users":{"ada":{"n":1},"bob":{"n":2}}}"#))
+        _ = db.listen(1, at: path("users"))
+        _ = db.listen(2, at: path("users/bob"))
+        _ = db.listen(3, at: path("users/cy"))
+        let out = try lines(update(&db, "users", #"{"ada/n":3,"bob":null}"#))
+        #expect(out == ["1 merge /users ada/n=3,bob=null", "2 put /users/bob null"])
+    }
+
+    @Test mutating func taggedWindowsMoveAsDataChanges() throws {
+        // orderByChild('score'), limitToLast(2): windows c,b then a,c then d,a (wire-protocol.md §8.3).
+        var db = DatabaseState<Int>(root: try Node(jsonText: #"{"s":{"a":{"score":1},"b":{"score":2},"c":{"score":3}}}"#))
+        let query = try Query(wire: JSONParser.parse(#"{"l":2,"vf":"r","i":"score"}"#))
+        #expect(lines([db.listen(7, at: path("s"), query: query, tag: 4)]) == [#"7[4] put /s {"b":{"score":2},"c":{"score":3}}"#])
+        #expect(try lines(set(&db, "s/b/score", "0")) == [#"7[4] put /s {"a":{"score":1},"c":{"score":3}}"#])
+        #expect(try lines(set(&db, "s/d", #"{"score":9}"#)) == [#"7[4] put /s {"c":{"score":3},"d":{"score":9}}"#])
+        #expect(try lines(set(&db, "s/c", "null")) == [#"7[4] put /s {"a":{"score":1},"d":{"score":9}}"#])
+        // A change outside the window sends nothing.
+        #expect(try lines(set(&db, "s/b/score", "-5")).isEmpty)
+        #expect(db.indexes.index(.child(path("score")), at: path("s")) != nil)
+        db.unlisten(7, at: path("s"), query: query)
+        #expect(db.indexes.index(.child(path("score")), at: path("s")) == nil)
+        #expect(db.listenCount == 0)
+    }
+
+    @Test func queryReadsUseTheIndexWindow() throws {
+        var db = DatabaseState<Int>(root: try Node(jsonText: #"{"s":{"a":3,"b":1,"c":2}}"#))
+        db.declareIndex(.value, at: path("s"))
+        let query = Query(index: .value, limit: QueryLimit(count: 2, fromEnd: false))
+        #expect(db.read(path("s"), query: query).jsonText() == #"{"b":1,"c":2}"#)
+    }
+
+    @Test mutating func removingASubscriberDropsAllItsListens() throws {
+        var db = DatabaseState<Int>()
+        let query = Query(index: .value, limit: QueryLimit(count: 1, fromEnd: true))
+        _ = db.listen(1, at: path("a"))
+        _ = db.listen(1, at: path("b"), query: query, tag: 1)
+        _ = db.listen(2, at: path("a"))
+        db.removeSubscriber(1)
+        #expect(db.listenCount == 1)
+        #expect(try lines(set(&db, "a", "1")) == ["2 put /a 1"])
+        #expect(try lines(set(&db, "b/x", "1")).isEmpty)
+    }
+
+    @Test mutating func manyListenersShareOneDelivery() throws {
+        var db = DatabaseState<Int>()
+        for subscriber in 0..<1000 { _ = db.listen(subscriber, at: path("room")) }
+        let deliveries = try set(&db, "room/msg", "\"hi\"")
+        #expect(deliveries.count == 1)
+        #expect(deliveries[0].recipients.count == 1000)
+    }
+}

@@ -1,0 +1,69 @@
+import Testing
+
+@testable import KindlingCore
+
+/// A kept index must answer every window exactly as a full scan and sort does, however the data
+/// changed underneath it.
+struct SortedIndexTests {
+    @Test(arguments: [Index.value, .priority, .child(try! Path("s")), .child(try! Path("s/t"))])
+    func indexWindowsEqualScans(index: Index) throws {
+        var random = SplitMix64(seed: 21)
+        var store = IndexStore()
+        var tree = DataTree()
+        let location = try Path("items")
+        store.retain(index, at: location, data: tree.node(at: location))
+        let clock = ServerValues(timestamp: 0)
+        func value() -> JSONValue {
+            switch Int.random(in: 0..<7, using: &random) {
+            case 0: return .null
+            case 1: return .bool(Bool.random(using: &random))
+            case 2, 3: return .number(Double(Int.random(in: -5...5, using: &random)))
+            case 4: return .string(["a", "b", "c"].randomElement(using: &random)!)
+            case 5: return .object([JSONMember("t", .number(Double(Int.random(in: 0...3, using: &random))))])
+            default: return .object([JSONMember("z", .bool(true))])
+            }
+        }
+        for step in 0..<1500 {
+            let key = "k\(Int.random(in: 0..<60, using: &random))"
+            let write: Write
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0: write = try tree.resolveSet(location, .object([JSONMember(key, .object([JSONMember("s", value())]))]), serverValues: clock)
+            case 1: write = try tree.resolveSet(Path("items/\(key)/.priority"), [JSONValue.null, .number(1), .string("p")].randomElement(using: &random)!, serverValues: clock)
+            case 2: write = try tree.resolveUpdate(location, [JSONMember("\(key)/s", value()), JSONMember("x\(step % 3)", value())], serverValues: clock)
+            default: write = try tree.resolveSet(Path("items/\(key)/s"), value(), serverValues: clock)
+            }
+            let old = tree.root
+            tree.apply(write)
+            store.apply(write, old: old, new: tree.root)
+            let data = tree.node(at: location)
+            for _ in 0..<3 {
+                let query = randomQuery(index, &random)
+                let fromIndex = store.window(query, at: location, data: data).map(\.key.string)
+                let fromScan = query.window(of: data).map(\.key.string)
+                #expect(fromIndex == fromScan, "step \(step) \(query)")
+                if fromIndex != fromScan { return }
+            }
+        }
+    }
+
+    func randomQuery(_ index: Index, _ random: inout SplitMix64) -> Query {
+        func bound(_ random: inout SplitMix64) -> QueryBound {
+            let values: [Node] = [.empty, Node(.bool(false)), Node(.bool(true)), Node(.number(0)), Node(.number(2)), Node(.string("b"))]
+            let names: [BoundName] = [.min, .max, .key("k10"), .key("k5")]
+            return QueryBound(value: values.randomElement(using: &random)!, name: names.randomElement(using: &random)!, inclusive: Bool.random(using: &random))
+        }
+        var query = Query(index: index)
+        if Bool.random(using: &random) { query.start = bound(&random) }
+        if Bool.random(using: &random) { query.end = bound(&random) }
+        if Bool.random(using: &random) { query.limit = QueryLimit(count: Int.random(in: 0...8, using: &random), fromEnd: Bool.random(using: &random)) }
+        return query
+    }
+
+    @Test func keyWindowsUseRanks() throws {
+        let node = try Node(jsonText: #"{"a":1,"b":2,"c":3,"d":4,"10":0}"#)
+        let query = try Query(wire: JSONParser.parse(#"{"sp":"b","sin":false,"ep":"d","ein":true,"l":5,"vf":"l","i":".key"}"#))
+        #expect(query.window(of: node).map(\.key.string) == ["c", "d"])
+        let last = try Query(wire: JSONParser.parse(#"{"l":2,"vf":"r","i":".key"}"#))
+        #expect(last.window(of: node).map(\.key.string) == ["c", "d"])
+    }
+}
