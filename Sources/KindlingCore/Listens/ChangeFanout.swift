@@ -14,21 +14,24 @@ struct ChangeFanout<Subscriber: Hashable & Sendable> {
         var queryPaths: [Path] = []
 
         // Plain listens at or above the write get the write itself, once per subscriber.
-        var covered: Set<Subscriber> = []
-        var coveredOrder: [Subscriber] = []
+        var onPath: [Set<Subscriber>] = []
         listens.forEachOnPath(written) { path, location in
-            for subscriber in location.plain where covered.insert(subscriber).inserted { coveredOrder.append(subscriber) }
+            if !location.plain.isEmpty { onPath.append(location.plain) }
             if !location.queries.isEmpty { queryPaths.append(path) }
         }
-        if !coveredOrder.isEmpty, let change = writtenChange() {
-            deliveries.append(Delivery(change: change, recipients: coveredOrder.map { .init(subscriber: $0, tag: nil) }))
+        let covered = onPath.count == 1 ? onPath[0] : onPath.reduce(into: Set<Subscriber>()) { $0.formUnion($1) }
+        if !covered.isEmpty, let change = writtenChange() {
+            var recipients: [Delivery<Subscriber>.Recipient] = []
+            recipients.reserveCapacity(covered.count)
+            for subscriber in covered { recipients.append(.init(subscriber: subscriber, tag: nil)) }
+            deliveries.append(Delivery(change: change, recipients: recipients))
         }
 
         // Listens below the write get their own location's new data, if it changed.
         listens.subtree(at: written)?.forEachBelow { relative, location in
             let path = written.appending(relative)
             if !location.queries.isEmpty { queryPaths.append(path) }
-            let recipients = location.plain.filter { !covered.contains($0) }
+            let recipients = covered.isEmpty ? location.plain : location.plain.subtracting(covered)
             guard !recipients.isEmpty else { return }
             let after = new.child(at: path)
             guard old.child(at: path) != after else { return }
@@ -39,16 +42,15 @@ struct ChangeFanout<Subscriber: Hashable & Sendable> {
         for path in queryPaths {
             let data = new.child(at: path)
             listens.update(path) { location in
-                guard var current = location else { return }
-                for (query, var view) in current.queries {
+                // An array of the queries, not the keys view: the view would share the dictionary.
+                let queries = location.map { Array($0.queries.keys) } ?? []
+                for query in queries {
                     let window = indexes.window(query, at: path, data: data)
-                    guard !view.sameWindow(window) else { continue }
-                    view.window = window
-                    current.queries[query] = view
+                    guard !location!.queries[query]!.sameWindow(window) else { continue }
+                    location!.queries[query]!.window = window
                     let node = Node(children: window.lazy.map { ($0.key, $0.node) })
-                    deliveries.append(Delivery(change: .put(path, node), recipients: view.recipients))
+                    deliveries.append(Delivery(change: .put(path, node), recipients: location!.queries[query]!.recipients))
                 }
-                location = current
             }
         }
         return deliveries

@@ -33,26 +33,22 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
         subscriptions[subscriber, default: []].insert(id)
         if id.isPlain {
             listens.update(path) { location in
-                var current = location ?? LocationListens()
-                current.plain.insert(subscriber)
-                location = current
+                if location == nil { location = LocationListens() }
+                location!.plain.insert(subscriber)
             }
             return Delivery(change: .put(path, tree.node(at: path)), recipients: [.init(subscriber: subscriber, tag: nil)])
         }
         let data = tree.node(at: path)
         var isNewView = false
         let window: [(key: Key, node: Node)] = listens.update(path) { location in
-            var current = location ?? LocationListens()
-            if current.queries[query] == nil { isNewView = true }
-            var view = current.queries[query] ?? QueryView()
-            if isNewView {
+            if location == nil { location = LocationListens() }
+            if location!.queries[query] == nil {
+                isNewView = true
                 indexes.retain(query.index, at: path, data: data)
-                view.window = indexes.window(query, at: path, data: data)
+                location!.queries[query] = QueryView(window: indexes.window(query, at: path, data: data))
             }
-            view.tags[subscriber] = tag
-            current.queries[query] = view
-            location = current
-            return view.window
+            location!.queries[query]!.tags[subscriber] = tag
+            return location!.queries[query]!.window
         }
         let node = Node(children: window.lazy.map { ($0.key, $0.node) })
         return Delivery(change: .put(path, node), recipients: [.init(subscriber: subscriber, tag: tag)])
@@ -78,19 +74,17 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     private mutating func remove(_ subscriber: Subscriber, _ id: ListenID) {
         var releasedIndex = false
         listens.update(id.path) { location in
-            guard var current = location else { return }
+            guard location != nil else { return }
             if id.isPlain {
-                current.plain.remove(subscriber)
-            } else if var view = current.queries[id.query] {
-                view.tags[subscriber] = nil
-                if view.tags.isEmpty {
-                    current.queries[id.query] = nil
+                location!.plain.remove(subscriber)
+            } else if location!.queries[id.query] != nil {
+                location!.queries[id.query]!.tags[subscriber] = nil
+                if location!.queries[id.query]!.tags.isEmpty {
+                    location!.queries[id.query] = nil
                     releasedIndex = true
-                } else {
-                    current.queries[id.query] = view
                 }
             }
-            location = current.isEmpty ? nil : current
+            if location!.isEmpty { location = nil }
         }
         if releasedIndex { indexes.release(id.query.index, at: id.path) }
     }

@@ -17,10 +17,9 @@ public struct IndexStore: Sendable {
     public mutating func retain(_ index: Index, at path: Path, data: Node) {
         guard index != .key else { return }
         locations.update(path) { location in
-            var current = location ?? Location()
-            current.holders[index, default: 0] += 1
-            if current.indexes[index] == nil { current.indexes[index] = SortedIndex(index, over: data) }
-            location = current
+            if location == nil { location = Location() }
+            location!.holders[index, default: 0] += 1
+            if location!.indexes[index] == nil { location!.indexes[index] = SortedIndex(index, over: data) }
         }
     }
 
@@ -70,10 +69,11 @@ public struct IndexStore: Sendable {
             let childPath = path.child(key)
             let before = old.child(at: childPath)
             let after = new.child(at: childPath)
+            // Changed in place: a copy of the location would share, and so copy, every page touched.
             locations.update(path) { location in
-                guard var current = location else { return }
-                for index in Array(current.indexes.keys) { current.indexes[index]!.update(key, from: before, to: after) }
-                location = current
+                // An array of the orders, not the keys view: the view would share the dictionary.
+                let orders = location.map { Array($0.indexes.keys) } ?? []
+                for index in orders { location!.indexes[index]!.update(key, from: before, to: after) }
             }
         }
         // Indexes at or below the write: their whole location was replaced.
@@ -83,9 +83,8 @@ public struct IndexStore: Sendable {
         for path in rebuilt {
             let data = new.child(at: path)
             locations.update(path) { location in
-                guard var current = location else { return }
-                for index in Array(current.indexes.keys) { current.indexes[index] = SortedIndex(index, over: data) }
-                location = current
+                let orders = location.map { Array($0.indexes.keys) } ?? []
+                for index in orders { location!.indexes[index] = SortedIndex(index, over: data) }
             }
         }
     }
