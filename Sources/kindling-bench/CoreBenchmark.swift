@@ -56,6 +56,21 @@ struct CoreBenchmark: ParsableCommand {
         }
         report("set (resolved write, applied in place), \(hot) hot leaves", writes, hotApply)
 
+        // The peer: the same writes into nested Swift dictionaries (no order, no snapshots, no hashes).
+        var dictionaries: [String: [String: Double]] = [:]
+        for user in 0..<users {
+            dictionaries["u\(user)"] = Dictionary(uniqueKeysWithValues: (0..<fields).map { ("f\($0)", Double($0)) })
+        }
+        let names = paths.map { ($0.keys[1].string, $0.keys[2].string) }
+        let dictionaryWrites = ContinuousClock().measure {
+            for index in 0..<writes {
+                let (user, field) = names[index % names.count]
+                dictionaries[user]![field] = Double(index & 1023)
+            }
+        }
+        report("peer: the same sets into [String: [String: Double]]", writes, dictionaryWrites)
+        print("ratio Kindling/peer (uniform sets): \((seconds(applyOnly) / seconds(dictionaryWrites) * 100).rounded() / 100)")
+
         let clock = ServerValues(timestamp: 1_795_000_000_000)
         let json = JSONValue.number(42)
         let resolveAndApply = try ContinuousClock().measure {

@@ -110,7 +110,10 @@ extension Node {
             javaScriptDiffers: javaScriptDiffers,
             iOSDiffers: iOSDiffers
         )
-        storage.hashCache.withLock { $0 = summary }
+        storage.hashCache.withLock {
+            $0 = summary
+            storage.mayHaveHash = true
+        }
         return summary
     }
 

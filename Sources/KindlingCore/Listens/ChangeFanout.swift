@@ -1,44 +1,64 @@
-/// Works out, for one committed write, the deliveries to the listens it affects.
+/// Works out, for one write, the deliveries to the listens it affects, in two steps around the
+/// write itself.
 ///
-/// Only listens on the written path (at or above it) and below it are visited, through the
-/// path tree, so the cost is O(depth + affected listens), never O(all listens).
+/// `init` runs before the write is applied: it finds the affected listens through the path tree
+/// (O(depth + affected listens), never O(all listens)) and keeps the old data of just those
+/// locations. Keeping only those, rather than a snapshot of the whole root, lets the write itself
+/// change the tree in place. `deliveries` runs after, comparing old and new.
 struct ChangeFanout<Subscriber: Hashable & Sendable> {
-    let write: Write
-    let old: Node
-    let new: Node
-    let indexes: IndexStore
+    typealias Recipient = Delivery<Subscriber>.Recipient
 
-    func deliveries(_ listens: inout PathTree<LocationListens<Subscriber>>) -> [Delivery<Subscriber>] {
+    private let write: Write
+    /// Subscribers with a plain listen at or above the write: they get the write itself.
+    private let covered: Set<Subscriber>
+    /// The old data at the written locations (the set's path, or each merge entry's), kept only
+    /// when someone is covered.
+    private let oldWritten: [Node]
+    /// Plain listens below the write, with the subscribers not already covered and their old data.
+    private let below: [(path: Path, subscribers: Set<Subscriber>, old: Node)]
+    /// Locations with filtered queries on or below the written path.
+    private let queryPaths: [Path]
+
+    init(write: Write, listens: PathTree<LocationListens<Subscriber>>, old: Node) {
+        self.write = write
         let written = write.path
-        var deliveries: [Delivery<Subscriber>] = []
-        var queryPaths: [Path] = []
-
-        // Plain listens at or above the write get the write itself, once per subscriber.
         var onPath: [Set<Subscriber>] = []
+        var queryPaths: [Path] = []
         listens.forEachOnPath(written) { path, location in
             if !location.plain.isEmpty { onPath.append(location.plain) }
             if !location.queries.isEmpty { queryPaths.append(path) }
         }
         let covered = onPath.count == 1 ? onPath[0] : onPath.reduce(into: Set<Subscriber>()) { $0.formUnion($1) }
-        if !covered.isEmpty, let change = writtenChange() {
-            var recipients: [Delivery<Subscriber>.Recipient] = []
-            recipients.reserveCapacity(covered.count)
-            for subscriber in covered { recipients.append(.init(subscriber: subscriber, tag: nil)) }
-            deliveries.append(Delivery(change: change, recipients: recipients))
-        }
-
-        // Listens below the write get their own location's new data, if it changed.
+        var below: [(path: Path, subscribers: Set<Subscriber>, old: Node)] = []
         listens.subtree(at: written)?.forEachBelow { relative, location in
             let path = written.appending(relative)
             if !location.queries.isEmpty { queryPaths.append(path) }
-            let recipients = covered.isEmpty ? location.plain : location.plain.subtracting(covered)
-            guard !recipients.isEmpty else { return }
-            let after = new.child(at: path)
-            guard old.child(at: path) != after else { return }
-            deliveries.append(Delivery(change: .put(path, after), recipients: recipients.map { .init(subscriber: $0, tag: nil) }))
+            let subscribers = covered.isEmpty ? location.plain : location.plain.subtracting(covered)
+            if !subscribers.isEmpty { below.append((path, subscribers, old.child(at: path))) }
         }
+        self.covered = covered
+        self.oldWritten = covered.isEmpty ? [] : ChangeFanout.writtenPaths(write).map { old.child(at: $0) }
+        self.below = below
+        self.queryPaths = queryPaths
+    }
 
-        // Filtered queries get their new window, tagged, when it changed.
+    /// True when no listen is affected, so the caller can skip the second step.
+    var isEmpty: Bool { covered.isEmpty && below.isEmpty && queryPaths.isEmpty }
+
+    /// The deliveries, given the tree after the write; refreshes the windows of queries.
+    func deliveries(_ listens: inout PathTree<LocationListens<Subscriber>>, new: Node, indexes: IndexStore) -> [Delivery<Subscriber>] {
+        var deliveries: [Delivery<Subscriber>] = []
+        if !covered.isEmpty, let change = writtenChange(new: new) {
+            var recipients: [Recipient] = []
+            recipients.reserveCapacity(covered.count)
+            for subscriber in covered { recipients.append(Recipient(subscriber: subscriber, tag: nil)) }
+            deliveries.append(Delivery(change: change, recipients: recipients))
+        }
+        for listen in below {
+            let after = new.child(at: listen.path)
+            guard listen.old != after else { continue }
+            deliveries.append(Delivery(change: .put(listen.path, after), recipients: listen.subscribers.map { Recipient(subscriber: $0, tag: nil) }))
+        }
         for path in queryPaths {
             let data = new.child(at: path)
             listens.update(path) { location in
@@ -56,17 +76,24 @@ struct ChangeFanout<Subscriber: Hashable & Sendable> {
         return deliveries
     }
 
+    /// The locations a write replaces.
+    private static func writtenPaths(_ write: Write) -> [Path] {
+        switch write {
+        case .set(let path, _): return [path]
+        case .merge(let path, let entries): return entries.map { path.appending($0.path) }
+        }
+    }
+
     /// The write as a change, or nil when it changed nothing.
-    private func writtenChange() -> Delivery<Subscriber>.Change? {
+    private func writtenChange(new: Node) -> Delivery<Subscriber>.Change? {
+        let paths = ChangeFanout.writtenPaths(write)
+        let after = paths.map { new.child(at: $0) }
+        guard zip(oldWritten, after).contains(where: { $0 != $1 }) else { return nil }
         switch write {
         case .set(let path, _):
-            let after = new.child(at: path)
-            return old.child(at: path) == after ? nil : .put(path, after)
+            return .put(path, after[0])
         case .merge(let path, let entries):
-            let changed = entries.contains { old.child(at: path.appending($0.path)) != new.child(at: path.appending($0.path)) }
-            guard changed else { return nil }
-            let resolved = entries.map { MergeEntry(path: $0.path, node: new.child(at: path.appending($0.path))) }
-            return .merge(path, resolved)
+            return .merge(path, zip(entries, after).map { MergeEntry(path: $0.path, node: $1) })
         }
     }
 }

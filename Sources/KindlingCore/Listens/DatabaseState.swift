@@ -92,12 +92,15 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     /// Applies a resolved write and returns what each affected listener must receive. Only
     /// listens whose data changed get anything; a subscriber with several overlapping plain
     /// listens gets one copy.
+    ///
+    /// Only the old data of the affected locations is kept across the write, not the old root,
+    /// so a write that no listen or index watches changes the tree in place.
     public mutating func commit(_ write: Write) -> [Delivery<Subscriber>] {
-        let old = tree.root
+        let indexPlan = indexes.plan(write, old: tree.root)
+        let fanout = listens.isEmpty ? nil : ChangeFanout(write: write, listens: listens, old: tree.root)
         tree.apply(write)
-        let new = tree.root
-        indexes.apply(write, old: old, new: new)
-        if listens.isEmpty { return [] }
-        return ChangeFanout(write: write, old: old, new: new, indexes: indexes).deliveries(&listens)
+        if !indexPlan.isEmpty { indexes.apply(indexPlan, new: tree.root) }
+        guard let fanout, !fanout.isEmpty else { return [] }
+        return fanout.deliveries(&listens, new: tree.root, indexes: indexes)
     }
 }

@@ -49,43 +49,58 @@ public struct IndexStore: Sendable {
         return query.window(of: data)
     }
 
-    /// Brings every index in step with a write that turned `old` (the root before) into `new`.
-    public mutating func apply(_ write: Write, old: Node, new: Node) {
-        switch write {
-        case .set(let path, _):
-            applyChange(at: path, old: old, new: new)
-        case .merge(let path, let entries):
-            for entry in entries { applyChange(at: path.appending(entry.path), old: old, new: new) }
-        }
+    /// What a write will change in the indexes, found before the write is applied: for each
+    /// index location above a written path, the child that changes and its old data; and the
+    /// index locations at or below a written path, which are rebuilt.
+    public struct ChangePlan: Sendable {
+        fileprivate var children: [(location: Path, key: Key, old: Node)] = []
+        fileprivate var replaced: [Path] = []
+
+        public var isEmpty: Bool { children.isEmpty && replaced.isEmpty }
     }
 
-    private mutating func applyChange(at written: Path, old: Node, new: Node) {
-        guard !locations.isEmpty else { return }
-        // Indexes above the write: one child of theirs changed.
-        var above: [Path] = []
-        locations.forEachOnPath(written) { path, _ in if path.count < written.count { above.append(path) } }
-        for path in above {
-            let key = written.keys[path.count]
-            let childPath = path.child(key)
-            let before = old.child(at: childPath)
-            let after = new.child(at: childPath)
+    /// Prepares `apply` for `write`, reading old data from `old` (the root before the write).
+    public func plan(_ write: Write, old: Node) -> ChangePlan {
+        var plan = ChangePlan()
+        guard !locations.isEmpty else { return plan }
+        let written: [Path]
+        switch write {
+        case .set(let path, _): written = [path]
+        case .merge(let path, let entries): written = entries.map { path.appending($0.path) }
+        }
+        for path in written {
+            locations.forEachOnPath(path) { location, _ in
+                guard location.count < path.count else { return }
+                let key = path.keys[location.count]
+                plan.children.append((location, key, old.child(at: location.child(key))))
+            }
+            locations.subtree(at: path)?.forEach { relative, _ in plan.replaced.append(path.appending(relative)) }
+        }
+        return plan
+    }
+
+    /// Brings every index in step with a planned write, given `new`, the root after it.
+    public mutating func apply(_ plan: ChangePlan, new: Node) {
+        for change in plan.children {
+            let after = new.child(at: change.location.child(change.key))
             // Changed in place: a copy of the location would share, and so copy, every page touched.
-            locations.update(path) { location in
+            locations.update(change.location) { location in
                 // An array of the orders, not the keys view: the view would share the dictionary.
                 let orders = location.map { Array($0.indexes.keys) } ?? []
-                for index in orders { location!.indexes[index]!.update(key, from: before, to: after) }
+                for index in orders { location!.indexes[index]!.update(change.key, from: change.old, to: after) }
             }
         }
-        // Indexes at or below the write: their whole location was replaced.
-        guard let replaced = locations.subtree(at: written) else { return }
-        var rebuilt: [Path] = []
-        replaced.forEach { relative, _ in rebuilt.append(written.appending(relative)) }
-        for path in rebuilt {
+        for path in plan.replaced {
             let data = new.child(at: path)
             locations.update(path) { location in
                 let orders = location.map { Array($0.indexes.keys) } ?? []
                 for index in orders { location!.indexes[index] = SortedIndex(index, over: data) }
             }
         }
+    }
+
+    /// Brings every index in step with a write that turned `old` (the root before) into `new`.
+    public mutating func apply(_ write: Write, old: Node, new: Node) {
+        apply(plan(write, old: old), new: new)
     }
 }

@@ -156,7 +156,15 @@ final class NodeStorage: @unchecked Sendable {
         self.priority = priority
     }
 
-    func forgetHash() { hashCache.withLock { $0 = nil } }
+    /// Set once a hash has been cached; read only by the unique owner before a change, so the
+    /// common write to a node nobody hashed skips the lock.
+    @exclusivity(unchecked) var mayHaveHash = false
+
+    func forgetHash() {
+        guard mayHaveHash else { return }
+        hashCache.withLock { $0 = nil }
+        mayHaveHash = false
+    }
 
     /// Gives `body` the child map to change in place, without a second reference to it.
     func modifyChildren<R>(_ body: (inout ChildMap) -> R) -> R {

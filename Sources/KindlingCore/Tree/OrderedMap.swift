@@ -176,17 +176,17 @@ final class OrderedMapPage<K: OrderedKey>: @unchecked Sendable {
     /// Binary search among this page's keys: the insertion index and whether it is a match.
     @inline(__always)
     func search(_ key: K) -> (index: Int, found: Bool) {
-        // One read of the array: each read of a class property costs a retain and an access check.
-        let keys = self.keys
-        var low = 0
-        var high = keys.count
-        while low < high {
-            let mid = (low + high) / 2
-            let order = K.compare(keys[mid], key)
-            if order == 0 { return (mid, true) }
-            if order < 0 { low = mid + 1 } else { high = mid }
+        keys.withUnsafeBufferPointer { keys in
+            var low = 0
+            var high = keys.count
+            while low < high {
+                let mid = (low + high) / 2
+                let order = K.compare(keys[mid], key)
+                if order == 0 { return (mid, true) }
+                if order < 0 { low = mid + 1 } else { high = mid }
+            }
+            return (low, false)
         }
-        return (low, false)
     }
 
     /// The child page whose range holds `key` (inner pages only).
