@@ -89,7 +89,7 @@ public struct Node: Sendable {
     /// node above it (a leaf or the empty node there clears it). Writing an empty node removes the
     /// location, and every parent left with no children disappears with it.
     public mutating func set(_ node: Node, at path: Path) {
-        set(node, at: path.keys[...])
+        set(node, at: path.keys, from: 0)
     }
 
     /// This node with `node` written at `path`.
@@ -99,20 +99,23 @@ public struct Node: Sendable {
         return copy
     }
 
-    private mutating func set(_ node: Node, at path: ArraySlice<Key>) {
-        guard let key = path.first else {
+    /// Writes `node` at `keys[depth...]` below this node. The keys array is passed whole with an
+    /// offset: slicing it at every level would cost a retain per level on the hottest path.
+    private mutating func set(_ node: Node, at keys: [Key], from depth: Int) {
+        guard depth < keys.count else {
             self = node
             return
         }
+        let key = keys[depth]
         if key.isPriority {
             setPriority(node.leaf.flatMap(Priority.init))
             return
         }
-        let rest = path.dropFirst()
-        guard case .children? = storage?.content else {
+        // No local binding of the storage: a second reference would defeat the uniqueness check.
+        guard storage?.isParent == true else {
             // A leaf or nothing: a non-empty write turns it into a parent, keeping a leaf's priority.
             var child = Node.empty
-            child.set(node, at: rest)
+            child.set(node, at: keys, from: depth + 1)
             guard !child.isEmpty else { return }
             var map = ChildMap()
             map.set(key, child)
@@ -121,7 +124,7 @@ public struct Node: Sendable {
         }
         makeUnique()
         let emptied = storage!.modifyChildren { map in
-            map.modify(key) { $0.set(node, at: rest) }
+            map.modify(key) { $0.set(node, at: keys, from: depth + 1) }
             return map.isEmpty
         }
         if emptied { storage = nil }
@@ -159,6 +162,12 @@ final class NodeStorage: @unchecked Sendable {
     /// Set once a hash has been cached; read only by the unique owner before a change, so the
     /// common write to a node nobody hashed skips the lock.
     @exclusivity(unchecked) var mayHaveHash = false
+
+    /// True for a node with children (checked without copying the children out).
+    var isParent: Bool {
+        if case .children = content { return true }
+        return false
+    }
 
     func forgetHash() {
         guard mayHaveHash else { return }
