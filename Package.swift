@@ -11,16 +11,63 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "KindlingCore", targets: ["KindlingCore"]),
+        .library(name: "KindlingProtocol", targets: ["KindlingProtocol"]),
+        .library(name: "KindlingServer", targets: ["KindlingServer"]),
+        .executable(name: "kindling", targets: ["kindling"]),
         .executable(name: "kindling-bench", targets: ["kindling-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         .target(
             name: "KindlingCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictness
+        ),
+        .target(
+            name: "KindlingProtocol",
+            dependencies: ["KindlingCore"],
+            swiftSettings: strictness
+        ),
+        .target(
+            name: "KindlingServer",
+            dependencies: [
+                "KindlingCore",
+                "KindlingProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictness
+        ),
+        .target(
+            name: "KindlingTesting",
+            dependencies: [
+                "KindlingCore",
+                "KindlingProtocol",
+                "KindlingServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "kindling",
+            dependencies: [
+                "KindlingServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictness
         ),
         .executableTarget(
@@ -34,6 +81,16 @@ let package = Package(
         .testTarget(
             name: "KindlingCoreTests",
             dependencies: ["KindlingCore"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KindlingProtocolTests",
+            dependencies: ["KindlingProtocol"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KindlingServerTests",
+            dependencies: ["KindlingServer", "KindlingTesting"],
             swiftSettings: strictness
         ),
     ],

@@ -58,7 +58,7 @@ public struct ValidationError: Error, Equatable, Sendable, CustomStringConvertib
     }
 
     /// Quotes and shortens client text for an error message.
-    static func quoted(_ text: String) -> String {
+    public static func quoted(_ text: String) -> String {
         let limit = 100
         var shown = text.count > limit ? String(text.prefix(limit)) + "…" : text
         shown = shown.unicodeScalars.map { scalar in

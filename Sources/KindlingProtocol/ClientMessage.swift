@@ -1,0 +1,78 @@
+import KindlingCore
+
+/// A message a client sent, after framing: a control message or a data request.
+public enum ClientMessage: Sendable, Equatable {
+    /// `{"t":"c","d":{"t":"p","d":{}}}`: answer with a pong.
+    case ping
+    /// Any other control message (long-poll upgrade chatter); ignored.
+    case otherControl(String)
+    /// `{"t":"d","d":{"r":N,"a":ACTION,"b":BODY}}`.
+    case request(Request)
+}
+
+/// A data request: its number (echoed in the response; absent on some fire-and-forget actions)
+/// and the action.
+public struct Request: Sendable, Equatable {
+    public var number: Int?
+    public var action: Action
+
+    public init(number: Int?, action: Action) {
+        self.number = number
+        self.action = action
+    }
+}
+
+/// Every action a client can send, with its body decoded.
+public enum Action: Sendable, Equatable {
+    /// `s`: client statistics.
+    case stats
+    /// `auth` (a JWT) or `gauth` (any other token, such as the emulator's `owner`).
+    case auth(AuthRequest)
+    /// `unauth`: forget the credential.
+    case unauth
+    /// `appcheck` with a token.
+    case appCheck(String)
+    /// `unappeck` (sic, as the JS SDK spells it) or `unappcheck`.
+    case unappCheck
+    /// `q`: listen.
+    case listen(ListenRequest)
+    /// `n`: stop listening.
+    case unlisten(path: Path, query: Query)
+    /// `p`: overwrite; with `hash`, a compare-and-set (a transaction).
+    case put(path: Path, data: JSONValue, hash: String?)
+    /// `m`: multi-path update.
+    case merge(path: Path, data: [JSONMember])
+    /// `o`: queue an overwrite for when the connection ends.
+    case onDisconnectPut(path: Path, data: JSONValue)
+    /// `om`: queue an update for when the connection ends.
+    case onDisconnectMerge(path: Path, data: [JSONMember])
+    /// `oc`: cancel what is queued at a path and below.
+    case onDisconnectCancel(path: Path)
+    /// `g`: read once, filtered by the query.
+    case get(path: Path, query: Query)
+    /// `echo`: a test hook; answered with its data.
+    case echo(JSONValue)
+    /// An action Kindling does not know.
+    case unknown(String)
+}
+
+/// The body of `auth` / `gauth`.
+public struct AuthRequest: Sendable, Equatable {
+    /// True for `gauth` (a non-JWT credential).
+    public var isGoogleToken: Bool
+    public var credential: String
+    /// `authvar`: the Admin SDK's override of the rules' `auth` value.
+    public var authOverride: JSONValue?
+    /// `noauth`: the Admin SDK acting as an unauthenticated user.
+    public var noAuth: Bool
+}
+
+/// The body of `q`.
+public struct ListenRequest: Sendable, Equatable {
+    public var path: Path
+    public var query: Query
+    /// The client's tag for a filtered query; its pushes must carry it.
+    public var tag: Int?
+    /// The hash of what the client already holds (`""` for nothing).
+    public var hash: String
+}

@@ -1,0 +1,102 @@
+import KindlingCore
+
+/// Builds the JSON text of everything the server sends, as UTF-8 bytes.
+///
+/// Data payloads are written once per change (in export form, so priorities travel) and spliced
+/// into each envelope, so a change with many recipients is serialised once.
+public enum ServerMessage {
+    /// The handshake the server sends first: `{"t":"c","d":{"t":"h","d":{…}}}`. `v` is the
+    /// string `"5"`; `h` is the host:port the client can reconnect to.
+    public static func handshake(timestamp: Int64, host: String, session: String) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.writeRaw(#"{"t":"c","d":{"t":"h","d":{"ts":"#.utf8)
+        writer.writeRaw(String(timestamp).utf8)
+        writer.writeRaw(#","v":"5","h":"#.utf8)
+        writer.write(host)
+        writer.writeRaw(#","s":"#.utf8)
+        writer.write(session)
+        writer.writeRaw("}}}".utf8)
+        return writer.bytes
+    }
+
+    /// The pong that answers a ping.
+    public static let pong = Array(#"{"t":"c","d":{"t":"o","d":{}}}"#.utf8)
+
+    /// A response to request `number`: `{"t":"d","d":{"r":N,"b":{"s":STATUS,"d":DATA}}}`, with
+    /// `data` already encoded (`{}` when absent).
+    public static func response(_ number: Int, status: WireStatus, data: [UInt8]? = nil) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.writeRaw(#"{"t":"d","d":{"r":"#.utf8)
+        writer.writeRaw(String(number).utf8)
+        writer.writeRaw(#","b":{"s":"#.utf8)
+        writer.write(status.rawValue)
+        writer.writeRaw(#","d":"#.utf8)
+        writer.writeRaw(data ?? Array("{}".utf8))
+        writer.writeRaw("}}}".utf8)
+        return writer.bytes
+    }
+
+    /// An error response whose data is the explanation text.
+    public static func failure(_ number: Int, status: WireStatus, message: String) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.write(message)
+        return response(number, status: status, data: writer.bytes)
+    }
+
+    /// A node as push data (export form: priorities included, never arrays).
+    public static func data(_ node: Node) -> [UInt8] {
+        var writer = JSONWriter()
+        node.write(to: &writer, format: .export)
+        return writer.bytes
+    }
+
+    /// The data of a merge push: `{"rel/path": value, …}`.
+    public static func mergeData(_ entries: [MergeEntry]) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.writeRaw("{".utf8)
+        for (offset, entry) in entries.enumerated() {
+            if offset > 0 { writer.writeRaw(",".utf8) }
+            writer.write(entry.path.relativeString)
+            writer.writeRaw(":".utf8)
+            entry.node.write(to: &writer, format: .export)
+        }
+        writer.writeRaw("}".utf8)
+        return writer.bytes
+    }
+
+    /// A data push: `{"t":"d","d":{"a":"d"|"m","b":{"p":PATH,"d":DATA[,"t":TAG]}}}`.
+    public static func push(merge: Bool, path: Path, data: [UInt8], tag: Int?) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.writeRaw((merge ? #"{"t":"d","d":{"a":"m","b":{"p":"# : #"{"t":"d","d":{"a":"d","b":{"p":"#).utf8)
+        writer.write(path.relativeString)
+        writer.writeRaw(#","d":"#.utf8)
+        writer.writeRaw(data)
+        if let tag {
+            writer.writeRaw(#","t":"#.utf8)
+            writer.writeRaw(String(tag).utf8)
+        }
+        writer.writeRaw("}}}".utf8)
+        return writer.bytes
+    }
+
+    /// A listen revoked by the server (`c`). A filtered query is named by an array of query
+    /// objects: the JS SDK crashes on a bare object.
+    public static func listenRevoked(path: Path, query: Query) -> [UInt8] {
+        var body: [JSONMember] = [JSONMember("p", .string(path.relativeString))]
+        if !query.loadsAllData { body.append(JSONMember("q", .array([query.wireObject]))) }
+        return JSONWriter.string(.object([
+            JSONMember("t", .string("d")),
+            JSONMember("d", .object([JSONMember("a", .string("c")), JSONMember("b", .object(body))])),
+        ])).utf8.map { $0 }
+    }
+
+    /// The server's shutdown notice (`{"t":"c","d":{"t":"s","d":REASON}}`): the SDKs stop
+    /// reconnecting for good, so it is only for a database that is going away.
+    public static func shutdown(reason: String) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.writeRaw(#"{"t":"c","d":{"t":"s","d":"#.utf8)
+        writer.write(reason)
+        writer.writeRaw("}}".utf8)
+        return writer.bytes
+    }
+}

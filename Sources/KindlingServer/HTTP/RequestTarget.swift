@@ -1,0 +1,60 @@
+/// The path and query parameters of a request URI, percent-decoded.
+struct RequestTarget: Sendable {
+    /// The path, still `/`-separated, each segment percent-decoded (`+` stays a plus).
+    var path: String
+    /// Query parameters by name (the last value wins); `+` is read as a space only when
+    /// `plusIsSpace` is set (form encoding).
+    var parameters: [String: String]
+
+    init(uri: String, plusIsSpace: Bool = false) {
+        let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let rawPath = parts.first.map(String.init) ?? "/"
+        path = rawPath.split(separator: "/", omittingEmptySubsequences: false)
+            .map { RequestTarget.percentDecode($0, plusIsSpace: false) ?? String($0) }
+            .joined(separator: "/")
+        var parameters: [String: String] = [:]
+        if parts.count > 1 {
+            for pair in parts[1].split(separator: "&") where !pair.isEmpty {
+                let keyValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let key = RequestTarget.percentDecode(keyValue[0], plusIsSpace: plusIsSpace) ?? String(keyValue[0])
+                let value = keyValue.count > 1 ? (RequestTarget.percentDecode(keyValue[1], plusIsSpace: plusIsSpace) ?? String(keyValue[1])) : ""
+                parameters[key] = value
+            }
+        }
+        self.parameters = parameters
+    }
+
+    /// Decodes `%XX` escapes (as UTF-8); nil when an escape is malformed or the bytes are not UTF-8.
+    static func percentDecode(_ text: Substring, plusIsSpace: Bool) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next(), let low = iterator.next(),
+                    let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+                else { return nil }
+                bytes.append(value)
+            } else if byte == UInt8(ascii: "+"), plusIsSpace {
+                bytes.append(UInt8(ascii: " "))
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// The namespace a request is for: `?ns=`, else the first label of the Host header's name
+    /// (for `mydb.localhost:9000`, not for an address or a one-label name), else the default.
+    static func namespace(parameters: [String: String], host: String?, fallback: String) -> String {
+        if let ns = parameters["ns"], !ns.isEmpty { return ns }
+        guard let host else { return fallback }
+        var name = Substring(host)
+        if name.hasPrefix("[") { return fallback }  // an IPv6 literal
+        if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
+        let labels = name.split(separator: ".")
+        guard labels.count >= 2, !labels.allSatisfy({ $0.allSatisfy(\.isNumber) }), let first = labels.first else {
+            return fallback
+        }
+        return String(first)
+    }
+}

@@ -1,0 +1,103 @@
+import KindlingCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+
+/// A running Kindling server: one port serving the realtime protocol at `/.ws` and HTTP
+/// everywhere else.
+public final class KindlingServer: Sendable {
+    public let configuration: ServerConfiguration
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: any Channel
+    let registry: NamespaceRegistry
+
+    /// The port actually bound (useful when the configuration asked for 0).
+    public var port: Int { channel.localAddress?.port ?? configuration.port }
+
+    private init(configuration: ServerConfiguration, group: MultiThreadedEventLoopGroup, channel: any Channel, registry: NamespaceRegistry) {
+        self.configuration = configuration
+        self.group = group
+        self.channel = channel
+        self.registry = registry
+    }
+
+    /// Binds and starts serving.
+    public static func start(_ configuration: ServerConfiguration) async throws -> KindlingServer {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
+        let registry = NamespaceRegistry(logger: configuration.logger)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 1024)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                KindlingServer.configure(channel, registry: registry, configuration: configuration)
+            }
+        do {
+            let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+            return KindlingServer(configuration: configuration, group: group, channel: channel, registry: registry)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    /// Stops accepting, closes every connection (their onDisconnect writes run) and stops the
+    /// event loops.
+    public func shutdown() async throws {
+        try? await channel.close()
+        try await group.shutdownGracefully()
+    }
+
+    /// The names of the namespaces in use.
+    public var namespaces: [String] { registry.names }
+
+    private static func configure(_ channel: any Channel, registry: NamespaceRegistry, configuration: ServerConfiguration) -> EventLoopFuture<Void> {
+        let upgrader = NIOWebSocketServerUpgrader(
+            maxFrameSize: configuration.maxFrameBytes,
+            automaticErrorHandling: true,
+            shouldUpgrade: { channel, head in
+                let target = RequestTarget(uri: head.uri)
+                return channel.eventLoop.makeSucceededFuture(target.path == "/.ws" ? HTTPHeaders() : nil)
+            },
+            upgradePipelineHandler: { channel, head in
+                channel.eventLoop.makeCompletedFuture {
+                    let target = RequestTarget(uri: head.uri)
+                    let host = head.headers.first(name: "host")
+                    let name = RequestTarget.namespace(parameters: target.parameters, host: host, fallback: configuration.defaultNamespace)
+                    let handshakeHost = host ?? "\(configuration.host):\(channel.localAddress?.port ?? configuration.port)"
+                    let session = WebSocketSessionHandler(
+                        namespace: registry.namespace(name),
+                        handshakeHost: handshakeHost,
+                        configuration: configuration
+                    )
+                    try channel.pipeline.syncOperations.addHandler(
+                        NIOWebSocketFrameAggregator(
+                            minNonFinalFragmentSize: 0,
+                            maxAccumulatedFrameCount: 1 << 16,
+                            maxAccumulatedFrameSize: configuration.maxFrameBytes
+                        )
+                    )
+                    try channel.pipeline.syncOperations.addHandler(session)
+                }
+            }
+        )
+        let httpHandlerName = "kindling.http"
+        return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                withServerUpgrade: (
+                    upgraders: [upgrader],
+                    completionHandler: { context in
+                        context.pipeline.removeHandler(name: httpHandlerName, promise: nil)
+                    }
+                )
+            )
+            try channel.pipeline.syncOperations.addHandler(
+                HTTPRequestHandler(registry: registry, configuration: configuration),
+                name: httpHandlerName
+            )
+        }
+    }
+}

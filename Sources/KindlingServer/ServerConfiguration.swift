@@ -1,0 +1,45 @@
+import Logging
+
+/// How a Kindling server runs.
+public struct ServerConfiguration: Sendable {
+    /// The address to listen on (`127.0.0.1` keeps it local; `0.0.0.0` serves the network).
+    public var host: String
+    /// The port (0 picks a free one, for tests).
+    public var port: Int
+    /// Where durable data will live (storage arrives with the durability work).
+    public var dataDirectory: String
+    /// The namespace of a request that names none (no `ns`, no usable Host label).
+    public var defaultNamespace: String
+    /// The most bytes a connection may have waiting to be written before it is treated as a
+    /// reader that fell behind and is disconnected.
+    public var maxPendingOutboundBytes: Int
+    /// The largest single WebSocket frame accepted from a client.
+    public var maxFrameBytes: Int
+    /// The largest message (after reassembly) accepted from a client.
+    public var maxMessageBytes: Int
+    /// Event-loop threads for network I/O.
+    public var eventLoopThreads: Int
+    public var logger: Logger
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 9000,
+        dataDirectory: String = "./kindling-data",
+        defaultNamespace: String = "kindling",
+        maxPendingOutboundBytes: Int = 64 * 1024 * 1024,
+        maxFrameBytes: Int = 16 * 1024 * 1024 + 64 * 1024,
+        maxMessageBytes: Int = 16 * 1024 * 1024 + 64 * 1024,
+        eventLoopThreads: Int = 2,
+        logger: Logger = Logger(label: "kindling")
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.defaultNamespace = defaultNamespace
+        self.maxPendingOutboundBytes = maxPendingOutboundBytes
+        self.maxFrameBytes = maxFrameBytes
+        self.maxMessageBytes = maxMessageBytes
+        self.eventLoopThreads = eventLoopThreads
+        self.logger = logger
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `kindling`: the server and its tools.
+@main
+struct Kindling: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kindling",
+        abstract: "A self-hosted realtime JSON database that speaks the Firebase Realtime Database protocols.",
+        subcommands: [Serve.self]
+    )
+}

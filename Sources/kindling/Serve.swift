@@ -1,0 +1,107 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import KindlingServer
+import Logging
+
+/// `kindling serve`: run the database server.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the Kindling server (realtime WebSocket at /.ws and HTTP on one port).",
+        discussion: """
+            Point a Firebase SDK at it with its emulator setting, for example
+              JS:      connectDatabaseEmulator(db, "127.0.0.1", 9000)
+              Admin:   FIREBASE_DATABASE_EMULATOR_HOST=127.0.0.1:9000
+              iOS:     Database.database().useEmulator(withHost: "127.0.0.1", port: 9000)
+            """
+    )
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on.")
+    var port = 9000
+
+    @Option(name: .customLong("data-dir"), help: "Directory for durable data.")
+    var dataDirectory = "./kindling-data"
+
+    @Option(help: "Namespace for requests that name none (no ?ns= and no database host label).")
+    var namespace = "kindling"
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    @Option(help: "Bytes a connection may have waiting to be sent before it is disconnected as too slow.")
+    var maxPendingBytes = 64 * 1024 * 1024
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("Unknown log level \"\(logLevel)\"; use trace, debug, info, notice, warning, error or critical.")
+        }
+        guard (0...65535).contains(port) else { throw ValidationError("Port \(port) is out of range.") }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "kindling")
+        let server = try await KindlingServer.start(ServerConfiguration(
+            host: host,
+            port: port,
+            dataDirectory: dataDirectory,
+            defaultNamespace: namespace,
+            maxPendingOutboundBytes: maxPendingBytes,
+            eventLoopThreads: ProcessInfo.processInfo.activeProcessorCount,
+            logger: logger
+        ))
+        let address = "\(host):\(server.port)"
+        print("""
+            Kindling is listening on \(address)
+              realtime: ws://\(address)/.ws?v=5&ns=\(namespace)
+              http:     http://\(address)/.inspect/databases.json
+            Point an SDK at it with its emulator setting (host \(host), port \(server.port)), e.g.
+              FIREBASE_DATABASE_EMULATOR_HOST=\(address)
+            No security rules are enforced yet: every request is allowed.
+            """)
+        logger.warning("security rules are not enforced yet: every request is allowed")
+        await Serve.waitForTermination()
+        logger.info("shutting down")
+        try await server.shutdown()
+    }
+
+    /// Returns when SIGINT or SIGTERM arrives.
+    static func waitForTermination() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let fired = Fired()
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
+                source.setEventHandler {
+                    if fired.fire() { continuation.resume() }
+                }
+                source.resume()
+                fired.keep(source)
+            }
+        }
+    }
+}
+
+/// Resumes the signal wait once, and keeps the signal sources alive.
+private final class Fired: @unchecked Sendable {
+    private var done = false
+    private var sources: [any DispatchSourceSignal] = []
+    private let lock = NSLock()
+
+    func keep(_ source: any DispatchSourceSignal) { lock.withLock { sources.append(source) } }
+
+    func fire() -> Bool {
+        lock.withLock {
+            defer { done = true }
+            return !done
+        }
+    }
+}
