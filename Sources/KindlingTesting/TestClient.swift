@@ -1,1 +1,300 @@
-// placeholder
+import KindlingCore
+import KindlingProtocol
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+import Synchronization
+
+/// A small realtime-protocol client over a real socket, for integration tests: it speaks the
+/// wire exactly (envelopes, request numbers, split frames) and lets a test see every message in
+/// the order it arrived.
+public final class TestClient: Sendable {
+    /// The handshake the server sent.
+    public let handshake: JSONValue
+    private let channel: any Channel
+    private let inbox: Inbox
+    private let requestNumber = Mutex(0)
+
+    private init(channel: any Channel, inbox: Inbox, handshake: JSONValue) {
+        self.channel = channel
+        self.inbox = inbox
+        self.handshake = handshake
+    }
+
+    /// Connects to `/.ws` (with `?v=5&ns=namespace` unless `namespace` is nil) and waits for the
+    /// handshake.
+    public static func connect(
+        port: Int,
+        namespace: String? = "test",
+        host: String = "127.0.0.1",
+        hostHeader: String? = nil,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> TestClient {
+        let inbox = Inbox()
+        let uri = "/.ws?v=5" + (namespace.map { "&ns=\($0)" } ?? "")
+        let headerHost = hostHeader ?? "\(host):\(port)"
+        let channel = try await ClientBootstrap(group: group)
+            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let upgrader = NIOWebSocketClientUpgrader(
+                        maxFrameSize: 1 << 26,
+                        automaticErrorHandling: true,
+                        upgradePipelineHandler: { channel, _ in
+                            channel.eventLoop.makeCompletedFuture {
+                                try channel.pipeline.syncOperations.addHandler(
+                                    NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16, maxAccumulatedFrameSize: 1 << 26)
+                                )
+                                try channel.pipeline.syncOperations.addHandler(FrameReceiver(inbox: inbox))
+                            }
+                        }
+                    )
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers(
+                        leftOverBytesStrategy: .forwardBytes,
+                        withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in })
+                    )
+                    try channel.pipeline.syncOperations.addHandler(UpgradeRequester(uri: uri, host: headerHost))
+                }
+            }
+            .connect(host: host, port: port)
+            .get()
+        let first = try await inbox.next(timeout: .seconds(10))
+        return TestClient(channel: channel, inbox: inbox, handshake: try JSONParser.parse(first))
+    }
+
+    /// Sends one raw text frame, exactly as given.
+    public func sendFrame(_ text: String) async throws {
+        var buffer = channel.allocator.buffer(capacity: text.utf8.count)
+        buffer.writeString(text)
+        let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: buffer)
+        try await channel.writeAndFlush(frame)
+    }
+
+    /// Sends a message the way the SDKs do: one frame, or a count frame then 16,384-character
+    /// pieces when it is longer.
+    public func send(_ message: String) async throws {
+        let characters = Array(message)
+        if message.utf16.count <= 16_384 {
+            try await sendFrame(message)
+            return
+        }
+        var pieces: [String] = []
+        var current = ""
+        var units = 0
+        for character in characters {
+            let size = character.utf16.count
+            if units + size > 16_384 {
+                pieces.append(current)
+                current = ""
+                units = 0
+            }
+            current.append(character)
+            units += size
+        }
+        if !current.isEmpty { pieces.append(current) }
+        try await sendFrame(String(pieces.count))
+        for piece in pieces { try await sendFrame(piece) }
+    }
+
+    /// Sends a data request and returns its number.
+    @discardableResult
+    public func sendRequest(_ action: String, _ body: JSONValue) async throws -> Int {
+        let number = requestNumber.withLock { value in
+            value += 1
+            return value
+        }
+        let envelope = JSONValue.object([
+            JSONMember("t", .string("d")),
+            JSONMember("d", .object([JSONMember("r", .number(Double(number))), JSONMember("a", .string(action)), JSONMember("b", body)])),
+        ])
+        try await send(JSONWriter.string(envelope))
+        return number
+    }
+
+    /// Sends a request and returns every message received up to and including its response
+    /// (so a test can check what arrived before the `ok`).
+    public func request(_ action: String, _ body: JSONValue, timeout: Duration = .seconds(10)) async throws -> [JSONValue] {
+        let number = try await sendRequest(action, body)
+        var messages: [JSONValue] = []
+        while true {
+            let message = try await nextMessage(timeout: timeout)
+            messages.append(message)
+            if message["d"]?["r"]?.numberValue == Double(number) { return messages }
+        }
+    }
+
+    /// The next message, reassembled from split frames.
+    public func nextMessage(timeout: Duration = .seconds(10)) async throws -> JSONValue {
+        try JSONParser.parse(try await inbox.next(timeout: timeout))
+    }
+
+    /// The next raw frame text as received.
+    public func nextRawMessage(timeout: Duration = .seconds(10)) async throws -> String {
+        try await inbox.next(timeout: timeout)
+    }
+
+    /// True when no message arrives within `timeout` (a message that does arrive is consumed).
+    public func isQuiet(for timeout: Duration = .milliseconds(200)) async -> Bool {
+        (try? await inbox.next(timeout: timeout)) == nil
+    }
+
+    /// Every frame received so far, as sent (count headers and pieces included).
+    public func receivedFrames() -> [String] { inbox.frames() }
+
+    /// Stops reading from the socket, as a stalled client would; the server's writes back up.
+    public func pauseReading() {
+        channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+    }
+
+    /// Reads again after `pauseReading`.
+    public func resumeReading() {
+        channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+        channel.read()
+    }
+
+    /// Ends the connection with a close frame.
+    public func close() async {
+        var data = channel.allocator.buffer(capacity: 2)
+        data.write(webSocketErrorCode: .normalClosure)
+        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
+        try? await channel.writeAndFlush(frame)
+        try? await channel.close()
+    }
+
+    /// Drops the TCP connection without a close frame, as a crashed client would.
+    public func abort() async {
+        try? await channel.close()
+    }
+
+    /// True once the server has closed the connection.
+    public func waitForClose(timeout: Duration = .seconds(10)) async -> Bool {
+        await inbox.waitForClose(timeout: timeout)
+    }
+}
+
+/// Messages received, handed to the test in order.
+final class Inbox: Sendable {
+    private struct State {
+        var messages: [String] = []
+        var waiter: (id: Int, continuation: CheckedContinuation<String?, Never>)?
+        var nextWaiterID = 0
+        var closed = false
+        var assembler = FrameAssembler(maxMessageBytes: 1 << 28)
+        var frames: [String] = []
+    }
+
+    private let state = Mutex(State())
+
+    func receive(_ frame: String) {
+        let handoff: (CheckedContinuation<String?, Never>, String)? = state.withLock { state in
+            state.frames.append(frame)
+            guard case .message(let message)? = try? state.assembler.receive(frame) else { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return (waiter.continuation, message)
+            }
+            state.messages.append(message)
+            return nil
+        }
+        if let (continuation, message) = handoff { continuation.resume(returning: message) }
+    }
+
+    func frames() -> [String] { state.withLock { $0.frames } }
+
+    func close() {
+        let waiter = state.withLock { state in
+            state.closed = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.continuation.resume(returning: nil)
+    }
+
+    /// The next message; throws when none comes within `timeout` or the connection closed.
+    func next(timeout: Duration) async throws -> String {
+        let id = state.withLock { state in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            let waiter = self.state.withLock { state -> CheckedContinuation<String?, Never>? in
+                guard let waiter = state.waiter, waiter.id == id else { return nil }
+                state.waiter = nil
+                return waiter.continuation
+            }
+            waiter?.resume(returning: nil)
+        }
+        defer { timer.cancel() }
+        let result: String? = await withCheckedContinuation { continuation in
+            let immediate: String?? = state.withLock { state in
+                if !state.messages.isEmpty { return .some(state.messages.removeFirst()) }
+                if state.closed { return .some(nil) }
+                state.waiter = (id, continuation)
+                return nil
+            }
+            if let immediate { continuation.resume(returning: immediate) }
+        }
+        guard let result else { throw TestClientError.timedOut }
+        return result
+    }
+
+    func waitForClose(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if state.withLock({ $0.closed }) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+}
+
+/// Why a test client call failed.
+public enum TestClientError: Error {
+    case timedOut
+}
+
+/// Sends the HTTP request that asks for the upgrade.
+private final class UpgradeRequester: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    let uri: String
+    let host: String
+
+    init(uri: String, host: String) {
+        self.uri = uri
+        self.host = host
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: host)
+        headers.add(name: "Content-Length", value: "0")
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: uri, headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.fireChannelActive()
+    }
+}
+
+/// Feeds text frames to the inbox; notes when the connection ends.
+private final class FrameReceiver: ChannelInboundHandler {
+    typealias InboundIn = WebSocketFrame
+
+    let inbox: Inbox
+
+    init(inbox: Inbox) { self.inbox = inbox }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        if frame.opcode == .text { inbox.receive(String(buffer: frame.unmaskedData)) }
+        if frame.opcode == .connectionClose { inbox.close() }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        inbox.close()
+        context.fireChannelInactive()
+    }
+}

@@ -7,7 +7,7 @@ import NIOHTTP1
 ///
 /// Serves `/.inspect/databases.json` and answers every response with `Content-Length` in one
 /// write (with TCP_NODELAY on the socket, so no response waits on Nagle's algorithm).
-final class HTTPRequestHandler: ChannelInboundHandler {
+final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 

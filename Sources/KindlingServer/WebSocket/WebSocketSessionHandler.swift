@@ -118,8 +118,10 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: frames[frames.count - 1])), promise: promise)
         context.flush()
         if pendingBytes > maxPendingBytes {
+            // No close frame: it would queue behind the backlog the reader is not taking.
             logger.warning("disconnecting a reader that fell behind: \(pendingBytes) bytes waiting (limit \(maxPendingBytes))")
-            close(context: context, code: .policyViolation, reason: "too far behind")
+            closing = true
+            context.close(promise: nil)
         }
     }
 
