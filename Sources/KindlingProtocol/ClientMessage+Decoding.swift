@@ -79,13 +79,21 @@ extension Action {
         case "o": return .onDisconnectPut(path: try path(body), data: body["d"] ?? .null)
         case "om": return .onDisconnectMerge(path: try path(body), data: try members(body))
         case "oc": return .onDisconnectCancel(path: try path(body))
-        case "g": return .get(path: try path(body), query: try query(body))
+        case "g":
+            if let text = body["p"]?.stringValue, isInfoPath(text) { return .getInfo(text) }
+            return .get(path: try path(body), query: try query(body))
         case "echo": return .echo(body["d"] ?? .null)
         default: return .unknown(name)
         }
     }
 
     private static func invalid(_ reason: String) -> ValidationError { ValidationError(.invalidData, reason) }
+
+    /// `/.info` and below: the SDKs' local pseudo-location.
+    static func isInfoPath(_ text: String) -> Bool {
+        let first = text.split(separator: "/", omittingEmptySubsequences: true).first
+        return first == ".info"
+    }
 
     private static func path(_ body: JSONValue) throws(ValidationError) -> Path {
         guard let text = body["p"]?.stringValue else { throw ValidationError(.invalidPath, "Request needs a path \"p\"") }

@@ -50,6 +50,8 @@ public enum Action: Sendable, Equatable {
     case onDisconnectCancel(path: Path)
     /// `g`: read once, filtered by the query.
     case get(path: Path, query: Query)
+    /// `g` on `/.info/…`: client-local data the SDKs answer themselves; the server has none.
+    case getInfo(String)
     /// `echo`: a test hook; answered with its data.
     case echo(JSONValue)
     /// An action Kindling does not know.

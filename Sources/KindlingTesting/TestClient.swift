@@ -29,13 +29,17 @@ public final class TestClient: Sendable {
         namespace: String? = "test",
         host: String = "127.0.0.1",
         hostHeader: String? = nil,
+        receiveBufferBytes: Int? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> TestClient {
         let inbox = Inbox()
         let uri = "/.ws?v=5" + (namespace.map { "&ns=\($0)" } ?? "")
         let headerHost = hostHeader ?? "\(host):\(port)"
-        let channel = try await ClientBootstrap(group: group)
-            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+        var bootstrap = ClientBootstrap(group: group).channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+        if let receiveBufferBytes {
+            bootstrap = bootstrap.channelOption(ChannelOptions.socketOption(.so_rcvbuf), value: .init(receiveBufferBytes))
+        }
+        let channel = try await bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let upgrader = NIOWebSocketClientUpgrader(

@@ -234,11 +234,14 @@ struct RealtimeProtocolTests {
     @Test func aReaderThatFallsBehindIsDisconnected() async throws {
         try await Self.withServer(maxPendingBytes: 4096) { server in
             let writer = try await TestClient.connect(port: server.port)
-            let slow = try await TestClient.connect(port: server.port)
+            // A small receive buffer, so the backlog builds up in the server rather than the kernel.
+            let slow = try await TestClient.connect(port: server.port, receiveBufferBytes: 16 * 1024)
             _ = try await slow.request("q", try json(#"{"p":"/flood","h":""}"#))
             slow.pauseReading()
-            let text = String(repeating: "x", count: 200_000)
-            for _ in 0..<150 {
+            var text = ""
+            for round in 0..<40 {
+                // A different value each time: an unchanged value would send nothing.
+                text = String(repeating: "x", count: 200_000) + String(round)
                 _ = try await writer.request("p", .object([JSONMember("p", .string("/flood")), JSONMember("d", .string(text))]))
             }
             slow.resumeReading()

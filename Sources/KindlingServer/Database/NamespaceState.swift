@@ -71,6 +71,9 @@ struct NamespaceState: Sendable {
                 respond(request, to: connection, into: &out)
             case .get(let path, let query):
                 respond(request, to: connection, data: ServerMessage.data(database.read(path, query: query)), into: &out)
+            case .getInfo:
+                // `.info` lives in the client (connected state, clock offset); the server holds none of it.
+                respond(request, to: connection, data: Array("null".utf8), into: &out)
             case .echo(let data):
                 respond(request, to: connection, data: Array(JSONWriter.string(data).utf8), into: &out)
             case .unknown(let action):

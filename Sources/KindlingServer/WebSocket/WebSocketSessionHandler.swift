@@ -117,6 +117,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         promise.futureResult.assumeIsolated().whenComplete { _ in self.pendingBytes -= size }
         context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: frames[frames.count - 1])), promise: promise)
         context.flush()
+        logger.trace("wrote \(size) bytes; \(pendingBytes) waiting")
         if pendingBytes > maxPendingBytes {
             // No close frame: it would queue behind the backlog the reader is not taking.
             logger.warning("disconnecting a reader that fell behind: \(pendingBytes) bytes waiting (limit \(maxPendingBytes))")
