@@ -16,6 +16,9 @@ struct EventGenerator: Sendable {
                 moves.append(.moved(key, change.node))
             }
         }
+        let previousSibling = EventGenerator.previousSiblingLookup(
+            in: eventCache, index: index,
+            lookups: changes.count { $0.kind == .childAdded || $0.kind == .childChanged } + moves.count)
         var events: [Event] = []
         for kind in [EventKind.childRemoved, .childAdded, .childMoved, .childChanged, .value] {
             var ofKind = (kind == .childMoved ? moves : changes).filter { $0.kind == kind }
@@ -25,7 +28,7 @@ struct EventGenerator: Sendable {
             for change in ofKind {
                 var previous: Key?
                 if kind != .value && kind != .childRemoved, let key = change.key {
-                    previous = eventCache.predecessor(of: key, change.node, by: index)
+                    previous = previousSibling(key, change.node)
                 }
                 for registration in registrations {
                     events.append(
@@ -36,5 +39,21 @@ struct EventGenerator: Sendable {
             }
         }
         return events
+    }
+
+    /// Finds previous siblings in the new event cache. One change scans the children; many
+    /// changes (a new listener on a long list gets a `childAdded` per child) share one sort.
+    static func previousSiblingLookup(in eventCache: Node, index: Index, lookups: Int) -> (Key, Node) -> Key? {
+        if case .key = index { return { key, node in eventCache.predecessor(of: key, node, by: index) } }
+        guard lookups > 4 else { return { key, node in eventCache.predecessor(of: key, node, by: index) } }
+        let ordered = eventCache.children(by: index)
+        var positions: [Key: Int] = [:]
+        for (position, entry) in ordered.enumerated() { positions[entry.key] = position }
+        return { key, node in
+            guard let position = positions[key], ordered[position].node == node else {
+                return eventCache.predecessor(of: key, node, by: index)
+            }
+            return position > 0 ? ordered[position - 1].key : nil
+        }
     }
 }

@@ -9,7 +9,7 @@ struct SyncPoint: Sendable {
     var isEmpty: Bool { views.isEmpty }
 
     /// The view for a query identifier.
-    func view(id: String) -> View? { views.first { $0.query.identifier == id } }
+    func view(id: String) -> View? { views.first { $0.queryID == id } }
 
     /// The view serving `query`: any view of all the data serves a query that loads all data
     /// (an order alone changes only the event order, which each view handles itself).
@@ -36,7 +36,7 @@ struct SyncPoint: Sendable {
     /// Passes an operation to the views: a tagged one only to its query's view.
     mutating func apply(_ operation: SyncOperation, writes: WriteTreeRef, completeServerCache: Node?) -> [Event] {
         if let queryID = operation.source.queryID {
-            guard let index = views.firstIndex(where: { $0.query.identifier == queryID }) else { return [] }
+            guard let index = views.firstIndex(where: { $0.queryID == queryID }) else { return [] }
             return views[index].apply(operation, writes: writes, completeServerCache: completeServerCache)
         }
         var events: [Event] = []
@@ -78,7 +78,7 @@ struct SyncPoint: Sendable {
     ) -> [Event] {
         let id = query.identifier
         let index: Int
-        if let existing = views.firstIndex(where: { $0.query.identifier == id }) {
+        if let existing = views.firstIndex(where: { $0.queryID == id }) {
             index = existing
         } else {
             views.append(
@@ -107,7 +107,7 @@ struct SyncPoint: Sendable {
         let isDefault = id == Query.all.identifier
         var index = 0
         while index < views.count {
-            guard isDefault || views[index].query.identifier == id else {
+            guard isDefault || views[index].queryID == id else {
                 index += 1
                 continue
             }

@@ -55,8 +55,8 @@ public struct SyncTree: Sendable {
         case .overwrite: affected.set(true, at: .root)
         case .merge(let children): for child in children { affected.set(true, at: child.path) }
         }
-        let operation = SyncOperation(source: .user, path: write.path, kind: .ackUserWrite(affected: affected, revert: revert))
-        return applyToSyncPoints(operation)
+        return applyToSyncPoints(
+            SyncOperation(source: .user, path: write.path, kind: .ackUserWrite(affected: affected, revert: revert)))
     }
 
     // MARK: Server data

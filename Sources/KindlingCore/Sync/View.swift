@@ -6,6 +6,8 @@
 struct View: Sendable {
     let path: Path
     let query: Query
+    /// The query's identifier, the view's key within its sync point.
+    let queryID: String
     let processor: ViewProcessor
     private(set) var cache: ViewCache
     /// In the order they were added, which is the order they get events in.
@@ -16,6 +18,7 @@ struct View: Sendable {
     init(path: Path, query: Query, initialCache: ViewCache) {
         self.path = path
         self.query = query
+        self.queryID = query.identifier
         let filter: any NodeFilter
         if query.loadsAllData {
             filter = IndexedFilter(index: query.index)
@@ -25,7 +28,9 @@ struct View: Sendable {
             filter = RangedFilter(query: query)
         }
         processor = ViewProcessor(filter: filter)
-        let eventNode = ViewProcessor.discarding { filter.updateFullNode(.empty, initialCache.eventCache.node, changes: &$0) }
+        let eventNode = ViewProcessor.discarding {
+            filter.updateFullNode(.empty, initialCache.eventCache.node, changes: &$0)
+        }
         cache = ViewCache(
             eventCache: CacheNode(
                 eventNode, fullyInitialized: initialCache.eventCache.isFullyInitialized, filtered: filter.filtersNodes),

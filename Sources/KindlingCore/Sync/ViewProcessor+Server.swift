@@ -17,7 +17,9 @@ extension ViewProcessor {
             if serverFilter.filtersNodes && !oldServer.isFiltered {
                 // The cache is about to become filtered: filter all of it, not just this child.
                 let updated = oldServer.node.setting(changedSnap, at: changePath)
-                newServerNode = ViewProcessor.discarding { serverFilter.updateFullNode(oldServer.node, updated, changes: &$0) }
+                newServerNode = ViewProcessor.discarding {
+                    serverFilter.updateFullNode(oldServer.node, updated, changes: &$0)
+                }
             } else {
                 // Deep data for a child this cache does not hold was meant for another listener.
                 if !oldServer.isCompleteForPath(changePath) && changePath.count > 1 { return oldCache }
@@ -34,7 +36,9 @@ extension ViewProcessor {
                 }
             }
         } else {
-            newServerNode = ViewProcessor.discarding { serverFilter.updateFullNode(oldServer.node, changedSnap, changes: &$0) }
+            newServerNode = ViewProcessor.discarding {
+                serverFilter.updateFullNode(oldServer.node, changedSnap, changes: &$0)
+            }
         }
         let newCache = oldCache.updatingServerSnap(
             newServerNode, complete: oldServer.isFullyInitialized || changePath.isRoot,

@@ -16,7 +16,7 @@ extension SyncPointSpecRunner {
     /// its events in kind order (removed, added, moved, changed, value).
     func setMatch(_ expected: [SpecExpectedEvent], _ actual: [Event]) throws {
         guard expected.count == actual.count else {
-            throw SpecError("expected \(expected.count) events, got \(actual.count): \(SyncPointSpecRunner.describe(actual))")
+            throw SpecError("expected \(expected.count) events, got \(actual.count): \(Self.describe(actual))")
         }
         var remainingExpected = expected[...]
         var remainingActual = actual[...]
@@ -33,7 +33,7 @@ extension SyncPointSpecRunner {
             for event in remainingActual.prefix(size) {
                 guard let listen = listenOf[event.registration] else { throw SpecError("event for an unknown registration") }
                 guard listen.path == groupPath else {
-                    throw SpecError("expected an event for \(groupPath), got \(SyncPointSpecRunner.describe(event)) for \(listen.path)")
+                    throw SpecError("expected an event for \(groupPath), got \(Self.describe(event)) for \(listen.path)")
                 }
                 let listenID = "\(listen.path)|\(listen.queryID)"
                 if let last = lastKind[listenID], last > event.kind {
@@ -41,9 +41,7 @@ extension SyncPointSpecRunner {
                 }
                 lastKind[listenID] = event.kind
                 guard let index = unmatched.firstIndex(where: { $0.looselyMatches(event) }) else {
-                    throw SpecError(
-                        "no expected event matches \(SyncPointSpecRunner.describe(event)); actual: \(SyncPointSpecRunner.describe(actual))"
-                    )
+                    throw SpecError("no expected event matches \(Self.describe(event)); actual: \(Self.describe(actual))")
                 }
                 unmatched.remove(at: index)
             }

@@ -80,7 +80,8 @@ struct SyncPointSpecRunner {
             try allow(["type", "path", "data", "visible", "events"])
             let node = try SpecData.node(step["data"] ?? .null)
             let visible = step["visible"]?.boolValue ?? true
-            let events = tree.applyUserOverwrite(path: try path(step["path"]), node: node, writeID: nextWriteID, visible: visible)
+            let path = try path(step["path"])
+            let events = tree.applyUserOverwrite(path: path, node: node, writeID: nextWriteID, visible: visible)
             nextWriteID += 1
             try setMatch(expected, events)
         case "update":
@@ -133,7 +134,9 @@ struct SyncPointSpecRunner {
             case .start(let listen):
                 guard serverListens.insert(listen).inserted else { throw SpecError("duplicate listen \(listen)") }
             case .stop(let listen):
-                guard serverListens.remove(listen) != nil else { throw SpecError("stopping a listen never started: \(listen)") }
+                guard serverListens.remove(listen) != nil else {
+                    throw SpecError("stopping a listen never started: \(listen)")
+                }
             }
         }
     }
@@ -155,11 +158,13 @@ struct SyncPointSpecRunner {
                 query.start = try bound(value, index: query.index, unnamed: .min, inclusive: true)
             case "startAfter":
                 // Without a name, the bound sorts after every child with the value (except by key).
-                query.start = try bound(value, index: query.index, unnamed: query.index == .key ? .min : .max, inclusive: false)
+                let unnamed: BoundName = query.index == .key ? .min : .max
+                query.start = try bound(value, index: query.index, unnamed: unnamed, inclusive: false)
             case "endAt":
                 query.end = try bound(value, index: query.index, unnamed: .max, inclusive: true)
             case "endBefore":
-                query.end = try bound(value, index: query.index, unnamed: query.index == .key ? .max : .min, inclusive: false)
+                let unnamed: BoundName = query.index == .key ? .max : .min
+                query.end = try bound(value, index: query.index, unnamed: unnamed, inclusive: false)
             case "equalTo":
                 query.start = try bound(value, index: query.index, unnamed: .min, inclusive: true)
                 query.end = try bound(value, index: query.index, unnamed: .max, inclusive: true)
