@@ -6,9 +6,9 @@
 /// this location fully known from local writes alone?" by looking at a single node.
 struct CompoundWrite: Sendable {
     /// The writes; a node with a value never has children.
-    private(set) var tree: PathTree<Node>
+    private(set) var tree: OrderedPathTree<Node>
 
-    init(_ tree: PathTree<Node> = PathTree()) { self.tree = tree }
+    init(_ tree: OrderedPathTree<Node> = OrderedPathTree()) { self.tree = tree }
 
     static let empty = CompoundWrite()
 
@@ -17,7 +17,7 @@ struct CompoundWrite: Sendable {
 
     /// The writes with `node` written at `path`.
     func adding(_ node: Node, at path: Path) -> CompoundWrite {
-        if path.isRoot { return CompoundWrite(PathTree(node)) }
+        if path.isRoot { return CompoundWrite(OrderedPathTree(node)) }
         if let (rootmostPath, value) = tree.rootmostValue(on: path) {
             // Fold the new write into the one that already covers the location.
             let relative = path.dropFirst(rootmostPath.count)
@@ -26,7 +26,7 @@ struct CompoundWrite: Sendable {
             return CompoundWrite(copy)
         }
         var copy = tree
-        copy.setTree(PathTree(node), at: path)
+        copy.setTree(OrderedPathTree(node), at: path)
         return CompoundWrite(copy)
     }
 
@@ -39,7 +39,7 @@ struct CompoundWrite: Sendable {
     func removing(at path: Path) -> CompoundWrite {
         if path.isRoot { return .empty }
         var copy = tree
-        copy.setTree(PathTree(), at: path)
+        copy.setTree(OrderedPathTree(), at: path)
         return CompoundWrite(copy)
     }
 
@@ -66,7 +66,7 @@ struct CompoundWrite: Sendable {
     /// The writes seen from `path`, relative to it.
     func childWrite(at path: Path) -> CompoundWrite {
         if path.isRoot { return self }
-        if let shadowing = completeNode(at: path) { return CompoundWrite(PathTree(shadowing)) }
+        if let shadowing = completeNode(at: path) { return CompoundWrite(OrderedPathTree(shadowing)) }
         return CompoundWrite(tree.subtree(at: path))
     }
 
@@ -76,7 +76,7 @@ struct CompoundWrite: Sendable {
         CompoundWrite.apply(tree, at: .root, to: node)
     }
 
-    private static func apply(_ writes: PathTree<Node>, at path: Path, to node: Node) -> Node {
+    private static func apply(_ writes: OrderedPathTree<Node>, at path: Path, to node: Node) -> Node {
         if let value = writes.value { return node.setting(value, at: path) }
         var result = node
         var priorityWrite: Node?

@@ -2,13 +2,17 @@
 ///
 /// By kind first (removed, added, moved, changed, value), then by the query's order within a
 /// kind, then registration by registration. A child whose change moved it in the order gets a
-/// `childMoved` besides its `childChanged`. Previous-sibling names are read from the new event
-/// cache, so each event says where the child now sits.
+/// `childMoved` besides its `childChanged`. Previous-sibling names come from the new event cache
+/// (through `previousSibling`), so each event says where the child now sits.
 struct EventGenerator: Sendable {
     let path: Path
     let query: Query
 
-    func events(for changes: [ChildChange], eventCache: Node, registrations: [RegistrationID]) -> [Event] {
+    func events(
+        for changes: [ChildChange],
+        registrations: [RegistrationID],
+        previousSibling: (Key, Node) -> Key?
+    ) -> [Event] {
         let index = query.index
         var moves: [ChildChange] = []
         for change in changes where change.kind == .childChanged {
@@ -16,9 +20,6 @@ struct EventGenerator: Sendable {
                 moves.append(.moved(key, change.node))
             }
         }
-        let previousSibling = EventGenerator.previousSiblingLookup(
-            in: eventCache, index: index,
-            lookups: changes.count { $0.kind == .childAdded || $0.kind == .childChanged } + moves.count)
         var events: [Event] = []
         for kind in [EventKind.childRemoved, .childAdded, .childMoved, .childChanged, .value] {
             var ofKind = (kind == .childMoved ? moves : changes).filter { $0.kind == kind }
@@ -39,21 +40,5 @@ struct EventGenerator: Sendable {
             }
         }
         return events
-    }
-
-    /// Finds previous siblings in the new event cache. One change scans the children; many
-    /// changes (a new listener on a long list gets a `childAdded` per child) share one sort.
-    static func previousSiblingLookup(in eventCache: Node, index: Index, lookups: Int) -> (Key, Node) -> Key? {
-        if case .key = index { return { key, node in eventCache.predecessor(of: key, node, by: index) } }
-        guard lookups > 4 else { return { key, node in eventCache.predecessor(of: key, node, by: index) } }
-        let ordered = eventCache.children(by: index)
-        var positions: [Key: Int] = [:]
-        for (position, entry) in ordered.enumerated() { positions[entry.key] = position }
-        return { key, node in
-            guard let position = positions[key], ordered[position].node == node else {
-                return eventCache.predecessor(of: key, node, by: index)
-            }
-            return position > 0 ? ordered[position - 1].key : nil
-        }
     }
 }

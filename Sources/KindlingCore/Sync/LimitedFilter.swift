@@ -49,7 +49,7 @@ struct LimitedFilter: NodeFilter {
                 if inWindow {
                     count += 1
                 } else {
-                    filtered = filtered.settingChild(child.key, .empty)
+                    filtered.setChild(child.key, .empty)
                 }
             }
         }

@@ -12,6 +12,11 @@ extension Node {
         setting(node, at: Path(keys: [key]))
     }
 
+    /// Replaces child `key` in place.
+    mutating func setChild(_ key: Key, _ node: Node) {
+        set(node, at: Path(keys: [key]))
+    }
+
     /// The children ordered by `index` (ties broken by key), reversed on request.
     func children(by index: Index, reversed: Bool = false) -> [NamedNode] {
         var entries: [NamedNode] = children.map { ($0.key, $0.node) }

@@ -43,7 +43,7 @@ struct RangedFilter: NodeFilter {
         // Queries carry no priority, and a leaf has no children to show.
         var filtered = newSnap.isLeaf ? Node.empty : newSnap.withPriority(nil)
         for (key, child) in newSnap.children where !matches((key, child)) {
-            filtered = filtered.settingChild(key, .empty)
+            filtered.setChild(key, .empty)
         }
         return indexedFilter.updateFullNode(oldSnap, filtered, changes: &changes)
     }

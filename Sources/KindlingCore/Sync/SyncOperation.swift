@@ -20,9 +20,9 @@ struct SyncOperation: Sendable {
     enum Kind: Sendable {
         case overwrite(Node)
         /// Relative paths to new data.
-        case merge(PathTree<Node>)
+        case merge(OrderedPathTree<Node>)
         /// A pending write left the write tree; `affected` marks the paths it touched.
-        case ackUserWrite(affected: PathTree<Bool>, revert: Bool)
+        case ackUserWrite(affected: OrderedPathTree<Bool>, revert: Bool)
         /// The server finished sending a listen's initial data.
         case listenComplete
     }
@@ -51,7 +51,7 @@ struct SyncOperation: Sendable {
             if affected.value != nil { return self }
             return SyncOperation(
                 source: source, path: .root,
-                kind: .ackUserWrite(affected: affected.child(key) ?? PathTree(), revert: revert))
+                kind: .ackUserWrite(affected: affected.child(key) ?? OrderedPathTree(), revert: revert))
         case .listenComplete:
             return self
         }

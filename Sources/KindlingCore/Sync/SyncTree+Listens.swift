@@ -112,7 +112,7 @@ extension SyncTree {
 
     /// The views that each need a listen in `subtree`: the view of all the data where there is
     /// one (it covers everything below), else every filtered query.
-    static func distinctViews(in subtree: PathTree<SyncPoint>) -> [View] {
+    static func distinctViews(in subtree: OrderedPathTree<SyncPoint>) -> [View] {
         subtree.fold { _, syncPoint, children -> [View] in
             if let complete = syncPoint?.completeView { return [complete] }
             return (syncPoint?.queryViews ?? []) + children.flatMap(\.result)

@@ -12,7 +12,7 @@
 /// order they were created, registrations in the order they were added.
 public struct SyncTree: Sendable {
     /// A sync point wherever some query is listened to.
-    var syncPoints = PathTree<SyncPoint>()
+    var syncPoints = OrderedPathTree<SyncPoint>()
     /// The user's writes the server has not acknowledged.
     var pendingWrites = WriteTree()
     var tags = QueryTags()
@@ -50,7 +50,7 @@ public struct SyncTree: Sendable {
     /// server's data; views show the server's data again where it is known.
     public mutating func ackUserWrite(writeID: Int, revert: Bool = false) -> [Event] {
         guard let write = pendingWrites.write(writeID), pendingWrites.removeWrite(writeID) else { return [] }
-        var affected = PathTree<Bool>()
+        var affected = OrderedPathTree<Bool>()
         switch write.change {
         case .overwrite: affected.set(true, at: .root)
         case .merge(let children): for child in children { affected.set(true, at: child.path) }
@@ -116,8 +116,8 @@ public struct SyncTree: Sendable {
     // MARK: Applying operations
 
     /// A merge's changes as a tree, later entries winning.
-    static func mergeTree(_ changes: [(path: Path, node: Node)]) -> PathTree<Node> {
-        var tree = PathTree<Node>()
+    static func mergeTree(_ changes: [(path: Path, node: Node)]) -> OrderedPathTree<Node> {
+        var tree = OrderedPathTree<Node>()
         for change in changes { tree.set(change.node, at: change.path) }
         return tree
     }
@@ -131,7 +131,7 @@ public struct SyncTree: Sendable {
     /// the complete server data found on the way down (if any).
     private static func apply(
         _ operation: SyncOperation,
-        to tree: inout PathTree<SyncPoint>,
+        to tree: inout OrderedPathTree<SyncPoint>,
         serverCache: Node?,
         writes: WriteTreeRef
     ) -> [Event] {
@@ -152,7 +152,7 @@ public struct SyncTree: Sendable {
     /// Below the operation's path: every subtree (siblings in order) before this sync point.
     private static func applyToDescendants(
         _ operation: SyncOperation,
-        to tree: inout PathTree<SyncPoint>,
+        to tree: inout OrderedPathTree<SyncPoint>,
         serverCache: Node?,
         writes: WriteTreeRef
     ) -> [Event] {

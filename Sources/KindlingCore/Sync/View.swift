@@ -10,6 +10,8 @@ struct View: Sendable {
     let queryID: String
     let processor: ViewProcessor
     private(set) var cache: ViewCache
+    /// The event cache's children in query order, for previous-sibling names.
+    private(set) var order: ChildOrder
     /// In the order they were added, which is the order they get events in.
     private(set) var registrations: [RegistrationID] = []
 
@@ -37,6 +39,7 @@ struct View: Sendable {
             serverCache: CacheNode(
                 initialCache.serverCache.node, fullyInitialized: initialCache.serverCache.isFullyInitialized,
                 filtered: false))
+        order = ChildOrder(index: query.index, node: eventNode)
     }
 
     var isEmpty: Bool { registrations.isEmpty }
@@ -71,8 +74,9 @@ struct View: Sendable {
     mutating func apply(_ operation: SyncOperation, writes: WriteTreeRef, completeServerCache: Node?) -> [Event] {
         let result = processor.apply(operation, to: cache, writes: writes, completeCache: completeServerCache)
         cache = result.viewCache
-        return EventGenerator(path: path, query: query).events(
-            for: result.changes, eventCache: result.viewCache.eventCache.node, registrations: registrations)
+        let eventNode = result.viewCache.eventCache.node
+        order.update(with: result.changes, node: eventNode)
+        return events(for: result.changes, registrations: registrations)
     }
 
     /// The events a new registration gets at once: a `childAdded` for every child shown, and the
@@ -81,8 +85,14 @@ struct View: Sendable {
         let eventCache = cache.eventCache
         var changes: [ChildChange] = eventCache.node.children.map { .added($0.key, $0.node) }
         if eventCache.isFullyInitialized { changes.append(.value(eventCache.node)) }
-        return EventGenerator(path: path, query: query).events(
-            for: changes, eventCache: eventCache.node, registrations: [registration])
+        return events(for: changes, registrations: [registration])
+    }
+
+    private func events(for changes: [ChildChange], registrations: [RegistrationID]) -> [Event] {
+        let eventNode = cache.eventCache.node
+        return EventGenerator(path: path, query: query).events(for: changes, registrations: registrations) {
+            order.predecessor(of: $0, $1, in: eventNode)
+        }
     }
 
     /// `cancelled` events for the given registrations.

@@ -50,7 +50,7 @@ extension ViewProcessor {
     func applyServerMerge(
         _ viewCache: ViewCache,
         at path: Path,
-        _ changedChildren: PathTree<Node>,
+        _ changedChildren: OrderedPathTree<Node>,
         writes: WriteTreeRef,
         completeCache: Node?,
         filterServerNode: Bool,
@@ -59,7 +59,7 @@ extension ViewProcessor {
         // Without any server data yet, the merge was meant for an earlier listen here; the full
         // data for this one is on its way.
         if viewCache.serverCache.node.isEmpty && !viewCache.serverCache.isFullyInitialized { return viewCache }
-        var mergeTree = PathTree<Node>()
+        var mergeTree = OrderedPathTree<Node>()
         if path.isRoot { mergeTree = changedChildren } else { mergeTree.setTree(changedChildren, at: path) }
         let serverNode = viewCache.serverCache.node
         var current = viewCache
@@ -83,7 +83,7 @@ extension ViewProcessor {
     }
 
     /// `node` with every write of `merge` applied, deeper ones first.
-    static func applyMerge(_ merge: PathTree<Node>, to node: Node) -> Node {
+    static func applyMerge(_ merge: OrderedPathTree<Node>, to node: Node) -> Node {
         var result = node
         merge.forEach { path, child in result = result.setting(child, at: path) }
         return result

@@ -48,7 +48,7 @@ extension ViewProcessor {
     func applyUserMerge(
         _ viewCache: ViewCache,
         at path: Path,
-        _ changedChildren: PathTree<Node>,
+        _ changedChildren: OrderedPathTree<Node>,
         writes: WriteTreeRef,
         completeCache: Node?,
         changes: inout ChildChangeAccumulator?
@@ -72,7 +72,7 @@ extension ViewProcessor {
     func ackUserWrite(
         _ viewCache: ViewCache,
         at ackPath: Path,
-        affected: PathTree<Bool>,
+        affected: OrderedPathTree<Bool>,
         writes: WriteTreeRef,
         completeCache: Node?,
         changes: inout ChildChangeAccumulator?
@@ -89,13 +89,13 @@ extension ViewProcessor {
             }
             guard ackPath.isRoot else { return viewCache }
             // The write covered this location but the server data is partial: replay what we have.
-            var children = PathTree<Node>()
+            var children = OrderedPathTree<Node>()
             for (key, child) in serverCache.node.children { children.set(child, at: Path(keys: [key])) }
             return applyServerMerge(
                 viewCache, at: ackPath, children, writes: writes, completeCache: completeCache,
                 filterServerNode: filterServerNode, changes: &changes)
         }
-        var children = PathTree<Node>()
+        var children = OrderedPathTree<Node>()
         affected.forEach { mergePath, _ in
             let serverPath = ackPath.appending(mergePath)
             if serverCache.isCompleteForPath(serverPath) {

@@ -34,17 +34,17 @@ extension WriteTree {
         if let topLevel = visibleWrites.completeNode(at: path) {
             // A write covers everything here.
             if !topLevel.isLeaf {
-                for (key, child) in topLevel.children { result = result.settingChild(key, child) }
+                for (key, child) in topLevel.children { result.setChild(key, child) }
             }
             return result
         }
         let merge = visibleWrites.childWrite(at: path)
         if let serverChildren {
             for (key, child) in serverChildren.children {
-                result = result.settingChild(key, merge.childWrite(at: Path(keys: [key])).apply(to: child))
+                result.setChild(key, merge.childWrite(at: Path(keys: [key])).apply(to: child))
             }
         }
-        for (key, child) in merge.completeChildren { result = result.settingChild(key, child) }
+        for (key, child) in merge.completeChildren { result.setChild(key, child) }
         return result
     }
 

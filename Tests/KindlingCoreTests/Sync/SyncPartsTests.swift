@@ -7,7 +7,7 @@ struct SyncPartsTests {
     func node(_ json: String) throws -> Node { try Node(jsonText: json) }
 
     @Test func pathTreesPruneEmptyBranchesAndFindTheHighestValue() throws {
-        var tree = PathTree<Int>()
+        var tree = OrderedPathTree<Int>()
         tree.set(1, at: try Path("a/b/c"))
         tree.set(2, at: try Path("a"))
         #expect(tree.rootmostValue(on: try Path("a/b/c/d"))?.value == 2)
@@ -19,7 +19,7 @@ struct SyncPartsTests {
     }
 
     @Test func pathTreesVisitChildrenBeforeParents() throws {
-        var tree = PathTree<String>()
+        var tree = OrderedPathTree<String>()
         for text in ["", "b", "a", "a/x", "10", "9"] { tree.set(text, at: try Path(text)) }
         var visited: [String] = []
         tree.forEach { _, value in visited.append(value) }
@@ -88,8 +88,26 @@ struct SyncPartsTests {
         #expect(data.predecessor(of: "a", data.child("a"), by: index) == "c")
         #expect(data.predecessor(of: "b", data.child("b"), by: index) == nil)
         #expect(data.predecessor(of: "c", data.child("c"), by: .key) == "b")
-        let lookup = EventGenerator.previousSiblingLookup(in: data, index: index, lookups: 10)
-        #expect(lookup("a", data.child("a")) == "c")
-        #expect(lookup("c", data.child("c")) == "b")
+        let order = ChildOrder(index: index, node: data)
+        #expect(order.keys == ["b", "c", "a"])
+        #expect(order.predecessor(of: "a", data.child("a"), in: data) == "c")
+        #expect(order.predecessor(of: "b", data.child("b"), in: data) == nil)
+    }
+
+    @Test func childOrdersFollowChangesAndRepairThemselves() throws {
+        let index = Index.child(try Path("n"))
+        let old = try node(#"{"a":{"n":3},"b":{"n":1}}"#)
+        let new = try node(#"{"a":{"n":0},"c":{"n":2}}"#)
+        var order = ChildOrder(index: index, node: old)
+        let changes: [ChildChange] = [
+            .removed("b", old.child("b")), .added("c", new.child("c")), .changed("a", new.child("a"), old: old.child("a")),
+        ]
+        order.update(with: changes, node: new)
+        #expect(order.keys == ["a", "c"])
+        #expect(order.repairs == 0)
+        // Changes that do not describe the data: the order is rebuilt from the data.
+        order.update(with: [.removed("zz", Node(.number(1)))], node: old)
+        #expect(order.keys == ["b", "a"])
+        #expect(order.repairs == 1)
     }
 }

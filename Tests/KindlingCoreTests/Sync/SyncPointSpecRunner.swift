@@ -101,6 +101,25 @@ struct SyncPointSpecRunner {
             throw SpecError("unknown step type \"\(type)\"")
         }
         try trackListens()
+        try checkChildOrders()
+    }
+
+    /// Every view's sorted children must match its event cache, without repairs: the changes
+    /// of every step describe exactly how the cache changed.
+    func checkChildOrders() throws {
+        var problems: [String] = []
+        tree.syncPoints.forEach { path, syncPoint in
+            for view in syncPoint.views {
+                let node = view.cache.eventCache.node
+                let expected = node.children(by: view.query.index).map(\.key)
+                let actual = view.order.keys
+                let keyOrdered = view.query.index == .key
+                if view.order.repairs > 0 || (!keyOrdered && actual != expected) {
+                    problems.append("\(path) \(view.queryID): order \(actual), cache \(expected), \(view.order.repairs) repairs")
+                }
+            }
+        }
+        if let problem = problems.first { throw SpecError("child order out of step: \(problem)") }
     }
 
     func expectedEvents(_ json: JSONValue?) throws -> [SpecExpectedEvent] {

@@ -4,7 +4,7 @@
 /// Siblings are kept in UTF-16 order of their names (JavaScript's `<`), not in Firebase key
 /// order, because that is the order the SDKs walk these trees in: two listeners at `a/10` and
 /// `a/9` raise their events `10` first. Tests compare against events in that exact order.
-struct PathTree<Value> {
+struct OrderedPathTree<Value> {
     /// The value stored at this node, if any.
     var value: Value?
     /// The subtrees below, sorted by the UTF-16 order of their names.
@@ -13,7 +13,7 @@ struct PathTree<Value> {
     /// One named subtree.
     struct Branch {
         var key: Key
-        var tree: PathTree
+        var tree: OrderedPathTree
     }
 
     init(_ value: Value? = nil) {
@@ -38,16 +38,16 @@ struct PathTree<Value> {
     }
 
     /// The subtree named `key`, if present.
-    func child(_ key: Key) -> PathTree? {
+    func child(_ key: Key) -> OrderedPathTree? {
         let (index, found) = search(key)
         return found ? children[index].tree : nil
     }
 
     /// The subtree at `path`; an empty tree when nothing is stored there.
-    func subtree(at path: Path) -> PathTree {
+    func subtree(at path: Path) -> OrderedPathTree {
         var tree = self
         for key in path.keys {
-            guard let next = tree.child(key) else { return PathTree() }
+            guard let next = tree.child(key) else { return OrderedPathTree() }
             tree = next
         }
         return tree
@@ -69,7 +69,7 @@ struct PathTree<Value> {
     }
 
     /// Replaces the whole subtree at `path` (an empty tree removes it).
-    mutating func setTree(_ tree: PathTree, at path: Path) {
+    mutating func setTree(_ tree: OrderedPathTree, at path: Path) {
         modifySubtree(at: path.keys[...]) { $0 = tree }
     }
 
@@ -80,13 +80,13 @@ struct PathTree<Value> {
 
     /// Gives `body` the subtree at `path` (created if missing) to change in place; subtrees left
     /// empty are pruned on the way back up.
-    private mutating func modifySubtree(at path: ArraySlice<Key>, _ body: (inout PathTree) -> Void) {
+    private mutating func modifySubtree(at path: ArraySlice<Key>, _ body: (inout OrderedPathTree) -> Void) {
         guard let key = path.first else {
             body(&self)
             return
         }
         let (index, found) = search(key)
-        if !found { children.insert(Branch(key: key, tree: PathTree()), at: index) }
+        if !found { children.insert(Branch(key: key, tree: OrderedPathTree()), at: index) }
         children[index].tree.modifySubtree(at: path.dropFirst(), body)
         if children[index].tree.isEmpty { children.remove(at: index) }
     }
@@ -108,7 +108,7 @@ struct PathTree<Value> {
 
     /// Gives `body` the child subtree named `key` to change in place; nil when it is absent.
     /// The body must not empty the subtree (sync operations only change values in place).
-    mutating func modifyChild<R>(_ key: Key, _ body: (inout PathTree) -> R) -> R? {
+    mutating func modifyChild<R>(_ key: Key, _ body: (inout OrderedPathTree) -> R) -> R? {
         let (index, found) = search(key)
         guard found else { return nil }
         return body(&children[index].tree)
@@ -183,5 +183,5 @@ struct PathTree<Value> {
     }
 }
 
-extension PathTree: Sendable where Value: Sendable {}
-extension PathTree.Branch: Sendable where Value: Sendable {}
+extension OrderedPathTree: Sendable where Value: Sendable {}
+extension OrderedPathTree.Branch: Sendable where Value: Sendable {}
