@@ -1,5 +1,5 @@
 /// An event for one listener: the SDK hands `node` to the callback registered as `registration`.
-public struct Event: Sendable {
+public struct Event: Sendable, Equatable {
     /// Whose callback to run.
     public var registration: RegistrationID
     public var kind: EventKind

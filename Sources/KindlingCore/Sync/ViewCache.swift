@@ -17,9 +17,6 @@ struct ViewCache: Sendable {
         ViewCache(eventCache: eventCache, serverCache: CacheNode(node, fullyInitialized: complete, filtered: filtered))
     }
 
-    /// The event data when fully known.
-    var completeEventSnap: Node? { eventCache.completeNode }
-
     /// The server data when fully known.
     var completeServerSnap: Node? { serverCache.completeNode }
 }
