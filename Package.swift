@@ -74,6 +74,9 @@ let package = Package(
             name: "kindling-bench",
             dependencies: [
                 "KindlingCore",
+                "KindlingServer",
+                "KindlingTesting",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness

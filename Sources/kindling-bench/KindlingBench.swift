@@ -2,10 +2,10 @@ import ArgumentParser
 
 /// `kindling-bench`: Kindling's load and performance harness.
 @main
-struct KindlingBench: ParsableCommand {
+struct KindlingBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kindling-bench",
-        abstract: "Measure Kindling: the core data tree now, servers and clients as they arrive.",
-        subcommands: [CoreBenchmark.self, QueryBenchmark.self]
+        abstract: "Measure Kindling: the core data tree, queries and fan-out over real sockets.",
+        subcommands: [CoreBenchmark.self, QueryBenchmark.self, FanoutBenchmark.self]
     )
 }
