@@ -80,6 +80,10 @@ public final class KindlingServer: Sendable {
                             maxAccumulatedFrameSize: configuration.maxFrameBytes
                         )
                     )
+                    let idle = configuration.idleTimeout.components
+                    try channel.pipeline.syncOperations.addHandler(
+                        IdleStateHandler(readTimeout: .seconds(idle.seconds) + .nanoseconds(idle.attoseconds / 1_000_000_000))
+                    )
                     try channel.pipeline.syncOperations.addHandler(session)
                 }
             }

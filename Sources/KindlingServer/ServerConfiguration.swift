@@ -17,6 +17,9 @@ public struct ServerConfiguration: Sendable {
     public var maxFrameBytes: Int
     /// The largest message (after reassembly) accepted from a client.
     public var maxMessageBytes: Int
+    /// How long a realtime connection may stay silent before it is taken for dead and closed (its
+    /// onDisconnect writes then run). The SDKs send a keepalive after 45 s without traffic.
+    public var idleTimeout: Duration
     /// Event-loop threads for network I/O.
     public var eventLoopThreads: Int
     public var logger: Logger
@@ -29,9 +32,11 @@ public struct ServerConfiguration: Sendable {
         maxPendingOutboundBytes: Int = 64 * 1024 * 1024,
         maxFrameBytes: Int = 16 * 1024 * 1024 + 64 * 1024,
         maxMessageBytes: Int = 16 * 1024 * 1024 + 64 * 1024,
+        idleTimeout: Duration = .seconds(120),
         eventLoopThreads: Int = 2,
         logger: Logger = Logger(label: "kindling")
     ) {
+        self.idleTimeout = idleTimeout
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory

@@ -10,11 +10,14 @@ import Testing
 struct RealtimeProtocolTests {
     static func withServer(
         maxPendingBytes: Int = 64 * 1024 * 1024,
+        idleTimeout: Duration = .seconds(120),
         _ body: (KindlingServer) async throws -> Void
     ) async throws {
         var logger = Logger(label: "kindling-test")
         logger.logLevel = .critical
-        let server = try await KindlingServer.start(ServerConfiguration(port: 0, maxPendingOutboundBytes: maxPendingBytes, logger: logger))
+        let server = try await KindlingServer.start(
+            ServerConfiguration(port: 0, maxPendingOutboundBytes: maxPendingBytes, idleTimeout: idleTimeout, logger: logger)
+        )
         do {
             try await body(server)
         } catch {
@@ -228,6 +231,26 @@ struct RealtimeProtocolTests {
             #expect(try await client.request("auth", try json(#"{"cred":"not a token"}"#)).map(describe) == ["r3:invalid_token"])
             #expect(try await client.request("unauth", try json("{}")).map(describe) == ["r4:ok"])
             await client.close()
+        }
+    }
+
+    @Test func silentConnectionsAreClosedAndTheirOnDisconnectRuns() async throws {
+        try await Self.withServer(idleTimeout: .milliseconds(300)) { server in
+            let watcher = try await TestClient.connect(port: server.port)
+            let silent = try await TestClient.connect(port: server.port)
+            _ = try await silent.request("o", try json(#"{"p":"/gone","d":true}"#))
+            _ = try await watcher.request("q", try json(#"{"p":"/gone","h":""}"#))
+            // The watcher keeps itself alive; the silent client sends nothing more.
+            var arrived: JSONValue?
+            for _ in 0..<20 {
+                try await watcher.sendFrame("0")
+                if let message = try? await watcher.nextMessage(timeout: .milliseconds(100)) {
+                    arrived = message
+                    break
+                }
+            }
+            #expect(arrived.map(describe) == "d gone true")
+            #expect(await silent.waitForClose())
         }
     }
 

@@ -77,6 +77,16 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+            logger.info("closing a connection silent for too long")
+            closing = true
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.info("connection error: \(error)")
         close(context: context, code: .unexpectedServerError, reason: "error")
