@@ -1,0 +1,80 @@
+import KindlingCore
+import KindlingProtocol
+import Testing
+
+@testable import KindlingServer
+
+/// The namespace logic without sockets: what goes out, to whom, in which order.
+struct NamespaceStateTests {
+    let a = ConnectionID(value: 1)
+    let b = ConnectionID(value: 2)
+
+    /// A request from `{"a":…,"b":…}`, numbered like the SDKs number them.
+    func request(_ number: Int?, _ text: String) throws -> Request {
+        var inner = String(text.dropFirst())
+        if let number { inner = "\"r\":\(number)," + inner }
+        guard case .request(let request) = try ClientMessage.decode(#"{"t":"d","d":{"# + inner + "}") else {
+            throw ProtocolError(.malformedMessage, "not a request")
+        }
+        return request
+    }
+
+    /// Outputs as "recipient:message" lines, in order.
+    func lines(_ out: [Outgoing]) -> [String] {
+        out.flatMap { outgoing in outgoing.recipients.map { "\($0.value):\(String(decoding: outgoing.message, as: UTF8.self))" } }
+    }
+
+    @Test func aWritersOkComesAfterEveryListenersChange() throws {
+        var state = NamespaceState(name: "t")
+        state.connect(a)
+        state.connect(b)
+        var out: [Outgoing] = []
+        state.handle(try request(1, #"{"a":"q","b":{"p":"/x","h":""}}"#), from: a, now: 0, into: &out)
+        state.handle(try request(1, #"{"a":"q","b":{"p":"/x","h":""}}"#), from: b, now: 0, into: &out)
+        out = []
+        state.handle(try request(2, #"{"a":"p","b":{"p":"/x","d":5}}"#), from: a, now: 0, into: &out)
+        let sent = lines(out)
+        #expect(sent.count == 3)
+        #expect(Set(sent.prefix(2)) == [#"1:{"t":"d","d":{"a":"d","b":{"p":"x","d":5}}}"#, #"2:{"t":"d","d":{"a":"d","b":{"p":"x","d":5}}}"#])
+        #expect(sent.last == #"1:{"t":"d","d":{"r":2,"b":{"s":"ok","d":{}}}}"#)
+    }
+
+    @Test func requestsWithoutANumberGetNoResponse() throws {
+        var state = NamespaceState(name: "t")
+        state.connect(a)
+        var out: [Outgoing] = []
+        state.handle(try request(nil, #"{"a":"n","b":{"p":"/x"}}"#), from: a, now: 0, into: &out)
+        state.handle(try request(nil, #"{"a":"unauth","b":{}}"#), from: a, now: 0, into: &out)
+        #expect(out.isEmpty)
+    }
+
+    @Test func staleTransactionsWriteNothing() throws {
+        var state = NamespaceState(name: "t")
+        state.connect(a)
+        var out: [Outgoing] = []
+        state.handle(try request(1, #"{"a":"p","b":{"p":"/n","d":1}}"#), from: a, now: 0, into: &out)
+        out = []
+        state.handle(try request(2, #"{"a":"p","b":{"p":"/n","d":2,"h":"bogus"}}"#), from: a, now: 0, into: &out)
+        #expect(lines(out).first?.contains(#""s":"datastale""#) == true)
+        #expect(state.database.tree.node(at: try Path("n")).leaf == .number(1))
+    }
+
+    @Test func onDisconnectWritesRunInOrderWithServerValuesResolvedAtTheEnd() throws {
+        var state = NamespaceState(name: "t")
+        state.connect(a)
+        state.connect(b)
+        var out: [Outgoing] = []
+        state.handle(try request(1, #"{"a":"o","b":{"p":"/p/a","d":{".sv":"timestamp"}}}"#), from: a, now: 100, into: &out)
+        state.handle(try request(2, #"{"a":"o","b":{"p":"/p/a","d":"second"}}"#), from: a, now: 100, into: &out)
+        state.handle(try request(3, #"{"a":"om","b":{"p":"/p","d":{"b":{".sv":"timestamp"}}}}"#), from: a, now: 100, into: &out)
+        state.handle(try request(4, #"{"a":"o","b":{"p":"/bad","d":{"a.b":1}}}"#), from: a, now: 100, into: &out)
+        #expect(lines(out).last?.contains("invalid_path") == true)
+        state.handle(try request(1, #"{"a":"q","b":{"p":"/p","h":""}}"#), from: b, now: 100, into: &out)
+        out = []
+        let problems = state.disconnect(a, now: 777, into: &out)
+        #expect(problems.isEmpty)
+        #expect(state.database.tree.root.jsonText() == #"{"p":{"a":"second","b":777}}"#)
+        #expect(lines(out).allSatisfy { $0.hasPrefix("2:") })
+        #expect(state.connections[a] == nil)
+    }
+}
