@@ -30,10 +30,13 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     /// with the same path and query replaces the tag.
     public mutating func listen(_ subscriber: Subscriber, at path: Path, query: Query = .all, tag: Int? = nil) -> Delivery<Subscriber> {
         let id = ListenID(path: path, query: query)
+        let before = subscriptions[subscriber]?.count ?? 0
         subscriptions[subscriber, default: []].insert(id)
         if id.isPlain {
+            let isNew = subscriptions[subscriber]!.count > before
             listens.update(path) { location in
                 if location == nil { location = LocationListens() }
+                if isNew { location!.plainCounts[subscriber, default: 0] += 1 }
                 location!.plain.insert(subscriber)
             }
             return Delivery(change: .put(path, tree.node(at: path)), recipients: [.init(subscriber: subscriber, tag: nil)])
@@ -76,7 +79,9 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
         listens.update(id.path) { location in
             guard location != nil else { return }
             if id.isPlain {
-                location!.plain.remove(subscriber)
+                let remaining = (location!.plainCounts[subscriber] ?? 1) - 1
+                location!.plainCounts[subscriber] = remaining > 0 ? remaining : nil
+                if remaining <= 0 { location!.plain.remove(subscriber) }
             } else if location!.queries[id.query] != nil {
                 location!.queries[id.query]!.tags[subscriber] = nil
                 if location!.queries[id.query]!.tags.isEmpty {

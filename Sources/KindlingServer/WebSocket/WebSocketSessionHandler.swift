@@ -89,7 +89,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.info("connection error: \(error)")
-        close(context: context, code: .unexpectedServerError, reason: "error")
+        // SwiftNIO's WebSocket layer has already sent a close frame for protocol errors.
+        closing = true
+        context.close(promise: nil)
     }
 
     private func receive(_ text: String, context: ChannelHandlerContext) {

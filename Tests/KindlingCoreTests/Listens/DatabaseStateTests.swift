@@ -86,6 +86,16 @@ struct DatabaseStateTests {
         #expect(db.read(path("s"), query: query).jsonText() == #"{"b":1,"c":2}"#)
     }
 
+    @Test mutating func anOrderOnlyQueryAndTheDefaultListenAreTwoListens() throws {
+        var db = DatabaseState<Int>()
+        _ = db.listen(1, at: path("a"))
+        _ = db.listen(1, at: path("a"), query: Query(index: .value))
+        db.unlisten(1, at: path("a"), query: Query(index: .value))
+        #expect(try lines(set(&db, "a", "1")) == ["1 put /a 1"])
+        db.unlisten(1, at: path("a"))
+        #expect(try lines(set(&db, "a", "2")).isEmpty)
+    }
+
     @Test mutating func removingASubscriberDropsAllItsListens() throws {
         var db = DatabaseState<Int>()
         let query = Query(index: .value, limit: QueryLimit(count: 1, fromEnd: true))
