@@ -29,6 +29,7 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictness
         ),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(
             name: "KindlingProtocol",
             dependencies: ["KindlingCore"],
@@ -45,6 +46,7 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                "CZlib",
             ],
             swiftSettings: strictness
         ),

@@ -1,0 +1,116 @@
+import KindlingCore
+
+/// One committed write in the log: its sequence number and the write as resolved (server values
+/// and push ids already fixed, so replaying it gives the same tree).
+///
+/// On disk: `[length: UInt32 LE][crc32: UInt32 LE][sequence: UInt64 LE][payload]`, where length
+/// and the CRC-32 cover the sequence and the payload, and the payload is JSON:
+/// `{"s":PATH,"d":DATA}` for a set, `{"m":PATH,"d":{REL:DATA,…}}` for a merge, data in export form.
+struct LogRecord: Sendable, Equatable {
+    var sequence: UInt64
+    var write: Write
+
+    static let headerSize = 8
+
+    /// The framed bytes.
+    func encoded() -> [UInt8] {
+        var writer = JSONWriter()
+        switch write {
+        case .set(let path, let node):
+            writer.writeRaw(#"{"s":"#.utf8)
+            writer.write(path.relativeString)
+            writer.writeRaw(#","d":"#.utf8)
+            node.write(to: &writer, format: .export)
+        case .merge(let path, let entries):
+            writer.writeRaw(#"{"m":"#.utf8)
+            writer.write(path.relativeString)
+            writer.writeRaw(#","d":{"#.utf8)
+            for (offset, entry) in entries.enumerated() {
+                if offset > 0 { writer.writeRaw(",".utf8) }
+                writer.write(entry.path.relativeString)
+                writer.writeRaw(":".utf8)
+                entry.node.write(to: &writer, format: .export)
+            }
+            writer.writeRaw("}".utf8)
+        }
+        writer.writeRaw("}".utf8)
+        var body: [UInt8] = []
+        body.reserveCapacity(8 + writer.bytes.count)
+        LogRecord.append(sequence, to: &body)
+        body.append(contentsOf: writer.bytes)
+        var framed: [UInt8] = []
+        framed.reserveCapacity(LogRecord.headerSize + body.count)
+        LogRecord.append(UInt32(body.count), to: &framed)
+        LogRecord.append(Zlib.crc32(body), to: &framed)
+        framed.append(contentsOf: body)
+        return framed
+    }
+
+    /// Reads the body (sequence and payload) of a record whose frame and checksum were checked.
+    static func decode(body: ArraySlice<UInt8>) throws -> LogRecord {
+        guard body.count >= 8 else { throw StorageError.corrupt("record shorter than its sequence number") }
+        let sequence = readUInt64(body, at: body.startIndex)
+        let json = try JSONParser.parse(Array(body.dropFirst(8)))
+        if let pathText = json["s"]?.stringValue, let data = json["d"] {
+            let path = try Path(pathText)
+            return LogRecord(sequence: sequence, write: .set(path, try decodeNode(data, at: path)))
+        }
+        if let pathText = json["m"]?.stringValue, case .object(let members)? = json["d"] {
+            let path = try Path(pathText)
+            var entries: [MergeEntry] = []
+            for member in members {
+                let relative = try Path(member.key)
+                entries.append(MergeEntry(path: relative, node: try decodeNode(member.value, at: path.appending(relative))))
+            }
+            return LogRecord(sequence: sequence, write: .merge(path, entries))
+        }
+        throw StorageError.corrupt("record payload is neither a set nor a merge")
+    }
+
+    private static func decodeNode(_ json: JSONValue, at path: Path) throws -> Node {
+        if path.last?.isPriority == true {
+            switch json {
+            case .null: return .empty
+            case .number(let number): return Node(.number(number))
+            case .string(let text): return Node(.string(text))
+            default: throw StorageError.corrupt("priority record holds \(JSONWriter.string(json))")
+            }
+        }
+        return try Node(json: json, at: path)
+    }
+
+    static func append(_ value: UInt32, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    static func readUInt32(_ bytes: ArraySlice<UInt8>, at index: Int) -> UInt32 {
+        (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[index + $1]) << (8 * UInt32($1)) }
+    }
+
+    static func readUInt64(_ bytes: ArraySlice<UInt8>, at index: Int) -> UInt64 {
+        (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[index + $1]) << (8 * UInt64($1)) }
+    }
+}
+
+/// Why storage could not do what it was asked.
+public enum StorageError: Error, CustomStringConvertible, Sendable {
+    /// Bytes that are not what Kindling wrote.
+    case corrupt(String)
+    /// A checksum mismatch in the middle of a log: the start stops unless repair was asked for.
+    case corruptLog(file: String, offset: Int, reason: String)
+    /// The operating system refused a file operation.
+    case io(String)
+
+    public var description: String {
+        switch self {
+        case .corrupt(let reason): return "corrupt data: \(reason)"
+        case .corruptLog(let file, let offset, let reason):
+            return "corrupt log \(file) at byte \(offset): \(reason). Start with --repair to cut the log there (the writes from that point on are lost)."
+        case .io(let reason): return reason
+        }
+    }
+}

@@ -1,0 +1,130 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Where a namespace's files live and how they are named:
+/// `<data-dir>/<namespace>/snapshot-<sequence>.json.gz` holds the tree as of a sequence number,
+/// `log-<first sequence>.klog` the records from there on. Numbers are zero-padded so names sort.
+enum StorageLayout {
+    /// The namespace's directory (its name percent-encoded where it is not a plain file name).
+    static func directory(dataDirectory: String, namespace: String) -> String {
+        var name = ""
+        for byte in namespace.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+                name.append(Character(Unicode.Scalar(byte)))
+            default:
+                name += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        if name.hasPrefix(".") { name = "%2E" + name.dropFirst() }
+        return dataDirectory + "/" + name
+    }
+
+    /// The namespace a directory name stands for.
+    static func namespace(fromDirectoryName name: String) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = Array(name.utf8).makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next(), let low = iterator.next(),
+                    let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+                else { return nil }
+                bytes.append(value)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    static func segmentPath(_ directory: String, startingAt sequence: UInt64) -> String {
+        directory + "/log-" + String(sequence).leftPadded(to: 20) + ".klog"
+    }
+
+    static func snapshotPath(_ directory: String, sequence: UInt64) -> String {
+        directory + "/snapshot-" + String(sequence).leftPadded(to: 20) + ".json.gz"
+    }
+
+    /// Log segments as (first sequence, path), in order.
+    static func segments(in directory: String) -> [(start: UInt64, path: String)] {
+        numbered(in: directory, prefix: "log-", suffix: ".klog")
+    }
+
+    /// Snapshots as (sequence, path), in order.
+    static func snapshots(in directory: String) -> [(start: UInt64, path: String)] {
+        numbered(in: directory, prefix: "snapshot-", suffix: ".json.gz")
+    }
+
+    private static func numbered(in directory: String, prefix: String, suffix: String) -> [(start: UInt64, path: String)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.compactMap { name -> (UInt64, String)? in
+            guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
+            guard let number = UInt64(name.dropFirst(prefix.count).dropLast(suffix.count)) else { return nil }
+            return (number, directory + "/" + name)
+        }.sorted { $0.0 < $1.0 }
+    }
+
+    static func createDirectory(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw StorageError.io("cannot create \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Writes `bytes` to `path` atomically: a temporary file, synced, then renamed into place,
+    /// then the directory synced, so a crash leaves either the old file or the whole new one.
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        let temporary = path + ".tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw StorageError.io("cannot create \(temporary): \(String(cString: strerror(errno)))") }
+        var failure: String?
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = "write to \(temporary) failed: \(String(cString: strerror(errno)))"
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil, fsync(descriptor) != 0 { failure = "fsync of \(temporary) failed: \(String(cString: strerror(errno)))" }
+        close(descriptor)
+        if let failure {
+            unlink(temporary)
+            throw StorageError.io(failure)
+        }
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw StorageError.io("cannot rename \(temporary): \(String(cString: strerror(errno)))")
+        }
+        syncDirectory((path as NSString).deletingLastPathComponent)
+    }
+
+    /// Syncs a directory, so a file created or renamed in it survives a crash.
+    static func syncDirectory(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
+    }
+
+    static func readFile(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw StorageError.io("cannot read \(path)") }
+        return [UInt8](data)
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

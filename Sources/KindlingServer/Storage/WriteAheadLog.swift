@@ -1,0 +1,219 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Logging
+import Synchronization
+
+/// How hard the log works to make a write durable before it is acknowledged.
+public enum FsyncMode: String, Sendable, CaseIterable {
+    /// Every acknowledged write is on disk: acknowledgements wait for `fdatasync` of the batch
+    /// holding them (group commit: writes arriving during one sync go together in the next).
+    case always
+    /// Acknowledged once written to the operating system; synced every second. A machine crash
+    /// can lose the last second of acknowledged writes (a process crash loses none).
+    case everysec
+    /// Acknowledged once written to the operating system; never synced by Kindling. A machine
+    /// crash can lose whatever the kernel had not yet written back.
+    case never
+}
+
+/// An append-only log of committed writes for one namespace, with group commit.
+///
+/// `append` only queues bytes; one flush at a time runs on the log's own queue, writes
+/// everything queued, syncs according to the mode, and then reports the last durable sequence
+/// number. While a flush runs, new appends gather for the next one, so throughput grows with
+/// load without weakening the promise. A failing write (a full disk) keeps the bytes queued,
+/// marks the log unhealthy, and retries every second; nothing after the failure is reported
+/// durable until it succeeds.
+final class WriteAheadLog: @unchecked Sendable {
+    /// What waits for the next flush, in order: records, and rotations between them.
+    private enum Item {
+        case records([UInt8], lastSequence: UInt64)
+        case rotate(UInt64)
+    }
+
+    private struct Queued {
+        var items: [Item] = []
+        var scheduled = false
+        var failure: String?
+    }
+
+    let directory: String
+    let mode: FsyncMode
+    private let queue: DispatchQueue
+    private let queued = Mutex(Queued())
+    private let onDurable: @Sendable (UInt64) -> Void
+    private let logger: Logger
+    // Confined to `queue`.
+    private var descriptor: Int32 = -1
+    private var fileLength = 0
+    private let bytesSinceRotation = Atomic<Int>(0)
+    private var unsynced = false
+    private var syncTimer: (any DispatchSourceTimer)?
+
+    init(directory: String, mode: FsyncMode, startSequence: UInt64, logger: Logger, onDurable: @escaping @Sendable (UInt64) -> Void) throws {
+        self.directory = directory
+        self.mode = mode
+        self.logger = logger
+        self.onDurable = onDurable
+        self.queue = DispatchQueue(label: "kindling.log.\(directory)")
+        try openSegment(startingAt: startSequence)
+        if mode == .everysec {
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + 1, repeating: 1)
+            timer.setEventHandler { [weak self] in self?.syncIfNeeded() }
+            timer.resume()
+            syncTimer = timer
+        }
+    }
+
+    deinit {
+        syncTimer?.cancel()
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// False while writes are failing; the namespace then refuses new writes.
+    var isHealthy: Bool { queued.withLock { $0.failure == nil } }
+
+    /// Bytes appended since the last rotation, to decide when to snapshot.
+    var sizeSinceRotation: Int { bytesSinceRotation.load(ordering: .relaxed) }
+
+    /// Queues records; their sequence numbers are reported to `onDurable` once durable.
+    func append(_ records: [LogRecord]) {
+        guard let last = records.last else { return }
+        var bytes: [UInt8] = []
+        for record in records { bytes.append(contentsOf: record.encoded()) }
+        bytesSinceRotation.add(bytes.count, ordering: .relaxed)
+        enqueue(.records(bytes, lastSequence: last.sequence))
+    }
+
+    /// Starts a new segment for records from `sequence` on (after a snapshot that covers the
+    /// ones before). Records appended before the call go to the old segment, later ones to the new.
+    func rotate(startingAt sequence: UInt64) {
+        bytesSinceRotation.store(0, ordering: .relaxed)
+        enqueue(.rotate(sequence))
+    }
+
+    private func enqueue(_ item: Item) {
+        let schedule = queued.withLock { state in
+            state.items.append(item)
+            defer { state.scheduled = true }
+            return !state.scheduled
+        }
+        if schedule { queue.async { self.flushQueued() } }
+    }
+
+    /// Waits until everything appended so far is written (and synced, in `always` mode).
+    func drain() {
+        queue.sync { self.flushQueued() }
+        queue.sync { self.syncIfNeeded() }
+    }
+
+    /// Writes what is queued, in order, syncing and reporting once per batch.
+    private func flushQueued() {
+        var items = queued.withLock { state -> [Item] in
+            defer {
+                state.items = []
+                state.scheduled = false
+            }
+            return state.items
+        }
+        var durable: UInt64?
+        while !items.isEmpty {
+            do {
+                switch items[0] {
+                case .records(let bytes, let last):
+                    try writeAll(bytes)
+                    durable = last
+                case .rotate(let sequence):
+                    if durable != nil, mode == .always { try sync() }
+                    if let durable { onDurable(durable) }
+                    durable = nil
+                    try openSegment(startingAt: sequence)
+                }
+                items.removeFirst()
+            } catch {
+                fail(error, remaining: items)
+                return
+            }
+        }
+        guard let durable else { return }
+        do {
+            if mode == .always { try sync() } else { unsynced = true }
+        } catch {
+            fail(error, remaining: [])
+            return
+        }
+        let recovered = queued.withLock { state in
+            defer { state.failure = nil }
+            return state.failure != nil
+        }
+        if recovered { logger.notice("the log is writable again; acknowledging writes") }
+        onDurable(durable)
+    }
+
+    /// Puts what was not written back in front of anything queued since, cuts the file back to
+    /// its last whole record, and tries again in a second.
+    private func fail(_ error: any Error, remaining: [Item]) {
+        _ = ftruncate(descriptor, off_t(fileLength))
+        let first = queued.withLock { state -> Bool in
+            state.items = remaining + state.items
+            defer { state.failure = "\(error)" }
+            return state.failure == nil
+        }
+        if first { logger.critical("writes to the log are failing; writes are refused until it recovers: \(error)") }
+        queue.asyncAfter(deadline: .now() + 1) { self.flushQueued() }
+    }
+
+    private func syncIfNeeded() {
+        guard unsynced else { return }
+        do {
+            try sync()
+            unsynced = false
+        } catch {
+            logger.error("fdatasync of the log failed: \(error)")
+        }
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw StorageError.io("write to \(segmentPath) failed: \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+        }
+        fileLength += bytes.count
+    }
+
+    private func sync() throws {
+        if fdatasync(descriptor) != 0 {
+            throw StorageError.io("fdatasync of \(segmentPath) failed: \(String(cString: strerror(errno)))")
+        }
+        unsynced = false
+    }
+
+    private(set) var segmentPath = ""
+
+    private func openSegment(startingAt sequence: UInt64) throws {
+        if descriptor >= 0 {
+            _ = fdatasync(descriptor)
+            close(descriptor)
+        }
+        segmentPath = StorageLayout.segmentPath(directory, startingAt: sequence)
+        descriptor = open(segmentPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw StorageError.io("cannot open \(segmentPath): \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        fileLength = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
+        StorageLayout.syncDirectory(directory)
+    }
+}
