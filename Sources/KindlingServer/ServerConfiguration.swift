@@ -17,6 +17,14 @@ public struct ServerConfiguration: Sendable {
     public var maxFrameBytes: Int
     /// The largest message (after reassembly) accepted from a client.
     public var maxMessageBytes: Int
+    /// The largest REST request body (256 MB, the hosted service's REST write limit). A larger
+    /// body is refused with 413 as soon as its size is known, without buffering it.
+    public var maxRESTBodyBytes: Int
+    /// How often an event stream with nothing else to say sends a keep-alive. firebase-admin's
+    /// `close()` on a listener returns only when more bytes arrive, so this bounds how long it takes.
+    public var eventStreamKeepAlive: Duration
+    /// The largest single event a stream may be sent; a larger one cancels the stream instead.
+    public var maxEventBytes: Int
     /// Event-loop threads for network I/O.
     public var eventLoopThreads: Int
     public var logger: Logger
@@ -29,6 +37,9 @@ public struct ServerConfiguration: Sendable {
         maxPendingOutboundBytes: Int = 64 * 1024 * 1024,
         maxFrameBytes: Int = 16 * 1024 * 1024 + 64 * 1024,
         maxMessageBytes: Int = 16 * 1024 * 1024 + 64 * 1024,
+        maxRESTBodyBytes: Int = 256 * 1024 * 1024,
+        eventStreamKeepAlive: Duration = .seconds(10),
+        maxEventBytes: Int = 512 * 1024 * 1024,
         eventLoopThreads: Int = 2,
         logger: Logger = Logger(label: "kindling")
     ) {
@@ -39,6 +50,9 @@ public struct ServerConfiguration: Sendable {
         self.maxPendingOutboundBytes = maxPendingOutboundBytes
         self.maxFrameBytes = maxFrameBytes
         self.maxMessageBytes = maxMessageBytes
+        self.maxRESTBodyBytes = maxRESTBodyBytes
+        self.eventStreamKeepAlive = eventStreamKeepAlive
+        self.maxEventBytes = maxEventBytes
         self.eventLoopThreads = eventLoopThreads
         self.logger = logger
     }
