@@ -74,8 +74,8 @@ public final class TestHTTPConnection: Sendable {
     /// the caller gave one.
     public func send(_ method: String, _ uri: String, headers: [(String, String)] = [], body: String? = nil) async throws {
         var fields = HTTPHeaders()
-        fields.add(name: "Host", value: host)
         for (name, value) in headers { fields.add(name: name, value: value) }
+        if !fields.contains(name: "host") { fields.add(name: "Host", value: host) }
         if let body, !fields.contains(name: "content-length") { fields.add(name: "Content-Length", value: String(body.utf8.count)) }
         if body == nil, method != "GET", !fields.contains(name: "content-length") { fields.add(name: "Content-Length", value: "0") }
         let head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: uri, headers: fields)
