@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test Kindling has. This is the one test command; .ci/run calls it.
+# Runs every test Kindling has: the Swift tests, then the firebase-admin compatibility suite.
+# This is the one test command; .ci/run calls it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --build-tests
 swift test --skip-build
+./scripts/test-python.sh

@@ -20,6 +20,14 @@ public struct ServerConfiguration: Sendable {
     /// How long a realtime connection may stay silent before it is taken for dead and closed (its
     /// onDisconnect writes then run). The SDKs send a keepalive after 45 s without traffic.
     public var idleTimeout: Duration
+    /// The largest REST request body (256 MB, the hosted service's REST write limit). A larger
+    /// body is refused with 413 as soon as its size is known, without buffering it.
+    public var maxRESTBodyBytes: Int
+    /// How often an event stream with nothing else to say sends a keep-alive. firebase-admin's
+    /// `close()` on a listener returns only when more bytes arrive, so this bounds how long it takes.
+    public var eventStreamKeepAlive: Duration
+    /// The largest single event a stream may be sent; a larger one cancels the stream instead.
+    public var maxEventBytes: Int
     /// Event-loop threads for network I/O.
     public var eventLoopThreads: Int
     public var logger: Logger
@@ -33,6 +41,9 @@ public struct ServerConfiguration: Sendable {
         maxFrameBytes: Int = 16 * 1024 * 1024 + 64 * 1024,
         maxMessageBytes: Int = 16 * 1024 * 1024 + 64 * 1024,
         idleTimeout: Duration = .seconds(120),
+        maxRESTBodyBytes: Int = 256 * 1024 * 1024,
+        eventStreamKeepAlive: Duration = .seconds(10),
+        maxEventBytes: Int = 512 * 1024 * 1024,
         eventLoopThreads: Int = 2,
         logger: Logger = Logger(label: "kindling")
     ) {
@@ -44,6 +55,9 @@ public struct ServerConfiguration: Sendable {
         self.maxPendingOutboundBytes = maxPendingOutboundBytes
         self.maxFrameBytes = maxFrameBytes
         self.maxMessageBytes = maxMessageBytes
+        self.maxRESTBodyBytes = maxRESTBodyBytes
+        self.eventStreamKeepAlive = eventStreamKeepAlive
+        self.maxEventBytes = maxEventBytes
         self.eventLoopThreads = eventLoopThreads
         self.logger = logger
     }

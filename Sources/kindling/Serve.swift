@@ -34,7 +34,13 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Bytes a connection may have waiting to be sent before it is disconnected as too slow.")
     var maxPendingBytes = 64 * 1024 * 1024
 
+    @Option(name: .customLong("keep-alive"), help: "Seconds between keep-alive events on REST event streams.")
+    var keepAliveSeconds = 10.0
+
     func validate() throws {
+        guard keepAliveSeconds >= 0.01, keepAliveSeconds <= 3600 else {
+            throw ValidationError("--keep-alive must be between 0.01 and 3600 seconds.")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("Unknown log level \"\(logLevel)\"; use trace, debug, info, notice, warning, error or critical.")
         }
@@ -55,6 +61,7 @@ struct Serve: AsyncParsableCommand {
             dataDirectory: dataDirectory,
             defaultNamespace: namespace,
             maxPendingOutboundBytes: maxPendingBytes,
+            eventStreamKeepAlive: .milliseconds(Int64(keepAliveSeconds * 1000)),
             eventLoopThreads: ProcessInfo.processInfo.activeProcessorCount,
             logger: logger
         ))
@@ -62,6 +69,7 @@ struct Serve: AsyncParsableCommand {
         print("""
             Kindling is listening on \(address)
               realtime: ws://\(address)/.ws?v=5&ns=\(namespace)
+              rest:     http://\(address)/<path>.json?ns=\(namespace)
               http:     http://\(address)/.inspect/databases.json
             Point an SDK at it with its emulator setting (host \(host), port \(server.port)), e.g.
               FIREBASE_DATABASE_EMULATOR_HOST=\(address)

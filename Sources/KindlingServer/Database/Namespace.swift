@@ -18,7 +18,7 @@ final class Namespace: @unchecked Sendable {
     private let logger: Logger
     // Confined to `queue`.
     private var state: NamespaceState
-    private var outbounds: [ConnectionID: ConnectionOutbound] = [:]
+    private var outbounds: [ConnectionID: SubscriberOutbound] = [:]
 
     init(name: String, logger: Logger) {
         self.name = name
@@ -33,7 +33,7 @@ final class Namespace: @unchecked Sendable {
     func attach(_ connection: ConnectionID, outbound: ConnectionOutbound) {
         queue.async {
             self.state.connect(connection)
-            self.outbounds[connection] = outbound
+            self.outbounds[connection] = .webSocket(outbound)
         }
     }
 
@@ -71,20 +71,71 @@ final class Namespace: @unchecked Sendable {
         queue.sync { body(&state) }
     }
 
-    /// Sends each output's bytes, encoded into frames once, to each of its recipients.
+    /// Answers a REST read with the data now at `path` (or the query's window).
+    func read(_ path: Path, query: Query, promise: EventLoopPromise<Node>) {
+        queue.async {
+            promise.succeed(self.state.restRead(path, query: query))
+        }
+    }
+
+    /// Runs a REST write. Its changes are handed to the listeners' sinks before the promise is
+    /// completed, so a client that waits for the HTTP response finds the event already on its way.
+    func write(_ request: RESTWrite, promise: EventLoopPromise<RESTWriteOutcome>) {
+        queue.async {
+            var out: [Outgoing] = []
+            let outcome = self.state.restWrite(request, now: Namespace.now(), into: &out)
+            self.dispatch(out)
+            promise.succeed(outcome)
+        }
+    }
+
+    /// Registers an event stream; its first event (the whole location) goes out at once.
+    func openStream(_ stream: ConnectionID, at path: Path, query: Query, outbound: EventStreamOutbound) {
+        queue.async {
+            self.outbounds[stream] = .eventStream(outbound)
+            self.dispatch(self.state.openStream(stream, at: path, query: query))
+        }
+    }
+
+    /// Forgets an event stream that ended.
+    func closeStream(_ stream: ConnectionID) {
+        queue.async {
+            self.outbounds[stream] = nil
+            self.state.closeStream(stream)
+        }
+    }
+
+    /// Sends each output to each of its recipients: for realtime connections its bytes split
+    /// into frames once, for event streams the bytes as they are (one buffer shared by all).
     private func dispatch(_ out: [Outgoing]) {
         guard !out.isEmpty else { return }
         var perConnection: [ConnectionID: [ByteBuffer]] = [:]
         var order: [ConnectionID] = []
         for outgoing in out {
-            let frames = FrameSplitter.frames(outgoing.message).map { ByteBuffer(bytes: $0) }
+            var frames: [ByteBuffer]?
+            var chunk: ByteBuffer?
             for recipient in outgoing.recipients {
+                let buffers: [ByteBuffer]
+                switch outbounds[recipient] {
+                case .webSocket?:
+                    if frames == nil { frames = FrameSplitter.frames(outgoing.message).map { ByteBuffer(bytes: $0) } }
+                    buffers = frames!
+                case .eventStream?:
+                    if chunk == nil { chunk = ByteBuffer(bytes: outgoing.message) }
+                    buffers = [chunk!]
+                case nil:
+                    continue
+                }
                 if perConnection[recipient] == nil { order.append(recipient) }
-                perConnection[recipient, default: []].append(contentsOf: frames)
+                perConnection[recipient, default: []].append(contentsOf: buffers)
             }
         }
         for connection in order {
-            outbounds[connection]?.send(perConnection[connection]!)
+            switch outbounds[connection] {
+            case .webSocket(let outbound)?: outbound.send(perConnection[connection]!)
+            case .eventStream(let outbound)?: outbound.send(perConnection[connection]!)
+            case nil: break
+            }
         }
     }
 

@@ -14,8 +14,13 @@ struct NamespaceState: Sendable {
     }
 
     let name: String
-    private(set) var database = DatabaseState<ConnectionID>()
+    /// Written only by this type and its extensions (realtime and REST handling).
+    var database = DatabaseState<ConnectionID>()
     private(set) var connections: [ConnectionID: ConnectionRecord] = [:]
+    /// REST event streams and the location each listens to: their deliveries are encoded as
+    /// server-sent events relative to it instead of realtime messages. Streams are subscribers of
+    /// the same `DatabaseState` as WebSocket listens, so both see the same writes in one order.
+    var streams: [ConnectionID: Path] = [:]
     private var pushIDs = PushIDGenerator()
 
     init(name: String) { self.name = name }
@@ -42,7 +47,7 @@ struct NamespaceState: Sendable {
                 if case .put(_, let node) = delivery.change, !listen.hash.isEmpty, node.matchesHash(listen.hash) {
                     // The client already holds exactly this data: acknowledge without resending it.
                 } else {
-                    out.append(contentsOf: NamespaceState.encode([delivery]))
+                    out.append(contentsOf: encode([delivery]))
                 }
                 respond(request, to: connection, into: &out)
             case .unlisten(let path, let query):
@@ -86,7 +91,7 @@ struct NamespaceState: Sendable {
 
     /// Applies a resolved write (from any source) and appends the changes for its listeners.
     mutating func commit(_ write: Write, into out: inout [Outgoing]) {
-        out.append(contentsOf: NamespaceState.encode(database.commit(write)))
+        out.append(contentsOf: encode(database.commit(write)))
     }
 
     /// Forgets a connection: its listens go, then its queued onDisconnect writes run, in order,
@@ -141,19 +146,33 @@ struct NamespaceState: Sendable {
         out.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: status, message: message)))
     }
 
-    /// Encodes deliveries: each change's data once, each envelope once per tag.
-    static func encode(_ deliveries: [Delivery<ConnectionID>]) -> [Outgoing] {
+    /// Encodes deliveries: for realtime connections each change's data once and each envelope
+    /// once per tag; for event streams the events once per listened location.
+    func encode(_ deliveries: [Delivery<ConnectionID>]) -> [Outgoing] {
         var out: [Outgoing] = []
         for delivery in deliveries {
-            let (isMerge, path, data): (Bool, Path, [UInt8])
-            switch delivery.change {
-            case .put(let at, let node): (isMerge, path, data) = (false, at, ServerMessage.data(node))
-            case .merge(let at, let entries): (isMerge, path, data) = (true, at, ServerMessage.mergeData(entries))
-            }
             var byTag: [Int?: [ConnectionID]] = [:]
-            for recipient in delivery.recipients { byTag[recipient.tag, default: []].append(recipient.subscriber) }
-            for (tag, recipients) in byTag {
-                out.append(Outgoing(recipients: recipients, message: ServerMessage.push(merge: isMerge, path: path, data: data, tag: tag)))
+            var byLocation: [Path: [ConnectionID]] = [:]
+            for recipient in delivery.recipients {
+                if !streams.isEmpty, let location = streams[recipient.subscriber] {
+                    byLocation[location, default: []].append(recipient.subscriber)
+                } else {
+                    byTag[recipient.tag, default: []].append(recipient.subscriber)
+                }
+            }
+            if !byTag.isEmpty {
+                let (isMerge, path, data): (Bool, Path, [UInt8])
+                switch delivery.change {
+                case .put(let at, let node): (isMerge, path, data) = (false, at, ServerMessage.data(node))
+                case .merge(let at, let entries): (isMerge, path, data) = (true, at, ServerMessage.mergeData(entries))
+                }
+                for (tag, recipients) in byTag {
+                    out.append(Outgoing(recipients: recipients, message: ServerMessage.push(merge: isMerge, path: path, data: data, tag: tag)))
+                }
+            }
+            for (location, recipients) in byLocation {
+                let events = EventStreamEncoding.events(for: delivery.change, at: location)
+                if !events.isEmpty { out.append(Outgoing(recipients: recipients, message: events)) }
             }
         }
         return out

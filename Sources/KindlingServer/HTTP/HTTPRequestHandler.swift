@@ -3,17 +3,29 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// Plain HTTP requests on the server's port (everything but the WebSocket upgrade at `/.ws`).
+/// Plain HTTP requests on the server's port (everything but the WebSocket upgrade at `/.ws`):
+/// the REST API at `/<path>.json`, event streams, CORS preflight and `/.inspect/databases.json`.
 ///
-/// Serves `/.inspect/databases.json` and answers every response with `Content-Length` in one
-/// write (with TCP_NODELAY on the socket, so no response waits on Nagle's algorithm).
+/// Bodies are gathered up to the REST size limit; a larger one is refused with 413 as soon as
+/// its size is known and the connection is closed, so it is never buffered. The namespace
+/// answers asynchronously; NIO's pipelining handler holds the connection's next request until
+/// this response has ended, so answers keep request order. Each response goes out in one flush
+/// with `Content-Length` (and TCP_NODELAY on the socket), so no response waits on Nagle.
 final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
+    private enum State {
+        case idle
+        case receiving(HTTPRequestHead, ByteBuffer)
+        /// The body was refused; its remaining parts are dropped (the connection then closes).
+        case discarding
+        case streaming(EventStream, Namespace)
+    }
+
     private let registry: NamespaceRegistry
     private let configuration: ServerConfiguration
-    private var head: HTTPRequestHead?
+    private var state = State.idle
 
     init(registry: NamespaceRegistry, configuration: ServerConfiguration) {
         self.registry = registry
@@ -23,48 +35,184 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            self.head = head
-        case .body:
-            break
+            guard case .idle = state else { return }
+            if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > configuration.maxRESTBodyBytes {
+                refuseBody(head, context: context)
+                return
+            }
+            state = .receiving(head, context.channel.allocator.buffer(capacity: 0))
+        case .body(var chunk):
+            guard case .receiving(let head, var body) = state else { return }
+            state = .idle  // drops the enum's reference, so appending does not copy the body
+            guard body.readableBytes + chunk.readableBytes <= configuration.maxRESTBodyBytes else {
+                refuseBody(head, context: context)
+                return
+            }
+            body.writeBuffer(&chunk)
+            state = .receiving(head, body)
         case .end:
-            guard let head else { return }
-            self.head = nil
-            respond(to: head, context: context)
+            switch state {
+            case .receiving(let head, let body):
+                state = .idle
+                respond(to: head, body: body, context: context)
+            case .discarding:
+                state = .idle
+            case .idle, .streaming:
+                break
+            }
         }
     }
 
-    private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
-        let target = RequestTarget(uri: head.uri)
+    func channelInactive(context: ChannelHandlerContext) {
+        if case .streaming(let stream, let namespace) = state {
+            stream.stop()
+            namespace.closeStream(stream.id)
+        }
+        state = .idle
+        context.fireChannelInactive()
+    }
+
+    private func refuseBody(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        state = .discarding
+        let error = RESTError(.bodyTooLarge, "Request body exceeds the \(configuration.maxRESTBodyBytes)-byte limit for a REST write")
+        var response = HTTPResponse(error.status, body: RESTRendering.error(error.message, print: .compact))
+        response.closeConnection = true
+        send(response, keepAlive: false, context: context)
+    }
+
+    private func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
+        // firebase-admin never encodes a space as `+` but sends `+` raw (`1e+20`); form encoders
+        // (pyrebase, curl --data-urlencode) mean a space by it.
+        let isAdminSDK = head.headers.first(name: "user-agent")?.hasPrefix("Firebase/HTTP/") == true
+        let target = RequestTarget(uri: head.uri, plusIsSpace: !isAdminSDK)
         if head.method == .OPTIONS {
-            send(.noContent, body: nil, keepAlive: head.isKeepAlive, context: context)
+            let requested = head.headers.first(name: "access-control-request-headers")
+            var response = HTTPResponse(.noContent, headers: [("Access-Control-Max-Age", "86400")])
+            if let requested { response.headers.append(("Access-Control-Allow-Headers", requested)) }
+            send(response, keepAlive: head.isKeepAlive, context: context)
             return
         }
         if target.path == "/.inspect/databases.json" {
             let names = JSONValue.array(registry.names.map { .string($0) })
-            send(.ok, body: Array(JSONWriter.string(names).utf8), keepAlive: head.isKeepAlive, context: context)
+            send(HTTPResponse(.ok, body: Array(JSONWriter.string(names).utf8)), keepAlive: head.isKeepAlive, context: context)
             return
         }
         if target.path == "/.ws" {
-            let message = #"{"error":"Expected a WebSocket upgrade at /.ws"}"#
-            send(.badRequest, body: Array(message.utf8), keepAlive: head.isKeepAlive, context: context)
+            send(HTTPResponse(.badRequest, body: RESTRendering.error("Expected a WebSocket upgrade at /.ws", print: .compact)), keepAlive: head.isKeepAlive, context: context)
             return
         }
-        let message = JSONWriter.string(.object([JSONMember("error", .string("Not found: \(target.path)"))]))
-        send(.notFound, body: Array(message.utf8), keepAlive: head.isKeepAlive, context: context)
+        let request: RESTRequest
+        do throws(RESTError) {
+            request = try RESTRequest(head: head, target: target, defaultNamespace: configuration.defaultNamespace)
+        } catch {
+            var response = HTTPResponse(error.status, body: RESTRendering.error(error.message, print: target.parameters["print"] == "pretty" ? .pretty : .compact))
+            if error.kind == .methodNotAllowed {
+                response.headers.append(("Allow", "GET, PUT, POST, PATCH, DELETE, OPTIONS"))
+                response.closeConnection = head.method == .HEAD  // a HEAD response may not carry a body
+            }
+            send(response, keepAlive: head.isKeepAlive, context: context)
+            return
+        }
+        let namespace = registry.namespace(request.namespace)
+        configuration.logger.trace("REST \(request.method.rawValue) \(request.path)", metadata: ["namespace": "\(request.namespace)", "auth": "\(request.auth)"])
+        if request.isEventStream {
+            openStream(request, namespace: namespace, context: context)
+        } else if request.method == .get {
+            read(request, namespace: namespace, keepAlive: head.isKeepAlive, context: context)
+        } else {
+            write(request, body: body, namespace: namespace, keepAlive: head.isKeepAlive, context: context)
+        }
     }
 
-    private func send(_ status: HTTPResponseStatus, body: [UInt8]?, keepAlive: Bool, context: ChannelHandlerContext) {
+    private func read(_ request: RESTRequest, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
+        let promise = context.eventLoop.makePromise(of: Node.self)
+        namespace.read(request.path, query: request.query, promise: promise)
+        promise.futureResult.assumeIsolated().whenSuccess { node in
+            var headers: [(String, String)] = []
+            if request.wantsETag || request.ifNoneMatch != nil {
+                let etag = ETag.of(node)
+                headers.append(("ETag", etag))
+                if request.ifNoneMatch == etag {
+                    self.send(HTTPResponse(.notModified, headers: headers), keepAlive: keepAlive, context: context)
+                    return
+                }
+            }
+            let response = request.print == .silent
+                ? HTTPResponse(.noContent, headers: headers)
+                : HTTPResponse(.ok, body: RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print), headers: headers)
+            self.send(response, keepAlive: keepAlive, context: context)
+        }
+    }
+
+    private func write(_ request: RESTRequest, body: ByteBuffer, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
+        let operation: RESTWrite.Operation
+        do throws(RESTError) {
+            operation = try RESTBody.operation(request.method, body: body)
+        } catch {
+            send(HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print)), keepAlive: keepAlive, context: context)
+            return
+        }
+        let promise = context.eventLoop.makePromise(of: RESTWriteOutcome.self)
+        namespace.write(RESTWrite(path: request.path, operation: operation, ifMatch: request.ifMatch), promise: promise)
+        promise.futureResult.assumeIsolated().whenSuccess { outcome in
+            let response: HTTPResponse
+            switch outcome {
+            case .written(let result, let location):
+                let headers = request.wantsETag || request.ifMatch != nil ? [("ETag", ETag.of(location))] : []
+                response = request.print == .silent
+                    ? HTTPResponse(.noContent, headers: headers)
+                    : HTTPResponse(.ok, body: RESTRendering.result(result, format: request.format, print: request.print), headers: headers)
+            case .preconditionFailed(let current):
+                // The body is the current value, not an error object: clients retry with it.
+                let body = RESTRendering.data(current, shallow: false, format: request.format, print: request.print)
+                response = HTTPResponse(.preconditionFailed, body: body, headers: [("ETag", ETag.of(current))])
+            case .refused(let validation):
+                let error = RESTError(validation)
+                response = HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print))
+            }
+            self.send(response, keepAlive: keepAlive, context: context)
+        }
+    }
+
+    /// Answers with an event stream: the head now, then the namespace's events as they come.
+    private func openStream(_ request: RESTRequest, namespace: Namespace, context: ChannelHandlerContext) {
+        let stream = EventStream(context: context, configuration: configuration)
+        state = .streaming(stream, namespace)
         var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
-        headers.add(name: "Content-Length", value: String(body?.count ?? 0))
+        headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
+        HTTPRequestHandler.addCommonHeaders(to: &headers)
+        context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+        stream.start(keepAliveEvery: configuration.eventStreamKeepAlive, expiresAt: request.authExpiry)
+        namespace.openStream(stream.id, at: request.path, query: request.query, outbound: EventStreamOutbound(eventLoop: context.eventLoop, stream: stream))
+    }
+
+    private func send(_ response: HTTPResponse, keepAlive: Bool, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        if response.hasBody {
+            headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
+            headers.add(name: "Content-Length", value: String(response.body.count))
+        }
+        HTTPRequestHandler.addCommonHeaders(to: &headers)
+        for (name, value) in response.headers { headers.replaceOrAdd(name: name, value: value) }
+        let keepAlive = keepAlive && !response.closeConnection
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))), promise: nil)
+        if response.hasBody, !response.body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
+        }
+        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if !keepAlive { done.assumeIsolated().whenComplete { _ in context.close(promise: nil) } }
+    }
+
+    /// No caching, and CORS open to every origin: browsers may call the API directly.
+    private static func addCommonHeaders(to headers: inout HTTPHeaders) {
         headers.add(name: "Cache-Control", value: "no-cache")
         headers.add(name: "Access-Control-Allow-Origin", value: "*")
         headers.add(name: "Access-Control-Allow-Methods", value: "GET, PUT, POST, PATCH, DELETE, OPTIONS")
-        headers.add(name: "Access-Control-Allow-Headers", value: "Content-Type, Authorization, X-Firebase-ETag, If-Match, If-None-Match")
-        if !keepAlive { headers.add(name: "Connection", value: "close") }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-        if let body { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil) }
-        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if !keepAlive { done.assumeIsolated().whenComplete { _ in context.close(promise: nil) } }
+        headers.add(
+            name: "Access-Control-Allow-Headers",
+            value: "Content-Type, Authorization, X-Firebase-ETag, If-Match, If-None-Match, X-HTTP-Method-Override, X-Firebase-Decoding"
+        )
+        headers.add(name: "Access-Control-Expose-Headers", value: "ETag")
     }
 }

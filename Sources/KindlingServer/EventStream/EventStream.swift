@@ -1,0 +1,92 @@
+import KindlingCore
+import NIOCore
+import NIOHTTP1
+
+/// One REST event stream (`Accept: text/event-stream`) in progress on a connection, living on
+/// its event loop.
+///
+/// The namespace sends it events through an `EventStreamOutbound`; it writes each batch as body
+/// chunks and flushes, sends a keep-alive on a timer, and ends the stream with `cancel` (an event
+/// over the size limit) or `auth_revoked` (the `auth=` token expired). Bytes not yet taken by the
+/// socket are counted; a reader further behind than the limit is disconnected, as on the
+/// realtime side.
+final class EventStream {
+    let id = ConnectionID.next()
+    private let context: ChannelHandlerContext
+    private let maxPendingBytes: Int
+    private let maxEventBytes: Int
+    private var pendingBytes = 0
+    private var keepAlive: RepeatedTask?
+    private var expiry: Scheduled<Void>?
+    private var ended = false
+
+    init(context: ChannelHandlerContext, configuration: ServerConfiguration) {
+        self.context = context
+        self.maxPendingBytes = configuration.maxPendingOutboundBytes
+        self.maxEventBytes = configuration.maxEventBytes
+    }
+
+    /// Starts the timers: keep-alives every `interval`, and the revocation at `expiresAt` (Unix
+    /// milliseconds) when the stream's token has an expiry in the future.
+    func start(keepAliveEvery interval: Duration, expiresAt: Int64?) {
+        let amount = TimeAmount.nanoseconds(max(1_000_000, Int64(interval.components.seconds) * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000))
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        keepAlive = context.eventLoop.scheduleRepeatedTask(initialDelay: amount, delay: amount) { _ in
+            bound.value.write([ByteBuffer(bytes: EventStreamEncoding.keepAlive)])
+        }
+        if let expiresAt {
+            let delay = expiresAt - Namespace.now()
+            if delay > 0 {
+                expiry = context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(delay)) {
+                    self.end(with: EventStreamEncoding.authRevoked)
+                }
+            }
+        }
+    }
+
+    /// Writes events as they are and flushes.
+    func write(_ chunks: [ByteBuffer]) {
+        guard !ended, !chunks.isEmpty else { return }
+        if chunks.contains(where: { $0.readableBytes > maxEventBytes }) {
+            end(with: EventStreamEncoding.cancel)
+            return
+        }
+        let size = chunks.reduce(0) { $0 + $1.readableBytes }
+        pendingBytes += size
+        for chunk in chunks.dropLast() {
+            context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(chunk))), promise: nil)
+        }
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.assumeIsolated().whenComplete { _ in self.pendingBytes -= size }
+        context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(chunks[chunks.count - 1]))), promise: promise)
+        if pendingBytes > maxPendingBytes {
+            ended = true
+            stopTimers()
+            context.close(promise: nil)
+        }
+    }
+
+    /// Sends a last event, ends the response and closes the connection.
+    func end(with last: [UInt8]) {
+        guard !ended else { return }
+        ended = true
+        stopTimers()
+        context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: last)))), promise: nil)
+        context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).assumeIsolated().whenComplete { _ in
+            self.context.close(promise: nil)
+        }
+    }
+
+    /// Stops sending: the connection went away.
+    func stop() {
+        ended = true
+        stopTimers()
+    }
+
+    private func stopTimers() {
+        keepAlive?.cancel()
+        keepAlive = nil
+        expiry?.cancel()
+        expiry = nil
+    }
+}

@@ -1,0 +1,17 @@
+import NIOCore
+
+/// Where a namespace sends a REST event stream's events: safe to call from any thread; the
+/// bytes are written on the stream's event loop, in the order `send` was called.
+final class EventStreamOutbound: Sendable {
+    private let eventLoop: any EventLoop
+    private let stream: NIOLoopBound<EventStream>
+
+    init(eventLoop: any EventLoop, stream: EventStream) {
+        self.eventLoop = eventLoop
+        self.stream = NIOLoopBound(stream, eventLoop: eventLoop)
+    }
+
+    func send(_ chunks: [ByteBuffer]) {
+        eventLoop.execute { [stream] in stream.value.write(chunks) }
+    }
+}

@@ -1,0 +1,129 @@
+import KindlingCore
+import NIOHTTP1
+
+/// A REST request to `/<path>.json`, read from its head: what it asks for and how the answer
+/// must look. Everything a client can get wrong in the URI or headers is found here, before the
+/// namespace is involved.
+struct RESTRequest: Sendable {
+    enum Method: String, Sendable {
+        case get = "GET", put = "PUT", post = "POST", patch = "PATCH", delete = "DELETE"
+    }
+
+    /// `print=`: compact JSON (the default), indented, or no body at all (204).
+    enum Print: Sendable {
+        case compact, pretty, silent
+    }
+
+    var method: Method
+    var path: Path
+    var namespace: String
+    var print: Print
+    var format: JSONFormat
+    /// `shallow=true`: an object's children are answered as `true`.
+    var shallow: Bool
+    var query: Query
+    /// `X-Firebase-ETag: true`: answer with an `ETag` header.
+    var wantsETag: Bool
+    var ifMatch: String?
+    var ifNoneMatch: String?
+    /// `Accept: text/event-stream` on a GET.
+    var isEventStream: Bool
+    /// Who the request acts as. Recorded only: no rules are enforced yet, so everything is allowed.
+    var auth: AuthState
+    /// When the `auth=` token expires (Unix milliseconds), for revoking a stream.
+    var authExpiry: Int64?
+
+    /// The path of a REST URI (`/a/b.json` is `/a/b`), or nil when it does not end in `.json`.
+    static func dataPath(_ uriPath: String) -> String? {
+        guard uriPath.hasSuffix(".json") else { return nil }
+        return String(uriPath.dropLast(5))
+    }
+
+    init(head: HTTPRequestHead, target: RequestTarget, defaultNamespace: String) throws(RESTError) {
+        let parameters = target.parameters
+        method = try RESTRequest.method(head, parameters)
+        guard let text = RESTRequest.dataPath(target.path) else {
+            throw RESTError(.notFound, "append .json to your request URI to use the REST API")
+        }
+        do throws(ValidationError) {
+            path = try Path(text)
+        } catch {
+            throw RESTError(error)
+        }
+        namespace = RequestTarget.namespace(parameters: parameters, host: head.headers.first(name: "host"), fallback: defaultNamespace)
+        switch parameters["print"] {
+        case "pretty"?: print = .pretty
+        case "silent"?: print = .silent
+        default: print = .compact
+        }
+        format = parameters["format"] == "export" ? .export : .plain
+        shallow = parameters["shallow"] == "true"
+        query = try RESTRequest.query(parameters, shallow: shallow)
+        wantsETag = head.headers.first(name: "x-firebase-etag")?.lowercased() == "true"
+        ifMatch = head.headers.first(name: "if-match").map(ETag.normalize)
+        ifNoneMatch = head.headers.first(name: "if-none-match").map(ETag.normalize)
+        isEventStream = method == .get && head.headers["accept"].contains { $0.lowercased().contains("text/event-stream") }
+        (auth, authExpiry) = try RESTRequest.auth(head, parameters)
+        if ifMatch != nil, method == .post || method == .patch {
+            throw RESTError(.badRequest, "if-match is supported on PUT and DELETE only")
+        }
+    }
+
+    /// The method, after `X-HTTP-Method-Override` (header or query parameter) on a POST.
+    private static func method(_ head: HTTPRequestHead, _ parameters: [String: String]) throws(RESTError) -> Method {
+        var name = head.method.rawValue
+        if head.method == .POST,
+            let override = head.headers.first(name: "x-http-method-override") ?? parameters["x-http-method-override"]
+        {
+            name = override.uppercased()
+        }
+        guard let method = Method(rawValue: name) else {
+            throw RESTError(.methodNotAllowed, "Method \(ValidationError.quoted(name)) is not supported; use GET, PUT, POST, PATCH or DELETE")
+        }
+        return method
+    }
+
+    /// The query parameters as a query. firebase-tools lists keys with `shallow=true&limitToFirst=N&
+    /// startAfter=<key>`: no `orderBy` and a raw, unquoted key, meaning key order.
+    private static func query(_ parameters: [String: String], shallow: Bool) throws(RESTError) -> Query {
+        var restParameters = parameters.filter { Query.restParameterNames.contains($0.key) }
+        if shallow, restParameters["orderBy"] == nil, !restParameters.isEmpty {
+            restParameters["orderBy"] = "\"$key\""
+            for (name, value) in restParameters where name.hasPrefix("start") || name.hasPrefix("end") || name == "equalTo" {
+                if case .string? = try? JSONParser.parse(value) { continue }
+                restParameters[name] = JSONWriter.string(.string(value))
+            }
+        }
+        do throws(ValidationError) {
+            return try Query(restParameters: restParameters)
+        } catch {
+            throw RESTError(error)
+        }
+    }
+
+    /// `Authorization: Bearer <token>` or `?access_token=` (a Google access token, or `owner`,
+    /// the emulator's admin), else `?auth=` (an ID token, or a legacy database secret, which is
+    /// not checked), then `auth_variable_override` for an admin.
+    private static func auth(_ head: HTTPRequestHead, _ parameters: [String: String]) throws(RESTError) -> (AuthState, Int64?) {
+        var state = AuthState.anonymous
+        var expiry: Int64?
+        if let header = head.headers.first(name: "authorization"), header.lowercased().hasPrefix("bearer ") {
+            state = AuthState.from(credential: String(header.dropFirst(7)), isGoogleToken: true) ?? .anonymous
+        } else if let token = parameters["access_token"] {
+            state = AuthState.from(credential: token, isGoogleToken: true) ?? .anonymous
+        } else if let token = parameters["auth"] {
+            state = AuthState.from(credential: token, isGoogleToken: false) ?? .admin
+            if case .user(let claims) = state, let exp = claims["exp"]?.numberValue, exp.isFinite, abs(exp) < 1e12 {
+                expiry = Int64(exp * 1000)
+            }
+        }
+        if state == .admin, let text = parameters["auth_variable_override"] {
+            switch try? JSONParser.parse(text) {
+            case .object(let members)?: state = .user(claims: .object(members))
+            case .null?: state = .anonymous
+            default: throw RESTError(.badRequest, "auth_variable_override must be a JSON object or null")
+            }
+        }
+        return (state, expiry)
+    }
+}

@@ -1,0 +1,113 @@
+import KindlingCore
+import KindlingServer
+import KindlingTesting
+import Testing
+
+/// REST event streams (`Accept: text/event-stream`), and their agreement with WebSocket listens.
+@Suite(.timeLimit(.minutes(2)))
+struct EventStreamTests {
+    func openStream(_ port: Int, _ uri: String) async throws -> TestHTTPConnection {
+        let stream = try await TestHTTPConnection.connect(port: port)
+        try await stream.send("GET", uri, headers: [("Accept", "text/event-stream")])
+        let head = try await stream.responseHead()
+        #expect(head.status == 200)
+        #expect(head.header("content-type") == "text/event-stream; charset=utf-8")
+        #expect(head.header("transfer-encoding") == "chunked")
+        return stream
+    }
+
+    /// The next event that is not a keep-alive, as `name data`.
+    func next(_ stream: TestHTTPConnection) async throws -> String {
+        while true {
+            let event = try await stream.nextEvent()
+            #expect(!event.raw.contains("\r"))
+            if event.event == "keep-alive" {
+                #expect(event.raw == "event: keep-alive\ndata: null")
+                continue
+            }
+            return "\(event.event ?? "?") \(event.data ?? "?")"
+        }
+    }
+
+    @Test func initialPutThenPutsAndPatches() async throws {
+        try await RESTTests.withServer { server in
+            let port = server.port
+            _ = try await TestHTTPConnection.request(port: port, "PUT", "/room.json?ns=t", body: #"{"a":1,"list":[1,2]}"#)
+            let stream = try await openStream(port, "/room.json?ns=t")
+            defer { stream.close() }
+            #expect(try await next(stream) == #"put {"path":"/","data":{"a":1,"list":[1,2]}}"#)
+            _ = try await TestHTTPConnection.request(port: port, "PUT", "/room/a.json?ns=t", body: #""héllo ✓""#)
+            #expect(try await next(stream) == #"put {"path":"/a","data":"héllo ✓"}"#)
+            _ = try await TestHTTPConnection.request(port: port, "PATCH", "/room.json?ns=t", body: #"{"b":2,"a":null}"#)
+            #expect(try await next(stream) == #"patch {"path":"/","data":{"b":2,"a":null}}"#)
+            _ = try await TestHTTPConnection.request(port: port, "PATCH", "/room.json?ns=t", body: #"{"c/d":3}"#)
+            #expect(try await next(stream) == #"put {"path":"/c/d","data":3}"#)
+            let pushed = try await TestHTTPConnection.request(port: port, "POST", "/room/list.json?ns=t", body: "3")
+            let name = try #require(try pushed.json()["name"]?.stringValue)
+            #expect(try await next(stream) == #"put {"path":"/list/\#(name)","data":3}"#)
+            _ = try await TestHTTPConnection.request(port: port, "PUT", "/.json?ns=t", body: #"{"room":{"z":true},"other":1}"#)
+            #expect(try await next(stream) == #"put {"path":"/","data":{"z":true}}"#)
+            _ = try await TestHTTPConnection.request(port: port, "PUT", "/other.json?ns=t", body: "2")
+            _ = try await TestHTTPConnection.request(port: port, "DELETE", "/room.json?ns=t")
+            #expect(try await next(stream) == #"put {"path":"/","data":null}"#)
+        }
+    }
+
+    @Test func keepAlivesArrive() async throws {
+        try await RESTTests.withServer { server in
+            let stream = try await openStream(server.port, "/k.json?ns=t")
+            defer { stream.close() }
+            #expect(try await stream.nextEvent().raw == #"event: put"# + "\n" + #"data: {"path":"/","data":null}"#)
+            let event = try await stream.nextEvent(timeout: .seconds(2))
+            #expect(event.raw == "event: keep-alive\ndata: null")
+        }
+    }
+
+    @Test func queryStreamsSeeTheirWindow() async throws {
+        try await RESTTests.withServer { server in
+            _ = try await TestHTTPConnection.request(port: server.port, "PUT", "/s.json?ns=t", body: #"{"a":1,"b":2,"c":3}"#)
+            let stream = try await openStream(server.port, "/s.json?ns=t&orderBy=%22$value%22&limitToLast=1")
+            defer { stream.close() }
+            #expect(try await next(stream) == #"put {"path":"/","data":{"c":3}}"#)
+            _ = try await TestHTTPConnection.request(port: server.port, "PUT", "/s/a.json?ns=t", body: "9")
+            #expect(try await next(stream) == #"put {"path":"/","data":{"a":9}}"#)
+        }
+    }
+
+    @Test func webSocketListenersAndStreamsSeeTheSameWrites() async throws {
+        try await RESTTests.withServer { server in
+            let client = try await TestClient.connect(port: server.port, namespace: "t")
+            _ = try await client.request("q", try JSONParser.parse(#"{"p":"/w","h":""}"#))
+            let stream = try await openStream(server.port, "/w.json?ns=t")
+            defer { stream.close() }
+            #expect(try await next(stream) == #"put {"path":"/","data":null}"#)
+            _ = try await TestHTTPConnection.request(port: server.port, "PUT", "/w/x.json?ns=t", body: "1")
+            _ = try await client.sendRequest("p", try JSONParser.parse(#"{"p":"/w/y","d":2}"#))
+            _ = try await TestHTTPConnection.request(port: server.port, "PATCH", "/w.json?ns=t", body: #"{"x":3}"#)
+            var pushes: [String] = []
+            for _ in 0..<3 {
+                var message = try await client.nextMessage()
+                while message["d"]?["r"] != nil { message = try await client.nextMessage() }
+                let body = try #require(message["d"]?["b"])
+                pushes.append("\(message["d"]?["a"]?.stringValue ?? "?") \(body["p"]?.stringValue ?? "") \(JSONWriter.string(body["d"] ?? .null))")
+            }
+            #expect(pushes == ["d w/x 1", "d w/y 2", #"m w {"x":3}"#])
+            #expect(try await next(stream) == #"put {"path":"/x","data":1}"#)
+            #expect(try await next(stream) == #"put {"path":"/y","data":2}"#)
+            #expect(try await next(stream) == #"patch {"path":"/","data":{"x":3}}"#)
+            await client.close()
+        }
+    }
+
+    @Test func closingAStreamUnsubscribesIt() async throws {
+        try await RESTTests.withServer { server in
+            let stream = try await openStream(server.port, "/gone.json?ns=t")
+            _ = try await stream.nextEvent()
+            stream.close()
+            #expect(await stream.waitForClose())
+            // Writes after the close still succeed (nothing is sent to the stream that went away).
+            let response = try await TestHTTPConnection.request(port: server.port, "PUT", "/gone.json?ns=t", body: "1")
+            #expect(response.status == 200)
+        }
+    }
+}

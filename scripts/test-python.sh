@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs the firebase-admin compatibility suite (tests/python) against a freshly built server.
+# Creates .venv on first use. KINDLING_SCRATCH_PATH reuses another build directory;
+# KINDLING_BIN skips the build and uses that binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+    "$python" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
+
+if [ -z "${KINDLING_BIN:-}" ]; then
+    scratch=(); [ -n "${KINDLING_SCRATCH_PATH:-}" ] && scratch=(--scratch-path "$KINDLING_SCRATCH_PATH")
+    swift build "${scratch[@]}" --product kindling
+    KINDLING_BIN="$(swift build "${scratch[@]}" --show-bin-path)/kindling"
+fi
+export KINDLING_BIN
+
+status=0
+.venv/bin/python -m pytest -q tests/python "$@" || status=$?
+if [ "$status" -eq 5 ]; then
+    echo "test-python: pytest collected no tests" >&2
+    exit 1
+fi
+exit "$status"
