@@ -78,3 +78,14 @@ public struct ListenRequest: Sendable, Equatable {
     /// The hash of what the client already holds (`""` for nothing).
     public var hash: String
 }
+
+extension Action {
+    /// True for actions that change the data when they arrive (put and merge), as opposed to
+    /// reads, listens and onDisconnect registrations.
+    public var writesNow: Bool {
+        switch self {
+        case .put, .merge: return true
+        default: return false
+        }
+    }
+}

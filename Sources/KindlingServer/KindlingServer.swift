@@ -26,7 +26,13 @@ public final class KindlingServer: Sendable {
     /// Binds and starts serving.
     public static func start(_ configuration: ServerConfiguration) async throws -> KindlingServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
-        let registry = NamespaceRegistry(logger: configuration.logger)
+        let registry = NamespaceRegistry(logger: configuration.logger, storage: configuration.storage)
+        do {
+            try registry.recoverAll()
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -49,6 +55,7 @@ public final class KindlingServer: Sendable {
     public func shutdown() async throws {
         try? await channel.close()
         try await group.shutdownGracefully()
+        registry.drain()
     }
 
     /// The names of the namespaces in use.

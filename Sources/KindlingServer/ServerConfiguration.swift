@@ -6,8 +6,8 @@ public struct ServerConfiguration: Sendable {
     public var host: String
     /// The port (0 picks a free one, for tests).
     public var port: Int
-    /// Where durable data will live (storage arrives with the durability work).
-    public var dataDirectory: String
+    /// Durable storage; nil keeps everything in memory (tests, throwaway servers).
+    public var storage: StorageConfiguration?
     /// The namespace of a request that names none (no `ns`, no usable Host label).
     public var defaultNamespace: String
     /// The most bytes a connection may have waiting to be written before it is treated as a
@@ -35,7 +35,7 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1",
         port: Int = 9000,
-        dataDirectory: String = "./kindling-data",
+        storage: StorageConfiguration? = nil,
         defaultNamespace: String = "kindling",
         maxPendingOutboundBytes: Int = 64 * 1024 * 1024,
         maxFrameBytes: Int = 16 * 1024 * 1024 + 64 * 1024,
@@ -50,7 +50,7 @@ public struct ServerConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.host = host
         self.port = port
-        self.dataDirectory = dataDirectory
+        self.storage = storage
         self.defaultNamespace = defaultNamespace
         self.maxPendingOutboundBytes = maxPendingOutboundBytes
         self.maxFrameBytes = maxFrameBytes
@@ -60,5 +60,24 @@ public struct ServerConfiguration: Sendable {
         self.maxEventBytes = maxEventBytes
         self.eventLoopThreads = eventLoopThreads
         self.logger = logger
+    }
+}
+
+/// Where and how a server keeps its data durable.
+public struct StorageConfiguration: Sendable {
+    /// The data directory: one folder per namespace.
+    public var directory: String
+    /// When a write counts as durable, and so may be acknowledged.
+    public var fsync: FsyncMode
+    /// Log bytes after which a namespace writes a snapshot and starts a new log.
+    public var snapshotAfterBytes: Int
+    /// Cut a log at a damaged record instead of refusing to start (the writes after it are lost).
+    public var repair: Bool
+
+    public init(directory: String, fsync: FsyncMode = .always, snapshotAfterBytes: Int = 64 * 1024 * 1024, repair: Bool = false) {
+        self.directory = directory
+        self.fsync = fsync
+        self.snapshotAfterBytes = snapshotAfterBytes
+        self.repair = repair
     }
 }

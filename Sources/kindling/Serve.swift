@@ -22,8 +22,23 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on.")
     var port = 9000
 
-    @Option(name: .customLong("data-dir"), help: "Directory for durable data.")
+    @Option(name: .customLong("data-dir"), help: "Directory for durable data (one folder per namespace).")
     var dataDirectory = "./kindling-data"
+
+    @Option(help: ArgumentHelp(
+        "When a write is durable enough to acknowledge: always, everysec or never.",
+        discussion: "always: after fdatasync of its batch (group commit); nothing acknowledged is lost. everysec: after the write to the OS, synced every second; a machine crash can lose up to a second. never: after the write to the OS; a machine crash can lose what the kernel had not written back. A crash of the process alone loses nothing acknowledged in any mode."
+    ))
+    var fsync = "always"
+
+    @Option(name: .customLong("snapshot-mb"), help: "Log megabytes after which a namespace writes a snapshot and starts a new log.")
+    var snapshotMegabytes = 64
+
+    @Flag(help: "Cut a damaged log at the damage instead of refusing to start (the writes after it are lost).")
+    var repair = false
+
+    @Flag(name: .customLong("in-memory"), help: "Keep data in memory only (nothing written to disk).")
+    var inMemory = false
 
     @Option(help: "Namespace for requests that name none (no ?ns= and no database host label).")
     var namespace = "kindling"
@@ -38,6 +53,8 @@ struct Serve: AsyncParsableCommand {
     var keepAliveSeconds = 10.0
 
     func validate() throws {
+        guard FsyncMode(rawValue: fsync) != nil else { throw ValidationError("--fsync must be always, everysec or never.") }
+        guard snapshotMegabytes >= 1 else { throw ValidationError("--snapshot-mb must be at least 1.") }
         guard keepAliveSeconds >= 0.01, keepAliveSeconds <= 3600 else {
             throw ValidationError("--keep-alive must be between 0.01 and 3600 seconds.")
         }
@@ -58,7 +75,12 @@ struct Serve: AsyncParsableCommand {
         let server = try await KindlingServer.start(ServerConfiguration(
             host: host,
             port: port,
-            dataDirectory: dataDirectory,
+            storage: inMemory ? nil : StorageConfiguration(
+                directory: dataDirectory,
+                fsync: FsyncMode(rawValue: fsync) ?? .always,
+                snapshotAfterBytes: snapshotMegabytes * 1024 * 1024,
+                repair: repair
+            ),
             defaultNamespace: namespace,
             maxPendingOutboundBytes: maxPendingBytes,
             eventStreamKeepAlive: .milliseconds(Int64(keepAliveSeconds * 1000)),
@@ -73,6 +95,7 @@ struct Serve: AsyncParsableCommand {
               http:     http://\(address)/.inspect/databases.json
             Point an SDK at it with its emulator setting (host \(host), port \(server.port)), e.g.
               FIREBASE_DATABASE_EMULATOR_HOST=\(address)
+            Data: \(inMemory ? "in memory only" : "\(dataDirectory) (fsync \(fsync))")
             No security rules are enforced yet: every request is allowed.
             """)
         logger.warning("security rules are not enforced yet: every request is allowed")

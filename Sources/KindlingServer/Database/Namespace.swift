@@ -19,14 +19,55 @@ final class Namespace: @unchecked Sendable {
     // Confined to `queue`.
     private var state: NamespaceState
     private var outbounds: [ConnectionID: SubscriberOutbound] = [:]
+    /// The durable log and snapshots; nil for an in-memory namespace. Set once, before use.
+    private var storage: NamespaceStorage?
+    /// The sequence number of the last write handed to the log.
+    private var lastSequence: UInt64 = 0
+    /// Outputs waiting for the log to make their writes durable, in order: nothing is
+    /// acknowledged (or shown to a listener) before the write behind it is durable, and
+    /// everything later waits behind it so each connection keeps its order.
+    private var held: [(sequence: UInt64, out: [Outgoing], then: (@Sendable () -> Void)?)] = []
 
-    init(name: String, logger: Logger) {
+    init(name: String, logger: Logger, root: Node = .empty) {
         self.name = name
         self.queue = DispatchQueue(label: "kindling.namespace.\(name)")
         var logger = logger
         logger[metadataKey: "namespace"] = "\(name)"
         self.logger = logger
-        self.state = NamespaceState(name: name)
+        self.state = NamespaceState(name: name, root: root)
+    }
+
+    /// Set when storage could not be opened: the namespace then refuses every write.
+    private var storageUnavailable = false
+
+    /// Marks the namespace as unable to store anything: writes are refused from now on.
+    func refuseWrites() {
+        queue.sync { self.storageUnavailable = true }
+    }
+
+    /// True when writes may be taken now.
+    private var writable: Bool { !storageUnavailable && (storage?.log.isHealthy ?? true) }
+
+    /// Makes the namespace durable: writes from now on are logged after `lastSequence`.
+    func attachStorage(directory: String, configuration: StorageConfiguration, lastSequence: UInt64) throws {
+        let storage = try NamespaceStorage(
+            directory: directory,
+            configuration: configuration,
+            startSequence: lastSequence + 1,
+            logger: logger,
+            onDurable: { [weak self] sequence in self?.durable(through: sequence) }
+        )
+        queue.sync {
+            self.storage = storage
+            self.lastSequence = lastSequence
+        }
+    }
+
+    /// Waits until every write so far is durable and every snapshot written (for shutdown).
+    func drainStorage() {
+        let storage = queue.sync { self.storage }
+        storage?.drain()
+        queue.sync {}
     }
 
     /// Registers a connection and where its messages go.
@@ -42,15 +83,62 @@ final class Namespace: @unchecked Sendable {
         queue.async {
             var out: [Outgoing] = []
             let now = Namespace.now()
+            let writable = self.writable
             for input in inputs {
                 switch input {
                 case .request(let request):
+                    if !writable, request.action.writesNow, let number = request.number {
+                        out.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: .unavailable, message: Namespace.unwritable)))
+                        continue
+                    }
                     self.state.handle(request, from: connection, now: now, into: &out)
                 case .reject(let number, let status, let message):
                     out.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: status, message: message)))
                 }
             }
-            self.dispatch(out)
+            self.finish(out)
+        }
+    }
+
+    static let unwritable = "Writes to storage are failing (is the disk full?); nothing was written."
+
+    /// Logs the writes this block committed and sends `out` (then runs `then`) once they are
+    /// durable, after anything still held.
+    private func finish(_ out: [Outgoing], then: (@Sendable () -> Void)? = nil) {
+        let writes = state.takeJournal()
+        guard let storage else {
+            dispatch(out)
+            then?()
+            return
+        }
+        if !writes.isEmpty {
+            let records = writes.map { write -> LogRecord in
+                lastSequence += 1
+                return LogRecord(sequence: lastSequence, write: write)
+            }
+            storage.log.append(records)
+        }
+        if writes.isEmpty && held.isEmpty {
+            dispatch(out)
+            then?()
+        } else {
+            held.append((lastSequence, out, then))
+        }
+        if !writes.isEmpty, storage.wantsSnapshot {
+            storage.snapshot(state.database.tree.root, sequence: lastSequence)
+        }
+    }
+
+    /// Called by the log: everything through `sequence` is durable; release what waited for it.
+    private func durable(through sequence: UInt64) {
+        queue.async {
+            var released = 0
+            while released < self.held.count, self.held[released].sequence <= sequence {
+                self.dispatch(self.held[released].out)
+                self.held[released].then?()
+                released += 1
+            }
+            self.held.removeFirst(released)
         }
     }
 
@@ -62,7 +150,7 @@ final class Namespace: @unchecked Sendable {
             for problem in self.state.disconnect(connection, now: Namespace.now(), into: &out) {
                 self.logger.warning("\(problem)", metadata: ["connection": "\(connection)"])
             }
-            self.dispatch(out)
+            self.finish(out)
         }
     }
 
@@ -82,10 +170,13 @@ final class Namespace: @unchecked Sendable {
     /// completed, so a client that waits for the HTTP response finds the event already on its way.
     func write(_ request: RESTWrite, promise: EventLoopPromise<RESTWriteOutcome>) {
         queue.async {
+            guard self.writable else {
+                promise.succeed(.unavailable(Namespace.unwritable))
+                return
+            }
             var out: [Outgoing] = []
             let outcome = self.state.restWrite(request, now: Namespace.now(), into: &out)
-            self.dispatch(out)
-            promise.succeed(outcome)
+            self.finish(out) { promise.succeed(outcome) }
         }
     }
 
@@ -93,7 +184,7 @@ final class Namespace: @unchecked Sendable {
     func openStream(_ stream: ConnectionID, at path: Path, query: Query, outbound: EventStreamOutbound) {
         queue.async {
             self.outbounds[stream] = .eventStream(outbound)
-            self.dispatch(self.state.openStream(stream, at: path, query: query))
+            self.finish(self.state.openStream(stream, at: path, query: query))
         }
     }
 

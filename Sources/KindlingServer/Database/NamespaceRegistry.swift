@@ -1,18 +1,61 @@
+import Foundation
+import KindlingCore
 import Logging
 import Synchronization
 
-/// The namespaces of a server, each created on first use.
+/// The namespaces of a server, each created on first use, and their storage.
 final class NamespaceRegistry: Sendable {
     private let namespaces = Mutex<[String: Namespace]>([:])
     private let logger: Logger
+    private let storage: StorageConfiguration?
 
-    init(logger: Logger) { self.logger = logger }
+    init(logger: Logger, storage: StorageConfiguration?) {
+        self.logger = logger
+        self.storage = storage
+    }
+
+    /// Loads every namespace found in the data directory, logging what it loaded and how long
+    /// it took. Damage that recovery will not cut without `--repair` stops the start.
+    func recoverAll() throws {
+        guard let storage else { return }
+        try StorageLayout.createDirectory(storage.directory)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: storage.directory)) ?? []
+        for directoryName in names.sorted() {
+            let directory = storage.directory + "/" + directoryName
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
+                let name = StorageLayout.namespace(fromDirectoryName: directoryName)
+            else { continue }
+            let started = ContinuousClock.now
+            let recovered = try NamespaceStorage.recover(directory: directory, repair: storage.repair, logger: logger)
+            let namespace = Namespace(name: name, logger: logger, root: recovered.root)
+            try namespace.attachStorage(directory: directory, configuration: storage, lastSequence: recovered.lastSequence)
+            namespaces.withLock { $0[name] = namespace }
+            logger.notice(
+                "loaded namespace",
+                metadata: [
+                    "namespace": "\(name)", "snapshot-bytes": "\(recovered.snapshotBytes)",
+                    "snapshot-sequence": "\(recovered.snapshotSequence)", "replayed-records": "\(recovered.replayedRecords)",
+                    "last-sequence": "\(recovered.lastSequence)", "duration": "\(ContinuousClock.now - started)",
+                ]
+            )
+        }
+    }
 
     /// The namespace called `name`, created if new.
     func namespace(_ name: String) -> Namespace {
         namespaces.withLock { all in
             if let existing = all[name] { return existing }
             let created = Namespace(name: name, logger: logger)
+            if let storage {
+                let directory = StorageLayout.directory(dataDirectory: storage.directory, namespace: name)
+                do {
+                    try created.attachStorage(directory: directory, configuration: storage, lastSequence: 0)
+                } catch {
+                    logger.critical("cannot store namespace \(name); its writes are refused: \(error)")
+                    created.refuseWrites()
+                }
+            }
             all[name] = created
             logger.info("created namespace", metadata: ["namespace": "\(name)"])
             return created
@@ -21,4 +64,9 @@ final class NamespaceRegistry: Sendable {
 
     /// The names of the namespaces in use, sorted.
     var names: [String] { namespaces.withLock { Array($0.keys) }.sorted() }
+
+    /// Waits until every namespace's writes and snapshots are on disk.
+    func drain() {
+        for namespace in namespaces.withLock({ Array($0.values) }) { namespace.drainStorage() }
+    }
 }

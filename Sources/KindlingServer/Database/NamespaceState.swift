@@ -23,7 +23,19 @@ struct NamespaceState: Sendable {
     var streams: [ConnectionID: Path] = [:]
     private var pushIDs = PushIDGenerator()
 
-    init(name: String) { self.name = name }
+    /// The writes committed since the owner last took them, in order, for the log.
+    private var journal: [Write] = []
+
+    init(name: String, root: Node = .empty) {
+        self.name = name
+        self.database = DatabaseState(root: root)
+    }
+
+    /// Hands over the writes committed since the last call.
+    mutating func takeJournal() -> [Write] {
+        defer { journal = [] }
+        return journal
+    }
 
     mutating func connect(_ connection: ConnectionID) {
         connections[connection] = ConnectionRecord()
@@ -91,6 +103,7 @@ struct NamespaceState: Sendable {
 
     /// Applies a resolved write (from any source) and appends the changes for its listeners.
     mutating func commit(_ write: Write, into out: inout [Outgoing]) {
+        journal.append(write)
         out.append(contentsOf: encode(database.commit(write)))
     }
 

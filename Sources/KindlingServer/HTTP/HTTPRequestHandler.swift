@@ -169,6 +169,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             case .refused(let validation):
                 let error = RESTError(validation)
                 response = HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print))
+            case .unavailable(let message):
+                // Nothing was written, so a client's retry of this 503 is safe.
+                let error = RESTError(.unavailable, message)
+                response = HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print))
             }
             self.send(response, keepAlive: keepAlive, context: context)
         }

@@ -21,6 +21,8 @@ struct RESTError: Error, Sendable {
         case methodNotAllowed
         /// A body over the REST size limit.
         case bodyTooLarge
+        /// Storage is failing: nothing can be made durable now.
+        case unavailable
     }
 
     let kind: Kind
@@ -47,6 +49,7 @@ struct RESTError: Error, Sendable {
         case .notFound: return .notFound
         case .methodNotAllowed: return .methodNotAllowed
         case .bodyTooLarge: return .payloadTooLarge
+        case .unavailable: return .serviceUnavailable
         }
     }
 }

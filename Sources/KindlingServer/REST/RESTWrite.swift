@@ -29,6 +29,8 @@ enum RESTWriteOutcome: Sendable {
     case preconditionFailed(current: Node)
     /// Refused by validation: nothing was written.
     case refused(ValidationError)
+    /// Refused because storage is failing: nothing was written.
+    case unavailable(String)
 }
 
 /// The value a committed REST write answers with.

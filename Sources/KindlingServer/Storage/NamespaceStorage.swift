@@ -1,0 +1,142 @@
+import Dispatch
+import Foundation
+import KindlingCore
+import Logging
+
+/// One namespace's durable files: recovery at start, the log while running, snapshots in the
+/// background.
+final class NamespaceStorage: Sendable {
+    /// What recovery found.
+    struct Recovered: Sendable {
+        var root: Node
+        var lastSequence: UInt64
+        var snapshotSequence: UInt64
+        var snapshotBytes: Int
+        var replayedRecords: Int
+        var warnings: [String]
+    }
+
+    let directory: String
+    let log: WriteAheadLog
+    private let configuration: StorageConfiguration
+    private let snapshots: DispatchQueue
+    private let logger: Logger
+
+    init(
+        directory: String,
+        configuration: StorageConfiguration,
+        startSequence: UInt64,
+        logger: Logger,
+        onDurable: @escaping @Sendable (UInt64) -> Void
+    ) throws {
+        self.directory = directory
+        self.configuration = configuration
+        self.logger = logger
+        self.snapshots = DispatchQueue(label: "kindling.snapshots.\(directory)")
+        try StorageLayout.createDirectory(directory)
+        self.log = try WriteAheadLog(directory: directory, mode: configuration.fsync, startSequence: startSequence, logger: logger, onDurable: onDurable)
+    }
+
+    /// True when the log has grown enough since the last snapshot to write a new one.
+    var wantsSnapshot: Bool { log.sizeSinceRotation >= configuration.snapshotAfterBytes }
+
+    /// Starts a snapshot of `root`, the tree as of `sequence`: the log moves to a new segment at
+    /// once; the snapshot is written in the background from the immutable root while writes go
+    /// on; once it is safely in place, the segments and snapshots it makes redundant are deleted.
+    func snapshot(_ root: Node, sequence: UInt64) {
+        log.rotate(startingAt: sequence + 1)
+        snapshots.async { [directory, logger] in
+            let started = ContinuousClock.now
+            do {
+                var writer = JSONWriter()
+                root.write(to: &writer, format: .export)
+                let compressed = try Zlib.gzip(writer.bytes)
+                try StorageLayout.writeAtomically(compressed, to: StorageLayout.snapshotPath(directory, sequence: sequence))
+                for segment in StorageLayout.segments(in: directory) where segment.start <= sequence {
+                    try? FileManager.default.removeItem(atPath: segment.path)
+                }
+                for old in StorageLayout.snapshots(in: directory) where old.start < sequence {
+                    try? FileManager.default.removeItem(atPath: old.path)
+                }
+                logger.info(
+                    "wrote snapshot",
+                    metadata: [
+                        "sequence": "\(sequence)", "bytes": "\(compressed.count)", "json-bytes": "\(writer.bytes.count)",
+                        "duration": "\(ContinuousClock.now - started)",
+                    ]
+                )
+            } catch {
+                logger.error("snapshot at sequence \(sequence) failed; the log is kept: \(error)")
+            }
+        }
+    }
+
+    /// Waits for queued snapshots and log writes.
+    func drain() {
+        log.drain()
+        snapshots.sync {}
+    }
+
+    /// Loads a namespace's data: the newest readable snapshot, then every later log record in
+    /// order. A torn last record is cut off (with a warning); damage in the middle of a log
+    /// stops the start, unless `repair` is set.
+    static func recover(directory: String, repair: Bool, logger: Logger) throws -> Recovered {
+        var warnings: [String] = []
+        var root = Node.empty
+        var snapshotSequence: UInt64 = 0
+        var snapshotBytes = 0
+        for snapshot in StorageLayout.snapshots(in: directory).reversed() {
+            do {
+                let compressed = try StorageLayout.readFile(snapshot.path)
+                let json = try Zlib.gunzip(compressed)
+                root = try Node(json: try JSONParser.parse(json))
+                snapshotSequence = snapshot.start
+                snapshotBytes = json.count
+                break
+            } catch {
+                warnings.append("skipped unreadable snapshot \(snapshot.path): \(error)")
+            }
+        }
+        var tree = DataTree(root: root)
+        var lastSequence = snapshotSequence
+        var replayed = 0
+        let segments = StorageLayout.segments(in: directory)
+        for (position, segment) in segments.enumerated() {
+            let isLast = position == segments.count - 1
+            let bytes = try StorageLayout.readFile(segment.path)
+            let contents = try LogSegmentReader.read(bytes, file: segment.path, repair: repair)
+            if let torn = contents.tornTail {
+                guard isLast || repair else {
+                    throw StorageError.corruptLog(file: segment.path, offset: contents.validLength, reason: torn)
+                }
+                warnings.append("cut off \(torn) (\(bytes.count - contents.validLength) bytes)")
+                try truncate(segment.path, to: contents.validLength)
+            }
+            for record in contents.records where record.sequence > lastSequence {
+                tree.apply(record.write)
+                lastSequence = record.sequence
+                replayed += 1
+            }
+        }
+        for warning in warnings { logger.warning("\(warning)") }
+        return Recovered(
+            root: tree.root,
+            lastSequence: lastSequence,
+            snapshotSequence: snapshotSequence,
+            snapshotBytes: snapshotBytes,
+            replayedRecords: replayed,
+            warnings: warnings
+        )
+    }
+
+    private static func truncate(_ path: String, to length: Int) throws {
+        guard let handle = FileHandle(forWritingAtPath: path) else { throw StorageError.io("cannot open \(path) to cut its torn tail") }
+        defer { try? handle.close() }
+        do {
+            try handle.truncate(atOffset: UInt64(length))
+            try handle.synchronize()
+        } catch {
+            throw StorageError.io("cannot cut the torn tail of \(path): \(error)")
+        }
+    }
+}
