@@ -98,6 +98,9 @@ struct Serve: AsyncParsableCommand {
             Data: \(inMemory ? "in memory only" : "\(dataDirectory) (fsync \(fsync))")
             No security rules are enforced yet: every request is allowed.
             """)
+        // Scripts and supervisors read this banner through a pipe: send it now, not at exit.
+        FileHandle.standardOutput.synchronizeFile()
+        fflush(nil)
         logger.warning("security rules are not enforced yet: every request is allowed")
         await Serve.waitForTermination()
         logger.info("shutting down")

@@ -1,0 +1,110 @@
+import Foundation
+import KindlingCore
+import KindlingProtocol
+import Logging
+import Testing
+
+@testable import KindlingServer
+
+/// The log format, torn tails, corruption, and snapshot + log recovery, on real files.
+@Suite(.serialized)
+struct StorageTests {
+    let logger: Logger = {
+        var logger = Logger(label: "storage-test")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "kindling-storage-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    func record(_ sequence: UInt64, _ path: String, _ json: String) throws -> LogRecord {
+        LogRecord(sequence: sequence, write: .set(try Path(path), try Node(jsonText: json)))
+    }
+
+    @Test func recordsRoundTripExactly() throws {
+        let samples = [
+            try record(1, "a/b", #"{"x":1.5,"y":"héllo ✓","z":{".value":true,".priority":"p"},".priority":-0}"#),
+            LogRecord(sequence: 2, write: .merge(try Path("users"), [
+                MergeEntry(path: try Path("ada/since"), node: Node(.number(1843))),
+                MergeEntry(path: try Path("bob"), node: .empty),
+                MergeEntry(path: try Path("cy/.priority"), node: Node(.number(5))),
+            ])),
+            try record(3, "", "null"),
+            LogRecord(sequence: 4, write: .set(try Path("n/.priority"), Node(.string("p")))),
+        ]
+        for sample in samples {
+            let bytes = sample.encoded()
+            let contents = try LogSegmentReader.read(bytes, file: "test", repair: false)
+            #expect(contents.records == [sample])
+            #expect(contents.tornTail == nil)
+        }
+    }
+
+    @Test func aTornTailIsCutAndDamageInTheMiddleStopsTheStart() throws {
+        let records = try (1...5).map { try record(UInt64($0), "k\($0)", "\($0)") }
+        let whole = records.flatMap { $0.encoded() }
+        // A crash mid-append: the last record is cut short.
+        let torn = Array(whole.dropLast(3))
+        let cut = try LogSegmentReader.read(torn, file: "log", repair: false)
+        #expect(cut.records.count == 4)
+        #expect(cut.tornTail != nil)
+        // A flipped byte in the second record, with good records after it.
+        var damaged = whole
+        let second = records[0].encoded().count + LogRecord.headerSize + 9
+        damaged[second] ^= 0xFF
+        do {
+            _ = try LogSegmentReader.read(damaged, file: "log-1", repair: false)
+            Issue.record("read a damaged log")
+        } catch let error as StorageError {
+            guard case .corruptLog(let file, let offset, _) = error else { Issue.record("wrong error \(error)"); return }
+            #expect(file == "log-1")
+            #expect(offset == records[0].encoded().count)
+            #expect(error.description.contains("--repair"))
+        }
+        let repaired = try LogSegmentReader.read(damaged, file: "log-1", repair: true)
+        #expect(repaired.records.count == 1)
+    }
+
+    @Test func snapshotsAndLogsReplayToTheSameTree() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let configuration = StorageConfiguration(directory: directory, fsync: .always, snapshotAfterBytes: 400)
+        let namespace = Namespace(name: "n", logger: logger)
+        try namespace.attachStorage(directory: directory, configuration: configuration, lastSequence: 0)
+        var expected = DataTree()
+        let clock = ServerValues(timestamp: 1)
+        var random = SplitMix(seed: 9)
+        for step in 0..<300 {
+            let path = try Path("items/i\(Int.random(in: 0..<40, using: &random))")
+            let value = JSONValue.object([JSONMember("v", .number(Double(step))), JSONMember("s", .string("é\(step)"))])
+            expected.apply(try expected.resolveSet(path, value, serverValues: clock))
+            // A put from a connection with no outbound: handled, logged, its replies dropped.
+            namespace.submit(ConnectionID(value: -1), [.request(Request(number: step, action: .put(path: path, data: value, hash: nil)))])
+        }
+        namespace.drainStorage()
+        #expect(StorageLayout.snapshots(in: directory).count >= 1)
+        let recovered = try NamespaceStorage.recover(directory: directory, repair: false, logger: logger)
+        #expect(recovered.root == expected.root)
+        #expect(recovered.lastSequence == 300)
+        #expect(recovered.snapshotSequence > 0)
+        // Rotation removed the log segments the snapshot covers.
+        #expect(StorageLayout.segments(in: directory).allSatisfy { $0.start > recovered.snapshotSequence })
+    }
+}
+
+/// A seeded generator for storage tests.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
