@@ -6,6 +6,6 @@ struct Kindling: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kindling",
         abstract: "A self-hosted realtime JSON database that speaks the Firebase Realtime Database protocols.",
-        subcommands: [Serve.self]
+        subcommands: [Serve.self, Export.self, Import.self]
     )
 }

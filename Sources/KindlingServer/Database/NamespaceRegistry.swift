@@ -8,6 +8,7 @@ final class NamespaceRegistry: Sendable {
     private let namespaces = Mutex<[String: Namespace]>([:])
     private let logger: Logger
     private let storage: StorageConfiguration?
+    private let lock = Mutex<DataDirectoryLock?>(nil)
 
     init(logger: Logger, storage: StorageConfiguration?) {
         self.logger = logger
@@ -19,6 +20,8 @@ final class NamespaceRegistry: Sendable {
     func recoverAll() throws {
         guard let storage else { return }
         try StorageLayout.createDirectory(storage.directory)
+        let held = try DataDirectoryLock(directory: storage.directory)
+        lock.withLock { $0 = held }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: storage.directory)) ?? []
         for directoryName in names.sorted() {
             let directory = storage.directory + "/" + directoryName
@@ -65,8 +68,13 @@ final class NamespaceRegistry: Sendable {
     /// The names of the namespaces in use, sorted.
     var names: [String] { namespaces.withLock { Array($0.keys) }.sorted() }
 
-    /// Waits until every namespace's writes and snapshots are on disk.
+    /// Waits until every namespace's writes and snapshots are on disk, then lets go of the data
+    /// directory.
     func drain() {
         for namespace in namespaces.withLock({ Array($0.values) }) { namespace.drainStorage() }
+        lock.withLock { held in
+            held?.release()
+            held = nil
+        }
     }
 }

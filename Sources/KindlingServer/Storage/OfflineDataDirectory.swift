@@ -1,0 +1,75 @@
+import Foundation
+import KindlingCore
+import Logging
+
+/// Reads and writes a data directory while no server runs on it: `kindling export` and
+/// `kindling import` without a server.
+public enum OfflineDataDirectory {
+    /// The data at `path` in `namespace`, as export-form JSON (priorities included, so an import
+    /// gives back the same tree).
+    public static func export(directory: String, namespace: String, path: Path, logger: Logger) throws -> [UInt8] {
+        let lock = try DataDirectoryLock(directory: directory)
+        defer { lock.release() }
+        let folder = StorageLayout.directory(dataDirectory: directory, namespace: namespace)
+        let recovered = try NamespaceStorage.recover(directory: folder, repair: false, logger: logger)
+        var writer = JSONWriter()
+        recovered.root.child(at: path).write(to: &writer, format: .export)
+        return writer.bytes
+    }
+
+    /// Replaces the data at `path` in `namespace` with `json` (export form or plain JSON), as one
+    /// snapshot that supersedes the namespace's earlier files. `progress` hears each phase.
+    public static func importJSON(
+        _ json: [UInt8],
+        directory: String,
+        namespace: String,
+        path: Path,
+        logger: Logger,
+        progress: (String) -> Void
+    ) throws {
+        let lock = try DataDirectoryLock(directory: directory)
+        defer { lock.release() }
+        let folder = StorageLayout.directory(dataDirectory: directory, namespace: namespace)
+        try StorageLayout.createDirectory(folder)
+        progress("loading namespace \(namespace)")
+        let recovered = try NamespaceStorage.recover(directory: folder, repair: false, logger: logger)
+        progress("parsing \(json.count) bytes")
+        let value = try JSONParser.parse(json)
+        progress("validating")
+        var tree = DataTree(root: recovered.root)
+        tree.apply(.set(path, try Node(json: value, at: path)))
+        progress("writing the snapshot")
+        var writer = JSONWriter()
+        tree.root.write(to: &writer, format: .export)
+        let sequence = recovered.lastSequence + 1
+        try StorageLayout.writeAtomically(try Zlib.gzip(writer.bytes), to: StorageLayout.snapshotPath(folder, sequence: sequence))
+        for segment in StorageLayout.segments(in: folder) { try? FileManager.default.removeItem(atPath: segment.path) }
+        for old in StorageLayout.snapshots(in: folder) where old.start < sequence {
+            try? FileManager.default.removeItem(atPath: old.path)
+        }
+        progress("done: \(writer.bytes.count) bytes of data in \(folder)")
+    }
+}
+
+/// An exclusive lock on a data directory, so a server and an offline tool (or two servers) never
+/// write the same files. Released when the process ends, however it ends.
+final class DataDirectoryLock: Sendable {
+    private let descriptor: Int32
+
+    init(directory: String) throws {
+        try StorageLayout.createDirectory(directory)
+        let path = directory + "/kindling.lock"
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw StorageError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw StorageError.io("\(directory) is in use by a running Kindling server (or another tool); stop it, or use --url to go through the server")
+        }
+        self.descriptor = descriptor
+    }
+
+    func release() {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}
