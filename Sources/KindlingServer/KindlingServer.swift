@@ -1,4 +1,5 @@
 import KindlingCore
+import KindlingProtocol
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -110,5 +111,18 @@ public final class KindlingServer: Sendable {
                 name: httpHandlerName
             )
         }
+    }
+}
+
+extension KindlingServer {
+    /// Commits `count` small writes to `namespace` as a client would, for benchmarks that need a
+    /// log behind a snapshot.
+    public func writeForBenchmark(namespace name: String, count: Int) async throws {
+        let namespace = registry.namespace(name)
+        for index in 0..<count {
+            let path = try Path("log/w\(index % 1000)")
+            namespace.submit(ConnectionID(value: -1), [.request(Request(number: nil, action: .put(path: path, data: .number(Double(index)), hash: nil)))])
+        }
+        namespace.drainStorage()
     }
 }
