@@ -35,7 +35,7 @@ struct CoreBenchmark: ParsableCommand {
         let leaves = users * fields
         print("built \(leaves) leaves in \(format(build)) (\(rate(leaves, build)) leaves/s), resident \(residentMegabytes()) MB")
 
-        var random = BenchRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let paths = (0..<min(writes, 1 << 20)).map { _ in
             try! Path("users/u\(Int.random(in: 0..<users, using: &random))/f\(Int.random(in: 0..<fields, using: &random))")
         }
@@ -151,15 +151,13 @@ func residentMegabytes() -> Int {
     return pages * 4096 / (1024 * 1024)
 }
 
-/// A seeded generator, so runs touch the same paths.
-struct BenchRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+/// "p50 …, p90 …, p99 …, p99.9 …, max …" of latencies in nanoseconds.
+func latencySummary(_ nanoseconds: [UInt64]) -> String {
+    guard !nanoseconds.isEmpty else { return "no samples" }
+    let sorted = nanoseconds.sorted()
+    func at(_ fraction: Double) -> String {
+        let value = sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+        return "\((Double(value) / 1e4).rounded() / 100) ms"
     }
+    return "p50 \(at(0.5)), p90 \(at(0.9)), p99 \(at(0.99)), p99.9 \(at(0.999)), max \(at(1))"
 }

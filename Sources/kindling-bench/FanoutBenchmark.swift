@@ -82,14 +82,9 @@ struct FanoutBenchmark: AsyncParsableCommand {
             return all
         }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let sorted = latencies.sorted()
-        func percentile(_ p: Double) -> String {
-            let value = sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
-            return "\((Double(value) / 1e4).rounded() / 100) ms"
-        }
-        print("\(writes) writes × \(subscribers) subscribers = \(sorted.count) deliveries in \((elapsed * 100).rounded() / 100) s")
-        print("deliveries/s: \(Int(Double(sorted.count) / elapsed)); writes/s: \(Int(Double(writes) / elapsed))")
-        print("write→delivery latency: p50 \(percentile(0.5)), p90 \(percentile(0.9)), p99 \(percentile(0.99)), p99.9 \(percentile(0.999)), max \(percentile(1))")
+        print("\(writes) writes × \(subscribers) subscribers = \(latencies.count) deliveries in \((elapsed * 100).rounded() / 100) s")
+        print("deliveries/s: \(Int(Double(latencies.count) / elapsed)); writes/s: \(Int(Double(writes) / elapsed))")
+        print("write→delivery latency: \(latencySummary(latencies))")
         for client in clients { await client.abort() }
         await writer.abort()
         try await server?.shutdown()

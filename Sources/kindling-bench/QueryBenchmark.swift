@@ -31,7 +31,7 @@ struct QueryBenchmark: ParsableCommand {
 
     /// A database holding `children` children with random scores under /scores.
     private func scores(seed: UInt64) throws -> DatabaseState<Int> {
-        var random = BenchRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var state = DatabaseState<Int>()
         var members: [JSONMember] = []
         members.reserveCapacity(children)
@@ -45,7 +45,7 @@ struct QueryBenchmark: ParsableCommand {
     private func indexWindows() throws {
         let location = try Path("scores")
         let index = Index.child(try Path("score"))
-        var random = BenchRandom(seed: 3)
+        var random = SeededGenerator(seed: 3)
         let paths = (0..<repeats).map { _ in try! Path("scores/p\(Int.random(in: 0..<children, using: &random))/score") }
         let values = (0..<1024).map { Node(.number(Double($0))) }
 
@@ -86,7 +86,7 @@ struct QueryBenchmark: ParsableCommand {
         for listen in 0..<listens {
             _ = state.listen(listen, at: try Path("rooms/r\(listen % 1000)/members/m\(listen)"))
         }
-        var random = BenchRandom(seed: 4)
+        var random = SeededGenerator(seed: 4)
         var empty = DatabaseState<Int>(root: state.tree.root)
         _ = empty.commit(.set(try Path("warm"), Node(.bool(true))))
         let writes = (0..<repeats).map { _ -> Write in

@@ -25,21 +25,9 @@ enum StorageLayout {
         return dataDirectory + "/" + name
     }
 
-    /// The namespace a directory name stands for.
+    /// The namespace a directory name stands for (the reverse of `directory`).
     static func namespace(fromDirectoryName name: String) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = Array(name.utf8).makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next(), let low = iterator.next(),
-                    let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-                else { return nil }
-                bytes.append(value)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
+        RequestTarget.percentDecode(Substring(name), plusIsSpace: false)
     }
 
     static func segmentPath(_ directory: String, startingAt sequence: UInt64) -> String {

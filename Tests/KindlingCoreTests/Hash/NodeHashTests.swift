@@ -85,7 +85,7 @@ struct NodeHashTests {
     }
 
     @Test func javaScriptBitsAreExactForOrdinaryNumbers() {
-        var generator = SplitMix64(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         for _ in 0..<20_000 {
             let value = Double(Int64.random(in: -1_000_000_000...1_000_000_000, using: &generator)) / 1000
             #expect(JSDoubleEncoding.bits(value) == value.bitPattern)

@@ -37,7 +37,7 @@ struct JSONTests {
     }
 
     @Test func doublesRoundTripBitForBit() throws {
-        var generator = SplitMix64(seed: 3)
+        var generator = SeededGenerator(seed: 3)
         for _ in 0..<20_000 {
             let bits = generator.next()
             let value = Double(bitPattern: bits)

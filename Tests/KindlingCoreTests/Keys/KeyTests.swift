@@ -60,7 +60,7 @@ struct KeyTests {
     }
 
     @Test func utf16OrderOnRandomStrings() {
-        var generator = SplitMix64(seed: 11)
+        var generator = SeededGenerator(seed: 11)
         let pool: [Unicode.Scalar] = ["a", "b", "\u{E9}", "\u{FFFD}", "\u{E000}", "\u{1F600}", "\u{10400}", "\u{7FF}", "\u{FFFF}"]
         for _ in 0..<5000 {
             func word() -> String {

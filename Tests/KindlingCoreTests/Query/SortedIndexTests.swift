@@ -7,7 +7,7 @@ import Testing
 struct SortedIndexTests {
     @Test(arguments: [Index.value, .priority, .child(try! Path("s")), .child(try! Path("s/t"))])
     func indexWindowsEqualScans(index: Index) throws {
-        var random = SplitMix64(seed: 21)
+        var random = SeededGenerator(seed: 21)
         var store = IndexStore()
         var tree = DataTree()
         let location = try Path("items")
@@ -46,8 +46,8 @@ struct SortedIndexTests {
         }
     }
 
-    func randomQuery(_ index: Index, _ random: inout SplitMix64) -> Query {
-        func bound(_ random: inout SplitMix64) -> QueryBound {
+    func randomQuery(_ index: Index, _ random: inout SeededGenerator) -> Query {
+        func bound(_ random: inout SeededGenerator) -> QueryBound {
             let values: [Node] = [.empty, Node(.bool(false)), Node(.bool(true)), Node(.number(0)), Node(.number(2)), Node(.string("b"))]
             let names: [BoundName] = [.min, .max, .key("k10"), .key("k5")]
             return QueryBound(value: values.randomElement(using: &random)!, name: names.randomElement(using: &random)!, inclusive: Bool.random(using: &random))

@@ -6,7 +6,7 @@ struct OrderedMapTests {
     /// Random inserts and removals against a sorted array, across page splits and merges, with
     /// snapshots taken along the way that must never change.
     @Test func matchesASortedArrayModel() {
-        var generator = SplitMix64(seed: 5)
+        var generator = SeededGenerator(seed: 5)
         var map = ChildMap()
         var model: [(Key, Double)] = []
         var snapshots: [(ChildMap, [(Key, Double)])] = []

@@ -5,7 +5,7 @@ import Testing
 struct PushIDGeneratorTests {
     @Test func idsEncodeTheTimeAndUseTheAlphabet() {
         var generator = PushIDGenerator()
-        var random = SplitMix64(seed: 1)
+        var random = SeededGenerator(seed: 1)
         let id = generator.next(timestamp: 1_795_263_912_764, using: &random).string
         #expect(id.utf8.count == 20)
         #expect(PushIDGenerator.timestamp(of: id) == 1_795_263_912_764)
@@ -15,7 +15,7 @@ struct PushIDGeneratorTests {
 
     @Test func strictlyIncreasingWithinOneMillisecondAndAcrossClockSteps() {
         var generator = PushIDGenerator()
-        var random = SplitMix64(seed: 2)
+        var random = SeededGenerator(seed: 2)
         var previous = ""
         for step in 0..<5000 {
             // Many ids per millisecond, and a clock that steps back now and then.

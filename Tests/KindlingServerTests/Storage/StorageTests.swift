@@ -77,7 +77,7 @@ struct StorageTests {
         try namespace.attachStorage(directory: directory, configuration: configuration, lastSequence: 0)
         var expected = DataTree()
         let clock = ServerValues(timestamp: 1)
-        var random = SplitMix(seed: 9)
+        var random = SeededGenerator(seed: 9)
         for step in 0..<300 {
             let path = try Path("items/i\(Int.random(in: 0..<40, using: &random))")
             let value = JSONValue.object([JSONMember("v", .number(Double(step))), JSONMember("s", .string("é\(step)"))])
@@ -93,18 +93,5 @@ struct StorageTests {
         #expect(recovered.snapshotSequence > 0)
         // Rotation removed the log segments the snapshot covers.
         #expect(StorageLayout.segments(in: directory).allSatisfy { $0.start > recovered.snapshotSequence })
-    }
-}
-
-/// A seeded generator for storage tests.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
