@@ -143,7 +143,10 @@ struct NodeDecoder {
         var priorityJSON: JSONValue?
         var valueJSON: JSONValue?
         var serverValueJSON: JSONValue?
-        var map = ChildMap()
+        // Members usually arrive in key order (Kindling writes them so): collect them and build
+        // the map in one pass, falling back to inserts when they do not.
+        var entries: [(key: Key, node: Node)] = []
+        var sorted = true
         var childKeys: [String] = []
         for member in members {
             switch member.key {
@@ -159,7 +162,8 @@ struct NodeDecoder {
                 }
                 childKeys.append(member.key)
                 let childPath = try deeper(path, key)
-                map.set(key, try decode(member.value, path: childPath))
+                if let last = entries.last, Key.compare(last.key, key) >= 0 { sorted = false }
+                entries.append((key, try decode(member.value, path: childPath)))
             }
         }
         let priority = try priorityJSON.flatMap { json throws(ValidationError) in
@@ -180,6 +184,13 @@ struct NodeDecoder {
                 )
             }
             return try decode(valueJSON, path: path).withPriority(priority)
+        }
+        var map: ChildMap
+        if sorted {
+            map = ChildMap(sortedEntries: entries)
+        } else {
+            map = ChildMap()
+            for (key, node) in entries { map.set(key, node) }
         }
         return Node(map: map, priority: priority)
     }

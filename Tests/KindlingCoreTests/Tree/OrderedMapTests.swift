@@ -43,6 +43,25 @@ struct OrderedMapTests {
         #expect(map[Key(stringLiteral: "absent")] == nil)
     }
 
+    @Test(arguments: [0, 1, 47, 48, 49, 3000, 10_000])
+    func bulkBuildingMatchesInserting(count: Int) {
+        let entries = (0..<count).map { (key: Key(stringLiteral: "k\($0)"), node: Node(.number(Double($0)))) }
+            .sorted { Key.compare($0.key, $1.key) < 0 }
+        var inserted = ChildMap()
+        for entry in entries { inserted.set(entry.key, entry.node) }
+        var built = ChildMap(sortedEntries: entries)
+        #expect(Array(built).map(\.key) == Array(inserted).map(\.key))
+        #expect(built.count == count)
+        for rank in stride(from: 0, to: count, by: 97) {
+            #expect(built.entry(at: rank).key == entries[rank].key)
+            #expect(built.rank(of: entries[rank].key) == rank)
+        }
+        // A built map takes later inserts and removals like any other.
+        built.set("zzz", Node(.bool(true)))
+        built.set(entries.first?.key ?? "a", .empty)
+        #expect(built.count == max(count, 1))
+    }
+
     @Test func firstAndLastFollowKeyOrder() {
         var map = ChildMap()
         for key in ["b", "10", "a", "2"] { map.set(Key(stringLiteral: key), Node(.bool(true))) }
