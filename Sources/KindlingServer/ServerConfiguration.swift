@@ -71,11 +71,21 @@ public struct StorageConfiguration: Sendable {
     public var fsync: FsyncMode
     /// Log bytes after which a namespace writes a snapshot and starts a new log.
     public var snapshotAfterBytes: Int
+    /// The longest a namespace's log keeps writes before a snapshot folds them in (bounding
+    /// start-up replay for slow writers too).
+    public var snapshotInterval: Duration
     /// Cut a log at a damaged record instead of refusing to start (the writes after it are lost).
     public var repair: Bool
 
-    public init(directory: String, fsync: FsyncMode = .always, snapshotAfterBytes: Int = 64 * 1024 * 1024, repair: Bool = false) {
+    public init(
+        directory: String,
+        fsync: FsyncMode = .always,
+        snapshotAfterBytes: Int = 64 * 1024 * 1024,
+        snapshotInterval: Duration = .seconds(600),
+        repair: Bool = false
+    ) {
         self.directory = directory
+        self.snapshotInterval = snapshotInterval
         self.fsync = fsync
         self.snapshotAfterBytes = snapshotAfterBytes
         self.repair = repair

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import KindlingCore
 import Logging
+import Synchronization
 
 /// One namespace's durable files: recovery at start, the log while running, snapshots in the
 /// background.
@@ -37,13 +38,22 @@ final class NamespaceStorage: Sendable {
         self.log = try WriteAheadLog(directory: directory, mode: configuration.fsync, startSequence: startSequence, logger: logger, onDurable: onDurable)
     }
 
-    /// True when the log has grown enough since the last snapshot to write a new one.
-    var wantsSnapshot: Bool { log.sizeSinceRotation >= configuration.snapshotAfterBytes }
+    /// When the last snapshot started (or the storage opened).
+    private let lastSnapshot = Mutex(ContinuousClock.now)
+
+    /// True when the log has grown enough, or has held writes long enough, since the last
+    /// snapshot to write a new one.
+    var wantsSnapshot: Bool {
+        let size = log.sizeSinceRotation
+        if size >= configuration.snapshotAfterBytes { return true }
+        return size > 0 && ContinuousClock.now - lastSnapshot.withLock { $0 } >= configuration.snapshotInterval
+    }
 
     /// Starts a snapshot of `root`, the tree as of `sequence`: the log moves to a new segment at
     /// once; the snapshot is written in the background from the immutable root while writes go
     /// on; once it is safely in place, the segments and snapshots it makes redundant are deleted.
     func snapshot(_ root: Node, sequence: UInt64) {
+        lastSnapshot.withLock { $0 = ContinuousClock.now }
         log.rotate(startingAt: sequence + 1)
         snapshots.async { [directory, logger] in
             let started = ContinuousClock.now
