@@ -55,13 +55,16 @@ final class NamespaceStorage: Sendable {
     func snapshot(_ root: Node, sequence: UInt64) {
         lastSnapshot.withLock { $0 = ContinuousClock.now }
         log.rotate(startingAt: sequence + 1)
-        snapshots.async { [directory, logger] in
+        snapshots.async { [directory, logger, log] in
             let started = ContinuousClock.now
             do {
                 var writer = JSONWriter()
                 root.write(to: &writer, format: .export)
                 let compressed = try Zlib.gzip(writer.bytes)
                 try StorageLayout.writeAtomically(compressed, to: StorageLayout.snapshotPath(directory, sequence: sequence))
+                // The rotation must have happened before the old segments are listed, or a
+                // segment opened after the listing would outlive the snapshot that covers it.
+                log.drain()
                 for segment in StorageLayout.segments(in: directory) where segment.start <= sequence {
                     try? FileManager.default.removeItem(atPath: segment.path)
                 }
