@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "KindlingCore", targets: ["KindlingCore"]),
         .library(name: "KindlingProtocol", targets: ["KindlingProtocol"]),
         .library(name: "KindlingServer", targets: ["KindlingServer"]),
+        .library(name: "KindlingClient", targets: ["KindlingClient"]),
         .executable(name: "kindling", targets: ["kindling"]),
         .executable(name: "kindling-bench", targets: ["kindling-bench"]),
     ],
@@ -47,6 +48,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 "CZlib",
+            ],
+            swiftSettings: strictness
+        ),
+        .target(
+            name: "KindlingClient",
+            dependencies: [
+                "KindlingCore",
+                "KindlingProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: strictness
         ),
@@ -91,6 +104,11 @@ let package = Package(
         .testTarget(
             name: "KindlingProtocolTests",
             dependencies: ["KindlingProtocol"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KindlingClientTests",
+            dependencies: ["KindlingClient", "KindlingServer", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness
         ),
         .testTarget(
