@@ -80,6 +80,7 @@ let package = Package(
             name: "kindling",
             dependencies: [
                 "KindlingServer",
+                "KindlingClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -172,7 +172,7 @@ final class Repo: Sendable {
     }
 
     private func raiseConnected(_ observer: Observer, connected: Bool) {
-        let snapshot = DataSnapshot(path: Path(keys: [try! Key("connected")]), node: Node(.bool(connected)))
+        let snapshot = DataSnapshot(path: Path(keys: [Key("connected")]), node: Node(.bool(connected)))
         let event = DataEvent(type: .value, snapshot: snapshot, previousSiblingKey: nil)
         let callback = observer.callback
         observer.queue.async { callback(event) }
