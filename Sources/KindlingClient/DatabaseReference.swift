@@ -84,6 +84,13 @@ public struct DatabaseReference: Sendable {
         asQuery.observe(eventType, on: queue, with: block)
     }
 
+    public func observeSingleEvent(
+        of eventType: DataEventType, on queue: DispatchQueue? = nil,
+        with block: @escaping @Sendable (DataEvent) -> Void
+    ) {
+        asQuery.observeSingleEvent(of: eventType, on: queue, with: block)
+    }
+
     public func removeObserver(withHandle handle: Int) { asQuery.removeObserver(withHandle: handle) }
 
     public func events(_ eventType: DataEventType) -> AsyncStream<DataEvent> { asQuery.events(eventType) }
@@ -97,6 +104,18 @@ public struct DatabaseReference: Sendable {
     public func queryOrderedByKey() -> DatabaseQuery { asQuery.queryOrderedByKey() }
     public func queryOrderedByValue() -> DatabaseQuery { asQuery.queryOrderedByValue() }
     public func queryOrderedByPriority() -> DatabaseQuery { asQuery.queryOrderedByPriority() }
+    public func queryStarting(atValue value: JSONValue, childKey: String? = nil) throws(DatabaseError) -> DatabaseQuery {
+        try asQuery.queryStarting(atValue: value, childKey: childKey)
+    }
+
+    public func queryEnding(atValue value: JSONValue, childKey: String? = nil) throws(DatabaseError) -> DatabaseQuery {
+        try asQuery.queryEnding(atValue: value, childKey: childKey)
+    }
+
+    public func queryEqual(toValue value: JSONValue, childKey: String? = nil) throws(DatabaseError) -> DatabaseQuery {
+        try asQuery.queryEqual(toValue: value, childKey: childKey)
+    }
+
     public func queryLimited(toFirst count: Int) -> DatabaseQuery { asQuery.queryLimited(toFirst: count) }
     public func queryLimited(toLast count: Int) -> DatabaseQuery { asQuery.queryLimited(toLast: count) }
 

@@ -124,13 +124,13 @@ struct DatabaseTests {
 
     @Test func transactionsFromSeveralClientsLandExactly() async throws {
         try await Self.withServer { _, url in
-            let clients = try (0..<4).map { _ in try Database(url: url) }
+            let clients = try (0..<20).map { _ in try Database(url: url) }
             defer { clients.forEach { $0.shutdown() } }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for client in clients {
                     group.addTask {
                         let counter = try client.reference("counter")
-                        for _ in 0..<5 {
+                        for _ in 0..<1 {
                             let outcome = try await counter.runTransactionBlock { current in
                                 .success(.number((current.numberValue ?? 0) + 1))
                             }
@@ -141,9 +141,10 @@ struct DatabaseTests {
                 try await group.waitForAll()
             }
             #expect(try await clients[0].reference("counter").getData().value == .number(20))
+            #expect(try await clients[2].reference("counter").runTransactionBlock { .success(.number(($0.numberValue ?? 0) + 1)) }.snapshot.value == .number(21))
             let aborted = try await clients[1].reference("counter").runTransactionBlock { _ in .abort }
             #expect(!aborted.committed)
-            #expect(aborted.snapshot.value == .number(20))
+            #expect(aborted.snapshot.value == .number(21))
         }
     }
 
@@ -219,6 +220,55 @@ struct DatabaseTests {
             #expect(snapshot.value["n"] == .number(5))
             let at = try #require(snapshot.value["at"]?.numberValue)
             #expect(abs(at - Date().timeIntervalSince1970 * 1000) < 60_000)
+        }
+    }
+
+    @Test func singleEventsAsyncSequencesAndRemovingObservers() async throws {
+        try await Self.withServer { _, url in
+            let database = try Database(url: url)
+            let writer = try Database(url: url)
+            defer {
+                database.shutdown()
+                writer.shutdown()
+            }
+            let ref = try database.reference("feed")
+            try await writer.reference("feed").setValue(json(#"{"a":1}"#))
+            let once = Recorder()
+            ref.observeSingleEvent(of: .value, on: once.queue) { once.record($0) }
+            try await once.waitForValue(#"{"a":1}"#)
+
+            let stream = ref.events(.childAdded)
+            var iterator = stream.makeAsyncIterator()
+            #expect(await iterator.next()?.snapshot.key == "a")
+            try await writer.reference("feed/b").setValue(.number(2))
+            let added = await iterator.next()
+            #expect(added?.snapshot.key == "b")
+            #expect(added?.previousSiblingKey == "a")
+
+            let removed = Recorder()
+            let handle = ref.observe(.childAdded, on: removed.queue) { removed.record($0) }
+            _ = try await removed.wait { $0.count == 2 }
+            ref.removeObserver(withHandle: handle)
+            try await writer.reference("feed/c").setValue(.number(3))
+            #expect(await iterator.next()?.snapshot.key == "c")
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(removed.all.count == 2)
+            #expect(once.all.count == 1)
+        }
+    }
+
+    @Test func aKnownLocationFiresAtOnceForANewObserver() async throws {
+        try await Self.withServer { _, url in
+            let database = try Database(url: url)
+            defer { database.shutdown() }
+            try await database.reference("known").setValue(json(#"{"x":{"y":1}}"#))
+            let parent = Recorder()
+            try database.reference("known").observe(.value, on: parent.queue) { parent.record($0) }
+            try await parent.waitForValue(#"{"x":{"y":1}}"#)
+            // Under a location already listened to, the cache answers without the server.
+            let child = Recorder()
+            try database.reference("known/x").observe(.value, on: child.queue) { child.record($0) }
+            try await child.waitForValue(#"{"y":1}"#)
         }
     }
 }
