@@ -76,7 +76,8 @@ struct Watch: AsyncParsableCommand {
             throw ValidationError("Invalid --url \(remote.serverURL): \(error)")
         }
         let query = try buildQuery(database)
-        let printer = EventPrinter(json: json, width: width)
+        let colour = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        let printer = EventPrinter(json: json, width: width, colour: colour)
         let state = ConnectionReporter(server: remote.serverURL)
         try database.reference(".info/connected").observe(.value, on: queue) { state.report($0.snapshot.value == .bool(true)) }
         for type in types {
@@ -101,6 +102,18 @@ struct Watch: AsyncParsableCommand {
 struct EventPrinter: Sendable {
     var json: Bool
     var width: Int
+    /// ANSI colours for the event type, only on a terminal (and never with NO_COLOR).
+    var colour = false
+
+    static func colourCode(_ type: DataEventType) -> String {
+        switch type {
+        case .childAdded: return "32"
+        case .childChanged: return "33"
+        case .childRemoved: return "31"
+        case .childMoved: return "36"
+        case .value: return "34"
+        }
+    }
 
     func print(_ event: DataEvent) {
         let snapshot = event.snapshot
@@ -118,7 +131,9 @@ struct EventPrinter: Sendable {
         } else {
             var text = JSONWriter.string(snapshot.value)
             if text.count > width { text = String(text.prefix(max(width - 1, 0))) + "…" }
-            line = "\(time) \(event.type.name.padding(toLength: 13, withPad: " ", startingAt: 0)) \(snapshot.path) \(text)"
+            var name = event.type.name.padding(toLength: 13, withPad: " ", startingAt: 0)
+            if colour { name = "\u{1B}[\(Self.colourCode(event.type))m\(name)\u{1B}[0m" }
+            line = "\(time) \(name) \(snapshot.path) \(text)"
         }
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
