@@ -235,16 +235,17 @@ struct RealtimeProtocolTests {
     }
 
     @Test func silentConnectionsAreClosedAndTheirOnDisconnectRuns() async throws {
-        // 1 s rather than less: under a loaded machine (the whole suite runs in parallel) the
+        // 2 s rather than less: under a loaded machine (the whole suite runs in parallel) the
         // watcher's own setup must not count as silence.
-        try await Self.withServer(idleTimeout: .seconds(1)) { server in
+        try await Self.withServer(idleTimeout: .seconds(2)) { server in
+            // The watcher listens first, so the silent client's onDisconnect cannot run before it.
             let watcher = try await TestClient.connect(port: server.port)
+            _ = try await watcher.request("q", try json(#"{"p":"/gone","h":""}"#))
             let silent = try await TestClient.connect(port: server.port)
             _ = try await silent.request("o", try json(#"{"p":"/gone","d":true}"#))
-            _ = try await watcher.request("q", try json(#"{"p":"/gone","h":""}"#))
             // The watcher keeps itself alive; the silent client sends nothing more.
             var arrived: JSONValue?
-            for _ in 0..<60 {
+            for _ in 0..<100 {
                 try await watcher.sendFrame("0")
                 if let message = try? await watcher.nextMessage(timeout: .milliseconds(100)) {
                     arrived = message
