@@ -494,6 +494,12 @@ final class Repo: Sendable {
         }
     }
 
+    /// Drops the socket abruptly (no close frame), as if the network or the process died; the
+    /// repo reconnects as it would after any loss. For tests.
+    func abortConnection() {
+        state.withLock { $0.lifecycle.connection }?.abort()
+    }
+
     /// Ends the connection for good (no reconnect) and fails what waits on it.
     func shutdown() {
         let (queued, writes) = state.withLock { state -> ([QueuedRequest], [PendingWrite]) in

@@ -92,7 +92,17 @@ struct WebSocketConnection: Sendable {
         var buffer = channel.allocator.buffer(capacity: text.utf8.count)
         buffer.writeString(text)
         let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: buffer)
-        channel.writeAndFlush(frame, promise: nil)
+        // Always through the event loop's task queue, even on the loop itself: frames then leave
+        // in the order they were handed over (the repo hands them over under its lock), whichever
+        // thread that was on.
+        let channel = self.channel
+        channel.eventLoop.execute { channel.writeAndFlush(frame, promise: nil) }
+    }
+
+    /// Drops the TCP connection without a close frame, as a killed process would.
+    func abort() {
+        let channel = self.channel
+        channel.eventLoop.execute { channel.close(promise: nil) }
     }
 
     /// Ends the connection politely with a close frame.
@@ -101,7 +111,9 @@ struct WebSocketConnection: Sendable {
         data.write(webSocketErrorCode: .normalClosure)
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
         let channel = self.channel
-        channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
+        channel.eventLoop.execute {
+            channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
+        }
     }
 }
 

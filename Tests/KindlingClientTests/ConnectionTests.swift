@@ -52,8 +52,10 @@ struct ConnectionTests {
         let values = Recorder()
         try database.reference("room").observe(.value, on: values.queue) { values.record($0) }
         try await values.waitForValue("null")
+        _ = try await connected.wait { $0.last?.snapshot.exportText == "true" }
+        let before = connected.all.count
         try await first.shutdown()
-        _ = try await connected.wait { $0.map(\.snapshot.exportText) == ["false", "true", "false"] }
+        _ = try await connected.wait { $0.dropFirst(before).map(\.snapshot.exportText) == ["false"] }
         // Written while the server is down: kept, and sent after the reconnect.
         try database.reference().child("room").setValue(.string("while down")) { _ in }
         let second = try await KindlingServer.start(ServerConfiguration(port: port, logger: logger))
@@ -64,5 +66,29 @@ struct ConnectionTests {
         #expect(try await eventually { try await other.reference("room").getData().value == .string("while down") })
         try await other.reference("room").setValue(.string("after restart"))
         try await values.waitForValue(#""after restart""#)
+    }
+
+    @Test func onDisconnectRunsWhenTheConnectionDiesAndTheClientComesBack() async throws {
+        try await DatabaseTests.withServer { _, url in
+            let watcher = try Database(url: url)
+            let victim = try Database(url: url)
+            defer {
+                watcher.shutdown()
+                victim.shutdown()
+            }
+            let connected = Recorder()
+            try victim.reference(".info/connected").observe(.value, on: connected.queue) { connected.record($0) }
+            try await connected.waitForValue("true")
+            try await victim.reference("presence/v").onDisconnect.setValue(.string("gone"))
+            let seen = Recorder()
+            try watcher.reference("presence/v").observe(.value, on: seen.queue) { seen.record($0) }
+            try await seen.waitForValue("null")
+            let before = connected.all.count
+            victim.repo.abortConnection()
+            try await seen.waitForValue(#""gone""#)
+            _ = try await connected.wait { $0.dropFirst(before).map(\.snapshot.exportText) == ["false", "true"] }
+            try await victim.reference("presence/v").setValue(.string("back"))
+            try await seen.waitForValue(#""back""#)
+        }
     }
 }
