@@ -152,6 +152,15 @@ public struct DatabaseReference: Sendable {
         throw .maxRetries
     }
 
+    /// The same, in the style of the official SDKs: return the new value, or nil to abort.
+    public func runTransactionBlock(
+        _ block: @Sendable (JSONValue) -> JSONValue?
+    ) async throws(DatabaseError) -> TransactionOutcome {
+        try await runTransactionBlock { (current: JSONValue) -> TransactionResult in
+            block(current).map { .success($0) } ?? .abort
+        }
+    }
+
     // MARK: onDisconnect
 
     /// Writes the server makes when this client's connection ends.

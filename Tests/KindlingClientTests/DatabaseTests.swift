@@ -143,6 +143,13 @@ struct DatabaseTests {
             #expect(try await clients[0].reference("counter").getData().value == .number(20))
             #expect(try await clients[2].reference("counter").runTransactionBlock { .success(.number(($0.numberValue ?? 0) + 1)) }.snapshot.value == .number(21))
             let aborted = try await clients[1].reference("counter").runTransactionBlock { _ in .abort }
+            let abortedByNil = try await clients[1].reference("counter").runTransactionBlock { (_: JSONValue) -> JSONValue? in nil }
+            #expect(!abortedByNil.committed)
+            let doubled = try await clients[3].reference("counter").runTransactionBlock { (current: JSONValue) -> JSONValue? in
+                .number((current.numberValue ?? 0) * 2)
+            }
+            #expect(doubled.committed && doubled.snapshot.value == .number(42))
+            try await clients[3].reference("counter").setValue(.number(21))
             #expect(!aborted.committed)
             #expect(aborted.snapshot.value == .number(21))
         }
