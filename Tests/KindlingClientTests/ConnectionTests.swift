@@ -91,4 +91,31 @@ struct ConnectionTests {
             try await seen.waitForValue(#""back""#)
         }
     }
+
+    @Test func filteredQueriesMoveChildrenAndSurviveAReconnect() async throws {
+        try await DatabaseTests.withServer { _, url in
+            let reader = try Database(url: url)
+            let writer = try Database(url: url)
+            defer {
+                reader.shutdown()
+                writer.shutdown()
+            }
+            try await writer.reference("race").setValue(
+                try JSONParser.parse(#"{"a":{"lap":1},"b":{"lap":2},"c":{"lap":3}}"#))
+            let top = try reader.reference("race").queryOrdered(byChild: "lap").queryLimited(toLast: 2)
+            let moves = Recorder()
+            top.observe(.childMoved, on: moves.queue) { moves.record($0) }
+            let values = Recorder()
+            top.observe(.value, on: values.queue) { values.record($0) }
+            try await values.waitForValue(#"{"b":{"lap":2},"c":{"lap":3}}"#)
+            try await writer.reference("race/b/lap").setValue(.number(4))
+            let moved = try await moves.wait { !$0.isEmpty }
+            #expect(moved.first?.snapshot.key == "b")
+            #expect(moved.first?.previousSiblingKey == "c")
+
+            reader.repo.abortConnection()
+            try await writer.reference("race/a/lap").setValue(.number(9))
+            try await values.waitForValue(#"{"a":{"lap":9},"b":{"lap":4}}"#)
+        }
+    }
 }
