@@ -170,7 +170,7 @@ struct DatabaseTests {
             try await leaver.reference("cancelled").onDisconnect.setValue(.string("never"))
             try await leaver.reference("cancelled").onDisconnect.cancel()
             let recorder = Recorder()
-            try watcher.reference().observe(.value, on: recorder.queue) { recorder.record($0) }
+            watcher.reference().observe(.value, on: recorder.queue) { recorder.record($0) }
             try await recorder.waitForValue(#"{"presence":{"ada":true}}"#)
             leaver.goOffline()
             try await recorder.waitForValue(#"{"status":"gone"}"#)
