@@ -28,6 +28,10 @@ public final class Database: Sendable {
         repo.connect()
     }
 
+    /// Nothing can reach the database any more (every reference holds it), so its socket and
+    /// reconnect timer must not outlive it.
+    deinit { repo.shutdown() }
+
     /// The namespace this database talks to.
     public var namespace: String { repo.namespace }
 
