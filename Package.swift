@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "KindlingCore", targets: ["KindlingCore"]),
         .library(name: "KindlingProtocol", targets: ["KindlingProtocol"]),
         .library(name: "KindlingServer", targets: ["KindlingServer"]),
+        .library(name: "KindlingClient", targets: ["KindlingClient"]),
         .executable(name: "kindling", targets: ["kindling"]),
         .executable(name: "kindling-bench", targets: ["kindling-bench"]),
     ],
@@ -51,6 +52,18 @@ let package = Package(
             swiftSettings: strictness
         ),
         .target(
+            name: "KindlingClient",
+            dependencies: [
+                "KindlingCore",
+                "KindlingProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: strictness
+        ),
+        .target(
             name: "KindlingTesting",
             dependencies: [
                 "KindlingCore",
@@ -67,6 +80,7 @@ let package = Package(
             name: "kindling",
             dependencies: [
                 "KindlingServer",
+                "KindlingClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -91,6 +105,11 @@ let package = Package(
         .testTarget(
             name: "KindlingProtocolTests",
             dependencies: ["KindlingProtocol"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KindlingClientTests",
+            dependencies: ["KindlingClient", "KindlingServer", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness
         ),
         .testTarget(

@@ -6,6 +6,9 @@ struct Kindling: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kindling",
         abstract: "A self-hosted realtime JSON database that speaks the Firebase Realtime Database protocols.",
-        subcommands: [Serve.self, Export.self, Import.self]
+        subcommands: [
+            Serve.self, Export.self, Import.self, Watch.self, GetCommand.self, SetCommand.self, UpdateCommand.self,
+            PushCommand.self, RemoveCommand.self,
+        ]
     )
 }

@@ -1,0 +1,54 @@
+import Foundation
+import KindlingCore
+
+/// A connection to one Kindling (or Firebase Realtime Database-compatible) namespace.
+///
+/// Creating it starts connecting in the background; reads and writes made before the connection
+/// is up are kept and sent, in order, once it is.
+public final class Database: Sendable {
+    let repo: Repo
+    /// Where observer callbacks run when the caller names no queue.
+    public let callbackQueue: DispatchQueue
+
+    /// `url` is `http://host:port?ns=NAME` (or `ws://…`); without `ns`, the first label of the
+    /// host names the namespace, as the server itself would pick it.
+    public init(url: String, callbackQueue: DispatchQueue = .main) throws(DatabaseError) {
+        guard let components = URLComponents(string: url), let host = components.host else {
+            throw .invalidArgument("Not a database URL: \(url)")
+        }
+        let secure = components.scheme == "https" || components.scheme == "wss"
+        let port = components.port ?? (secure ? 443 : 80)
+        var namespace = components.queryItems?.last(where: { $0.name == "ns" })?.value ?? ""
+        if namespace.isEmpty {
+            let labels = host.split(separator: ".")
+            namespace = labels.count >= 2 && Int(labels[0]) == nil ? String(labels[0]) : "kindling"
+        }
+        self.repo = Repo(host: host, port: port, namespace: namespace)
+        self.callbackQueue = callbackQueue
+        repo.connect()
+    }
+
+    /// Nothing can reach the database any more (every reference holds it), so its socket and
+    /// reconnect timer must not outlive it.
+    deinit { repo.shutdown() }
+
+    /// The namespace this database talks to.
+    public var namespace: String { repo.namespace }
+
+    /// The root of the database.
+    public func reference() -> DatabaseReference { DatabaseReference(database: self, path: .root) }
+
+    /// The location at `path` (`"rooms/a"`; `".info/connected"` is the client's own status).
+    public func reference(_ path: String) throws(DatabaseError) -> DatabaseReference {
+        try reference().child(path)
+    }
+
+    /// Closes the connection and stops reconnecting; local writes keep queueing.
+    public func goOffline() { repo.goOffline() }
+
+    /// Reconnects after `goOffline`.
+    public func goOnline() { repo.goOnline() }
+
+    /// Closes the connection for good; operations still waiting fail with `.disconnected`.
+    public func shutdown() { repo.shutdown() }
+}

@@ -1,0 +1,168 @@
+import Dispatch
+import KindlingCore
+
+/// A location in the database: reads and observers (through `DatabaseQuery`) plus writes.
+public struct DatabaseReference: Sendable {
+    public let database: Database
+    public let path: Path
+    let isConnectedInfo: Bool
+
+    init(database: Database, path: Path, isConnectedInfo: Bool = false) {
+        self.database = database
+        self.path = path
+        self.isConnectedInfo = isConnectedInfo
+    }
+
+    /// The last key; nil at the root.
+    public var key: String? { isConnectedInfo ? "connected" : path.last?.string }
+
+    /// The location as a query with no order, range or limit.
+    public var asQuery: DatabaseQuery {
+        DatabaseQuery(database: database, path: path, isConnectedInfo: isConnectedInfo)
+    }
+
+    public var parent: DatabaseReference? { path.parent.map { DatabaseReference(database: database, path: $0) } }
+
+    /// The location at a relative path (`"a/b"`). `.info/connected` at the root is the client's
+    /// own connection status.
+    public func child(_ relative: String) throws(DatabaseError) -> DatabaseReference {
+        if path.isRoot && relative.split(separator: "/") == [".info", "connected"] {
+            return DatabaseReference(database: database, path: .root, isConnectedInfo: true)
+        }
+        do {
+            return DatabaseReference(database: database, path: path.appending(try Path(relative)))
+        } catch {
+            throw .invalidArgument("Bad path \(relative): \(error)")
+        }
+    }
+
+    /// A new child with a push id: chronologically ordered and unique without asking the server.
+    public func childByAutoId() -> DatabaseReference {
+        DatabaseReference(database: database, path: path.child(database.repo.nextPushID()))
+    }
+
+    // MARK: Writes (shown locally at once; each returns when the server has acknowledged it)
+
+    public func setValue(_ value: JSONValue) async throws(DatabaseError) {
+        try await perform { repo, done in repo.set(path: path, value: value, completion: done) }
+    }
+
+    /// Writes each relative path (`"a/b"`) to its value, atomically.
+    public func updateChildValues(_ values: [String: JSONValue]) async throws(DatabaseError) {
+        let ordered = values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        try await perform { repo, done in repo.update(path: path, values: ordered, completion: done) }
+    }
+
+    public func removeValue() async throws(DatabaseError) { try await setValue(.null) }
+
+    /// Sets the priority (a number, a string, or null for none).
+    public func setPriority(_ priority: JSONValue) async throws(DatabaseError) {
+        try await perform { repo, done in repo.setPriority(path: path, priority: priority, completion: done) }
+    }
+
+    /// Starts a write without waiting for the server; `completion` runs when it answers.
+    public func setValue(_ value: JSONValue, withCompletionBlock completion: @escaping @Sendable (DatabaseError?) -> Void) {
+        database.repo.set(path: path, value: value, completion: completion)
+    }
+
+    private func perform(
+        _ start: (Repo, @escaping @Sendable (DatabaseError?) -> Void) -> Void
+    ) async throws(DatabaseError) {
+        let error = await withCheckedContinuation { (continuation: CheckedContinuation<DatabaseError?, Never>) in
+            start(database.repo) { continuation.resume(returning: $0) }
+        }
+        if let error { throw error }
+    }
+
+    // MARK: Reads and observers (see `DatabaseQuery`)
+
+    @discardableResult
+    public func observe(
+        _ eventType: DataEventType, on queue: DispatchQueue? = nil,
+        with block: @escaping @Sendable (DataEvent) -> Void
+    ) -> Int {
+        asQuery.observe(eventType, on: queue, with: block)
+    }
+
+    public func observeSingleEvent(
+        of eventType: DataEventType, on queue: DispatchQueue? = nil,
+        with block: @escaping @Sendable (DataEvent) -> Void
+    ) {
+        asQuery.observeSingleEvent(of: eventType, on: queue, with: block)
+    }
+
+    public func removeObserver(withHandle handle: Int) { asQuery.removeObserver(withHandle: handle) }
+
+    public func events(_ eventType: DataEventType) -> AsyncStream<DataEvent> { asQuery.events(eventType) }
+
+    public func getData() async throws(DatabaseError) -> DataSnapshot { try await asQuery.getData() }
+
+    public func queryOrdered(byChild child: String) throws(DatabaseError) -> DatabaseQuery {
+        try asQuery.queryOrdered(byChild: child)
+    }
+
+    public func queryOrderedByKey() -> DatabaseQuery { asQuery.queryOrderedByKey() }
+    public func queryOrderedByValue() -> DatabaseQuery { asQuery.queryOrderedByValue() }
+    public func queryOrderedByPriority() -> DatabaseQuery { asQuery.queryOrderedByPriority() }
+    public func queryStarting(atValue value: JSONValue, childKey: String? = nil) throws(DatabaseError) -> DatabaseQuery {
+        try asQuery.queryStarting(atValue: value, childKey: childKey)
+    }
+
+    public func queryEnding(atValue value: JSONValue, childKey: String? = nil) throws(DatabaseError) -> DatabaseQuery {
+        try asQuery.queryEnding(atValue: value, childKey: childKey)
+    }
+
+    public func queryEqual(toValue value: JSONValue, childKey: String? = nil) throws(DatabaseError) -> DatabaseQuery {
+        try asQuery.queryEqual(toValue: value, childKey: childKey)
+    }
+
+    public func queryLimited(toFirst count: Int) -> DatabaseQuery { asQuery.queryLimited(toFirst: count) }
+    public func queryLimited(toLast count: Int) -> DatabaseQuery { asQuery.queryLimited(toLast: count) }
+
+    // MARK: Transactions
+
+    /// Runs `block` on the current data and writes its result only if the data has not changed
+    /// meanwhile (compare-and-set on the data's hash). When it has, the server answers
+    /// `datastale` and the block runs again on fresh data, up to 25 times.
+    public func runTransactionBlock(
+        _ block: @Sendable (JSONValue) -> TransactionResult
+    ) async throws(DatabaseError) -> TransactionOutcome {
+        let repo = database.repo
+        for _ in 0..<25 {
+            let current = try await repo.get(path: path, query: .all)
+            let snapshot = DataSnapshot(path: path, node: current)
+            switch block(snapshot.value) {
+            case .abort:
+                return TransactionOutcome(committed: false, snapshot: snapshot)
+            case .success(let value):
+                let body = JSONValue.object([
+                    JSONMember("p", .string(path.description)), JSONMember("d", value),
+                    JSONMember("h", .string(current.hash)),
+                ])
+                do {
+                    _ = try await repo.request("p", body)
+                } catch {
+                    if case .server(status: "datastale", _) = error { continue }
+                    throw error
+                }
+                let written = (try? Node(json: value, at: path, serverValues: ServerValues(timestamp: repo.estimatedServerTime))) ?? .empty
+                return TransactionOutcome(committed: true, snapshot: DataSnapshot(path: path, node: written))
+            }
+        }
+        throw .maxRetries
+    }
+
+    /// The same, in the style of the official SDKs: return the new value, or nil to abort.
+    public func runTransactionBlock(
+        _ block: @Sendable (JSONValue) -> JSONValue?
+    ) async throws(DatabaseError) -> TransactionOutcome {
+        try await runTransactionBlock { (current: JSONValue) -> TransactionResult in
+            block(current).map { .success($0) } ?? .abort
+        }
+    }
+
+    // MARK: onDisconnect
+
+    /// Writes the server makes when this client's connection ends.
+    public var onDisconnect: OnDisconnect { OnDisconnect(repo: database.repo, path: path) }
+}

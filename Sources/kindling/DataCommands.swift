@@ -1,0 +1,154 @@
+import ArgumentParser
+import Foundation
+import KindlingCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Exit codes of the client commands, stable for scripts: 0 success, 1 the server refused the
+/// request, 2 the server could not be reached, 64 a bad argument (ArgumentParser's usage code).
+enum ClientExit {
+    static let refused = ExitCode(1)
+    static let unreachable = ExitCode(2)
+}
+
+/// Sends one REST request for the client commands; prints a readable error and exits with a
+/// stable code when it fails. Returns the body.
+func restRequest(_ method: String, _ url: URL, body: JSONValue? = nil) async throws -> [UInt8] {
+    var request = URLRequest(url: url)
+    request.httpMethod = method
+    request.setValue("Bearer owner", forHTTPHeaderField: "Authorization")
+    if let body { request.httpBody = Data(JSONWriter.string(body).utf8) }
+    let (data, response): (Data, URLResponse)
+    do {
+        (data, response) = try await URLSession.shared.data(for: request)
+    } catch {
+        printError("error: cannot reach \(url.host ?? "the server"):\(url.port.map(String.init) ?? ""): \(error.localizedDescription)")
+        throw ClientExit.unreachable
+    }
+    if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
+        let message = (try? JSONParser.parse([UInt8](data)))?["error"]?.stringValue ?? String(decoding: data, as: UTF8.self)
+        printError("error: the server answered \(http.statusCode): \(message)")
+        throw ClientExit.refused
+    }
+    return [UInt8](data)
+}
+
+/// Prints a response body as one line.
+func printBody(_ bytes: [UInt8]) {
+    FileHandle.standardOutput.write(Data(bytes))
+    FileHandle.standardOutput.write(Data("\n".utf8))
+}
+
+/// `kindling get`: reads a path once.
+struct GetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Print the JSON at a path.",
+        discussion: """
+            Exit codes: 0 ok, 1 refused by the server, 2 server unreachable, 64 bad arguments.
+            Examples:
+              kindling get rooms/a --ns chat
+              KINDLING_URL=http://10.0.0.5:9000 kindling get / --export
+            """
+    )
+
+    @Argument(help: "Path to read ('/' for the root).") var path: String
+    @Flag(help: "Include priorities (export form).") var export = false
+    @OptionGroup var remote: RemoteOptions
+
+    func run() async throws {
+        printBody(try await restRequest("GET", remote.restURL(path: path, export ? "&format=export" : "")))
+    }
+}
+
+/// `kindling set`: replaces the data at a path.
+struct SetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set",
+        abstract: "Replace the data at a path with a JSON value.",
+        discussion: """
+            Examples:
+              kindling set rooms/a '{"name":"Ada"}'
+              kindling set counters/visits 1 --ns site
+              kindling set rooms/a/updated '{".sv":"timestamp"}'
+            """
+    )
+
+    @Argument(help: "Path to write.") var path: String
+    @Argument(help: "The JSON value (strings need their quotes).") var value: String
+    @OptionGroup var remote: RemoteOptions
+
+    func run() async throws {
+        let json = try parseJSONArgument(value)
+        printBody(try await restRequest("PUT", remote.restURL(path: path), body: json))
+    }
+}
+
+/// `kindling update`: writes several children at once.
+struct UpdateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update",
+        abstract: "Write each member of a JSON object below a path, atomically (multi-path update).",
+        discussion: """
+            Examples:
+              kindling update rooms '{"a/name":"Ada","b":null}'
+            """
+    )
+
+    @Argument(help: "Path the member names are relative to.") var path: String
+    @Argument(help: "A JSON object of relative paths to values.") var value: String
+    @OptionGroup var remote: RemoteOptions
+
+    func run() async throws {
+        let json = try parseJSONArgument(value)
+        guard case .object = json else { throw ValidationError("update needs a JSON object") }
+        printBody(try await restRequest("PATCH", remote.restURL(path: path), body: json))
+    }
+}
+
+/// `kindling push`: adds a child under a new push id.
+struct PushCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push",
+        abstract: "Add a value under a new, chronologically ordered push id and print the id.",
+        discussion: """
+            Examples:
+              kindling push messages '{"text":"hi"}'
+            """
+    )
+
+    @Argument(help: "Path of the list.") var path: String
+    @Argument(help: "The JSON value.") var value: String
+    @OptionGroup var remote: RemoteOptions
+
+    func run() async throws {
+        let json = try parseJSONArgument(value)
+        let body = try await restRequest("POST", remote.restURL(path: path), body: json)
+        if let name = (try? JSONParser.parse(body))?["name"]?.stringValue {
+            print(name)
+        } else {
+            printBody(body)
+        }
+    }
+}
+
+/// `kindling remove`: deletes a path.
+struct RemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Delete the data at a path.",
+        discussion: """
+            Examples:
+              kindling remove rooms/a
+            """
+    )
+
+    @Argument(help: "Path to delete.") var path: String
+    @OptionGroup var remote: RemoteOptions
+
+    func run() async throws {
+        _ = try await restRequest("DELETE", remote.restURL(path: path))
+    }
+}

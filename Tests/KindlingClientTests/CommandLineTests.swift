@@ -1,0 +1,91 @@
+import Foundation
+import KindlingServer
+import Logging
+import Synchronization
+import Testing
+
+/// The `kindling` executable end to end: `watch` against a server while `set` and `push` write.
+@Suite(.timeLimit(.minutes(2)))
+struct CommandLineTests {
+    /// The `kindling` binary built next to the test bundle.
+    static var executable: URL? {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("kindling")
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                return candidate
+            }
+            directory.deleteLastPathComponent()
+        }
+        return nil
+    }
+
+    /// Runs `kindling` to completion; returns the exit status and standard output.
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        guard let executable = Self.executable else { throw CLINotBuilt() }
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func watchPrintsWritesMadeWithSetAndPush() async throws {
+        guard Self.executable != nil else {
+            Issue.record("kindling executable not found next to \(CommandLine.arguments[0])")
+            return
+        }
+        var logger = Logger(label: "kindling-cli-test")
+        logger.logLevel = .critical
+        let server = try await KindlingServer.start(ServerConfiguration(port: 0, logger: logger))
+        let url = "http://127.0.0.1:\(server.port)"
+
+        let watch = Process()
+        watch.executableURL = Self.executable
+        watch.arguments = ["watch", "rooms", "--url", url, "--ns", "cli"]
+        let lines = Mutex("")
+        let errors = Mutex("")
+        let stdout = Pipe()
+        let stderr = Pipe()
+        stdout.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            lines.withLock { $0 += text }
+        }
+        stderr.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            errors.withLock { $0 += text }
+        }
+        watch.standardOutput = stdout
+        watch.standardError = stderr
+        try watch.run()
+        defer { if watch.isRunning { watch.terminate() } }
+        #expect(try await eventually { errors.withLock { $0.contains("watch: connected") } })
+
+        let set = try run(["set", "rooms/a", #"{"n":1}"#, "--url", url, "--ns", "cli"])
+        #expect(set.status == 0)
+        let push = try run(["push", "rooms", #""hello""#, "--url", url, "--ns", "cli"])
+        #expect(push.status == 0)
+        let id = push.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(id.count == 20)
+        #expect(try await eventually { lines.withLock { $0.contains("child_added   /rooms/\(id) \"hello\"") } })
+        #expect(lines.withLock { $0.contains(#"child_added   /rooms/a {"n":1}"#) })
+
+        let get = try run(["get", "rooms/a", "--url", url, "--ns", "cli"])
+        #expect(get.status == 0 && get.output == "{\"n\":1}\n")
+        #expect(try run(["set", "rooms/a", "not json", "--url", url, "--ns", "cli"]).status == 64)
+
+        watch.interrupt()
+        watch.waitUntilExit()
+        #expect(watch.terminationStatus == 130)
+        try await server.shutdown()
+        #expect(try run(["get", "rooms", "--url", url, "--ns", "cli"]).status == 2)
+    }
+}
+
+struct CLINotBuilt: Error {}
