@@ -66,6 +66,7 @@ let package = Package(
         .target(
             name: "KindlingTesting",
             dependencies: [
+                "KindlingClient",
                 "KindlingCore",
                 "KindlingProtocol",
                 "KindlingServer",

@@ -51,7 +51,7 @@ struct WebSocketConnection: Sendable {
                         withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in })
                     )
                     try channel.pipeline.syncOperations.addHandler(
-                        UpgradeRequest(uri: uri, host: "\(host):\(port)"))
+                        WebSocketUpgradeRequest(uri: uri, host: "\(host):\(port)"))
                 }
             }
             .connect(host: host, port: port)
@@ -133,30 +133,6 @@ extension String {
     }
 
     fileprivate var leftPadded: String { count == 1 ? "0" + self : self }
-}
-
-/// Sends the HTTP request that asks for the WebSocket upgrade.
-private final class UpgradeRequest: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundOut = HTTPClientRequestPart
-
-    let uri: String
-    let host: String
-
-    init(uri: String, host: String) {
-        self.uri = uri
-        self.host = host
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        var headers = HTTPHeaders()
-        headers.add(name: "Host", value: host)
-        headers.add(name: "Content-Length", value: "0")
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: uri, headers: headers)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        context.fireChannelActive()
-    }
 }
 
 /// Hands text frames to the repo; answers pings; reports the end of the connection.

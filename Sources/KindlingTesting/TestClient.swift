@@ -1,3 +1,4 @@
+import KindlingClient
 import KindlingCore
 import KindlingProtocol
 import NIOCore
@@ -58,7 +59,7 @@ public final class TestClient: Sendable {
                         leftOverBytesStrategy: .forwardBytes,
                         withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in })
                     )
-                    try channel.pipeline.syncOperations.addHandler(UpgradeRequester(uri: uri, host: headerHost))
+                    try channel.pipeline.syncOperations.addHandler(WebSocketUpgradeRequest(uri: uri, host: headerHost))
                 }
             }
             .connect(host: host, port: port)
@@ -257,30 +258,6 @@ final class Inbox: Sendable {
 /// Why a test client call failed.
 public enum TestClientError: Error {
     case timedOut
-}
-
-/// Sends the HTTP request that asks for the upgrade.
-private final class UpgradeRequester: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundOut = HTTPClientRequestPart
-
-    let uri: String
-    let host: String
-
-    init(uri: String, host: String) {
-        self.uri = uri
-        self.host = host
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        var headers = HTTPHeaders()
-        headers.add(name: "Host", value: host)
-        headers.add(name: "Content-Length", value: "0")
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: uri, headers: headers)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        context.fireChannelActive()
-    }
 }
 
 /// Feeds text frames to the inbox; notes when the connection ends.
