@@ -16,10 +16,15 @@ enum ClientExit {
 /// Sends one REST request for the client commands; prints a readable error and exits with a
 /// stable code when it fails. Returns the body.
 func restRequest(_ method: String, _ url: URL, body: JSONValue? = nil) async throws -> [UInt8] {
+    try await restRequest(method, url, bytes: body.map { Data(JSONWriter.string($0).utf8) })
+}
+
+/// The same with a body that is already encoded (an imported file, sent as it is).
+func restRequest(_ method: String, _ url: URL, bytes body: Data?) async throws -> [UInt8] {
     var request = URLRequest(url: url)
     request.httpMethod = method
     request.setValue("Bearer owner", forHTTPHeaderField: "Authorization")
-    if let body { request.httpBody = Data(JSONWriter.string(body).utf8) }
+    request.httpBody = body
     let (data, response): (Data, URLResponse)
     do {
         (data, response) = try await URLSession.shared.data(for: request)

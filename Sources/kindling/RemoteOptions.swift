@@ -21,7 +21,7 @@ struct RemoteOptions: ParsableArguments {
         var encoded = parsed.keys.map {
             $0.string.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? $0.string
         }.joined(separator: "/")
-        if !encoded.isEmpty { encoded = "/" + encoded }
+        encoded = "/" + encoded  // the root's address is /.json
         let ns = self.ns.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? self.ns
         guard let url = URL(string: serverURL + encoded + ".json?ns=" + ns + extra) else {
             throw ValidationError("Invalid --url \(serverURL)")

@@ -79,6 +79,11 @@ struct CommandLineTests {
         let get = try run(["get", "rooms/a", "--url", url, "--ns", "cli"])
         #expect(get.status == 0 && get.output == "{\"n\":1}\n")
         #expect(try run(["set", "rooms/a", "not json", "--url", url, "--ns", "cli"]).status == 64)
+        // The root is addressed as /.json; export goes through the same REST client.
+        let root = try run(["get", "/", "--url", url, "--ns", "cli"])
+        #expect(root.status == 0 && root.output.hasPrefix("{\"rooms\":"))
+        let export = try run(["export", "--url", url, "--ns", "cli", "--path", "rooms/a"])
+        #expect(export.status == 0 && export.output == "{\"n\":1}\n")
 
         watch.interrupt()
         watch.waitUntilExit()
