@@ -78,25 +78,4 @@ public enum ServerMessage {
         writer.writeRaw("}}}".utf8)
         return writer.bytes
     }
-
-    /// A listen revoked by the server (`c`). A filtered query is named by an array of query
-    /// objects: the JS SDK crashes on a bare object.
-    public static func listenRevoked(path: Path, query: Query) -> [UInt8] {
-        var body: [JSONMember] = [JSONMember("p", .string(path.relativeString))]
-        if !query.loadsAllData { body.append(JSONMember("q", .array([query.wireObject]))) }
-        return JSONWriter.string(.object([
-            JSONMember("t", .string("d")),
-            JSONMember("d", .object([JSONMember("a", .string("c")), JSONMember("b", .object(body))])),
-        ])).utf8.map { $0 }
-    }
-
-    /// The server's shutdown notice (`{"t":"c","d":{"t":"s","d":REASON}}`): the SDKs stop
-    /// reconnecting for good, so it is only for a database that is going away.
-    public static func shutdown(reason: String) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.writeRaw(#"{"t":"c","d":{"t":"s","d":"#.utf8)
-        writer.write(reason)
-        writer.writeRaw("}}".utf8)
-        return writer.bytes
-    }
 }

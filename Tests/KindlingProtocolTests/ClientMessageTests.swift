@@ -99,8 +99,5 @@ struct ServerMessageTests {
         let node = try Node(jsonText: #"{"a":{".value":1,".priority":2}}"#)
         #expect(String(decoding: ServerMessage.push(merge: false, path: try Path("x/y"), data: ServerMessage.data(node), tag: 7), as: UTF8.self)
             == #"{"t":"d","d":{"a":"d","b":{"p":"x/y","d":{"a":{".value":1,".priority":2}},"t":7}}}"#)
-        let query = try Query(wire: JSONParser.parse(#"{"l":1,"vf":"r","i":"s"}"#))
-        #expect(String(decoding: ServerMessage.listenRevoked(path: try Path("revoke/q"), query: query), as: UTF8.self)
-            == #"{"t":"d","d":{"a":"c","b":{"p":"revoke/q","q":[{"l":1,"vf":"r","i":"s"}]}}}"#)
     }
 }

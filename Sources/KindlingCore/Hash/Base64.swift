@@ -24,11 +24,4 @@ public enum Base64 {
             output.append(UInt8(ascii: "="))
         }
     }
-
-    /// The base64 text of `bytes`.
-    public static func encode(_ bytes: [UInt8]) -> String {
-        var output: [UInt8] = []
-        bytes.withUnsafeBytes { append($0, to: &output) }
-        return String(decoding: output, as: UTF8.self)
-    }
 }

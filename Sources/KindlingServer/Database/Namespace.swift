@@ -154,10 +154,6 @@ final class Namespace: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on the namespace's queue with its state, and returns its result.
-    func sync<R: Sendable>(_ body: (inout NamespaceState) -> R) -> R {
-        queue.sync { body(&state) }
-    }
 
     /// Answers a REST read with the data now at `path` (or the query's window).
     func read(_ path: Path, query: Query, promise: EventLoopPromise<Node>) {
