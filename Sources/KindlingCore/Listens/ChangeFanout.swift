@@ -10,30 +10,30 @@ struct ChangeFanout<Subscriber: Hashable & Sendable> {
 
     private let write: Write
     /// Subscribers with a plain listen at or above the write: they get the write itself.
-    private let covered: Set<Subscriber>
+    private let covered: [Subscriber: Int]
     /// The old data at the written locations (the set's path, or each merge entry's), kept only
     /// when someone is covered.
     private let oldWritten: [Node]
     /// Plain listens below the write, with the subscribers not already covered and their old data.
-    private let below: [(path: Path, subscribers: Set<Subscriber>, old: Node)]
+    private let below: [(path: Path, subscribers: [Subscriber], old: Node)]
     /// Locations with filtered queries on or below the written path.
     private let queryPaths: [Path]
 
     init(write: Write, listens: PathTree<LocationListens<Subscriber>>, old: Node) {
         self.write = write
         let written = write.path
-        var onPath: [Set<Subscriber>] = []
+        var onPath: [[Subscriber: Int]] = []
         var queryPaths: [Path] = []
         listens.forEachOnPath(written) { path, location in
             if !location.plain.isEmpty { onPath.append(location.plain) }
             if !location.queries.isEmpty { queryPaths.append(path) }
         }
-        let covered = onPath.count == 1 ? onPath[0] : onPath.reduce(into: Set<Subscriber>()) { $0.formUnion($1) }
-        var below: [(path: Path, subscribers: Set<Subscriber>, old: Node)] = []
+        let covered = onPath.count == 1 ? onPath[0] : onPath.reduce(into: [Subscriber: Int]()) { $0.merge($1) { a, _ in a } }
+        var below: [(path: Path, subscribers: [Subscriber], old: Node)] = []
         listens.subtree(at: written)?.forEachBelow { relative, location in
             let path = written.appending(relative)
             if !location.queries.isEmpty { queryPaths.append(path) }
-            let subscribers = covered.isEmpty ? location.plain : location.plain.subtracting(covered)
+            let subscribers = location.plain.keys.filter { covered[$0] == nil }
             if !subscribers.isEmpty { below.append((path, subscribers, old.child(at: path))) }
         }
         self.covered = covered
@@ -51,7 +51,7 @@ struct ChangeFanout<Subscriber: Hashable & Sendable> {
         if !covered.isEmpty, let change = writtenChange(new: new) {
             var recipients: [Recipient] = []
             recipients.reserveCapacity(covered.count)
-            for subscriber in covered { recipients.append(Recipient(subscriber: subscriber, tag: nil)) }
+            for subscriber in covered.keys { recipients.append(Recipient(subscriber: subscriber, tag: nil)) }
             deliveries.append(Delivery(change: change, recipients: recipients))
         }
         for listen in below {

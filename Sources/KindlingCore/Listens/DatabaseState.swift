@@ -36,8 +36,7 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
             let isNew = subscriptions[subscriber]!.count > before
             listens.update(path) { location in
                 if location == nil { location = LocationListens() }
-                if isNew { location!.plainCounts[subscriber, default: 0] += 1 }
-                location!.plain.insert(subscriber)
+                if isNew { location!.plain[subscriber, default: 0] += 1 }
             }
             return Delivery(change: .put(path, tree.node(at: path)), recipients: [.init(subscriber: subscriber, tag: nil)])
         }
@@ -79,9 +78,8 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
         listens.update(id.path) { location in
             guard location != nil else { return }
             if id.isPlain {
-                let remaining = (location!.plainCounts[subscriber] ?? 1) - 1
-                location!.plainCounts[subscriber] = remaining > 0 ? remaining : nil
-                if remaining <= 0 { location!.plain.remove(subscriber) }
+                let remaining = (location!.plain[subscriber] ?? 1) - 1
+                location!.plain[subscriber] = remaining > 0 ? remaining : nil
             } else if location!.queries[id.query] != nil {
                 location!.queries[id.query]!.tags[subscriber] = nil
                 if location!.queries[id.query]!.tags.isEmpty {

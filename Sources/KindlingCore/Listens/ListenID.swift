@@ -18,9 +18,7 @@ public struct ListenID: Sendable, Hashable {
 struct LocationListens<Subscriber: Hashable & Sendable>: Sendable {
     /// Subscribers with a plain listen here, and how many: an order-only query and the default
     /// listen at one path are two listens with one copy of the data.
-    var plainCounts: [Subscriber: Int] = [:]
-    /// Subscribers with a plain listen here.
-    var plain: Set<Subscriber> = []
+    var plain: [Subscriber: Int] = [:]
     /// Filtered queries here, with their recipients and the window last sent.
     var queries: [Query: QueryView<Subscriber>] = [:]
 
