@@ -59,6 +59,18 @@ public final class KindlingServer: Sendable {
         registry.drain()
     }
 
+    /// Starts a snapshot of every namespace that has writes its newest snapshot lacks (an
+    /// operator's `kindling snapshot` or SIGUSR1), so the log can be cut before it would be by
+    /// size or age. Returns the namespaces snapshotted; the files appear in the background.
+    @discardableResult
+    public func snapshot() -> [String] { registry.snapshotAll() }
+
+    /// The process id of the server running on `dataDirectory`, or nil when none runs there
+    /// (how `kindling snapshot` finds the server to signal).
+    public static func runningServer(dataDirectory: String) throws -> Int32? {
+        try DataDirectoryLock.holder(of: dataDirectory)
+    }
+
     /// The names of the namespaces in use.
     public var namespaces: [String] { registry.names }
 
