@@ -34,13 +34,14 @@ public final class KindlingServer: Sendable {
             try? await group.shutdownGracefully()
             throw error
         }
+        let outboxes = EventLoopOutboxes()
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
-                KindlingServer.configure(channel, registry: registry, configuration: configuration)
+                KindlingServer.configure(channel, registry: registry, outboxes: outboxes, configuration: configuration)
             }
         do {
             let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
@@ -74,7 +75,9 @@ public final class KindlingServer: Sendable {
     /// The names of the namespaces in use.
     public var namespaces: [String] { registry.names }
 
-    private static func configure(_ channel: any Channel, registry: NamespaceRegistry, configuration: ServerConfiguration) -> EventLoopFuture<Void> {
+    private static func configure(
+        _ channel: any Channel, registry: NamespaceRegistry, outboxes: EventLoopOutboxes, configuration: ServerConfiguration
+    ) -> EventLoopFuture<Void> {
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: configuration.maxFrameBytes,
             automaticErrorHandling: true,
@@ -90,8 +93,16 @@ public final class KindlingServer: Sendable {
                     let handshakeHost = host ?? "\(configuration.host):\(channel.localAddress?.port ?? configuration.port)"
                     let session = WebSocketSessionHandler(
                         namespace: registry.namespace(name),
+                        outbox: outboxes.outbox(for: channel.eventLoop),
                         handshakeHost: handshakeHost,
                         configuration: configuration
+                    )
+                    // The channel is unwritable while more than the limit waits: the session
+                    // checks that after each flush to find readers that fell behind.
+                    let limit = configuration.maxPendingOutboundBytes
+                    try channel.syncOptions?.setOption(
+                        ChannelOptions.writeBufferWaterMark,
+                        value: ChannelOptions.Types.WriteBufferWaterMark(low: limit, high: limit)
                     )
                     try channel.pipeline.syncOperations.addHandler(
                         NIOWebSocketFrameAggregator(

@@ -214,9 +214,30 @@ final class Namespace: @unchecked Sendable {
     }
 
     /// Sends each output to each of its recipients: for realtime connections its bytes split
-    /// into frames once, for event streams the bytes as they are (one buffer shared by all).
+    /// into frames once and handed to each event loop's outbox in one batch, for event streams
+    /// the bytes as they are (one buffer shared by all). A connection's messages stay in order.
     private func dispatch(_ out: [Outgoing]) {
         guard !out.isEmpty else { return }
+        var loops = LoopBatches()
+        if out.count == 1 {
+            // The common case, one message (a write fanned out): no per-connection merging.
+            let outgoing = out[0]
+            let frames = TextFrame.frames(outgoing.message)
+            var chunk: ByteBuffer?
+            for recipient in outgoing.recipients {
+                switch outbounds[recipient] {
+                case .webSocket(let outbound)?:
+                    loops.add(outbound, frames)
+                case .eventStream(let outbound)?:
+                    if chunk == nil { chunk = ByteBuffer(bytes: outgoing.message) }
+                    outbound.send([chunk!])
+                case nil:
+                    break
+                }
+            }
+            loops.deliver()
+            return
+        }
         var perConnection: [ConnectionID: [ByteBuffer]] = [:]
         var order: [ConnectionID] = []
         for outgoing in out {
@@ -226,7 +247,7 @@ final class Namespace: @unchecked Sendable {
                 let buffers: [ByteBuffer]
                 switch outbounds[recipient] {
                 case .webSocket?:
-                    if frames == nil { frames = FrameSplitter.frames(outgoing.message).map { ByteBuffer(bytes: $0) } }
+                    if frames == nil { frames = TextFrame.frames(outgoing.message) }
                     buffers = frames!
                 case .eventStream?:
                     if chunk == nil { chunk = ByteBuffer(bytes: outgoing.message) }
@@ -240,11 +261,12 @@ final class Namespace: @unchecked Sendable {
         }
         for connection in order {
             switch outbounds[connection] {
-            case .webSocket(let outbound)?: outbound.send(perConnection[connection]!)
+            case .webSocket(let outbound)?: loops.add(outbound, perConnection[connection]!)
             case .eventStream(let outbound)?: outbound.send(perConnection[connection]!)
             case nil: break
             }
         }
+        loops.deliver()
     }
 
     /// Milliseconds since the Unix epoch.

@@ -8,25 +8,32 @@ import NIOWebSocket
 /// namespace; messages from the namespace, frames out.
 ///
 /// It answers pings itself, reassembles split messages, and hands each read batch of requests
-/// to the namespace in one block. Outbound bytes are counted until the socket takes them; a
-/// reader that falls further behind than the limit is disconnected, so memory stays bounded.
+/// to the namespace in one block. Bytes the socket has not taken are counted by the channel
+/// (its write-buffer water mark is the limit): a reader that falls further behind is
+/// disconnected, so memory stays bounded.
 final class WebSocketSessionHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     let connection = ConnectionID.next()
     private let namespace: Namespace
-    private let handshake: [UInt8]
+    private let outbox: EventLoopOutbox
     private let maxPendingBytes: Int
+    private let handshake: [UInt8]
     private var logger: Logger
     private var assembler: FrameAssembler
     private var inputs: [SessionInput] = []
-    private var pendingBytes = 0
     private var context: ChannelHandlerContext?
+    /// Where encoded frames enter the pipeline: just past SwiftNIO's frame encoder, since they
+    /// already carry their headers (see `TextFrame`).
+    private var framedOutput: ChannelHandlerContext?
     private var closing = false
+    /// Frames were written since the last flush.
+    private var unflushed = false
 
-    init(namespace: Namespace, handshakeHost: String, configuration: ServerConfiguration) {
+    init(namespace: Namespace, outbox: EventLoopOutbox, handshakeHost: String, configuration: ServerConfiguration) {
         self.namespace = namespace
+        self.outbox = outbox
         self.maxPendingBytes = configuration.maxPendingOutboundBytes
         self.assembler = FrameAssembler(maxMessageBytes: configuration.maxMessageBytes)
         var logger = configuration.logger
@@ -42,9 +49,16 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        namespace.attach(connection, outbound: ConnectionOutbound(eventLoop: context.eventLoop, handler: self))
+        do {
+            framedOutput = try context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
+        } catch {
+            logger.error("no WebSocket frame encoder in the pipeline; closing: \(error)")
+            context.close(promise: nil)
+            return
+        }
+        namespace.attach(connection, outbound: ConnectionOutbound(outbox: outbox, handler: self))
         logger.debug("connected")
-        write([ByteBuffer(bytes: handshake)])
+        write(TextFrame.frames(handshake))
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -99,7 +113,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             guard case .message(let message) = try assembler.receive(text) else { return }
             switch try ClientMessage.decode(message) {
             case .ping:
-                write([ByteBuffer(bytes: ServerMessage.pong)])
+                write(TextFrame.frames(ServerMessage.pong))
             case .otherControl:
                 break
             case .request(let request):
@@ -116,27 +130,35 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         }
     }
 
-    /// Writes frames (on the event loop), closing the connection when its backlog is too large.
+    /// Writes encoded frames now (the session's own replies).
     func write(_ frames: [ByteBuffer]) {
-        guard let context, !closing, !frames.isEmpty else { return }
-        // Writes complete in order, so one promise on the last frame accounts for the batch.
-        let size = frames.reduce(0) { $0 + $1.readableBytes }
-        pendingBytes += size
-        for frame in frames.dropLast() {
-            context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: frame)), promise: nil)
-        }
-        let promise = context.eventLoop.makePromise(of: Void.self)
-        promise.futureResult.assumeIsolated().whenComplete { _ in self.pendingBytes -= size }
-        context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: frames[frames.count - 1])), promise: promise)
-        context.flush()
-        logger.trace("wrote \(size) bytes; \(pendingBytes) waiting")
-        if pendingBytes > maxPendingBytes {
+        _ = enqueue(frames)
+        flush()
+    }
+
+    /// Writes encoded frames without flushing them; true when the connection had nothing
+    /// unflushed, so the caller must flush it later.
+    func enqueue(_ frames: [ByteBuffer]) -> Bool {
+        guard let framedOutput, !closing, !frames.isEmpty else { return false }
+        for frame in frames { framedOutput.write(NIOAny(frame), promise: nil) }
+        defer { unflushed = true }
+        return !unflushed
+    }
+
+    /// Sends what was written since the last flush; disconnects the reader when more than the
+    /// limit is still waiting after the socket took what it could.
+    func flush() {
+        guard unflushed, let context else { return }
+        unflushed = false
+        framedOutput?.flush()
+        if !context.channel.isWritable, !closing {
             // No close frame: it would queue behind the backlog the reader is not taking.
-            logger.warning("disconnecting a reader that fell behind: \(pendingBytes) bytes waiting (limit \(maxPendingBytes))")
+            logger.warning("disconnecting a reader that fell behind: more than \(maxPendingBytes) bytes waiting")
             closing = true
             context.close(promise: nil)
         }
     }
+
 
     private func close(context: ChannelHandlerContext, code: WebSocketErrorCode, reason: String) {
         guard !closing else { return }
