@@ -34,14 +34,17 @@ public final class KindlingServer: Sendable {
             try? await group.shutdownGracefully()
             throw error
         }
-        let outboxes = EventLoopOutboxes()
+        let perEventLoop = PerEventLoop(idleTimeout: configuration.idleTimeout)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
+            // Each connection keeps its receive buffer between reads: start it small, so an idle
+            // connection costs little; it grows while a connection reads a lot.
+            .childChannelOption(ChannelOptions.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 256, maximum: 65_536))
             .childChannelInitializer { channel in
-                KindlingServer.configure(channel, registry: registry, outboxes: outboxes, configuration: configuration)
+                KindlingServer.configure(channel, registry: registry, perEventLoop: perEventLoop, configuration: configuration)
             }
         do {
             let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
@@ -76,11 +79,11 @@ public final class KindlingServer: Sendable {
     public var namespaces: [String] { registry.names }
 
     private static func configure(
-        _ channel: any Channel, registry: NamespaceRegistry, outboxes: EventLoopOutboxes, configuration: ServerConfiguration
+        _ channel: any Channel, registry: NamespaceRegistry, perEventLoop: PerEventLoop, configuration: ServerConfiguration
     ) -> EventLoopFuture<Void> {
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: configuration.maxFrameBytes,
-            automaticErrorHandling: true,
+            automaticErrorHandling: false,
             shouldUpgrade: { channel, head in
                 let target = RequestTarget(uri: head.uri)
                 return channel.eventLoop.makeSucceededFuture(target.path == "/.ws" ? HTTPHeaders() : nil)
@@ -91,9 +94,11 @@ public final class KindlingServer: Sendable {
                     let host = head.headers.first(name: "host")
                     let name = RequestTarget.namespace(parameters: target.parameters, host: host, fallback: configuration.defaultNamespace)
                     let handshakeHost = host ?? "\(configuration.host):\(channel.localAddress?.port ?? configuration.port)"
+                    let shares = perEventLoop.shares(of: channel.eventLoop)
                     let session = WebSocketSessionHandler(
                         namespace: registry.namespace(name),
-                        outbox: outboxes.outbox(for: channel.eventLoop),
+                        outbox: shares.outbox,
+                        idleSweep: shares.idleSweep,
                         handshakeHost: handshakeHost,
                         configuration: configuration
                     )
@@ -103,17 +108,6 @@ public final class KindlingServer: Sendable {
                     try channel.syncOptions?.setOption(
                         ChannelOptions.writeBufferWaterMark,
                         value: ChannelOptions.Types.WriteBufferWaterMark(low: limit, high: limit)
-                    )
-                    try channel.pipeline.syncOperations.addHandler(
-                        NIOWebSocketFrameAggregator(
-                            minNonFinalFragmentSize: 0,
-                            maxAccumulatedFrameCount: 1 << 16,
-                            maxAccumulatedFrameSize: configuration.maxFrameBytes
-                        )
-                    )
-                    let idle = configuration.idleTimeout.components
-                    try channel.pipeline.syncOperations.addHandler(
-                        IdleStateHandler(readTimeout: .seconds(idle.seconds) + .nanoseconds(idle.attoseconds / 1_000_000_000))
                     )
                     try channel.pipeline.syncOperations.addHandler(session)
                 }

@@ -18,10 +18,17 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     let connection = ConnectionID.next()
     private let namespace: Namespace
     private let outbox: EventLoopOutbox
+    private let idleSweep: IdleSweep
+    /// When the client last sent anything (for the idle sweep).
+    private(set) var lastRead = NIODeadline.now()
     private let maxPendingBytes: Int
-    private let handshake: [UInt8]
-    private var logger: Logger
+    private let handshakeHost: String
+    /// The server's logger, shared: a per-connection copy with metadata would cost every idle
+    /// connection a few hundred bytes, so the metadata is given with each (rare) log line.
+    private let logger: Logger
     private var assembler: FrameAssembler
+    private let maxWebSocketMessageBytes: Int
+    private var fragments = FragmentedMessage.none
     private var inputs: [SessionInput] = []
     private var context: ChannelHandlerContext?
     /// Where encoded frames enter the pipeline: just past SwiftNIO's frame encoder, since they
@@ -31,81 +38,117 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// Frames were written since the last flush.
     private var unflushed = false
 
-    init(namespace: Namespace, outbox: EventLoopOutbox, handshakeHost: String, configuration: ServerConfiguration) {
+    init(namespace: Namespace, outbox: EventLoopOutbox, idleSweep: IdleSweep, handshakeHost: String, configuration: ServerConfiguration) {
         self.namespace = namespace
         self.outbox = outbox
+        self.idleSweep = idleSweep
         self.maxPendingBytes = configuration.maxPendingOutboundBytes
         self.assembler = FrameAssembler(maxMessageBytes: configuration.maxMessageBytes)
-        var logger = configuration.logger
-        logger[metadataKey: "connection"] = "\(connection)"
-        logger[metadataKey: "namespace"] = "\(namespace.name)"
-        self.logger = logger
-        self.handshake = ServerMessage.handshake(
-            timestamp: Namespace.now(),
-            host: handshakeHost,
-            session: "\(connection.value)-\(UInt64.random(in: 0...UInt64.max))"
-        )
+        self.maxWebSocketMessageBytes = configuration.maxFrameBytes
+        self.logger = configuration.logger
+        self.handshakeHost = handshakeHost
     }
+
+    private var metadata: Logger.Metadata { ["connection": "\(connection)", "namespace": "\(namespace.name)"] }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         do {
             framedOutput = try context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
         } catch {
-            logger.error("no WebSocket frame encoder in the pipeline; closing: \(error)")
+            logger.error("no WebSocket frame encoder in the pipeline; closing: \(error)", metadata: metadata)
             context.close(promise: nil)
             return
         }
         namespace.attach(connection, outbound: ConnectionOutbound(outbox: outbox, handler: self))
-        logger.debug("connected")
+        idleSweep.add(self)
+        logger.debug("connected", metadata: metadata)
+        let handshake = ServerMessage.handshake(
+            timestamp: Namespace.now(),
+            host: handshakeHost,
+            session: "\(connection.value)-\(UInt64.random(in: 0...UInt64.max))"
+        )
         write(TextFrame.frames(handshake))
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
-        case .text:
+        case .text where frame.fin:
             receive(String(buffer: frame.unmaskedData), context: context)
+        case .text:
+            fragments = .text(frame.unmaskedData)
+        case .continuation:
+            continueMessage(frame, context: context)
+        case .binary:
+            if !frame.fin { fragments = .binary }
+            logger.debug("ignored a binary frame", metadata: metadata)
         case .ping:
             var payload = frame.unmaskedData
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: payload.readSlice(length: payload.readableBytes) ?? ByteBuffer())
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
         case .connectionClose:
             close(context: context, code: .normalClosure, reason: "client closed")
-        case .binary:
-            logger.debug("ignored a binary frame")
         default:
             break
         }
     }
 
+    /// Adds a continuation frame to the message being received in pieces (clients may fragment
+    /// a message at the WebSocket level; SwiftNIO hands over the frames as they come).
+    private func continueMessage(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
+        switch fragments {
+        case .none:
+            close(context: context, code: .protocolError, reason: "continuation frame without a message to continue")
+        case .binary:
+            if frame.fin { fragments = .none }
+        case .text(var collected):
+            fragments = .none
+            var piece = frame.unmaskedData
+            guard collected.readableBytes + piece.readableBytes <= maxWebSocketMessageBytes else {
+                close(context: context, code: .messageTooLarge, reason: "message larger than \(maxWebSocketMessageBytes) bytes")
+                return
+            }
+            collected.writeBuffer(&piece)
+            if frame.fin {
+                receive(String(buffer: collected), context: context)
+            } else {
+                fragments = .text(collected)
+            }
+        }
+    }
+
     func channelReadComplete(context: ChannelHandlerContext) {
+        lastRead = .now()
         guard !inputs.isEmpty else { return }
         namespace.submit(connection, inputs)
         inputs = []
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        logger.debug("disconnected")
+        logger.debug("disconnected", metadata: metadata)
         namespace.detach(connection)
+        idleSweep.remove(self)
         context.fireChannelInactive()
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
-            logger.info("closing a connection silent for too long")
-            closing = true
-            context.close(promise: nil)
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
+    /// Closes the connection after a silence longer than the idle timeout (the idle sweep).
+    func closeIdle() {
+        guard let context, !closing else { return }
+        logger.info("closing a connection silent for too long", metadata: metadata)
+        closing = true
+        context.close(promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        logger.info("connection error: \(error)")
-        // SwiftNIO's WebSocket layer has already sent a close frame for protocol errors.
-        closing = true
-        context.close(promise: nil)
+        logger.info("connection error: \(error)", metadata: metadata)
+        if let error = error as? NIOWebSocketError {
+            // A frame SwiftNIO could not decode: say why in the close frame.
+            close(context: context, code: error == .invalidFrameLength ? .messageTooLarge : .protocolError, reason: "\(error)")
+        } else {
+            closing = true
+            context.close(promise: nil)
+        }
     }
 
     private func receive(_ text: String, context: ChannelHandlerContext) {
@@ -125,7 +168,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
                 inputs.append(.reject(number: number, status: status, message: error.message))
                 return
             }
-            logger.notice("closing: \(error.message)")
+            logger.notice("closing: \(error.message)", metadata: metadata)
             close(context: context, code: error.kind == .tooLarge ? .messageTooLarge : .unacceptableData, reason: error.message)
         }
     }
@@ -153,7 +196,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         framedOutput?.flush()
         if !context.channel.isWritable, !closing {
             // No close frame: it would queue behind the backlog the reader is not taking.
-            logger.warning("disconnecting a reader that fell behind: more than \(maxPendingBytes) bytes waiting")
+            logger.warning("disconnecting a reader that fell behind: more than \(maxPendingBytes) bytes waiting", metadata: metadata)
             closing = true
             context.close(promise: nil)
         }
