@@ -7,13 +7,18 @@
 public struct Key: Sendable, CustomStringConvertible {
     /// The key as given.
     public let string: String
-    /// The key's value when it reads as a 32-bit integer (`-?0*\d{1,10}` within Int32), which
-    /// puts it ahead of every non-integer key.
-    public let integerValue: Int32?
     /// The first eight UTF-8 bytes, big-endian and zero-padded, and the byte count: most
     /// comparisons and inequalities are settled by these without touching the string.
     let prefix: UInt64
-    let byteCount: Int32
+    /// The integer reading (meaningful when `isInteger`), stored apart from its flag so that a
+    /// key takes 32 bytes, not 40: every child entry of the tree holds one.
+    private let integer: Int32
+    let byteCount: UInt16
+    private let isInteger: Bool
+
+    /// The key's value when it reads as a 32-bit integer (`-?0*\d{1,10}` within Int32), which
+    /// puts it ahead of every non-integer key.
+    public var integerValue: Int32? { isInteger ? integer : nil }
 
     /// The most UTF-8 bytes a key may have.
     public static let maxByteCount = 768
@@ -31,15 +36,19 @@ public struct Key: Sendable, CustomStringConvertible {
     /// indexes, `.priority`).
     init(unchecked string: String) {
         self.string = string
-        self.integerValue = Key.parseInteger(string)
+        let integer = Key.parseInteger(string)
+        self.integer = integer ?? 0
+        self.isInteger = integer != nil
         var prefix: UInt64 = 0
-        var count: Int32 = 0
+        var count = 0
         for byte in string.utf8 {
             if count < 8 { prefix |= UInt64(byte) << (56 - 8 * UInt64(count)) }
             count += 1
         }
         self.prefix = prefix
-        self.byteCount = count
+        // Keys are checked against `maxByteCount` (768), so the count fits; longer unchecked
+        // names (never stored) saturate, and fall back to comparing the text.
+        self.byteCount = UInt16(min(count, Int(UInt16.max)))
     }
 
     public var description: String { string }
