@@ -86,22 +86,32 @@ extension Node {
         let storage: NodeStorage
         switch representation {
         case .empty: preconditionFailure("Internal inconsistency: the empty node has no digest")
-        case .leaf(let leaf): return Node.leafSummary(leaf, priority: nil)
+        case .leaf(let leaf):
+            var scratch: [UInt8] = []
+            return Node.leafSummary(leaf, priority: nil, scratch: &scratch)
         case .shared(let shared): storage = shared
         }
         if let cached = storage.hashCache.withLock({ $0 }) { return cached }
         let summary: NodeHashSummary
         switch storage.content {
         case .leaf(let leaf):
-            summary = Node.leafSummary(leaf, priority: storage.priority)
+            var scratch: [UInt8] = []
+            summary = Node.leafSummary(leaf, priority: storage.priority, scratch: &scratch)
         case .children(let map):
             var preimage: [UInt8] = []
             var javaScriptDiffers = storage.priority.map { NodeHashText.numberDiffersInJavaScript(Leaf($0)) } ?? false
             var iOSDiffers = false
             NodeHashText.appendPriority(storage.priority, variant: .canonical, to: &preimage)
             var prioritized = 0
+            // Inline leaves have no cache: they are hashed here, through one reused buffer.
+            var scratch: [UInt8] = []
             NodeHashText.forEachChild(of: map, variant: .canonical) { key, child in
-                let childSummary = child.hashSummary()
+                let childSummary: NodeHashSummary
+                if case .leaf(let leaf) = child.representation {
+                    childSummary = Node.leafSummary(leaf, priority: nil, scratch: &scratch)
+                } else {
+                    childSummary = child.hashSummary()
+                }
                 javaScriptDiffers = javaScriptDiffers || childSummary.javaScriptDiffers
                 iOSDiffers = iOSDiffers || childSummary.iOSDiffers
                 if child.priority != nil { prioritized += 1 }
@@ -117,8 +127,9 @@ extension Node {
         return summary
     }
 
-    private static func leafSummary(_ leaf: Leaf, priority: Priority?) -> NodeHashSummary {
-        var preimage: [UInt8] = []
+    /// A leaf's digests, its preimage built in `scratch` (emptied first, its capacity kept).
+    private static func leafSummary(_ leaf: Leaf, priority: Priority?, scratch preimage: inout [UInt8]) -> NodeHashSummary {
+        preimage.removeAll(keepingCapacity: true)
         NodeHashText.appendLeaf(leaf, priority: priority, variant: .canonical, to: &preimage)
         let javaScriptDiffers = NodeHashText.numberDiffersInJavaScript(leaf)
             || priority.map { NodeHashText.numberDiffersInJavaScript(Leaf($0)) } ?? false

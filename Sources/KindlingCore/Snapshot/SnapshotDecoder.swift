@@ -126,7 +126,7 @@ public struct SnapshotDecoder: ~Copyable {
         let bytes = UnsafeBufferPointer(rebasing: buffer[position..<(position + count)])
         guard !bytes.contains(where: Key.isForbidden) else { throw failure("a key with a forbidden character") }
         position += count
-        return Key(unchecked: String(decoding: bytes, as: UTF8.self))
+        return Key(string: String(decoding: bytes, as: UTF8.self), utf8: bytes)
     }
 
     private mutating func length(limit: Int, what: String) throws -> Int {
