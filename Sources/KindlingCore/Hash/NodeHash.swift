@@ -80,41 +80,60 @@ extension Node {
         return false
     }
 
+    /// The digests of this (non-empty) node. Shared storage caches them; an inline leaf is
+    /// hashed on demand, which costs one small SHA-1 and saves a cache in every leaf.
     func hashSummary() -> NodeHashSummary {
-        let storage = self.storage!
-        if let cached = storage.hashCache.withLock({ $0 }) { return cached }
-        var preimage: [UInt8] = []
-        var javaScriptDiffers = false
-        var iOSDiffers = false
-        if let priority = storage.priority {
-            javaScriptDiffers = NodeHashText.numberDiffersInJavaScript(Leaf(priority))
+        let storage: NodeStorage
+        switch representation {
+        case .empty: preconditionFailure("Internal inconsistency: the empty node has no digest")
+        case .leaf(let leaf):
+            var scratch: [UInt8] = []
+            return Node.leafSummary(leaf, priority: nil, scratch: &scratch)
+        case .shared(let shared): storage = shared
         }
+        if let cached = storage.hashCache.withLock({ $0 }) { return cached }
+        let summary: NodeHashSummary
         switch storage.content {
         case .leaf(let leaf):
-            javaScriptDiffers = javaScriptDiffers || NodeHashText.numberDiffersInJavaScript(leaf)
-            NodeHashText.appendLeaf(leaf, priority: storage.priority, variant: .canonical, to: &preimage)
+            var scratch: [UInt8] = []
+            summary = Node.leafSummary(leaf, priority: storage.priority, scratch: &scratch)
         case .children(let map):
+            var preimage: [UInt8] = []
+            var javaScriptDiffers = storage.priority.map { NodeHashText.numberDiffersInJavaScript(Leaf($0)) } ?? false
+            var iOSDiffers = false
             NodeHashText.appendPriority(storage.priority, variant: .canonical, to: &preimage)
             var prioritized = 0
+            // Inline leaves have no cache: they are hashed here, through one reused buffer.
+            var scratch: [UInt8] = []
             NodeHashText.forEachChild(of: map, variant: .canonical) { key, child in
-                let childSummary = child.hashSummary()
+                let childSummary: NodeHashSummary
+                if case .leaf(let leaf) = child.representation {
+                    childSummary = Node.leafSummary(leaf, priority: nil, scratch: &scratch)
+                } else {
+                    childSummary = child.hashSummary()
+                }
                 javaScriptDiffers = javaScriptDiffers || childSummary.javaScriptDiffers
                 iOSDiffers = iOSDiffers || childSummary.iOSDiffers
                 if child.priority != nil { prioritized += 1 }
                 NodeHashText.appendChild(key, childSummary.digest, to: &preimage)
             }
             iOSDiffers = iOSDiffers || (prioritized == map.count && map.count > 1)
+            summary = NodeHashSummary(digest: SHA1Digest(preimage), javaScriptDiffers: javaScriptDiffers, iOSDiffers: iOSDiffers)
         }
-        let summary = NodeHashSummary(
-            digest: SHA1Digest(preimage),
-            javaScriptDiffers: javaScriptDiffers,
-            iOSDiffers: iOSDiffers
-        )
         storage.hashCache.withLock {
             $0 = summary
             storage.mayHaveHash = true
         }
         return summary
+    }
+
+    /// A leaf's digests, its preimage built in `scratch` (emptied first, its capacity kept).
+    private static func leafSummary(_ leaf: Leaf, priority: Priority?, scratch preimage: inout [UInt8]) -> NodeHashSummary {
+        preimage.removeAll(keepingCapacity: true)
+        NodeHashText.appendLeaf(leaf, priority: priority, variant: .canonical, to: &preimage)
+        let javaScriptDiffers = NodeHashText.numberDiffersInJavaScript(leaf)
+            || priority.map { NodeHashText.numberDiffersInJavaScript(Leaf($0)) } ?? false
+        return NodeHashSummary(digest: SHA1Digest(preimage), javaScriptDiffers: javaScriptDiffers, iOSDiffers: false)
     }
 
     /// The digest in `variant`, reusing the canonical one wherever the variant cannot differ.
@@ -127,9 +146,10 @@ extension Node {
         default: break
         }
         var preimage: [UInt8] = []
-        switch storage!.content {
-        case .leaf(let leaf): NodeHashText.appendLeaf(leaf, priority: priority, variant: variant, to: &preimage)
-        case .children(let map): NodeHashText.appendChildren(map, priority: priority, variant: variant, to: &preimage)
+        if let leaf {
+            NodeHashText.appendLeaf(leaf, priority: priority, variant: variant, to: &preimage)
+        } else {
+            NodeHashText.appendChildren(children, priority: priority, variant: variant, to: &preimage)
         }
         return SHA1Digest(preimage)
     }

@@ -7,13 +7,18 @@
 public struct Key: Sendable, CustomStringConvertible {
     /// The key as given.
     public let string: String
-    /// The key's value when it reads as a 32-bit integer (`-?0*\d{1,10}` within Int32), which
-    /// puts it ahead of every non-integer key.
-    public let integerValue: Int32?
     /// The first eight UTF-8 bytes, big-endian and zero-padded, and the byte count: most
     /// comparisons and inequalities are settled by these without touching the string.
     let prefix: UInt64
-    let byteCount: Int32
+    /// The integer reading (meaningful when `isInteger`), stored apart from its flag so that a
+    /// key takes 32 bytes, not 40: every child entry of the tree holds one.
+    private let integer: Int32
+    let byteCount: UInt16
+    private let isInteger: Bool
+
+    /// The key's value when it reads as a 32-bit integer (`-?0*\d{1,10}` within Int32), which
+    /// puts it ahead of every non-integer key.
+    public var integerValue: Int32? { isInteger ? integer : nil }
 
     /// The most UTF-8 bytes a key may have.
     public static let maxByteCount = 768
@@ -30,16 +35,23 @@ public struct Key: Sendable, CustomStringConvertible {
     /// Builds a key without validation, for names that are known to be valid (push ids, array
     /// indexes, `.priority`).
     init(unchecked string: String) {
+        var text = string
+        self = text.withUTF8 { Key(string: string, utf8: $0) }
+    }
+
+    /// Builds a key from `string` and its UTF-8 bytes, known to be valid: the cached prefix, count
+    /// and integer reading come from the bytes, never from walking the string again.
+    init(string: String, utf8: UnsafeBufferPointer<UInt8>) {
         self.string = string
-        self.integerValue = Key.parseInteger(string)
+        let integer = Key.parseInteger(utf8)
+        self.integer = integer ?? 0
+        self.isInteger = integer != nil
         var prefix: UInt64 = 0
-        var count: Int32 = 0
-        for byte in string.utf8 {
-            if count < 8 { prefix |= UInt64(byte) << (56 - 8 * UInt64(count)) }
-            count += 1
-        }
+        for index in 0..<min(utf8.count, 8) { prefix |= UInt64(utf8[index]) << (56 - 8 * UInt64(index)) }
         self.prefix = prefix
-        self.byteCount = count
+        // Keys are checked against `maxByteCount` (768), so the count fits; longer unchecked
+        // names (never stored) saturate, and fall back to comparing the text.
+        self.byteCount = UInt16(min(utf8.count, Int(UInt16.max)))
     }
 
     public var description: String { string }
@@ -73,16 +85,21 @@ public struct Key: Sendable, CustomStringConvertible {
     /// The integer reading the SDKs use: an optional `-`, any leading zeros, then 1 to 10 digits,
     /// inside the Int32 range.
     static func parseInteger(_ string: String) -> Int32? {
-        var utf8 = string.utf8[...]
+        var text = string
+        return text.withUTF8 { parseInteger($0) }
+    }
+
+    static func parseInteger(_ utf8: UnsafeBufferPointer<UInt8>) -> Int32? {
+        var index = 0
         var negative = false
         if utf8.first == UInt8(ascii: "-") {
             negative = true
-            utf8 = utf8.dropFirst()
+            index = 1
         }
-        while utf8.count > 1, utf8.first == UInt8(ascii: "0") { utf8 = utf8.dropFirst() }
-        guard !utf8.isEmpty, utf8.count <= 10 else { return nil }
+        while utf8.count - index > 1, utf8[index] == UInt8(ascii: "0") { index += 1 }
+        guard index < utf8.count, utf8.count - index <= 10 else { return nil }
         var value: Int64 = 0
-        for byte in utf8 {
+        for byte in utf8[index...] {
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
             value = value * 10 + Int64(byte - UInt8(ascii: "0"))
         }

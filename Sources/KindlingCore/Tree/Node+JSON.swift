@@ -13,9 +13,16 @@ extension Node {
 
     /// Writes this node as JSON (`null` when empty).
     public func write(to writer: inout JSONWriter, format: JSONFormat = .plain) {
-        guard let storage else {
+        let storage: NodeStorage
+        switch representation {
+        case .empty:
             writer.writeNull()
             return
+        case .leaf(let leaf):
+            writer.write(leaf.json)
+            return
+        case .shared(let shared):
+            storage = shared
         }
         switch storage.content {
         case .leaf(let leaf):

@@ -9,16 +9,30 @@ import Synchronization
 /// a node nobody else holds is changed in place. The empty-object rule holds by construction: a
 /// node that loses its last child becomes empty, and an empty node has no priority.
 public struct Node: Sendable {
-    var storage: NodeStorage?
+    /// What a node holds. Most nodes of a tree are leaves, so a leaf without a priority is kept
+    /// inline, with no allocation of its own; parents and prioritised leaves share a storage
+    /// object. A leaf with a priority is always shared, and one without never is, so each value
+    /// has exactly one representation.
+    enum Representation {
+        case empty
+        case leaf(Leaf)
+        case shared(NodeStorage)
+    }
+
+    var representation: Representation
 
     /// The empty node: null, no data.
-    public static let empty = Node(storage: nil)
+    public static let empty = Node(representation: .empty)
 
-    init(storage: NodeStorage?) { self.storage = storage }
+    init(representation: Representation) { self.representation = representation }
 
     /// A leaf, with an optional priority.
     public init(_ leaf: Leaf, priority: Priority? = nil) {
-        storage = NodeStorage(content: .leaf(leaf), priority: priority)
+        if let priority {
+            representation = .shared(NodeStorage(content: .leaf(leaf), priority: priority))
+        } else {
+            representation = .leaf(leaf)
+        }
     }
 
     /// A node with the given children; empty children are left out, and no children at all give
@@ -30,25 +44,36 @@ public struct Node: Sendable {
     }
 
     init(map: ChildMap, priority: Priority?) {
-        storage = map.isEmpty ? nil : NodeStorage(content: .children(map), priority: priority)
+        representation = map.isEmpty ? .empty : .shared(NodeStorage(content: .children(map), priority: priority))
     }
 
-    public var isEmpty: Bool { storage == nil }
+    public var isEmpty: Bool {
+        if case .empty = representation { return true }
+        return false
+    }
 
     /// The primitive value when this is a leaf.
     public var leaf: Leaf? {
-        if case .leaf(let leaf)? = storage?.content { return leaf }
-        return nil
+        switch representation {
+        case .leaf(let leaf): return leaf
+        case .shared(let storage):
+            if case .leaf(let leaf) = storage.content { return leaf }
+            return nil
+        case .empty: return nil
+        }
     }
 
     public var isLeaf: Bool { leaf != nil }
 
     /// The priority, if any.
-    public var priority: Priority? { storage?.priority }
+    public var priority: Priority? {
+        if case .shared(let storage) = representation { return storage.priority }
+        return nil
+    }
 
     /// The children in key order (none for a leaf or the empty node).
     public var children: ChildMap {
-        if case .children(let map)? = storage?.content { return map }
+        if case .shared(let storage) = representation, case .children(let map) = storage.content { return map }
         return ChildMap()
     }
 
@@ -57,7 +82,7 @@ public struct Node: Sendable {
     /// The child named `key`; `.priority` reads the priority as a leaf. Empty when absent.
     public func child(_ key: Key) -> Node {
         if key.isPriority { return priority.map { Node(Leaf($0)) } ?? .empty }
-        guard case .children(let map)? = storage?.content else { return .empty }
+        guard case .shared(let storage) = representation, case .children(let map) = storage.content else { return .empty }
         return map[key] ?? .empty
     }
 
@@ -80,9 +105,18 @@ public struct Node: Sendable {
 
     /// Replaces the priority; does nothing on the empty node.
     public mutating func setPriority(_ priority: Priority?) {
-        guard storage != nil else { return }
-        makeUnique()
-        storage!.priority = priority
+        switch representation {
+        case .empty:
+            return
+        case .leaf(let leaf):
+            if let priority { representation = .shared(NodeStorage(content: .leaf(leaf), priority: priority)) }
+        case .shared(let storage):
+            if priority == nil, case .leaf(let leaf) = storage.content {
+                representation = .leaf(leaf)
+            } else {
+                uniqueStorage().priority = priority
+            }
+        }
     }
 
     /// Replaces the node at `path` with `node`. A last key of `.priority` sets the priority of the
@@ -111,8 +145,7 @@ public struct Node: Sendable {
             setPriority(node.leaf.flatMap(Priority.init))
             return
         }
-        // No local binding of the storage: a second reference would defeat the uniqueness check.
-        guard storage?.isParent == true else {
+        guard isParent else {
             // A leaf or nothing: a non-empty write turns it into a parent, keeping a leaf's priority.
             var child = Node.empty
             child.set(node, at: keys, from: depth + 1)
@@ -122,25 +155,38 @@ public struct Node: Sendable {
             self = Node(map: map, priority: priority)
             return
         }
-        makeUnique()
-        let emptied = storage!.modifyChildren { map in
+        let emptied = uniqueStorage().modifyChildren { map in
             map.modify(key) { $0.set(node, at: keys, from: depth + 1) }
             return map.isEmpty
         }
-        if emptied { storage = nil }
+        if emptied { representation = .empty }
     }
 
-    /// Makes `storage` unshared before an in-place change, and forgets its cached hash.
-    private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage!) {
-            storage = NodeStorage(content: storage!.content, priority: storage!.priority)
-        } else {
-            storage!.forgetHash()
+    /// True for a node with children (checked without copying the children out).
+    private var isParent: Bool {
+        if case .shared(let storage) = representation { return storage.isParent }
+        return false
+    }
+
+    /// The storage, made unshared for an in-place change (copied if anyone else holds it), with
+    /// its cached hash forgotten. Only for a node that has storage.
+    private mutating func uniqueStorage() -> NodeStorage {
+        guard case .shared(var storage) = representation else {
+            preconditionFailure("Internal inconsistency: a node without storage changed in place")
         }
+        // Drop this node's own reference first, so `storage` is the only one if nobody shares it.
+        representation = .empty
+        if isKnownUniquelyReferenced(&storage) {
+            storage.forgetHash()
+        } else {
+            storage = NodeStorage(content: storage.content, priority: storage.priority)
+        }
+        representation = .shared(storage)
+        return storage
     }
 }
 
-/// The shared part of a non-empty `Node`.
+/// The shared part of a parent or a prioritised leaf.
 final class NodeStorage: @unchecked Sendable {
     enum Content {
         case leaf(Leaf)
@@ -163,7 +209,7 @@ final class NodeStorage: @unchecked Sendable {
     /// common write to a node nobody hashed skips the lock.
     @exclusivity(unchecked) var mayHaveHash = false
 
-    /// True for a node with children (checked without copying the children out).
+    /// True for a parent (checked without copying the children out).
     var isParent: Bool {
         if case .children = content { return true }
         return false
@@ -188,13 +234,19 @@ extension Node: Equatable {
     /// Structural equality: same values (exact bits for numbers, exact characters for strings),
     /// same keys, same priorities.
     public static func == (lhs: Node, rhs: Node) -> Bool {
-        if lhs.storage === rhs.storage { return true }
-        guard let l = lhs.storage, let r = rhs.storage, l.priority == r.priority else { return false }
-        switch (l.content, r.content) {
+        switch (lhs.representation, rhs.representation) {
+        case (.empty, .empty): return true
         case let (.leaf(a), .leaf(b)): return a == b
-        case let (.children(a), .children(b)):
-            guard a.count == b.count else { return false }
-            return zip(a, b).allSatisfy { $0.key == $1.key && $0.node == $1.node }
+        case let (.shared(l), .shared(r)):
+            if l === r { return true }
+            guard l.priority == r.priority else { return false }
+            switch (l.content, r.content) {
+            case let (.leaf(a), .leaf(b)): return a == b
+            case let (.children(a), .children(b)):
+                guard a.count == b.count else { return false }
+                return zip(a, b).allSatisfy { $0.key == $1.key && $0.node == $1.node }
+            default: return false
+            }
         default: return false
         }
     }

@@ -24,19 +24,9 @@ public struct OrderedMap<K: OrderedKey>: Sendable {
     /// Builds the map from entries already in strictly ascending key order, in O(n): pages are
     /// filled three quarters full and stacked, with no search per entry. Empty nodes are left out.
     public init(sortedEntries: [(key: K, node: Node)]) {
-        let entries = sortedEntries.filter { !$0.node.isEmpty }
-        guard !entries.isEmpty else { return }
-        let fill = Page.maxEntries * 3 / 4
-        var level: [Page] = stride(from: 0, to: entries.count, by: fill).map { start in
-            let slice = entries[start..<Swift.min(start + fill, entries.count)]
-            return Page(leafKeys: slice.map(\.key), values: slice.map(\.node))
-        }
-        while level.count > 1 {
-            level = stride(from: 0, to: level.count, by: fill).map { start in
-                Page(children: Array(level[start..<Swift.min(start + fill, level.count)]))
-            }
-        }
-        root = level[0]
+        var builder = OrderedMapBuilder<K>(expectedCount: sortedEntries.count)
+        for (key, node) in sortedEntries where !node.isEmpty { builder.append(key, node) }
+        self = builder.finish()
     }
 
     /// The number of children.

@@ -102,6 +102,9 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
     case corrupt(String)
     /// A checksum mismatch in the middle of a log: the start stops unless repair was asked for.
     case corruptLog(file: String, offset: Int, reason: String)
+    /// A snapshot file that cannot be read back: damaged, truncated, or not a snapshot. Recovery
+    /// skips it for an older one.
+    case corruptSnapshot(file: String, reason: String)
     /// The operating system refused a file operation.
     case io(String)
 
@@ -110,6 +113,7 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
         case .corrupt(let reason): return "corrupt data: \(reason)"
         case .corruptLog(let file, let offset, let reason):
             return "corrupt log \(file) at byte \(offset): \(reason). Start with --repair to cut the log there (the writes from that point on are lost)."
+        case .corruptSnapshot(let file, let reason): return "unreadable snapshot \(file): \(reason)"
         case .io(let reason): return reason
         }
     }

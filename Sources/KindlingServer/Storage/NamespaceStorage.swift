@@ -58,10 +58,7 @@ final class NamespaceStorage: Sendable {
         snapshots.async { [directory, logger, log] in
             let started = ContinuousClock.now
             do {
-                var writer = JSONWriter()
-                root.write(to: &writer, format: .export)
-                let compressed = try Zlib.gzip(writer.bytes)
-                try StorageLayout.writeAtomically(compressed, to: StorageLayout.snapshotPath(directory, sequence: sequence))
+                let written = try SnapshotFile.write(root, to: StorageLayout.snapshotPath(directory, sequence: sequence))
                 // The rotation must have happened before the old segments are listed, or a
                 // segment opened after the listing would outlive the snapshot that covers it.
                 log.drain()
@@ -74,7 +71,7 @@ final class NamespaceStorage: Sendable {
                 logger.info(
                     "wrote snapshot",
                     metadata: [
-                        "sequence": "\(sequence)", "bytes": "\(compressed.count)", "json-bytes": "\(writer.bytes.count)",
+                        "sequence": "\(sequence)", "bytes": "\(written.compressedBytes)", "raw-bytes": "\(written.bytes)",
                         "duration": "\(ContinuousClock.now - started)",
                     ]
                 )
@@ -100,14 +97,11 @@ final class NamespaceStorage: Sendable {
         var snapshotBytes = 0
         for snapshot in StorageLayout.snapshots(in: directory).reversed() {
             do {
-                let compressed = try StorageLayout.readFile(snapshot.path)
-                let json = try Zlib.gunzip(compressed)
-                root = try Node(json: try JSONParser.parse(json))
+                (root, snapshotBytes) = try SnapshotFile.read(snapshot.path)
                 snapshotSequence = snapshot.start
-                snapshotBytes = json.count
                 break
             } catch {
-                warnings.append("skipped unreadable snapshot \(snapshot.path): \(error)")
+                warnings.append("skipped \(error)")
             }
         }
         var tree = DataTree(root: root)

@@ -39,14 +39,12 @@ public enum OfflineDataDirectory {
         var tree = DataTree(root: recovered.root)
         tree.apply(.set(path, try Node(json: value, at: path)))
         progress("writing the snapshot")
-        var writer = JSONWriter()
-        tree.root.write(to: &writer, format: .export)
         let sequence = recovered.lastSequence + 1
-        try StorageLayout.writeAtomically(try Zlib.gzip(writer.bytes), to: StorageLayout.snapshotPath(folder, sequence: sequence))
+        let written = try SnapshotFile.write(tree.root, to: StorageLayout.snapshotPath(folder, sequence: sequence))
         for segment in StorageLayout.segments(in: folder) { try? FileManager.default.removeItem(atPath: segment.path) }
         for old in StorageLayout.snapshots(in: folder) where old.start < sequence {
             try? FileManager.default.removeItem(atPath: old.path)
         }
-        progress("done: \(writer.bytes.count) bytes of data in \(folder)")
+        progress("done: \(json.count) bytes of JSON stored as a \(written.compressedBytes)-byte snapshot in \(folder)")
     }
 }

@@ -6,7 +6,7 @@ import Darwin
 import Foundation
 
 /// Where a namespace's files live and how they are named:
-/// `<data-dir>/<namespace>/snapshot-<sequence>.json.gz` holds the tree as of a sequence number,
+/// `<data-dir>/<namespace>/snapshot-<sequence>.ksnap.gz` holds the tree as of a sequence number,
 /// `log-<first sequence>.klog` the records from there on. Numbers are zero-padded so names sort.
 enum StorageLayout {
     /// The namespace's directory (its name percent-encoded where it is not a plain file name).
@@ -35,7 +35,7 @@ enum StorageLayout {
     }
 
     static func snapshotPath(_ directory: String, sequence: UInt64) -> String {
-        directory + "/snapshot-" + String(sequence).leftPadded(to: 20) + ".json.gz"
+        directory + "/snapshot-" + String(sequence).leftPadded(to: 20) + ".ksnap.gz"
     }
 
     /// Log segments as (first sequence, path), in order.
@@ -45,7 +45,7 @@ enum StorageLayout {
 
     /// Snapshots as (sequence, path), in order.
     static func snapshots(in directory: String) -> [(start: UInt64, path: String)] {
-        numbered(in: directory, prefix: "snapshot-", suffix: ".json.gz")
+        numbered(in: directory, prefix: "snapshot-", suffix: ".ksnap.gz")
     }
 
     private static func numbered(in directory: String, prefix: String, suffix: String) -> [(start: UInt64, path: String)] {
@@ -65,36 +65,49 @@ enum StorageLayout {
         }
     }
 
-    /// Writes `bytes` to `path` atomically: a temporary file, synced, then renamed into place,
-    /// then the directory synced, so a crash leaves either the old file or the whole new one.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+    /// Writes a file atomically: `body` writes the contents to a temporary file's descriptor,
+    /// which is synced, renamed into place, and the directory synced, so a crash leaves either
+    /// the old file or the whole new one.
+    static func writeAtomically(to path: String, _ body: (_ descriptor: Int32, _ path: String) throws -> Void) throws {
         let temporary = path + ".tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw StorageError.io("cannot create \(temporary): \(String(cString: strerror(errno)))") }
-        var failure: String?
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = "write to \(temporary) failed: \(String(cString: strerror(errno)))"
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil, fsync(descriptor) != 0 { failure = "fsync of \(temporary) failed: \(String(cString: strerror(errno)))" }
-        close(descriptor)
-        if let failure {
+        do {
+            try body(descriptor, temporary)
+            guard fsync(descriptor) == 0 else { throw StorageError.io("fsync of \(temporary) failed: \(String(cString: strerror(errno)))") }
+        } catch {
+            close(descriptor)
             unlink(temporary)
-            throw StorageError.io(failure)
+            throw error
         }
+        close(descriptor)
         guard rename(temporary, path) == 0 else {
             unlink(temporary)
             throw StorageError.io("cannot rename \(temporary): \(String(cString: strerror(errno)))")
         }
         syncDirectory((path as NSString).deletingLastPathComponent)
+    }
+
+    /// Writes all of `bytes` to `descriptor` (the file `path`, for errors).
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw StorageError.io("write to \(path) failed: \(String(cString: strerror(errno)))")
+            }
+            offset += written
+        }
+    }
+
+    /// Reads what is available from `descriptor` into `buffer`: the count, 0 at the end of the file.
+    static func readSome(_ descriptor: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
+        while true {
+            let count = read(descriptor, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            if errno != EINTR { throw StorageError.io("read failed: \(String(cString: strerror(errno)))") }
+        }
     }
 
     /// Syncs a directory, so a file created or renamed in it survives a crash.

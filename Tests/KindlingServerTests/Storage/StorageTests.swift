@@ -94,4 +94,39 @@ struct StorageTests {
         // Rotation removed the log segments the snapshot covers.
         #expect(StorageLayout.segments(in: directory).allSatisfy { $0.start > recovered.snapshotSequence })
     }
+
+    @Test func aDamagedSnapshotNamesItsFileAndRecoveryFallsBackToAnOlderOne() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let older = try Node(jsonText: #"{"a":{"x":-0,"y":"é"},"b":{".value":true,".priority":2}}"#)
+        let newer = Node(children: (0..<5_000).map { (Key(stringLiteral: "k\($0)"), Node(.string("value \($0)"))) })
+        _ = try SnapshotFile.write(older, to: StorageLayout.snapshotPath(directory, sequence: 1))
+        let path = StorageLayout.snapshotPath(directory, sequence: 2)
+        _ = try SnapshotFile.write(newer, to: path)
+        #expect(try SnapshotFile.read(path).root == newer)
+        let good = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+
+        var damaged: [[UInt8]] = [[], Array("not gzip".utf8), Array(good.dropLast(1)), Array(good.dropLast(9)), Array(good.prefix(good.count / 2))]
+        var flipped = good
+        flipped[good.count / 2] ^= 0x55
+        damaged.append(flipped)
+        var badTrailer = good
+        badTrailer[good.count - 6] ^= 0x01
+        damaged.append(badTrailer)
+        for bytes in damaged {
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            do {
+                _ = try SnapshotFile.read(path)
+                Issue.record("read a damaged snapshot of \(bytes.count) bytes")
+            } catch let error as StorageError {
+                guard case .corruptSnapshot(let file, _) = error else { Issue.record("wrong error \(error)"); continue }
+                #expect(file == path)
+                #expect(error.description.contains(path))
+            }
+            let recovered = try NamespaceStorage.recover(directory: directory, repair: false, logger: logger)
+            #expect(recovered.root == older)
+            #expect(recovered.snapshotSequence == 1)
+            #expect(recovered.warnings.contains { $0.contains(path) })
+        }
+    }
 }

@@ -1,0 +1,190 @@
+/// Reads a tree in the snapshot format (see `SnapshotFormat`) from a stream of bytes, building
+/// nodes as it goes: no text is parsed, no intermediate value tree is made, and each child map is
+/// built in one pass from keys that are already in order. Only one chunk of the input is held at
+/// a time.
+///
+/// Every byte is checked: a snapshot that ends early, or holds a tag, key, order, number or
+/// nesting the encoder never writes, is refused with a `SnapshotDecodingError`, never trusted.
+public struct SnapshotDecoder: ~Copyable {
+    /// Reads up to `buffer.count` bytes into `buffer`, returning how many (0 only at the end).
+    public typealias Read = (_ buffer: UnsafeMutableRawBufferPointer) throws -> Int
+
+    private var buffer: UnsafeMutableBufferPointer<UInt8>
+    private var position = 0
+    private var end = 0
+    /// Bytes dropped from the front of the buffer so far, for error offsets.
+    private var discarded = 0
+    private let read: Read
+
+    private init(chunkSize: Int, read: @escaping Read) {
+        buffer = .allocate(capacity: chunkSize)
+        self.read = read
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// Decodes the tree that `read` yields, which must be exactly one snapshot: trailing bytes
+    /// are an error too.
+    public static func decode(chunkSize: Int = 1 << 20, from read: @escaping Read) throws -> Node {
+        var decoder = SnapshotDecoder(chunkSize: max(chunkSize, 1024), read: read)
+        return try decoder.snapshot()
+    }
+
+    private mutating func snapshot() throws -> Node {
+        try ensure(SnapshotFormat.magic.count + 1)
+        guard buffer[0..<SnapshotFormat.magic.count].elementsEqual(SnapshotFormat.magic) else {
+            throw failure("not a Kindling snapshot (no KNDLSNAP header)")
+        }
+        position = SnapshotFormat.magic.count
+        let version = buffer[position]
+        guard version == SnapshotFormat.version else {
+            throw failure("snapshot format version \(version); this build reads version \(SnapshotFormat.version)")
+        }
+        position += 1
+        let root = try node(depth: 0)
+        guard position == end else { throw failure("bytes after the end of the tree") }
+        discarded += position
+        position = 0
+        end = 0
+        guard try fill(at: 0) == 0 else { throw failure("bytes after the end of the tree") }
+        return root
+    }
+
+    private mutating func node(depth: Int) throws -> Node {
+        let start = offset
+        let tagByte = try byte()
+        guard let tag = SnapshotFormat.Tag(rawValue: tagByte & ~SnapshotFormat.priorityFlag) else {
+            throw failure("unknown node tag \(tagByte)", at: start)
+        }
+        let priority = tagByte & SnapshotFormat.priorityFlag == 0 ? nil : try self.priority()
+        switch tag {
+        case .empty:
+            guard depth == 0, priority == nil else { throw failure("an empty node inside the tree", at: start) }
+            return .empty
+        case .falseValue: return Node(.bool(false), priority: priority)
+        case .trueValue: return Node(.bool(true), priority: priority)
+        case .number: return Node(.number(try number()), priority: priority)
+        case .integer: return Node(.number(try integer()), priority: priority)
+        case .string: return Node(.string(try string()), priority: priority)
+        case .children: return try children(depth: depth, priority: priority)
+        }
+    }
+
+    private mutating func children(depth: Int, priority: Priority?) throws -> Node {
+        guard depth < Path.maxDepth else { throw failure("children nested deeper than \(Path.maxDepth) levels") }
+        let count = try varint()
+        guard count > 0 else { throw failure("a parent with no children") }
+        var builder = OrderedMapBuilder<Key>(expectedCount: Int(min(count, 1 << 20)))
+        for _ in 0..<count {
+            let start = offset
+            let key = try self.key()
+            if let previous = builder.lastKey, Key.compare(previous, key) >= 0 {
+                throw failure("key \(key) out of order after \(previous)", at: start)
+            }
+            builder.append(key, try node(depth: depth + 1))
+        }
+        return Node(map: builder.finish(), priority: priority)
+    }
+
+    private mutating func priority() throws -> Priority {
+        let start = offset
+        switch SnapshotFormat.Tag(rawValue: try byte()) {
+        case .number: return .number(try number())
+        case .integer: return .number(try integer())
+        case .string: return .string(try string())
+        default: throw failure("a priority that is not a number or a string", at: start)
+        }
+    }
+
+    private mutating func number() throws -> Double {
+        try ensure(8)
+        var bits: UInt64 = 0
+        for index in 0..<8 { bits |= UInt64(buffer[position + index]) << (8 * UInt64(index)) }
+        let value = Double(bitPattern: bits)
+        guard value.isFinite else { throw failure("a number that is not finite") }
+        position += 8
+        return value
+    }
+
+    private mutating func integer() throws -> Double {
+        let zigzag = try varint()
+        let value = Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
+        return Double(value)
+    }
+
+    private mutating func string() throws -> String {
+        let count = try length(limit: Node.maxStringBytes, what: "string")
+        try ensure(count)
+        defer { position += count }
+        return String(decoding: UnsafeBufferPointer(rebasing: buffer[position..<(position + count)]), as: UTF8.self)
+    }
+
+    private mutating func key() throws -> Key {
+        let count = try length(limit: Key.maxByteCount, what: "key")
+        guard count > 0 else { throw failure("an empty key") }
+        try ensure(count)
+        let bytes = UnsafeBufferPointer(rebasing: buffer[position..<(position + count)])
+        guard !bytes.contains(where: Key.isForbidden) else { throw failure("a key with a forbidden character") }
+        position += count
+        return Key(string: String(decoding: bytes, as: UTF8.self), utf8: bytes)
+    }
+
+    private mutating func length(limit: Int, what: String) throws -> Int {
+        let value = try varint()
+        guard value <= UInt64(limit) else { throw failure("a \(what) of \(value) bytes (the limit is \(limit))") }
+        return Int(value)
+    }
+
+    @inline(__always)
+    private mutating func byte() throws -> UInt8 {
+        if position == end { try ensure(1) }
+        defer { position += 1 }
+        return buffer[position]
+    }
+
+    @inline(__always)
+    private mutating func varint() throws -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = try self.byte()
+            guard shift < 64 else { throw failure("a varint longer than 64 bits") }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+    }
+
+    private var offset: Int { discarded + position }
+
+    /// Makes at least `count` bytes available from `position`, reading more (and moving or
+    /// growing the buffer) when needed.
+    private mutating func ensure(_ count: Int) throws {
+        guard end - position < count else { return }
+        let kept = end - position
+        if count > buffer.count {
+            let larger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: count)
+            _ = larger.initialize(fromContentsOf: buffer[position..<end])
+            buffer.deallocate()
+            buffer = larger
+        } else if position > 0 {
+            buffer.baseAddress!.update(from: buffer.baseAddress! + position, count: kept)
+        }
+        discarded += position
+        position = 0
+        end = kept
+        while end < count {
+            let added = try fill(at: end)
+            guard added > 0 else { throw failure("the snapshot ends early", at: discarded + end) }
+            end += added
+        }
+    }
+
+    private mutating func fill(at index: Int) throws -> Int {
+        try read(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[index...])))
+    }
+
+    private func failure(_ reason: String, at offset: Int? = nil) -> SnapshotDecodingError {
+        SnapshotDecodingError(offset: offset ?? self.offset, reason: reason)
+    }
+}
