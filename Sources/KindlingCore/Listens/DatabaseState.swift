@@ -41,11 +41,9 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
             return Delivery(change: .put(path, tree.node(at: path)), recipients: [.init(subscriber: subscriber, tag: nil)])
         }
         let data = tree.node(at: path)
-        var isNewView = false
         let window: [(key: Key, node: Node)] = listens.update(path) { location in
             if location == nil { location = LocationListens() }
             if location!.queries[query] == nil {
-                isNewView = true
                 indexes.retain(query.index, at: path, data: data)
                 location!.queries[query] = QueryView(window: indexes.window(query, at: path, data: data))
             }

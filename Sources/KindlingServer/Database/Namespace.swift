@@ -153,13 +153,19 @@ final class Namespace: @unchecked Sendable {
     /// Called by the log: everything through `sequence` is durable; release what waited for it.
     private func durable(through sequence: UInt64) {
         queue.async {
+            // Everything one sync released goes out as one dispatch: one task per event loop
+            // rather than one per held write.
             var released = 0
+            var out: [Outgoing] = []
+            var then: [@Sendable () -> Void] = []
             while released < self.held.count, self.held[released].sequence <= sequence {
-                self.dispatch(self.held[released].out)
-                self.held[released].then?()
+                out.append(contentsOf: self.held[released].out)
+                if let next = self.held[released].then { then.append(next) }
                 released += 1
             }
             self.held.removeFirst(released)
+            self.dispatch(out)
+            for next in then { next() }
         }
     }
 
