@@ -9,4 +9,12 @@ public protocol RealtimeBehaviour: AnyObject {
 
     /// One whole message from the server (split messages already joined), its bytes as sent.
     func received(_ message: ByteBuffer, on connection: RealtimeConnection)
+
+    /// The scenario's go signal, once every connection is ready (see `RealtimeLink.start()`).
+    func start(_ connection: RealtimeConnection)
+}
+
+extension RealtimeBehaviour {
+    /// Most behaviours start on `ready`.
+    public func start(_ connection: RealtimeConnection) {}
 }

@@ -18,6 +18,7 @@ public final class RealtimeConnection: ChannelInboundHandler {
     private var greeted = false
     private var pieces: (remaining: Int, buffer: ByteBuffer)?
     private var nextRequest = 0
+    private var calls: [Int: EventLoopPromise<ByteBuffer>] = [:]
     private var masks = Xorshift(seed: 0x9E37_79B9_7F4A_7C15)
 
     init(behaviour: any RealtimeBehaviour, handshake: EventLoopPromise<NIOLoopBound<RealtimeConnection>>) {
@@ -31,6 +32,8 @@ public final class RealtimeConnection: ChannelInboundHandler {
 
     public func channelInactive(context: ChannelHandlerContext) {
         handshake.fail(BenchError.connectionClosed("before the handshake"))
+        for call in calls.values { call.fail(BenchError.connectionClosed("before a reply")) }
+        calls = [:]
         self.context = nil
         context.fireChannelInactive()
     }
@@ -87,11 +90,27 @@ public final class RealtimeConnection: ChannelInboundHandler {
             flush()
             return
         }
+        if !calls.isEmpty, let response = MessageScan.response(message), let call = calls.removeValue(forKey: response.number) {
+            call.succeed(message)
+            return
+        }
         behaviour.received(message, on: self)
+    }
+
+    /// Sends a request whose reply goes to the returned future instead of the behaviour (for
+    /// set-up and read-back, off the hot path).
+    public func call(_ action: StaticString, body: some Collection<UInt8>) -> EventLoopFuture<ByteBuffer> {
+        let promise = eventLoop.makePromise(of: ByteBuffer.self)
+        calls[request(action, body: body)] = promise
+        flush()
+        return promise.futureResult
     }
 
     /// The event loop this connection lives on.
     public var eventLoop: any EventLoop { context!.eventLoop }
+
+    /// The number the next request will carry.
+    public var nextRequestNumber: Int { nextRequest + 1 }
 
     /// Queues a data request whose body is `body` (JSON text) and returns its request number.
     /// Nothing leaves until `flush()`.
@@ -124,6 +143,11 @@ public final class RealtimeConnection: ChannelInboundHandler {
     /// generator costs a syscall per frame.
     private func nextMask() -> WebSocketMaskingKey {
         .random(using: &masks)
+    }
+
+    /// Gives the behaviour its go signal.
+    public func start() {
+        behaviour.start(self)
     }
 
     /// Sends everything queued.

@@ -1,3 +1,4 @@
+import KindlingCore
 import NIOCore
 
 /// A handle on one lean connection from async code: run work on its event loop, or close it.
@@ -8,6 +9,26 @@ public struct RealtimeLink: Sendable {
     /// Runs `body` with the connection on its event loop and returns its result.
     public func perform<Result: Sendable>(_ body: @escaping @Sendable (RealtimeConnection) -> Result) async throws -> Result {
         try await channel.eventLoop.submit { [connection] in body(connection.value) }.get()
+    }
+
+    /// Sends a request and returns the whole reply message.
+    public func call(_ action: StaticString, body: [UInt8]) async throws -> ByteBuffer {
+        try await channel.eventLoop.flatSubmit { [connection] in connection.value.call(action, body: body) }.get()
+    }
+
+    /// Sends a request and returns the reply's `b` as JSON, failing unless its status is `ok`.
+    public func callOK(_ action: StaticString, body: [UInt8]) async throws -> JSONValue {
+        let reply = try await call(action, body: body)
+        let message = try JSONParser.parse(Array(reply.readableBytesView))
+        guard let answer = message["d"]?["b"], answer["s"]?.stringValue == "ok" else {
+            throw BenchError.unexpectedReply(String(buffer: reply))
+        }
+        return answer["d"] ?? .null
+    }
+
+    /// Gives the behaviour its go signal on the event loop.
+    public func start() {
+        channel.eventLoop.execute { [connection] in connection.value.start() }
     }
 
     /// Closes the socket and waits for it to be closed.

@@ -6,4 +6,12 @@ public protocol RedisBehaviour: AnyObject {
 
     /// One reply or pushed message.
     func received(_ value: RESPValue, on connection: RedisConnection)
+
+    /// The scenario's go signal, once every connection is open (see `RedisLink.start()`).
+    func start(_ connection: RedisConnection)
+}
+
+extension RedisBehaviour {
+    /// Most behaviours start on `ready`.
+    public func start(_ connection: RedisConnection) {}
 }

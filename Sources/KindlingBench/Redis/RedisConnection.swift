@@ -75,6 +75,11 @@ public final class RedisConnection: ChannelInboundHandler {
         context.write(wrapOutboundOut(buffer), promise: nil)
     }
 
+    /// Gives the behaviour its go signal.
+    public func start() {
+        behaviour.start(self)
+    }
+
     public func flush() {
         context?.flush()
     }
