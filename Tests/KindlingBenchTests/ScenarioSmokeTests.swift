@@ -41,6 +41,26 @@ struct ScenarioSmokeTests {
         #expect(report.latencies.first?.count == UInt64(acknowledged))
     }
 
+    @Test("chat pairs answer each other until the deadline")
+    func chat() async throws {
+        let options = ChatOptions(pairs: 4, window: 2, textLength: 10, duration: .milliseconds(300), progress: false)
+        let report = try await withInProcessServer { target in
+            try await ChatScenario.run(kindling: target, group: group, options: options)
+        }
+        #expect(report.value("messages delivered") ?? 0 > 0)
+        #expect(report.value("refused updates") == 0)
+    }
+
+    @Test("idle connections from several source addresses, each listening")
+    func connections() async throws {
+        let options = ConnectionsOptions(count: 40, sources: 3, listen: true, progress: false)
+        let report = try await withInProcessServer { target in
+            try await ConnectionsScenario.run(kindling: target, group: group, options: options)
+        }
+        #expect(report.value("connections open") == 40)
+        #expect(report.value("refused listens") == 0)
+    }
+
     @Test("the harness starts the real kindling binary and reads its CPU and memory", .enabled(if: kindlingBinaryBuilt))
     func spawnedServer() async throws {
         let server = try await KindlingServerProcess.start(executable: KindlingServerProcess.defaultExecutable, fsync: "always")
@@ -50,6 +70,7 @@ struct ScenarioSmokeTests {
         #expect(report.value("acknowledged writes") ?? 0 > 0)
         #expect(report.serverResidentBytes ?? 0 > 0)
         #expect(report.serverCores != nil)
+        #expect(report.harnessCores != nil)
     }
 
     @Test("redis fan-out and durable writes through the same machinery", .enabled(if: RedisServerProcess.findExecutable() != nil))

@@ -63,6 +63,11 @@ public enum MessageScan {
         }
     }
 
+    /// True when `needle` occurs in `message`.
+    public static func contains(_ needle: [UInt8], in message: ByteBuffer) -> Bool {
+        message.withUnsafeReadableBytes { find(needle, in: $0, from: 0) != nil }
+    }
+
     /// The integer in `range` of `message` (a push's data that is a bare number).
     public static func integer(in message: ByteBuffer, range: Range<Int>) -> Int? {
         message.withUnsafeReadableBytes { bytes in
