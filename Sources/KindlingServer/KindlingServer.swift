@@ -34,13 +34,17 @@ public final class KindlingServer: Sendable {
             try? await group.shutdownGracefully()
             throw error
         }
+        let perEventLoop = PerEventLoop(idleTimeout: configuration.idleTimeout)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
+            // Each connection keeps its receive buffer between reads: start it small, so an idle
+            // connection costs little; it grows while a connection reads a lot.
+            .childChannelOption(ChannelOptions.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 256, maximum: 65_536))
             .childChannelInitializer { channel in
-                KindlingServer.configure(channel, registry: registry, configuration: configuration)
+                KindlingServer.configure(channel, registry: registry, perEventLoop: perEventLoop, configuration: configuration)
             }
         do {
             let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
@@ -59,13 +63,27 @@ public final class KindlingServer: Sendable {
         registry.drain()
     }
 
+    /// Starts a snapshot of every namespace that has writes its newest snapshot lacks (an
+    /// operator's `kindling snapshot` or SIGUSR1), so the log can be cut before it would be by
+    /// size or age. Returns the namespaces snapshotted; the files appear in the background.
+    @discardableResult
+    public func snapshot() -> [String] { registry.snapshotAll() }
+
+    /// The process id of the server running on `dataDirectory`, or nil when none runs there
+    /// (how `kindling snapshot` finds the server to signal).
+    public static func runningServer(dataDirectory: String) throws -> Int32? {
+        try DataDirectoryLock.holder(of: dataDirectory)
+    }
+
     /// The names of the namespaces in use.
     public var namespaces: [String] { registry.names }
 
-    private static func configure(_ channel: any Channel, registry: NamespaceRegistry, configuration: ServerConfiguration) -> EventLoopFuture<Void> {
+    private static func configure(
+        _ channel: any Channel, registry: NamespaceRegistry, perEventLoop: PerEventLoop, configuration: ServerConfiguration
+    ) -> EventLoopFuture<Void> {
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: configuration.maxFrameBytes,
-            automaticErrorHandling: true,
+            automaticErrorHandling: false,
             shouldUpgrade: { channel, head in
                 let target = RequestTarget(uri: head.uri)
                 return channel.eventLoop.makeSucceededFuture(target.path == "/.ws" ? HTTPHeaders() : nil)
@@ -76,21 +94,20 @@ public final class KindlingServer: Sendable {
                     let host = head.headers.first(name: "host")
                     let name = RequestTarget.namespace(parameters: target.parameters, host: host, fallback: configuration.defaultNamespace)
                     let handshakeHost = host ?? "\(configuration.host):\(channel.localAddress?.port ?? configuration.port)"
+                    let shares = perEventLoop.shares(of: channel.eventLoop)
                     let session = WebSocketSessionHandler(
                         namespace: registry.namespace(name),
+                        outbox: shares.outbox,
+                        idleSweep: shares.idleSweep,
                         handshakeHost: handshakeHost,
                         configuration: configuration
                     )
-                    try channel.pipeline.syncOperations.addHandler(
-                        NIOWebSocketFrameAggregator(
-                            minNonFinalFragmentSize: 0,
-                            maxAccumulatedFrameCount: 1 << 16,
-                            maxAccumulatedFrameSize: configuration.maxFrameBytes
-                        )
-                    )
-                    let idle = configuration.idleTimeout.components
-                    try channel.pipeline.syncOperations.addHandler(
-                        IdleStateHandler(readTimeout: .seconds(idle.seconds) + .nanoseconds(idle.attoseconds / 1_000_000_000))
+                    // The channel is unwritable while more than the limit waits: the session
+                    // checks that after each flush to find readers that fell behind.
+                    let limit = configuration.maxPendingOutboundBytes
+                    try channel.syncOptions?.setOption(
+                        ChannelOptions.writeBufferWaterMark,
+                        value: ChannelOptions.Types.WriteBufferWaterMark(low: limit, high: limit)
                     )
                     try channel.pipeline.syncOperations.addHandler(session)
                 }

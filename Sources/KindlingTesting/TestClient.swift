@@ -76,6 +76,25 @@ public final class TestClient: Sendable {
         try await channel.writeAndFlush(frame)
     }
 
+    /// Sends one text message cut into `pieces` WebSocket frames (a first text frame, then
+    /// continuation frames), as a client library may fragment it.
+    public func sendFragmented(_ text: String, pieces: Int) async throws {
+        let bytes = Array(text.utf8)
+        let size = (bytes.count + pieces - 1) / pieces
+        for (index, start) in stride(from: 0, to: bytes.count, by: size).enumerated() {
+            let piece = ByteBuffer(bytes: bytes[start..<min(start + size, bytes.count)])
+            let last = start + size >= bytes.count
+            let frame = WebSocketFrame(fin: last, opcode: index == 0 ? .text : .continuation, maskKey: .random(), data: piece)
+            try await channel.writeAndFlush(frame)
+        }
+    }
+
+    /// Sends a continuation frame on its own (a protocol error when no message is under way).
+    public func sendContinuation(_ text: String) async throws {
+        let frame = WebSocketFrame(fin: true, opcode: .continuation, maskKey: .random(), data: ByteBuffer(string: text))
+        try await channel.writeAndFlush(frame)
+    }
+
     /// Sends a message the way the SDKs do: one frame, or a count frame then 16,384-character
     /// pieces when it is longer.
     public func send(_ message: String) async throws {

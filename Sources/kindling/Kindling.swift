@@ -7,7 +7,7 @@ struct Kindling: AsyncParsableCommand {
         commandName: "kindling",
         abstract: "A self-hosted realtime JSON database that speaks the Firebase Realtime Database protocols.",
         subcommands: [
-            Serve.self, Export.self, Import.self, Watch.self, GetCommand.self, SetCommand.self, UpdateCommand.self,
+            Serve.self, SnapshotCommand.self, Export.self, Import.self, Watch.self, GetCommand.self, SetCommand.self, UpdateCommand.self,
             PushCommand.self, RemoveCommand.self,
         ]
     )

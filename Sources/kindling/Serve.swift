@@ -102,9 +102,30 @@ struct Serve: AsyncParsableCommand {
         FileHandle.standardOutput.synchronizeFile()
         fflush(nil)
         logger.warning("security rules are not enforced yet: every request is allowed")
+        // A file-size limit then fails the write, which storage handles like a full disk
+        // (writes refused until it passes), instead of killing the process.
+        signal(SIGXFSZ, SIG_IGN)
+        let snapshotRequests = Serve.snapshotOnSignal(server: server, logger: logger)
+        defer { snapshotRequests.cancel() }
         await Serve.waitForTermination()
         logger.info("shutting down")
         try await server.shutdown()
+    }
+
+    /// Snapshots every namespace with new writes when SIGUSR1 arrives (`kindling snapshot`).
+    static func snapshotOnSignal(server: KindlingServer, logger: Logger) -> any DispatchSourceSignal {
+        signal(SIGUSR1, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
+        source.setEventHandler {
+            let started = server.snapshot()
+            if started.isEmpty {
+                logger.notice("snapshot requested: every namespace's snapshot already covers all its writes")
+            } else {
+                logger.notice("snapshot requested: writing snapshots", metadata: ["namespaces": "\(started.joined(separator: ", "))"])
+            }
+        }
+        source.resume()
+        return source
     }
 
     /// Returns when SIGINT or SIGTERM arrives.

@@ -219,6 +219,18 @@ struct RealtimeProtocolTests {
         }
     }
 
+    @Test func messagesFragmentedIntoWebSocketFramesAreReassembled() async throws {
+        try await Self.withServer { server in
+            let client = try await TestClient.connect(port: server.port)
+            try await client.sendFragmented(#"{"t":"d","d":{"r":100,"a":"p","b":{"p":"/frag","d":"in three pieces"}}}"#, pieces: 3)
+            #expect(describe(try await client.nextMessage()) == "r100:ok")
+            #expect(try await client.request("g", try json(#"{"p":"/frag","q":{}}"#)).last?["d"]?["b"]?["d"] == .string("in three pieces"))
+            // A continuation with no message under way is a protocol error: the connection closes.
+            try await client.sendContinuation("stray")
+            #expect(await client.waitForClose())
+        }
+    }
+
     @Test func authAcceptsOwnerAndEmulatorTokens() async throws {
         try await Self.withServer { server in
             let client = try await TestClient.connect(port: server.port)

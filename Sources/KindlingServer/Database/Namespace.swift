@@ -23,6 +23,8 @@ final class Namespace: @unchecked Sendable {
     private var storage: NamespaceStorage?
     /// The sequence number of the last write handed to the log.
     private var lastSequence: UInt64 = 0
+    /// The sequence the newest snapshot covers (or is being written for).
+    private var snapshotSequence: UInt64 = 0
     /// Outputs waiting for the log to make their writes durable, in order: nothing is
     /// acknowledged (or shown to a listener) before the write behind it is durable, and
     /// everything later waits behind it so each connection keeps its order.
@@ -48,8 +50,9 @@ final class Namespace: @unchecked Sendable {
     /// True when writes may be taken now.
     private var writable: Bool { !storageUnavailable && (storage?.log.isHealthy ?? true) }
 
-    /// Makes the namespace durable: writes from now on are logged after `lastSequence`.
-    func attachStorage(directory: String, configuration: StorageConfiguration, lastSequence: UInt64) throws {
+    /// Makes the namespace durable: writes from now on are logged after `lastSequence`; the
+    /// newest snapshot on disk covers the writes through `snapshotSequence`.
+    func attachStorage(directory: String, configuration: StorageConfiguration, lastSequence: UInt64, snapshotSequence: UInt64) throws {
         let storage = try NamespaceStorage(
             directory: directory,
             configuration: configuration,
@@ -60,7 +63,24 @@ final class Namespace: @unchecked Sendable {
         queue.sync {
             self.storage = storage
             self.lastSequence = lastSequence
+            self.snapshotSequence = snapshotSequence
         }
+    }
+
+    /// Starts a snapshot now (an operator's request), unless the newest one already covers every
+    /// write. Returns whether one was started.
+    func snapshotNow() -> Bool {
+        queue.sync {
+            guard let storage, lastSequence > snapshotSequence else { return false }
+            startSnapshot(storage)
+            return true
+        }
+    }
+
+    /// Snapshots the tree as of the last logged write; confined to `queue`.
+    private func startSnapshot(_ storage: NamespaceStorage) {
+        snapshotSequence = lastSequence
+        storage.snapshot(state.database.tree.root, sequence: lastSequence)
     }
 
     /// Waits until every write so far is durable and every snapshot written (for shutdown).
@@ -82,13 +102,15 @@ final class Namespace: @unchecked Sendable {
     func submit(_ connection: ConnectionID, _ inputs: [SessionInput]) {
         queue.async {
             var out: [Outgoing] = []
+            // A refusal changes nothing, so it need not wait behind writes held for the disk.
+            var refusals: [Outgoing] = []
             let now = Namespace.now()
             let writable = self.writable
             for input in inputs {
                 switch input {
                 case .request(let request):
                     if !writable, request.action.writesNow, let number = request.number {
-                        out.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: .unavailable, message: Namespace.unwritable)))
+                        refusals.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: .unavailable, message: Namespace.unwritable)))
                         continue
                     }
                     self.state.handle(request, from: connection, now: now, into: &out)
@@ -96,6 +118,7 @@ final class Namespace: @unchecked Sendable {
                     out.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: status, message: message)))
                 }
             }
+            self.dispatch(refusals)
             self.finish(out)
         }
     }
@@ -124,9 +147,7 @@ final class Namespace: @unchecked Sendable {
         } else {
             held.append((lastSequence, out, then))
         }
-        if !writes.isEmpty, storage.wantsSnapshot {
-            storage.snapshot(state.database.tree.root, sequence: lastSequence)
-        }
+        if !writes.isEmpty, storage.wantsSnapshot { startSnapshot(storage) }
     }
 
     /// Called by the log: everything through `sequence` is durable; release what waited for it.
@@ -193,9 +214,30 @@ final class Namespace: @unchecked Sendable {
     }
 
     /// Sends each output to each of its recipients: for realtime connections its bytes split
-    /// into frames once, for event streams the bytes as they are (one buffer shared by all).
+    /// into frames once and handed to each event loop's outbox in one batch, for event streams
+    /// the bytes as they are (one buffer shared by all). A connection's messages stay in order.
     private func dispatch(_ out: [Outgoing]) {
         guard !out.isEmpty else { return }
+        var loops = LoopBatches()
+        if out.count == 1 {
+            // The common case, one message (a write fanned out): no per-connection merging.
+            let outgoing = out[0]
+            let frames = TextFrame.frames(outgoing.message)
+            var chunk: ByteBuffer?
+            for recipient in outgoing.recipients {
+                switch outbounds[recipient] {
+                case .webSocket(let outbound)?:
+                    loops.add(outbound, frames)
+                case .eventStream(let outbound)?:
+                    if chunk == nil { chunk = ByteBuffer(bytes: outgoing.message) }
+                    outbound.send([chunk!])
+                case nil:
+                    break
+                }
+            }
+            loops.deliver()
+            return
+        }
         var perConnection: [ConnectionID: [ByteBuffer]] = [:]
         var order: [ConnectionID] = []
         for outgoing in out {
@@ -205,7 +247,7 @@ final class Namespace: @unchecked Sendable {
                 let buffers: [ByteBuffer]
                 switch outbounds[recipient] {
                 case .webSocket?:
-                    if frames == nil { frames = FrameSplitter.frames(outgoing.message).map { ByteBuffer(bytes: $0) } }
+                    if frames == nil { frames = TextFrame.frames(outgoing.message) }
                     buffers = frames!
                 case .eventStream?:
                     if chunk == nil { chunk = ByteBuffer(bytes: outgoing.message) }
@@ -219,11 +261,12 @@ final class Namespace: @unchecked Sendable {
         }
         for connection in order {
             switch outbounds[connection] {
-            case .webSocket(let outbound)?: outbound.send(perConnection[connection]!)
+            case .webSocket(let outbound)?: loops.add(outbound, perConnection[connection]!)
             case .eventStream(let outbound)?: outbound.send(perConnection[connection]!)
             case nil: break
             }
         }
+        loops.deliver()
     }
 
     /// Milliseconds since the Unix epoch.

@@ -32,7 +32,10 @@ final class NamespaceRegistry: Sendable {
             let started = ContinuousClock.now
             let recovered = try NamespaceStorage.recover(directory: directory, repair: storage.repair, logger: logger)
             let namespace = Namespace(name: name, logger: logger, root: recovered.root)
-            try namespace.attachStorage(directory: directory, configuration: storage, lastSequence: recovered.lastSequence)
+            try namespace.attachStorage(
+                directory: directory, configuration: storage, lastSequence: recovered.lastSequence,
+                snapshotSequence: recovered.snapshotSequence
+            )
             namespaces.withLock { $0[name] = namespace }
             logger.notice(
                 "loaded namespace",
@@ -53,7 +56,7 @@ final class NamespaceRegistry: Sendable {
             if let storage {
                 let directory = StorageLayout.directory(dataDirectory: storage.directory, namespace: name)
                 do {
-                    try created.attachStorage(directory: directory, configuration: storage, lastSequence: 0)
+                    try created.attachStorage(directory: directory, configuration: storage, lastSequence: 0, snapshotSequence: 0)
                 } catch {
                     logger.critical("cannot store namespace \(name); its writes are refused: \(error)")
                     created.refuseWrites()
@@ -63,6 +66,12 @@ final class NamespaceRegistry: Sendable {
             logger.info("created namespace", metadata: ["namespace": "\(name)"])
             return created
         }
+    }
+
+    /// Starts a snapshot of every namespace with writes its newest snapshot lacks; returns the
+    /// names of those namespaces.
+    func snapshotAll() -> [String] {
+        namespaces.withLock { $0 }.sorted { $0.key < $1.key }.filter { $0.value.snapshotNow() }.map(\.key)
     }
 
     /// The names of the namespaces in use, sorted.

@@ -50,26 +50,3 @@ public enum OfflineDataDirectory {
         progress("done: \(writer.bytes.count) bytes of data in \(folder)")
     }
 }
-
-/// An exclusive lock on a data directory, so a server and an offline tool (or two servers) never
-/// write the same files. Released when the process ends, however it ends.
-final class DataDirectoryLock: Sendable {
-    private let descriptor: Int32
-
-    init(directory: String) throws {
-        try StorageLayout.createDirectory(directory)
-        let path = directory + "/kindling.lock"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw StorageError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
-            throw StorageError.io("\(directory) is in use by a running Kindling server (or another tool); stop it, or use --url to go through the server")
-        }
-        self.descriptor = descriptor
-    }
-
-    func release() {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
-    }
-}

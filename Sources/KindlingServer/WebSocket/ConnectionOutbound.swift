@@ -1,17 +1,13 @@
 import NIOCore
 
-/// Where a namespace sends a connection's messages: safe to call from any thread; the frames are
-/// written on the connection's event loop, in the order `send` was called.
+/// Where a namespace sends a connection's messages: through the outbox of the connection's
+/// event loop, which writes them in the order the namespace dispatched them.
 final class ConnectionOutbound: Sendable {
-    private let eventLoop: any EventLoop
-    private let handler: NIOLoopBound<WebSocketSessionHandler>
+    let outbox: EventLoopOutbox
+    let handler: NIOLoopBound<WebSocketSessionHandler>
 
-    init(eventLoop: any EventLoop, handler: WebSocketSessionHandler) {
-        self.eventLoop = eventLoop
-        self.handler = NIOLoopBound(handler, eventLoop: eventLoop)
-    }
-
-    func send(_ frames: [ByteBuffer]) {
-        eventLoop.execute { [handler] in handler.value.write(frames) }
+    init(outbox: EventLoopOutbox, handler: WebSocketSessionHandler) {
+        self.outbox = outbox
+        self.handler = NIOLoopBound(handler, eventLoop: outbox.eventLoop)
     }
 }

@@ -8,90 +8,147 @@ import NIOWebSocket
 /// namespace; messages from the namespace, frames out.
 ///
 /// It answers pings itself, reassembles split messages, and hands each read batch of requests
-/// to the namespace in one block. Outbound bytes are counted until the socket takes them; a
-/// reader that falls further behind than the limit is disconnected, so memory stays bounded.
+/// to the namespace in one block. Bytes the socket has not taken are counted by the channel
+/// (its write-buffer water mark is the limit): a reader that falls further behind is
+/// disconnected, so memory stays bounded.
 final class WebSocketSessionHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     let connection = ConnectionID.next()
     private let namespace: Namespace
-    private let handshake: [UInt8]
+    private let outbox: EventLoopOutbox
+    private let idleSweep: IdleSweep
+    /// When the client last sent anything (for the idle sweep).
+    private(set) var lastRead = NIODeadline.now()
     private let maxPendingBytes: Int
-    private var logger: Logger
+    private let handshakeHost: String
+    /// The server's logger, shared: a per-connection copy with metadata would cost every idle
+    /// connection a few hundred bytes, so the metadata is given with each (rare) log line.
+    private let logger: Logger
     private var assembler: FrameAssembler
+    private let maxWebSocketMessageBytes: Int
+    private var fragments = FragmentedMessage.none
     private var inputs: [SessionInput] = []
-    private var pendingBytes = 0
     private var context: ChannelHandlerContext?
+    /// Where encoded frames enter the pipeline: just past SwiftNIO's frame encoder, since they
+    /// already carry their headers (see `TextFrame`).
+    private var framedOutput: ChannelHandlerContext?
     private var closing = false
+    /// Frames were written since the last flush.
+    private var unflushed = false
 
-    init(namespace: Namespace, handshakeHost: String, configuration: ServerConfiguration) {
+    init(namespace: Namespace, outbox: EventLoopOutbox, idleSweep: IdleSweep, handshakeHost: String, configuration: ServerConfiguration) {
         self.namespace = namespace
+        self.outbox = outbox
+        self.idleSweep = idleSweep
         self.maxPendingBytes = configuration.maxPendingOutboundBytes
         self.assembler = FrameAssembler(maxMessageBytes: configuration.maxMessageBytes)
-        var logger = configuration.logger
-        logger[metadataKey: "connection"] = "\(connection)"
-        logger[metadataKey: "namespace"] = "\(namespace.name)"
-        self.logger = logger
-        self.handshake = ServerMessage.handshake(
+        self.maxWebSocketMessageBytes = configuration.maxFrameBytes
+        self.logger = configuration.logger
+        self.handshakeHost = handshakeHost
+    }
+
+    private var metadata: Logger.Metadata { ["connection": "\(connection)", "namespace": "\(namespace.name)"] }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        do {
+            framedOutput = try context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
+        } catch {
+            logger.error("no WebSocket frame encoder in the pipeline; closing: \(error)", metadata: metadata)
+            context.close(promise: nil)
+            return
+        }
+        namespace.attach(connection, outbound: ConnectionOutbound(outbox: outbox, handler: self))
+        idleSweep.add(self)
+        logger.debug("connected", metadata: metadata)
+        let handshake = ServerMessage.handshake(
             timestamp: Namespace.now(),
             host: handshakeHost,
             session: "\(connection.value)-\(UInt64.random(in: 0...UInt64.max))"
         )
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        self.context = context
-        namespace.attach(connection, outbound: ConnectionOutbound(eventLoop: context.eventLoop, handler: self))
-        logger.debug("connected")
-        write([ByteBuffer(bytes: handshake)])
+        write(TextFrame.frames(handshake))
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
-        case .text:
+        case .text where frame.fin:
             receive(String(buffer: frame.unmaskedData), context: context)
+        case .text:
+            fragments = .text(frame.unmaskedData)
+        case .continuation:
+            continueMessage(frame, context: context)
+        case .binary:
+            if !frame.fin { fragments = .binary }
+            logger.debug("ignored a binary frame", metadata: metadata)
         case .ping:
             var payload = frame.unmaskedData
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: payload.readSlice(length: payload.readableBytes) ?? ByteBuffer())
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
         case .connectionClose:
             close(context: context, code: .normalClosure, reason: "client closed")
-        case .binary:
-            logger.debug("ignored a binary frame")
         default:
             break
         }
     }
 
+    /// Adds a continuation frame to the message being received in pieces (clients may fragment
+    /// a message at the WebSocket level; SwiftNIO hands over the frames as they come).
+    private func continueMessage(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
+        switch fragments {
+        case .none:
+            close(context: context, code: .protocolError, reason: "continuation frame without a message to continue")
+        case .binary:
+            if frame.fin { fragments = .none }
+        case .text(var collected):
+            fragments = .none
+            var piece = frame.unmaskedData
+            guard collected.readableBytes + piece.readableBytes <= maxWebSocketMessageBytes else {
+                close(context: context, code: .messageTooLarge, reason: "message larger than \(maxWebSocketMessageBytes) bytes")
+                return
+            }
+            collected.writeBuffer(&piece)
+            if frame.fin {
+                receive(String(buffer: collected), context: context)
+            } else {
+                fragments = .text(collected)
+            }
+        }
+    }
+
     func channelReadComplete(context: ChannelHandlerContext) {
+        lastRead = .now()
         guard !inputs.isEmpty else { return }
         namespace.submit(connection, inputs)
         inputs = []
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        logger.debug("disconnected")
+        logger.debug("disconnected", metadata: metadata)
         namespace.detach(connection)
+        idleSweep.remove(self)
         context.fireChannelInactive()
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
-            logger.info("closing a connection silent for too long")
-            closing = true
-            context.close(promise: nil)
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
+    /// Closes the connection after a silence longer than the idle timeout (the idle sweep).
+    func closeIdle() {
+        guard let context, !closing else { return }
+        logger.info("closing a connection silent for too long", metadata: metadata)
+        closing = true
+        context.close(promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        logger.info("connection error: \(error)")
-        // SwiftNIO's WebSocket layer has already sent a close frame for protocol errors.
-        closing = true
-        context.close(promise: nil)
+        logger.info("connection error: \(error)", metadata: metadata)
+        if let error = error as? NIOWebSocketError {
+            // A frame SwiftNIO could not decode: say why in the close frame.
+            close(context: context, code: error == .invalidFrameLength ? .messageTooLarge : .protocolError, reason: "\(error)")
+        } else {
+            closing = true
+            context.close(promise: nil)
+        }
     }
 
     private func receive(_ text: String, context: ChannelHandlerContext) {
@@ -99,7 +156,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             guard case .message(let message) = try assembler.receive(text) else { return }
             switch try ClientMessage.decode(message) {
             case .ping:
-                write([ByteBuffer(bytes: ServerMessage.pong)])
+                write(TextFrame.frames(ServerMessage.pong))
             case .otherControl:
                 break
             case .request(let request):
@@ -111,32 +168,40 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
                 inputs.append(.reject(number: number, status: status, message: error.message))
                 return
             }
-            logger.notice("closing: \(error.message)")
+            logger.notice("closing: \(error.message)", metadata: metadata)
             close(context: context, code: error.kind == .tooLarge ? .messageTooLarge : .unacceptableData, reason: error.message)
         }
     }
 
-    /// Writes frames (on the event loop), closing the connection when its backlog is too large.
+    /// Writes encoded frames now (the session's own replies).
     func write(_ frames: [ByteBuffer]) {
-        guard let context, !closing, !frames.isEmpty else { return }
-        // Writes complete in order, so one promise on the last frame accounts for the batch.
-        let size = frames.reduce(0) { $0 + $1.readableBytes }
-        pendingBytes += size
-        for frame in frames.dropLast() {
-            context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: frame)), promise: nil)
-        }
-        let promise = context.eventLoop.makePromise(of: Void.self)
-        promise.futureResult.assumeIsolated().whenComplete { _ in self.pendingBytes -= size }
-        context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: frames[frames.count - 1])), promise: promise)
-        context.flush()
-        logger.trace("wrote \(size) bytes; \(pendingBytes) waiting")
-        if pendingBytes > maxPendingBytes {
+        _ = enqueue(frames)
+        flush()
+    }
+
+    /// Writes encoded frames without flushing them; true when the connection had nothing
+    /// unflushed, so the caller must flush it later.
+    func enqueue(_ frames: [ByteBuffer]) -> Bool {
+        guard let framedOutput, !closing, !frames.isEmpty else { return false }
+        for frame in frames { framedOutput.write(NIOAny(frame), promise: nil) }
+        defer { unflushed = true }
+        return !unflushed
+    }
+
+    /// Sends what was written since the last flush; disconnects the reader when more than the
+    /// limit is still waiting after the socket took what it could.
+    func flush() {
+        guard unflushed, let context else { return }
+        unflushed = false
+        framedOutput?.flush()
+        if !context.channel.isWritable, !closing {
             // No close frame: it would queue behind the backlog the reader is not taking.
-            logger.warning("disconnecting a reader that fell behind: \(pendingBytes) bytes waiting (limit \(maxPendingBytes))")
+            logger.warning("disconnecting a reader that fell behind: more than \(maxPendingBytes) bytes waiting", metadata: metadata)
             closing = true
             context.close(promise: nil)
         }
     }
+
 
     private func close(context: ChannelHandlerContext, code: WebSocketErrorCode, reason: String) {
         guard !closing else { return }

@@ -8,44 +8,6 @@ import Testing
 /// take the writes still in flight at the kill.
 @Suite(.serialized, .timeLimit(.minutes(5)))
 struct CrashRecoveryTests {
-    /// The `kindling` executable built beside the test bundle.
-    static var serverBinary: String {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        return bundle.appendingPathComponent("kindling").path
-    }
-
-    /// A server process on a free port, over `dataDirectory`.
-    final class ServerProcess {
-        let process = Process()
-        let port: Int
-
-        init(dataDirectory: String) throws {
-            process.executableURL = URL(fileURLWithPath: CrashRecoveryTests.serverBinary)
-            process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory, "--log-level", "error"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var text = ""
-            let deadline = Date().addingTimeInterval(30)
-            while !text.contains("\n"), Date() < deadline {
-                let data = output.fileHandleForReading.availableData
-                if data.isEmpty { break }
-                text += String(decoding: data, as: UTF8.self)
-            }
-            guard let line = text.split(separator: "\n").first, let port = line.split(separator: ":").last.flatMap({ Int($0) }) else {
-                process.terminate()
-                throw TestClientError.timedOut
-            }
-            self.port = port
-        }
-
-        func kill() {
-            Foundation.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
-
     /// What one writer knows: the last value acknowledged and the last one sent.
     actor History {
         var acknowledged: [String: Int] = [:]
@@ -64,8 +26,8 @@ struct CrashRecoveryTests {
     }
 
     @Test func everyAcknowledgedWriteSurvivesSIGKILL() async throws {
-        guard FileManager.default.isExecutableFile(atPath: Self.serverBinary) else {
-            Issue.record("the kindling binary is not built at \(Self.serverBinary)")
+        guard FileManager.default.isExecutableFile(atPath: ServerProcess.binary) else {
+            Issue.record("the kindling binary is not built at \(ServerProcess.binary)")
             return
         }
         let directory = NSTemporaryDirectory() + "kindling-crash-\(UUID().uuidString)"

@@ -74,7 +74,7 @@ struct StorageTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let configuration = StorageConfiguration(directory: directory, fsync: .always, snapshotAfterBytes: 400)
         let namespace = Namespace(name: "n", logger: logger)
-        try namespace.attachStorage(directory: directory, configuration: configuration, lastSequence: 0)
+        try namespace.attachStorage(directory: directory, configuration: configuration, lastSequence: 0, snapshotSequence: 0)
         var expected = DataTree()
         let clock = ServerValues(timestamp: 1)
         var random = SeededGenerator(seed: 9)

@@ -1,0 +1,31 @@
+import KindlingProtocol
+import NIOCore
+
+/// Server-to-client WebSocket text frames, encoded once per message so every recipient shares
+/// the same bytes (server frames are not masked, so they are the same for every connection).
+enum TextFrame {
+    /// A final, unmasked text frame holding `payload` (RFC 6455 §5.2): header and payload in one
+    /// buffer, so a delivery is one write of one shared buffer.
+    static func encoded(_ payload: ArraySlice<UInt8>) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(payload.count + 10)
+        buffer.writeInteger(UInt8(0x81))
+        switch payload.count {
+        case ..<126:
+            buffer.writeInteger(UInt8(payload.count))
+        case ..<65_536:
+            buffer.writeInteger(UInt8(126))
+            buffer.writeInteger(UInt16(payload.count))
+        default:
+            buffer.writeInteger(UInt8(127))
+            buffer.writeInteger(UInt64(payload.count))
+        }
+        buffer.writeBytes(payload)
+        return buffer
+    }
+
+    /// The frames for one message, split as the SDKs reassemble them.
+    static func frames(_ message: [UInt8]) -> [ByteBuffer] {
+        FrameSplitter.frames(message).map(encoded)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import KindlingCore
+import KindlingTesting
+import Synchronization
+import Testing
+
+@testable import KindlingServer
+
+/// A disk that stops taking writes, made real: the server process gets a file-size limit below
+/// the size of its log (so its next append fails as on a full disk), then the limit is lifted.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct DiskFullTests {
+    /// Sets the largest file the process may write to `bytes` (nil lifts the limit), with
+    /// util-linux's `prlimit`.
+    static func limitFileSize(of pid: Int32, to bytes: Int?) throws {
+        let tool = Process()
+        tool.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        tool.arguments = ["--pid", "\(pid)", "--fsize=\(bytes.map(String.init) ?? "unlimited"):unlimited"]
+        try tool.run()
+        tool.waitUntilExit()
+        #expect(tool.terminationStatus == 0, "prlimit failed")
+    }
+
+    static func put(_ path: String, _ value: Int) -> JSONValue {
+        .object([JSONMember("p", .string(path)), JSONMember("d", .number(Double(value)))])
+    }
+
+    static func status(_ reply: [JSONValue]) -> String? { reply.last?["d"]?["b"]?["s"]?.stringValue }
+
+    @Test func writesAreRefusedWhileTheDiskFailsAndNothingUnloggedIsAcknowledged() async throws {
+        let directory = NSTemporaryDirectory() + "kindling-full-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var server = try ServerProcess(dataDirectory: directory)
+        let writer = try await TestClient.connect(port: server.port, namespace: "full")
+        #expect(Self.status(try await writer.request("p", Self.put("/before", 1))) == "ok")
+
+        try Self.limitFileSize(of: server.pid, to: 1)
+        // This write is applied in memory but its log record cannot be written: it must wait.
+        let acknowledged = Atomic<Bool>(false)
+        let waiting = Task {
+            let reply = try await writer.request("p", Self.put("/during", 2), timeout: .seconds(60))
+            acknowledged.store(true, ordering: .sequentiallyConsistent)
+            return Self.status(reply)
+        }
+        // The failure is logged loudly; from then on new writes are refused outright.
+        #expect(try await server.waitForLog(containing: "writes to the log are failing"))
+        let other = try await TestClient.connect(port: server.port, namespace: "full")
+        let refusal = try await other.request("p", Self.put("/refused", 3))
+        #expect(Self.status(refusal) == "unavailable")
+        #expect(refusal.last?["d"]?["b"]?["d"]?.stringValue?.contains("disk") == true)
+        try await Task.sleep(for: .milliseconds(1500))
+        let acknowledgedEarly = acknowledged.load(ordering: .sequentiallyConsistent)
+        #expect(!acknowledgedEarly, "a write was acknowledged before it was durable")
+
+        // Space returns: the held write is logged and acknowledged, and writes are taken again.
+        try Self.limitFileSize(of: server.pid, to: nil)
+        #expect(try await waiting.value == "ok")
+        #expect(Self.status(try await other.request("p", Self.put("/after", 4))) == "ok")
+        await writer.abort()
+        await other.abort()
+
+        // Everything acknowledged is on disk; the refused write never happened.
+        server.kill()
+        server = try ServerProcess(dataDirectory: directory)
+        let reader = try await TestClient.connect(port: server.port, namespace: "full")
+        let data = try await reader.request("g", .object([JSONMember("p", .string("/")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"] ?? .null
+        #expect(data["before"]?.numberValue == 1)
+        #expect(data["during"]?.numberValue == 2)
+        #expect(data["after"]?.numberValue == 4)
+        #expect(data["refused"] == nil)
+        await reader.abort()
+        server.kill()
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import KindlingTesting
+import Synchronization
+
+/// The real `kindling serve` process on a free port, for the tests that kill it, limit it or
+/// signal it.
+final class ServerProcess {
+    /// The `kindling` executable built beside the test bundle.
+    static var binary: String {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        return bundle.appendingPathComponent("kindling").path
+    }
+
+    let process = Process()
+    let port: Int
+    var pid: Int32 { process.processIdentifier }
+    private let errors = ErrorOutput()
+
+    /// Starts the server on `dataDirectory` and waits for its banner.
+    init(dataDirectory: String, arguments: [String] = []) throws {
+        process.executableURL = URL(fileURLWithPath: ServerProcess.binary)
+        process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory, "--log-level", "error"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        let errorPipe = Pipe()
+        process.standardError = errorPipe
+        errorPipe.fileHandleForReading.readabilityHandler = { [errors] handle in errors.append(handle.availableData) }
+        try process.run()
+        var text = ""
+        let deadline = Date().addingTimeInterval(30)
+        while !text.contains("\n"), Date() < deadline {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        guard let line = text.split(separator: "\n").first, let port = line.split(separator: ":").last.flatMap({ Int($0) }) else {
+            process.terminate()
+            throw TestClientError.timedOut
+        }
+        self.port = port
+    }
+
+    /// Waits until the server's log (standard error) says `text`; false after `timeout`.
+    func waitForLog(containing text: String, timeout: Duration = .seconds(10)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if errors.text.withLock({ $0.contains(text) }) { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+/// What a server process has written to standard error so far.
+private final class ErrorOutput: Sendable {
+    let text = Mutex("")
+
+    func append(_ data: Data) { text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+}

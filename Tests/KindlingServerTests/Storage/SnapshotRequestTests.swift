@@ -1,0 +1,65 @@
+import Foundation
+import KindlingCore
+import KindlingTesting
+import Testing
+
+@testable import KindlingServer
+
+/// `kindling snapshot` against a running server: the snapshot lands, the log before it goes, and
+/// the data survives a restart from the new snapshot.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct SnapshotRequestTests {
+    /// Runs `kindling snapshot --data-dir directory`; returns its exit status and output.
+    static func requestSnapshot(_ directory: String) throws -> (status: Int32, output: String) {
+        let tool = Process()
+        tool.executableURL = URL(fileURLWithPath: ServerProcess.binary)
+        tool.arguments = ["snapshot", "--data-dir", directory]
+        let output = Pipe()
+        tool.standardOutput = output
+        tool.standardError = output
+        try tool.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        tool.waitUntilExit()
+        return (tool.terminationStatus, text)
+    }
+
+    @Test func aRequestedSnapshotReplacesTheLog() async throws {
+        let directory = NSTemporaryDirectory() + "kindling-snap-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let idle = try Self.requestSnapshot(directory)
+        #expect(idle.status == 2)
+        #expect(idle.output.contains("no Kindling server is running"))
+
+        var server = try ServerProcess(dataDirectory: directory, arguments: ["--log-level", "info"])
+        let client = try await TestClient.connect(port: server.port, namespace: "snap")
+        for index in 0..<50 {
+            let body = JSONValue.object([JSONMember("p", .string("/items/i\(index)")), JSONMember("d", .number(Double(index)))])
+            #expect(try await client.request("p", body).last?["d"]?["b"]?["s"] == .string("ok"))
+        }
+        await client.abort()
+        let folder = StorageLayout.directory(dataDirectory: directory, namespace: "snap")
+        #expect(StorageLayout.snapshots(in: folder).isEmpty)
+
+        let requested = try Self.requestSnapshot(directory)
+        #expect(requested.status == 0, "\(requested.output)")
+        #expect(try await server.waitForLog(containing: "wrote snapshot"))
+        #expect(StorageLayout.snapshots(in: folder).map(\.start) == [50])
+        #expect(StorageLayout.segments(in: folder).allSatisfy { $0.start > 50 })
+        // Nothing new since: a second request starts nothing.
+        #expect(try Self.requestSnapshot(directory).status == 0)
+        #expect(try await server.waitForLog(containing: "already covers all its writes"))
+
+        server.kill()
+        server = try ServerProcess(dataDirectory: directory)
+        let reader = try await TestClient.connect(port: server.port, namespace: "snap")
+        let data = try await reader.request("g", .object([JSONMember("p", .string("/items")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"]
+        guard case .object(let members)? = data else {
+            Issue.record("no items after the restart")
+            return
+        }
+        #expect(members.count == 50)
+        #expect(data?["i49"]?.numberValue == 49)
+        await reader.abort()
+        server.kill()
+    }
+}
