@@ -15,6 +15,9 @@ public final class RealtimeConnection: ChannelInboundHandler {
     private let behaviour: any RealtimeBehaviour
     private let handshake: EventLoopPromise<NIOLoopBound<RealtimeConnection>>
     private var context: ChannelHandlerContext?
+    /// Inside a read: flushes wait for the end of it, so many replies cost one write.
+    private var reading = false
+    private var flushPending = false
     private var greeted = false
     private var pieces: (remaining: Int, buffer: ByteBuffer)?
     private var nextRequest = 0
@@ -28,6 +31,15 @@ public final class RealtimeConnection: ChannelInboundHandler {
 
     public func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+    }
+
+    public func channelReadComplete(context: ChannelHandlerContext) {
+        reading = false
+        if flushPending {
+            flushPending = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
     }
 
     public func channelInactive(context: ChannelHandlerContext) {
@@ -44,6 +56,7 @@ public final class RealtimeConnection: ChannelInboundHandler {
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        reading = true
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
         case .text:
@@ -150,9 +163,13 @@ public final class RealtimeConnection: ChannelInboundHandler {
         behaviour.start(self)
     }
 
-    /// Sends everything queued.
+    /// Sends everything queued (at the end of the current read, when called while reading).
     public func flush() {
-        context?.flush()
+        if reading {
+            flushPending = true
+        } else {
+            context?.flush()
+        }
     }
 
     /// Closes the connection.

@@ -10,6 +10,9 @@ public final class RedisConnection: ChannelInboundHandler {
     private let behaviour: any RedisBehaviour
     private let opened: EventLoopPromise<NIOLoopBound<RedisConnection>>
     private var context: ChannelHandlerContext?
+    /// Inside a read: flushes wait for the end of it, so many replies cost one write.
+    private var reading = false
+    private var flushPending = false
     private var pending = ByteBuffer()
     private var started = false
 
@@ -35,6 +38,15 @@ public final class RedisConnection: ChannelInboundHandler {
         behaviour.ready(self)
     }
 
+    public func channelReadComplete(context: ChannelHandlerContext) {
+        reading = false
+        if flushPending {
+            flushPending = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
     public func channelInactive(context: ChannelHandlerContext) {
         opened.fail(BenchError.connectionClosed("to redis before it opened"))
         self.context = nil
@@ -47,6 +59,7 @@ public final class RedisConnection: ChannelInboundHandler {
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        reading = true
         var bytes = unwrapInboundIn(data)
         if pending.readableBytes == 0 {
             pending = bytes
@@ -81,7 +94,11 @@ public final class RedisConnection: ChannelInboundHandler {
     }
 
     public func flush() {
-        context?.flush()
+        if reading {
+            flushPending = true
+        } else {
+            context?.flush()
+        }
     }
 
     public func close() {
