@@ -57,7 +57,7 @@ struct TargetOptions: ParsableArguments {
     /// Runs `body` against a fresh redis-server with the append-only policy matching `fsync`.
     func withRedis<Result>(fsync: String, _ body: (BenchTarget) async throws -> Result) async throws -> Result {
         guard let executable = redisExecutable else { throw ValidationError("redis-server not found") }
-        let server = try await RedisServerProcess.start(executable: executable, fsync: fsync, port: try await FreePort.find())
+        let server = try await RedisServerProcess.start(executable: executable, fsync: fsync)
         do {
             let result = try await body(server.target)
             await server.stop()

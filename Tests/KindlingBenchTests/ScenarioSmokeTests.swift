@@ -76,7 +76,7 @@ struct ScenarioSmokeTests {
     @Test("redis fan-out and durable writes through the same machinery", .enabled(if: RedisServerProcess.findExecutable() != nil))
     func redis() async throws {
         let executable = try #require(RedisServerProcess.findExecutable())
-        let server = try await RedisServerProcess.start(executable: executable, fsync: "always", port: try await FreePort.find())
+        let server = try await RedisServerProcess.start(executable: executable, fsync: "always")
         let fanout = try await FanoutScenario.run(
             redis: server.target, group: group,
             options: FanoutOptions(subscribers: 10, writes: 20, rate: 0, window: 4, padding: 4, progress: false)

@@ -22,11 +22,23 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        ChildProcess.closeOnExec()
         var child: pid_t = 0
         let status = posix_spawn(&child, executable, &actions, nil, argv, environ)
         guard status == 0 else { throw BenchError.serverFailed("could not start \(executable): error \(status)") }
         pid = child
         self.logPath = logPath
+    }
+
+    /// Marks every descriptor of this process above standard error close-on-exec, so the child
+    /// inherits none: a listening socket kept open in the child would hold its port after this
+    /// process closed it. (NIO opens its sockets without the flag.)
+    private static func closeOnExec() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
+        for descriptor in names.compactMap({ Int32($0) }) where descriptor > 2 {
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
+        }
     }
 
     /// Waits until a line of the log satisfies `ready` and returns that line; fails if the child

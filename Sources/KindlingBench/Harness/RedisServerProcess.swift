@@ -13,6 +13,20 @@ public struct RedisServerProcess: Sendable {
             .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    /// Starts redis on a free loopback port, trying another port if one was taken between the
+    /// look-up and redis binding it.
+    public static func start(executable: String, fsync: String) async throws -> RedisServerProcess {
+        var attempt = 0
+        while true {
+            do {
+                return try await start(executable: executable, fsync: fsync, port: try await FreePort.find())
+            } catch {
+                attempt += 1
+                if attempt == 3 { throw error }
+            }
+        }
+    }
+
     /// Starts redis with the append-only file synced as Kindling's `fsync` mode says (`always`,
     /// `everysec`, `never` = appendfsync no), or with no append-only file for `memory`.
     public static func start(executable: String, fsync: String, port: Int) async throws -> RedisServerProcess {
