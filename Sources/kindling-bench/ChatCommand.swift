@@ -26,6 +26,7 @@ struct ChatCommand: AsyncParsableCommand {
     @OptionGroup var target: TargetOptions
 
     func validate() throws {
+        if target.comparingRedis { throw ValidationError("--compare redis applies to fanout and writes only.") }
         guard pairs >= 1, window >= 1, text >= 0, seconds > 0 else { throw ValidationError("--pairs and --window must be at least 1; --seconds positive.") }
         guard ["always", "everysec", "never", "memory"].contains(fsync) else { throw ValidationError("Unknown fsync mode \(fsync).") }
     }

@@ -27,16 +27,6 @@ public enum MessageScan {
         }
     }
 
-    /// A response's status text (`ok`, `datastale`, …), for the rarer replies.
-    public static func status(_ message: ByteBuffer) -> String? {
-        message.withUnsafeReadableBytes { bytes in
-            guard let start = find(statusKey, in: bytes, from: 0) else { return nil }
-            let from = start + statusKey.count
-            guard let end = bytes[from...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
-            return String(decoding: bytes[from..<end], as: UTF8.self)
-        }
-    }
-
     /// A push's action (`d` or `m`), path (as sent, without a leading slash) and the byte range
     /// of its data.
     public static func push(_ message: ByteBuffer) -> (merge: Bool, path: String, data: Range<Int>)? {

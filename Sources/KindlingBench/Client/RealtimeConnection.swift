@@ -171,9 +171,4 @@ public final class RealtimeConnection: ChannelInboundHandler {
             context?.flush()
         }
     }
-
-    /// Closes the connection.
-    public func close() {
-        context?.close(promise: nil)
-    }
 }

@@ -6,11 +6,6 @@ public struct RealtimeLink: Sendable {
     let channel: any Channel
     let connection: NIOLoopBound<RealtimeConnection>
 
-    /// Runs `body` with the connection on its event loop and returns its result.
-    public func perform<Result: Sendable>(_ body: @escaping @Sendable (RealtimeConnection) -> Result) async throws -> Result {
-        try await channel.eventLoop.submit { [connection] in body(connection.value) }.get()
-    }
-
     /// Sends a request and returns the whole reply message.
     public func call(_ action: StaticString, body: [UInt8]) async throws -> ByteBuffer {
         try await channel.eventLoop.flatSubmit { [connection] in connection.value.call(action, body: body) }.get()

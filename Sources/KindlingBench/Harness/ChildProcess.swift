@@ -22,7 +22,7 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        ChildProcess.closeOnExec()
+        ChildProcess.inheritNothing(&actions)
         var child: pid_t = 0
         let status = posix_spawn(&child, executable, &actions, nil, argv, environ)
         guard status == 0 else { throw BenchError.serverFailed("could not start \(executable): error \(status)") }
@@ -30,10 +30,18 @@ public final class ChildProcess: Sendable {
         self.logPath = logPath
     }
 
-    /// Marks every descriptor of this process above standard error close-on-exec, so the child
-    /// inherits none: a listening socket kept open in the child would hold its port after this
-    /// process closed it. (NIO opens its sockets without the flag.)
-    private static func closeOnExec() {
+    /// Makes the child inherit no descriptor above standard error. A descriptor of this process
+    /// left open in the child would outlive its owner's close: a test's listening socket would
+    /// keep its port busy, and another test's pipe would never reach end-of-file while the child
+    /// runs. (NIO and Foundation open theirs without close-on-exec.) glibc 2.34+ closes them in the
+    /// child itself, atomically with the spawn; the Swift Glibc module does not export that call,
+    /// so it is looked up. Elsewhere every descriptor open now is marked close-on-exec instead.
+    private static func inheritNothing(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            return
+        }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
         for descriptor in names.compactMap({ Int32($0) }) where descriptor > 2 {
             let flags = fcntl(descriptor, F_GETFD)

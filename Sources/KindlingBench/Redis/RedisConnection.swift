@@ -100,8 +100,4 @@ public final class RedisConnection: ChannelInboundHandler {
             context?.flush()
         }
     }
-
-    public func close() {
-        context?.close(promise: nil)
-    }
 }
