@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         .target(
@@ -87,12 +88,29 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
+        .target(
+            name: "KindlingBench",
+            dependencies: [
+                "KindlingCore",
+                "KindlingProtocol",
+                "KindlingClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictness
+        ),
         .executableTarget(
             name: "kindling-bench",
             dependencies: [
+                "KindlingBench",
                 "KindlingCore",
                 "KindlingServer",
-                "KindlingTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -111,6 +129,19 @@ let package = Package(
         .testTarget(
             name: "KindlingClientTests",
             dependencies: ["KindlingClient", "KindlingServer", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KindlingBenchTests",
+            dependencies: [
+                "KindlingBench",
+                "KindlingServer",
+                "KindlingTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
             swiftSettings: strictness
         ),
         .testTarget(

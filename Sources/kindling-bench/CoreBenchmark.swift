@@ -150,14 +150,3 @@ func residentMegabytes() -> Int {
     let pages = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
     return pages * 4096 / (1024 * 1024)
 }
-
-/// "p50 …, p90 …, p99 …, p99.9 …, max …" of latencies in nanoseconds.
-func latencySummary(_ nanoseconds: [UInt64]) -> String {
-    guard !nanoseconds.isEmpty else { return "no samples" }
-    let sorted = nanoseconds.sorted()
-    func at(_ fraction: Double) -> String {
-        let value = sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
-        return "\((Double(value) / 1e4).rounded() / 100) ms"
-    }
-    return "p50 \(at(0.5)), p90 \(at(0.9)), p99 \(at(0.99)), p99.9 \(at(0.999)), max \(at(1))"
-}

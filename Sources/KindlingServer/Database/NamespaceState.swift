@@ -164,6 +164,12 @@ struct NamespaceState: Sendable {
     func encode(_ deliveries: [Delivery<ConnectionID>]) -> [Outgoing] {
         var out: [Outgoing] = []
         for delivery in deliveries {
+            if streams.isEmpty, delivery.recipients.allSatisfy({ $0.tag == nil }) {
+                // The common case, plain listens on realtime connections: one envelope for all,
+                // with no per-recipient grouping (a fan-out to 10,000 hashed nothing here).
+                out.append(Outgoing(recipients: delivery.recipients.map(\.subscriber), message: NamespaceState.untaggedPush(delivery.change)))
+                continue
+            }
             var byTag: [Int?: [ConnectionID]] = [:]
             var byLocation: [Path: [ConnectionID]] = [:]
             for recipient in delivery.recipients {
@@ -174,11 +180,7 @@ struct NamespaceState: Sendable {
                 }
             }
             if !byTag.isEmpty {
-                let (isMerge, path, data): (Bool, Path, [UInt8])
-                switch delivery.change {
-                case .put(let at, let node): (isMerge, path, data) = (false, at, ServerMessage.data(node))
-                case .merge(let at, let entries): (isMerge, path, data) = (true, at, ServerMessage.mergeData(entries))
-                }
+                let (isMerge, path, data) = NamespaceState.pushParts(delivery.change)
                 for (tag, recipients) in byTag {
                     out.append(Outgoing(recipients: recipients, message: ServerMessage.push(merge: isMerge, path: path, data: data, tag: tag)))
                 }
@@ -189,6 +191,20 @@ struct NamespaceState: Sendable {
             }
         }
         return out
+    }
+
+    /// A change's push message for plain (untagged) listens.
+    private static func untaggedPush(_ change: Delivery<ConnectionID>.Change) -> [UInt8] {
+        let (isMerge, path, data) = pushParts(change)
+        return ServerMessage.push(merge: isMerge, path: path, data: data, tag: nil)
+    }
+
+    /// Whether a change is a merge, its path, and its data encoded once.
+    private static func pushParts(_ change: Delivery<ConnectionID>.Change) -> (Bool, Path, [UInt8]) {
+        switch change {
+        case .put(let at, let node): (false, at, ServerMessage.data(node))
+        case .merge(let at, let entries): (true, at, ServerMessage.mergeData(entries))
+        }
     }
 }
 

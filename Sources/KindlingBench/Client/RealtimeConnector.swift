@@ -1,0 +1,69 @@
+import KindlingClient
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+
+/// Opens lean realtime connections: the HTTP upgrade, then WebSocket frames straight into a
+/// `RealtimeConnection` whose behaviour the caller makes on the connection's own event loop.
+public struct RealtimeConnector: Sendable {
+    public let target: BenchTarget
+    public let group: any EventLoopGroup
+    public let namespace: String
+
+    public init(target: BenchTarget, group: any EventLoopGroup, namespace: String) {
+        self.target = target
+        self.group = group
+        self.namespace = namespace
+    }
+
+    /// Connects (from `source` when given, an IPv4 address to bind to) and waits for the
+    /// handshake. `makeBehaviour` runs on the connection's event loop.
+    public func connect(
+        from source: String? = nil,
+        _ makeBehaviour: @escaping @Sendable (any EventLoop) -> any RealtimeBehaviour
+    ) async throws -> RealtimeLink {
+        let loop = group.next()
+        let handshake = loop.makePromise(of: NIOLoopBound<RealtimeConnection>.self)
+        let uri = "/.ws?v=5&ns=\(namespace)"
+        let host = "\(target.host):\(target.port)"
+        var bootstrap = ClientBootstrap(group: loop)
+            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.seconds(30))
+        if let source {
+            bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0))
+        }
+        let channel = try await bootstrap
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let connection = NIOLoopBound(
+                        RealtimeConnection(behaviour: makeBehaviour(channel.eventLoop), handshake: handshake),
+                        eventLoop: channel.eventLoop
+                    )
+                    let upgrader = NIOWebSocketClientUpgrader(
+                        maxFrameSize: 1 << 24,
+                        automaticErrorHandling: true,
+                        upgradePipelineHandler: { channel, _ in
+                            channel.eventLoop.makeCompletedFuture {
+                                try channel.pipeline.syncOperations.addHandler(connection.value)
+                            }
+                        }
+                    )
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers(
+                        leftOverBytesStrategy: .forwardBytes,
+                        withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in })
+                    )
+                    try channel.pipeline.syncOperations.addHandler(WebSocketUpgradeRequest(uri: uri, host: host))
+                }
+            }
+            .connect(host: target.host, port: target.port)
+            .get()
+        do {
+            let connection = try await handshake.futureResult.get()
+            return RealtimeLink(channel: channel, connection: connection)
+        } catch {
+            try? await channel.close()
+            throw error
+        }
+    }
+}

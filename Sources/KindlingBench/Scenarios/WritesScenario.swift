@@ -1,0 +1,62 @@
+import NIOPosix
+
+/// `writes`: M writers on distinct paths, each keeping its pipeline of puts (or SETs) full;
+/// acknowledged writes per second and ack latency, with the server's fsync mode as given.
+public enum WritesScenario {
+    public static func run(kindling target: BenchTarget, group: MultiThreadedEventLoopGroup, options: WritesOptions) async throws -> ScenarioReport {
+        let recorders = try await PerLoop.make(on: group) { LatencyRecorder() }
+        let finished = Countdown(options.writers)
+        let connector = RealtimeConnector(target: target, group: group, namespace: "writes\(UInt32.random(in: 0...UInt32.max))")
+        let links = try await ConnectMany.run(count: options.writers) { index in
+            try await connector.connect { loop in
+                let local = recorders.local(on: loop)
+                return DurableWriter(index: index, options: options, recorder: local.value, tally: local.tally, finished: finished)
+            }
+        }
+        let window = MeasuredWindow(serverPid: target.pid)
+        for link in links { link.start() }
+        let report = try await finish(window: window, recorders: recorders, finished: finished, options: options, system: "kindling")
+        for link in links { await link.close() }
+        return report
+    }
+
+    public static func run(redis target: BenchTarget, group: MultiThreadedEventLoopGroup, options: WritesOptions) async throws -> ScenarioReport {
+        let recorders = try await PerLoop.make(on: group) { LatencyRecorder() }
+        let finished = Countdown(options.writers)
+        let connector = RedisConnector(target: target, group: group)
+        let links = try await ConnectMany.run(count: options.writers) { index in
+            try await connector.connect { loop in
+                let local = recorders.local(on: loop)
+                return RedisDurableWriter(index: index, options: options, recorder: local.value, tally: local.tally, finished: finished)
+            }
+        }
+        let window = MeasuredWindow(serverPid: target.pid)
+        for link in links { link.start() }
+        let report = try await finish(window: window, recorders: recorders, finished: finished, options: options, system: "redis")
+        for link in links { await link.close() }
+        return report
+    }
+
+    private static func finish(
+        window: MeasuredWindow,
+        recorders: PerLoop<LatencyRecorder>,
+        finished: Countdown,
+        options: WritesOptions,
+        system: String
+    ) async throws -> ScenarioReport {
+        try await ProgressLine(label: "writes \(system) \(options.fsync)", unit: "acks", enabled: options.progress).show(count: { recorders.completed }) {
+            try await WaitFor.count("writers finished", reaches: options.writers, stall: options.duration + .seconds(30)) { options.writers - finished.remaining }
+        }
+        let elapsed = window.elapsed.seconds
+        var report = ScenarioReport(scenario: "writes", system: system, parameters: options.parameters)
+        window.close(into: &report)
+        report.measurements = [
+            Measurement("acknowledged writes/s", Double(recorders.completed) / elapsed, "/s"),
+            Measurement("acknowledged writes", Double(recorders.completed), "writes"),
+            Measurement("refused writes", Double(recorders.retried), "writes"),
+            Measurement("duration", elapsed, "s"),
+        ]
+        report.latencies = [LatencySummary(name: "ack", histograms: try await recorders.collect { $0.histogram })]
+        return report
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import KindlingBench
+import NIOPosix
+
+/// `kindling-bench writes`.
+struct WritesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "writes",
+        abstract: "M writers on distinct paths keeping their pipelines full: acknowledged (durable) writes/s and ack latency per fsync mode."
+    )
+
+    @Option(help: "Connections writing, each to its own path.")
+    var writers = 64
+
+    @Option(help: "Writes each writer keeps in flight.")
+    var pipeline = 16
+
+    @Option(help: "Seconds to measure each fsync mode.")
+    var seconds = 5.0
+
+    @Option(help: "Server fsync modes to measure, comma-separated: always, everysec, never, memory (no storage).")
+    var fsync = "always,everysec"
+
+    @OptionGroup var target: TargetOptions
+
+    var modes: [String] { fsync.split(separator: ",").map(String.init) }
+
+    func validate() throws {
+        guard writers >= 1, pipeline >= 1, seconds > 0 else { throw ValidationError("--writers and --pipeline must be at least 1, --seconds positive.") }
+        for mode in modes where !["always", "everysec", "never", "memory"].contains(mode) {
+            throw ValidationError("Unknown fsync mode \(mode): use always, everysec, never or memory.")
+        }
+        if target.url != nil, modes.count > 1 { throw ValidationError("With --url the server's own fsync mode applies: give one --fsync, naming it.") }
+    }
+
+    func run() async throws {
+        try await target.withGroup { group in try await run(group: group) }
+    }
+
+    private func run(group: MultiThreadedEventLoopGroup) async throws {
+        var reports: [ScenarioReport] = []
+        var comparisons: [Comparison] = []
+        for mode in modes {
+            let options = WritesOptions(writers: writers, pipeline: pipeline, duration: .milliseconds(Int(seconds * 1000)), fsync: mode, progress: !target.noProgress)
+            let ours = try await target.withKindling(fsync: mode) { server in
+                try await WritesScenario.run(kindling: server, group: group, options: options)
+            }
+            reports.append(ours)
+            guard target.comparingRedis else { continue }
+            let theirs = try await target.withRedis(fsync: mode) { server in
+                try await WritesScenario.run(redis: server, group: group, options: options)
+            }
+            reports.append(theirs)
+            comparisons += [
+                Comparison.pair("acknowledged writes/s", kindling: ours, redis: theirs, label: "writes/s, fsync \(mode)"),
+                Comparison(name: "p99 ack (ms), fsync \(mode)", kindling: ours.latencies[0].p99, redis: theirs.latencies[0].p99),
+            ].compactMap { $0 }
+        }
+        try target.finish(reports, comparisons: comparisons)
+    }
+}

@@ -1,0 +1,35 @@
+import KindlingBench
+import NIOCore
+import Testing
+
+@Suite("RESP parsing")
+struct RESPParserTests {
+    @Test("a pub/sub message, whole and cut in two")
+    func message() throws {
+        let text = "*3\r\n$7\r\nmessage\r\n$6\r\nfanout\r\n$5\r\nhello\r\n:3\r\n"
+        var whole = ByteBuffer(string: text)
+        let first = try RESPParser.next(&whole)
+        #expect(first == .array([.bulk(ByteBuffer(string: "message")), .bulk(ByteBuffer(string: "fanout")), .bulk(ByteBuffer(string: "hello"))]))
+        #expect(try RESPParser.next(&whole) == .integer(3))
+        #expect(try RESPParser.next(&whole) == nil)
+
+        var partial = ByteBuffer(bytes: Array(text.utf8.prefix(20)))
+        #expect(try RESPParser.next(&partial) == nil)
+        #expect(partial.readableBytes == 20)
+    }
+
+    @Test("simple strings, errors and null bulk strings")
+    func scalars() throws {
+        var buffer = ByteBuffer(string: "+OK\r\n-ERR wrong\r\n$-1\r\n")
+        #expect(try RESPParser.next(&buffer) == .simple("OK"))
+        #expect(try RESPParser.next(&buffer) == .error("ERR wrong"))
+        #expect(try RESPParser.next(&buffer) == .bulk(nil))
+    }
+
+    @Test("commands are arrays of bulk strings")
+    func command() {
+        var buffer = ByteBuffer()
+        RESPParser.command([Array("SET".utf8), Array("k".utf8), Array("10".utf8)], into: &buffer)
+        #expect(String(buffer: buffer) == "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\n10\r\n")
+    }
+}

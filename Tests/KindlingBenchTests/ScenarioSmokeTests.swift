@@ -1,0 +1,96 @@
+import Foundation
+import KindlingBench
+import NIOPosix
+import Testing
+
+/// Every scenario at a small size, so none of them can rot. Figures are not checked here (they
+/// belong in BENCHMARKS.md); only that each run completes and counts what it should.
+@Suite("scenario smoke runs")
+struct ScenarioSmokeTests {
+    private let group = MultiThreadedEventLoopGroup.singleton
+
+    @Test("fanout delivers every write to every subscriber")
+    func fanout() async throws {
+        let options = FanoutOptions(subscribers: 20, writes: 30, rate: 0, window: 8, padding: 4, progress: false)
+        let report = try await withInProcessServer { target in
+            try await FanoutScenario.run(kindling: target, group: group, options: options)
+        }
+        #expect(report.value("deliveries") == 600)
+        #expect(report.value("writes acknowledged") == 30)
+        #expect(report.latencies.first?.count == 600)
+    }
+
+    @Test("paced fanout keeps to its rate limit and delivers everything")
+    func pacedFanout() async throws {
+        let options = FanoutOptions(subscribers: 5, writes: 10, rate: 200, window: 4, padding: 0, progress: false)
+        let report = try await withInProcessServer { target in
+            try await FanoutScenario.run(kindling: target, group: group, options: options)
+        }
+        #expect(report.value("deliveries") == 50)
+    }
+
+    @Test("writes are acknowledged and timed")
+    func writes() async throws {
+        let options = WritesOptions(writers: 4, pipeline: 4, duration: .milliseconds(200), fsync: "memory", progress: false)
+        let report = try await withInProcessServer { target in
+            try await WritesScenario.run(kindling: target, group: group, options: options)
+        }
+        let acknowledged = try #require(report.value("acknowledged writes"))
+        #expect(acknowledged > 0)
+        #expect(report.value("refused writes") == 0)
+        #expect(report.latencies.first?.count == UInt64(acknowledged))
+    }
+
+    @Test("chat pairs answer each other until the deadline")
+    func chat() async throws {
+        let options = ChatOptions(pairs: 4, window: 2, textLength: 10, duration: .milliseconds(300), progress: false)
+        let report = try await withInProcessServer { target in
+            try await ChatScenario.run(kindling: target, group: group, options: options)
+        }
+        #expect(report.value("messages delivered") ?? 0 > 0)
+        #expect(report.value("refused updates") == 0)
+    }
+
+    @Test("idle connections from several source addresses, each listening")
+    func connections() async throws {
+        let options = ConnectionsOptions(count: 40, sources: 3, listen: true, progress: false)
+        let report = try await withInProcessServer { target in
+            try await ConnectionsScenario.run(kindling: target, group: group, options: options)
+        }
+        #expect(report.value("connections open") == 40)
+        #expect(report.value("refused listens") == 0)
+    }
+
+    @Test("the harness starts the real kindling binary and reads its CPU and memory", .enabled(if: kindlingBinaryBuilt))
+    func spawnedServer() async throws {
+        let server = try await KindlingServerProcess.start(executable: KindlingServerProcess.defaultExecutable, fsync: "always")
+        let options = WritesOptions(writers: 2, pipeline: 2, duration: .milliseconds(200), fsync: "always", progress: false)
+        let report = try await WritesScenario.run(kindling: server.target, group: group, options: options)
+        await server.stop()
+        #expect(report.value("acknowledged writes") ?? 0 > 0)
+        #expect(report.serverResidentBytes ?? 0 > 0)
+        #expect(report.serverCores != nil)
+        #expect(report.harnessCores != nil)
+    }
+
+    @Test("redis fan-out and durable writes through the same machinery", .enabled(if: RedisServerProcess.findExecutable() != nil))
+    func redis() async throws {
+        let executable = try #require(RedisServerProcess.findExecutable())
+        let server = try await RedisServerProcess.start(executable: executable, fsync: "always")
+        let fanout = try await FanoutScenario.run(
+            redis: server.target, group: group,
+            options: FanoutOptions(subscribers: 10, writes: 20, rate: 0, window: 4, padding: 4, progress: false)
+        )
+        let writes = try await WritesScenario.run(
+            redis: server.target, group: group,
+            options: WritesOptions(writers: 2, pipeline: 2, duration: .milliseconds(200), fsync: "always", progress: false)
+        )
+        await server.stop()
+        #expect(fanout.value("deliveries") == 200)
+        #expect(writes.value("acknowledged writes") ?? 0 > 0)
+        #expect(writes.value("refused writes") == 0)
+    }
+}
+
+/// True when `kindling` was built next to this test executable (it is, by `swift build --build-tests`).
+let kindlingBinaryBuilt = FileManager.default.isExecutableFile(atPath: KindlingServerProcess.defaultExecutable)
