@@ -55,9 +55,8 @@ struct ChangeFanout<Subscriber: Hashable & Sendable> {
             deliveries.append(Delivery(change: change, recipients: recipients))
         }
         for listen in below {
-            let after = new.child(at: listen.path)
-            guard listen.old != after else { continue }
-            deliveries.append(Delivery(change: .put(listen.path, after), recipients: listen.subscribers.map { Recipient(subscriber: $0, tag: nil) }))
+            guard let change = change(below: listen.path, old: listen.old, new: new) else { continue }
+            deliveries.append(Delivery(change: change, recipients: listen.subscribers.map { Recipient(subscriber: $0, tag: nil) }))
         }
         for path in queryPaths {
             let data = new.child(at: path)
@@ -74,6 +73,30 @@ struct ChangeFanout<Subscriber: Hashable & Sendable> {
             }
         }
         return deliveries
+    }
+
+    /// What a plain listen below the written path must hear: its whole new data when the write
+    /// replaced its location (a set, or a merge entry at or above it), else just the merge
+    /// entries that changed inside it, relative to it (a multi-location update near the root
+    /// must not resend a listener everything it already has). Nil when nothing it holds changed.
+    private func change(below location: Path, old: Node, new: Node) -> Delivery<Subscriber>.Change? {
+        if case .merge(let path, let entries) = write {
+            var inside: [MergeEntry] = []
+            var replaced = false
+            for entry in entries {
+                let written = path.appending(entry.path)
+                if written.contains(location) {
+                    replaced = true
+                    break
+                }
+                guard let relative = location.relative(written) else { continue }
+                let after = new.child(at: written)
+                if old.child(at: relative) != after { inside.append(MergeEntry(path: relative, node: after)) }
+            }
+            if !replaced { return inside.isEmpty ? nil : .merge(location, inside) }
+        }
+        let after = new.child(at: location)
+        return old != after ? .put(location, after) : nil
     }
 
     /// The locations a write replaces.

@@ -63,6 +63,22 @@ struct DatabaseStateTests {
         #expect(out == ["1 merge /users ada/n=3,bob=null", "2 put /users/bob null"])
     }
 
+    @Test func listenersBelowAMultiLocationUpdateGetOnlyWhatChangedInside() throws {
+        var db = DatabaseState<Int>(
+            root: try Node(jsonText: #"{"chat":{"c1":{"msgs":{"m1":"hi","m2":"yo"},"title":"dive"},"index":{"ada":{"m1":true}}}}"#)
+        )
+        _ = db.listen(1, at: path("chat/c1"))
+        _ = db.listen(2, at: path("chat/c1/msgs/m3"))
+        _ = db.listen(3, at: path("chat/index"))
+        _ = db.listen(4, at: path("chat/c1/title"))
+        let out = try lines(update(&db, "chat", #"{"c1/msgs/m3":"new","index/ada/m3":true,"c1/title":"dive"}"#))
+        // 1 hears the new message only (not its old messages), 2 its whole location, 3 the index
+        // entry; the unchanged title reaches nobody.
+        #expect(out == ["1 merge /chat/c1 msgs/m3=\"new\"", "2 put /chat/c1/msgs/m3 \"new\"", "3 merge /chat/index ada/m3=true"])
+        // A merge entry above a listener replaces its location: the listener gets all of it.
+        #expect(try lines(update(&db, "chat", #"{"c1":{"title":"reef"}}"#)).contains(#"1 put /chat/c1 {"title":"reef"}"#))
+    }
+
     @Test mutating func taggedWindowsMoveAsDataChanges() throws {
         // orderByChild('score'), limitToLast(2): windows c,b then a,c then d,a (wire-protocol.md §8.3).
         var db = DatabaseState<Int>(root: try Node(jsonText: #"{"s":{"a":{"score":1},"b":{"score":2},"c":{"score":3}}}"#))
