@@ -5,7 +5,7 @@ import KindlingBench
 struct ChatCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chat",
-        abstract: "Dive-buddy chat: pairs of users push messages (the message, then both users' user-messages index) and answer each other through child listeners."
+        abstract: "Dive-buddy chat: pairs of users send messages (one update writing the message and both users' user-messages index) and answer each other through child listeners."
     )
 
     @Option(help: "Conversations, two users (connections) each.")

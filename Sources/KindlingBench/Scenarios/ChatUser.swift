@@ -1,13 +1,10 @@
 import NIOCore
 
 /// One user of the dive-buddy chat: listens to the conversation's messages (a child listener in
-/// the app) and, for every message from the buddy, pushes a reply the way the app does: the
-/// message at `messages/<conversation>/<id>`, then its id in both users' `user-messages`, until
-/// the deadline.
-///
-/// Not one multi-location update at `/chat`: a listener below such an update is sent the whole
-/// data at its location (every message of the conversation so far), which would make the
-/// payload grow with the run.
+/// the app) and, for every message from the buddy, sends a reply the way the app does: one
+/// multi-location update at `/chat` writing the message at `messages/<conversation>/<id>` and
+/// its id in both users' `user-messages`, until the deadline. The listener hears just the new
+/// message (a merge at its own path), however long the conversation grows.
 final class ChatUser: RealtimeBehaviour {
     private let user: Int
     private let buddy: Int
@@ -71,9 +68,8 @@ final class ChatUser: RealtimeBehaviour {
         sent += 1
         let id = "u\(user)x\(sent)"
         let now = MonotonicClock.nanoseconds()
-        let message = #"{"p":"/chat/messages/c\#(conversation)/\#(id)","d":{"from":"u\#(user)","text":"\#(text)","ts":\#(now)}}"#
-        connection.request("p", body: Array(message.utf8))
-        let index = #"{"p":"/chat/user-messages","d":{"u\#(user)/\#(id)":true,"u\#(buddy)/\#(id)":true}}"#
-        connection.request("m", body: Array(index.utf8))
+        let update = #"{"p":"/chat","d":{"messages/c\#(conversation)/\#(id)":{"from":"u\#(user)","text":"\#(text)","ts":\#(now)},"#
+            + #""user-messages/u\#(user)/\#(id)":true,"user-messages/u\#(buddy)/\#(id)":true}}"#
+        connection.request("m", body: Array(update.utf8))
     }
 }

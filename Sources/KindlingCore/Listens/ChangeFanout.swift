@@ -2,7 +2,8 @@
 /// write itself.
 ///
 /// `init` runs before the write is applied: it finds the affected listens through the path tree
-/// (O(depth + affected listens), never O(all listens)) and keeps the old data of just those
+/// (O(depth + affected listens), never O(all listens); for a multi-location update, only those
+/// on the way to and below its entries) and keeps the old data of just those
 /// locations. Keeping only those, rather than a snapshot of the whole root, lets the write itself
 /// change the tree in place. `deliveries` runs after, comparing old and new.
 struct ChangeFanout<Subscriber: Hashable & Sendable> {
@@ -30,11 +31,28 @@ struct ChangeFanout<Subscriber: Hashable & Sendable> {
         }
         let covered = onPath.count == 1 ? onPath[0] : onPath.reduce(into: [Subscriber: Int]()) { $0.merge($1) { a, _ in a } }
         var below: [(path: Path, subscribers: [Subscriber], old: Node)] = []
-        listens.subtree(at: written)?.forEachBelow { relative, location in
-            let path = written.appending(relative)
+        func visit(_ path: Path, _ location: LocationListens<Subscriber>) {
             if !location.queries.isEmpty { queryPaths.append(path) }
             let subscribers = location.plain.keys.filter { covered[$0] == nil }
             if !subscribers.isEmpty { below.append((path, subscribers, old.child(at: path))) }
+        }
+        switch write {
+        case .set:
+            listens.subtree(at: written)?.forEachBelow { relative, location in visit(written.appending(relative), location) }
+        case .merge(_, let entries):
+            // Only the listens on the way down to each entry and below it, not every listen under
+            // the update's path: an update at `/chat` must not visit every conversation's listeners.
+            var seen = Set<Path>()
+            for entry in entries {
+                let target = written.appending(entry.path)
+                listens.forEachOnPath(target) { path, location in
+                    if path.count > written.count, seen.insert(path).inserted { visit(path, location) }
+                }
+                listens.subtree(at: target)?.forEachBelow { relative, location in
+                    let path = target.appending(relative)
+                    if seen.insert(path).inserted { visit(path, location) }
+                }
+            }
         }
         self.covered = covered
         self.oldWritten = covered.isEmpty ? [] : ChangeFanout.writtenPaths(write).map { old.child(at: $0) }

@@ -71,10 +71,20 @@ struct DatabaseStateTests {
         _ = db.listen(2, at: path("chat/c1/msgs/m3"))
         _ = db.listen(3, at: path("chat/index"))
         _ = db.listen(4, at: path("chat/c1/title"))
+        _ = db.listen(5, at: path("chat/c2"))
+        _ = db.listen(6, at: path("chat/index/ada/m3/deeper"))
+        let query = try Query(wire: JSONParser.parse(#"{"l":1,"vf":"r","i":".key"}"#))
+        _ = db.listen(7, at: path("chat/c1/msgs"), query: query, tag: 2)
         let out = try lines(update(&db, "chat", #"{"c1/msgs/m3":"new","index/ada/m3":true,"c1/title":"dive"}"#))
         // 1 hears the new message only (not its old messages), 2 its whole location, 3 the index
-        // entry; the unchanged title reaches nobody.
-        #expect(out == ["1 merge /chat/c1 msgs/m3=\"new\"", "2 put /chat/c1/msgs/m3 \"new\"", "3 merge /chat/index ada/m3=true"])
+        // entry, 7 its window's new last child; the unchanged title, the untouched conversation
+        // and 6 (below an entry, empty before and after) hear nothing.
+        #expect(
+            out == [
+                "1 merge /chat/c1 msgs/m3=\"new\"", "2 put /chat/c1/msgs/m3 \"new\"", "3 merge /chat/index ada/m3=true",
+                #"7[2] put /chat/c1/msgs {"m3":"new"}"#,
+            ]
+        )
         // A merge entry above a listener replaces its location: the listener gets all of it.
         #expect(try lines(update(&db, "chat", #"{"c1":{"title":"reef"}}"#)).contains(#"1 put /chat/c1 {"title":"reef"}"#))
     }
