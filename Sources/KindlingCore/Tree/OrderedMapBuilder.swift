@@ -37,12 +37,15 @@ struct OrderedMapBuilder<K: OrderedKey> {
 
     /// The finished map.
     mutating func finish() -> OrderedMap<K> {
-        if let page = current {
-            current = nil
-            closePage(page)
-        }
         var map = OrderedMap<K>()
-        guard !leaves.isEmpty else { return map }
+        let last = current
+        current = nil
+        // Most maps fit one page, which is then the root: no list of pages is made for them.
+        guard !leaves.isEmpty else {
+            map.root = last
+            return map
+        }
+        if let last { closePage(last) }
         var level = leaves
         leaves = []
         while level.count > 1 {

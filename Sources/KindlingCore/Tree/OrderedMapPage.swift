@@ -38,16 +38,22 @@ final class OrderedMapPage<K: OrderedKey>: ManagedBuffer<OrderedMapPageHeader<K>
         return page
     }
 
+    /// The header, through its address: `ManagedBuffer.header` is a stored class property, and
+    /// every access to one costs a runtime exclusivity check (a tenth of the snapshot load). The
+    /// address stays valid as long as the page lives, and a page changes only while unshared.
+    @inline(__always)
+    var fields: UnsafeMutablePointer<OrderedMapPageHeader<K>> { withUnsafeMutablePointerToHeader { $0 } }
+
     var count: Int {
-        get { header.count }
-        set { header.count = newValue }
+        get { fields.pointee.count }
+        set { fields.pointee.count = newValue }
     }
 
-    var entryCount: Int { Int(header.entryCount) }
+    var entryCount: Int { Int(fields.pointee.entryCount) }
 
-    var children: [OrderedMapPage] { header.children }
+    var children: [OrderedMapPage] { fields.pointee.children }
 
-    var isLeaf: Bool { header.children.isEmpty }
+    var isLeaf: Bool { fields.pointee.children.isEmpty }
 
     func key(at index: Int) -> K { withUnsafeMutablePointerToElements { $0[index].key } }
 
@@ -87,9 +93,9 @@ final class OrderedMapPage<K: OrderedKey>: ManagedBuffer<OrderedMapPageHeader<K>
     /// moved into a bigger allocation when only the room is missing, copied when shared.
     static func reserve(_ page: inout OrderedMapPage, capacity: Int) {
         let unique = isKnownUniquelyReferenced(&page)
-        if unique, capacity <= Int(page.header.capacity) { return }
+        if unique, capacity <= Int(page.fields.pointee.capacity) { return }
         let old = page
-        let new = make(capacity: Swift.max(capacity, old.entryCount), children: old.header.children)
+        let new = make(capacity: Swift.max(capacity, old.entryCount), children: old.fields.pointee.children)
         new.withUnsafeMutablePointers { header, entries in
             old.withUnsafeMutablePointers { oldHeader, oldEntries in
                 let entryCount = oldHeader.pointee.entryCount
@@ -109,13 +115,13 @@ final class OrderedMapPage<K: OrderedKey>: ManagedBuffer<OrderedMapPageHeader<K>
     /// The capacity to grow a full page to: doubling, up to one past `maxEntries` (a page splits
     /// when it passes that).
     private static func grownCapacity(_ page: OrderedMapPage) -> Int {
-        let doubled = Int(page.header.capacity) * 2
+        let doubled = Int(page.fields.pointee.capacity) * 2
         return doubled >= maxEntries ? maxEntries + 1 : Swift.max(doubled, 4)
     }
 
     /// Inserts `entry` at `index` of an unshared page, growing it when full. Leaves `count` alone.
     static func insert(_ entry: Entry, at index: Int, into page: inout OrderedMapPage) {
-        if page.entryCount == Int(page.header.capacity) { reserve(&page, capacity: grownCapacity(page)) }
+        if page.entryCount == Int(page.fields.pointee.capacity) { reserve(&page, capacity: grownCapacity(page)) }
         page.withUnsafeMutablePointers { header, entries in
             let entryCount = Int(header.pointee.entryCount)
             (entries + index + 1).moveInitialize(from: entries + index, count: entryCount - index)
@@ -145,8 +151,8 @@ final class OrderedMapPage<K: OrderedKey>: ManagedBuffer<OrderedMapPageHeader<K>
         let moved = entryCount - start
         var children: [OrderedMapPage] = []
         if !isLeaf {
-            children = Array(header.children[start...])
-            header.children.removeSubrange(start...)
+            children = Array(fields.pointee.children[start...])
+            fields.pointee.children.removeSubrange(start...)
         }
         let right = OrderedMapPage.make(capacity: moved, children: children)
         right.withUnsafeMutablePointers { rightHeader, rightEntries in
@@ -156,7 +162,7 @@ final class OrderedMapPage<K: OrderedKey>: ManagedBuffer<OrderedMapPageHeader<K>
                 rightHeader.pointee.entryCount = Int32(moved)
             }
         }
-        right.count = right.isLeaf ? moved : right.header.children.reduce(0) { $0 + $1.count }
+        right.count = right.isLeaf ? moved : right.fields.pointee.children.reduce(0) { $0 + $1.count }
         count -= right.count
         return right
     }
@@ -186,22 +192,22 @@ final class OrderedMapPage<K: OrderedKey>: ManagedBuffer<OrderedMapPageHeader<K>
             return page.entryCount > maxEntries ? page.splitOff(from: page.entryCount / 2) : nil
         }
         let index = page.childIndex(for: key)
-        let before = page.header.children[index].count
-        let split = modify(&page.header.children[index], key, body)
-        let after = page.header.children[index].count
+        let before = page.fields.pointee.children[index].count
+        let split = modify(&page.fields.pointee.children[index], key, body)
+        let after = page.fields.pointee.children[index].count
         page.count += after - before
         if after == 0 {
-            page.header.children.remove(at: index)
+            page.fields.pointee.children.remove(at: index)
             page.removeEntry(at: index)
         } else if index == 0 {
-            let first = page.header.children[0].firstKey
+            let first = page.fields.pointee.children[0].firstKey
             page.withUnsafeMutablePointerToElements { $0[0].key = first }
         }
         if let split {
             page.count += split.count
-            page.header.children.insert(split, at: index + 1)
+            page.fields.pointee.children.insert(split, at: index + 1)
             insert((split.firstKey, .empty), at: index + 1, into: &page)
-        } else if after > 0, page.header.children[index].entryCount < maxEntries / 4 {
+        } else if after > 0, page.fields.pointee.children[index].entryCount < maxEntries / 4 {
             page.mergeSmallChild(at: index)
         }
         return page.entryCount > maxEntries ? page.splitOff(from: page.entryCount / 2) : nil
@@ -210,23 +216,23 @@ final class OrderedMapPage<K: OrderedKey>: ManagedBuffer<OrderedMapPageHeader<K>
     /// Keeps pages from thinning out after removals: a small child merges into a neighbour when
     /// the two fit in one page.
     private func mergeSmallChild(at index: Int) {
-        let neighbour = index + 1 < header.children.count ? index + 1 : index - 1
+        let neighbour = index + 1 < fields.pointee.children.count ? index + 1 : index - 1
         guard neighbour >= 0 else { return }
         let (leftIndex, rightIndex) = (Swift.min(index, neighbour), Swift.max(index, neighbour))
-        let right = header.children[rightIndex]
-        let merged = header.children[leftIndex].entryCount + right.entryCount
+        let right = fields.pointee.children[rightIndex]
+        let merged = fields.pointee.children[leftIndex].entryCount + right.entryCount
         guard merged <= OrderedMapPage.maxEntries else { return }
-        OrderedMapPage.reserve(&header.children[leftIndex], capacity: merged)
-        let left = header.children[leftIndex]
+        OrderedMapPage.reserve(&fields.pointee.children[leftIndex], capacity: merged)
+        let left = fields.pointee.children[leftIndex]
         left.withUnsafeMutablePointers { header, entries in
             right.withUnsafeMutablePointerToElements { rightEntries in
                 (entries + Int(header.pointee.entryCount)).initialize(from: rightEntries, count: right.entryCount)
             }
             header.pointee.entryCount = Int32(merged)
             header.pointee.count += right.count
-            header.pointee.children.append(contentsOf: right.header.children)
+            header.pointee.children.append(contentsOf: right.fields.pointee.children)
         }
-        header.children.remove(at: rightIndex)
+        fields.pointee.children.remove(at: rightIndex)
         removeEntry(at: rightIndex)
     }
 }
