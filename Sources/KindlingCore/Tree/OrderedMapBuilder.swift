@@ -23,10 +23,10 @@ struct OrderedMapBuilder<K: OrderedKey> {
 
     /// Appends an entry; its key must sort after every key appended before, and `node` must not
     /// be empty.
-    mutating func append(_ key: K, _ node: Node) {
+    mutating func append(_ key: consuming K, _ node: consuming Node) {
         var page = current ?? Page.make(capacity: Swift.min(remaining, Self.fill))
         current = nil
-        Page.append((key, node), to: &page)
+        Page.append(key, node, to: &page)
         page.count += 1
         if page.entryCount == Self.fill {
             closePage(page)

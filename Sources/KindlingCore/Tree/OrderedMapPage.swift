@@ -25,7 +25,7 @@ final class OrderedMapPage<K: OrderedKey>: ManagedBuffer<OrderedMapPageHeader<K>
     /// A leaf page of one entry.
     static func leaf(_ key: K, _ node: Node) -> OrderedMapPage {
         var page = make(capacity: 1)
-        append((key, node), to: &page)
+        append(key, node, to: &page)
         page.count = 1
         return page
     }
@@ -33,7 +33,7 @@ final class OrderedMapPage<K: OrderedKey>: ManagedBuffer<OrderedMapPageHeader<K>
     /// An inner page over `children`, which must be non-empty and in key order.
     static func inner(_ children: [OrderedMapPage]) -> OrderedMapPage {
         var page = make(capacity: children.count, children: children)
-        for child in children { append((child.firstKey, .empty), to: &page) }
+        for child in children { append(child.firstKey, .empty, to: &page) }
         page.count = children.reduce(0) { $0 + $1.count }
         return page
     }
@@ -43,6 +43,11 @@ final class OrderedMapPage<K: OrderedKey>: ManagedBuffer<OrderedMapPageHeader<K>
     /// address stays valid as long as the page lives, and a page changes only while unshared.
     @inline(__always)
     var fields: UnsafeMutablePointer<OrderedMapPageHeader<K>> { withUnsafeMutablePointerToHeader { $0 } }
+
+    /// The entries' address, valid as long as the page lives (for moving consumed values in,
+    /// which a closure could not do).
+    @inline(__always)
+    var elements: UnsafeMutablePointer<Entry> { withUnsafeMutablePointerToElements { $0 } }
 
     var count: Int {
         get { fields.pointee.count }
@@ -119,20 +124,20 @@ final class OrderedMapPage<K: OrderedKey>: ManagedBuffer<OrderedMapPageHeader<K>
         return doubled >= maxEntries ? maxEntries + 1 : Swift.max(doubled, 4)
     }
 
-    /// Inserts `entry` at `index` of an unshared page, growing it when full. Leaves `count` alone.
-    static func insert(_ entry: Entry, at index: Int, into page: inout OrderedMapPage) {
+    /// Inserts an entry at `index` of an unshared page, growing it when full. Leaves `count` alone.
+    /// The key and node are consumed, moved into the page without a copy.
+    static func insert(_ key: consuming K, _ node: consuming Node, at index: Int, into page: inout OrderedMapPage) {
         if page.entryCount == Int(page.fields.pointee.capacity) { reserve(&page, capacity: grownCapacity(page)) }
-        page.withUnsafeMutablePointers { header, entries in
-            let entryCount = Int(header.pointee.entryCount)
-            (entries + index + 1).moveInitialize(from: entries + index, count: entryCount - index)
-            (entries + index).initialize(to: entry)
-            header.pointee.entryCount += 1
-        }
+        let (header, entries) = (page.fields, page.elements)
+        let entryCount = Int(header.pointee.entryCount)
+        (entries + index + 1).moveInitialize(from: entries + index, count: entryCount - index)
+        (entries + index).initialize(to: (key, node))
+        header.pointee.entryCount += 1
     }
 
-    /// Appends `entry` to an unshared page; leaves `count` alone.
-    static func append(_ entry: Entry, to page: inout OrderedMapPage) {
-        insert(entry, at: page.entryCount, into: &page)
+    /// Appends an entry to an unshared page; leaves `count` alone.
+    static func append(_ key: consuming K, _ node: consuming Node, to page: inout OrderedMapPage) {
+        insert(key, node, at: page.entryCount, into: &page)
     }
 
     /// Removes the entry at `index` of an unshared page; leaves `count` alone.
@@ -187,7 +192,7 @@ final class OrderedMapPage<K: OrderedKey>: ManagedBuffer<OrderedMapPageHeader<K>
             var node = Node.empty
             body(&node)
             if node.isEmpty { return nil }
-            insert((key, node), at: index, into: &page)
+            insert(key, node, at: index, into: &page)
             page.count += 1
             return page.entryCount > maxEntries ? page.splitOff(from: page.entryCount / 2) : nil
         }
@@ -206,7 +211,7 @@ final class OrderedMapPage<K: OrderedKey>: ManagedBuffer<OrderedMapPageHeader<K>
         if let split {
             page.count += split.count
             page.fields.pointee.children.insert(split, at: index + 1)
-            insert((split.firstKey, .empty), at: index + 1, into: &page)
+            insert(split.firstKey, .empty, at: index + 1, into: &page)
         } else if after > 0, page.fields.pointee.children[index].entryCount < maxEntries / 4 {
             page.mergeSmallChild(at: index)
         }
