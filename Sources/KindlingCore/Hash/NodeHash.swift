@@ -91,7 +91,7 @@ extension Node {
             return Node.leafSummary(leaf, priority: nil, scratch: &scratch)
         case .shared(let shared): storage = shared
         }
-        if let cached = storage.hashCache.withLock({ $0 }) { return cached }
+        if let cached = storage.cachedHash { return cached }
         let summary: NodeHashSummary
         switch storage.content {
         case .leaf(let leaf):
@@ -120,10 +120,7 @@ extension Node {
             iOSDiffers = iOSDiffers || (prioritized == map.count && map.count > 1)
             summary = NodeHashSummary(digest: SHA1Digest(preimage), javaScriptDiffers: javaScriptDiffers, iOSDiffers: iOSDiffers)
         }
-        storage.hashCache.withLock {
-            $0 = summary
-            storage.mayHaveHash = true
-        }
+        storage.cacheHash(summary)
         return summary
     }
 

@@ -179,7 +179,7 @@ public struct Node: Sendable {
         if isKnownUniquelyReferenced(&storage) {
             storage.forgetHash()
         } else {
-            storage = NodeStorage(content: storage.content, priority: storage.priority)
+            storage = storage.copy()
         }
         representation = .shared(storage)
         return storage
@@ -187,6 +187,9 @@ public struct Node: Sendable {
 }
 
 /// The shared part of a parent or a prioritised leaf.
+///
+/// There is one per parent, so it holds only what every parent needs (56 bytes): the priority and
+/// the hash cache, which most nodes never have, live out of line.
 final class NodeStorage: @unchecked Sendable {
     enum Content {
         case leaf(Leaf)
@@ -195,19 +198,34 @@ final class NodeStorage: @unchecked Sendable {
 
     // `content` and `priority` change only while the storage is uniquely referenced
     // (copy-on-write), by the one holder of that reference, so the runtime's exclusivity checks
-    // are skipped; the hash cache may be filled from any thread, so it sits behind a mutex.
+    // are skipped; the hash cache may be filled from any thread, so it is an atomic reference.
     @exclusivity(unchecked) var content: Content
-    @exclusivity(unchecked) var priority: Priority?
-    let hashCache = Mutex<NodeHashSummary?>(nil)
+    @exclusivity(unchecked) private var priorityBox: NodePriorityBox?
+    /// The cached digests, owned (+1) by this storage once set; released only by the unique
+    /// owner (`forgetHash`, `deinit`), so no reader can see one freed.
+    private let hashCache = Atomic<Unmanaged<NodeHashBox>?>(nil)
 
     init(content: Content, priority: Priority?) {
         self.content = content
-        self.priority = priority
+        self.priorityBox = priority.map(NodePriorityBox.init)
     }
 
-    /// Set once a hash has been cached; read only by the unique owner before a change, so the
-    /// common write to a node nobody hashed skips the lock.
-    @exclusivity(unchecked) var mayHaveHash = false
+    private init(content: Content, priorityBox: NodePriorityBox?) {
+        self.content = content
+        self.priorityBox = priorityBox
+    }
+
+    deinit {
+        hashCache.load(ordering: .acquiring)?.release()
+    }
+
+    var priority: Priority? {
+        get { priorityBox?.priority }
+        set { priorityBox = newValue.map(NodePriorityBox.init) }
+    }
+
+    /// An unshared copy, without the hash cache.
+    func copy() -> NodeStorage { NodeStorage(content: content, priorityBox: priorityBox) }
 
     /// True for a parent (checked without copying the children out).
     var isParent: Bool {
@@ -215,10 +233,25 @@ final class NodeStorage: @unchecked Sendable {
         return false
     }
 
+    /// The cached digests, if this node was hashed since its last change.
+    var cachedHash: NodeHashSummary? {
+        hashCache.load(ordering: .acquiring)?.takeUnretainedValue().summary
+    }
+
+    /// Caches `summary`; when two threads hash the node at once, the first to store wins (both
+    /// computed the same digests).
+    func cacheHash(_ summary: NodeHashSummary) {
+        let box = Unmanaged.passRetained(NodeHashBox(summary))
+        if !hashCache.compareExchange(expected: nil, desired: box, ordering: .acquiringAndReleasing).exchanged {
+            box.release()
+        }
+    }
+
+    /// Drops the cached digests before a change; only for the unique owner.
     func forgetHash() {
-        guard mayHaveHash else { return }
-        hashCache.withLock { $0 = nil }
-        mayHaveHash = false
+        guard let box = hashCache.load(ordering: .relaxed) else { return }
+        hashCache.store(nil, ordering: .relaxed)
+        box.release()
     }
 
     /// Gives `body` the child map to change in place, without a second reference to it.

@@ -8,57 +8,57 @@ struct OrderedMapBuilder<K: OrderedKey> {
     private static var fill: Int { Page.maxEntries * 3 / 4 }
 
     private var leaves: [Page] = []
-    private var keys: [K] = []
-    private var values: [Node] = []
+    /// The leaf page being filled, made when its first entry comes.
+    private var current: Page?
     private var remaining: Int
 
     /// `expectedCount` sizes the pages exactly for a map of that many entries (a four-child map
     /// gets a four-entry page); it is a hint, never trusted past one page.
     init(expectedCount: Int = 0) {
         remaining = expectedCount
-        reserve()
     }
 
     /// The last key appended, to check the order of the next one against.
-    var lastKey: K? { keys.last ?? leaves.last?.keys.last }
+    var lastKey: K? { current?.lastKey ?? leaves.last?.lastKey }
 
     /// Appends an entry; its key must sort after every key appended before, and `node` must not
     /// be empty.
-    mutating func append(_ key: K, _ node: Node) {
-        keys.append(key)
-        values.append(node)
-        if keys.count == Self.fill { closePage() }
+    mutating func append(_ key: consuming K, _ node: consuming Node) {
+        var page = current ?? Page.make(capacity: Swift.min(remaining, Self.fill))
+        current = nil
+        Page.append(key, node, to: &page)
+        page.count += 1
+        if page.entryCount == Self.fill {
+            closePage(page)
+        } else {
+            current = page
+        }
     }
 
     /// The finished map.
     mutating func finish() -> OrderedMap<K> {
-        if !keys.isEmpty { closePage() }
         var map = OrderedMap<K>()
-        guard !leaves.isEmpty else { return map }
+        let last = current
+        current = nil
+        // Most maps fit one page, which is then the root: no list of pages is made for them.
+        guard !leaves.isEmpty else {
+            map.root = last
+            return map
+        }
+        if let last { closePage(last) }
         var level = leaves
         leaves = []
         while level.count > 1 {
             level = stride(from: 0, to: level.count, by: Self.fill).map { start in
-                Page(children: Array(level[start..<Swift.min(start + Self.fill, level.count)]))
+                Page.inner(Array(level[start..<Swift.min(start + Self.fill, level.count)]))
             }
         }
         map.root = level[0]
         return map
     }
 
-    private mutating func closePage() {
-        leaves.append(Page(leafKeys: keys, values: values))
-        remaining = Swift.max(remaining - keys.count, 0)
-        keys = []
-        values = []
-        reserve()
-    }
-
-    private mutating func reserve() {
-        let capacity = Swift.min(remaining, Self.fill)
-        if capacity > 0 {
-            keys.reserveCapacity(capacity)
-            values.reserveCapacity(capacity)
-        }
+    private mutating func closePage(_ page: Page) {
+        leaves.append(page)
+        remaining = Swift.max(remaining - page.entryCount, 0)
     }
 }

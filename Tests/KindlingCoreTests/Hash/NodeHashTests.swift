@@ -127,4 +127,24 @@ struct NodeHashTests {
         node.set(Node(.number(1)), at: try Path("a/b"))
         #expect(node.hash == before)
     }
+
+    /// The hash cache is filled without a lock, first store wins: many threads hashing one shared
+    /// tree at once all get the digest a fresh tree gives, and a later write still forgets it.
+    @Test func concurrentHashingOfASharedTreeAgrees() async throws {
+        let json = "{" + (0..<200).map { "\"u\($0)\":{\"name\":\"User number \($0)\",\"score\":\($0)}" }.joined(separator: ",") + "}"
+        let expected = try Node(jsonText: json).hash
+        for _ in 0..<20 {
+            let shared = try Node(jsonText: json)
+            let digests = await withTaskGroup(of: String.self) { group in
+                for _ in 0..<8 { group.addTask { shared.hash } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(digests.allSatisfy { $0 == expected })
+            var changed = shared
+            changed.set(Node(.number(-1)), at: try Path("u7/score"))
+            #expect(changed.hash != expected)
+            #expect(shared.hash == expected)
+        }
+    }
 }
+

@@ -69,4 +69,33 @@ struct OrderedMapTests {
         #expect(map.last?.key == "b")
         #expect(map.rank(of: "aa") == 3)
     }
+
+    /// Pages are sized to their entries and grow by moving into a bigger allocation: random
+    /// operations on maps starting small (built or empty) and crossing one page's capacity, the
+    /// split and the merge back, with a copy kept at every step that must not see later changes.
+    @Test(arguments: [0, 1, 3, 4, 5, 47, 48, 49, 64, 65])
+    func smallMapsGrowAndShrinkAcrossPageBoundaries(initialCount: Int) {
+        var generator = SeededGenerator(seed: UInt64(initialCount) + 11)
+        let pool = (0..<140).map { Key(stringLiteral: "k\($0)") }.sorted { Key.compare($0, $1) < 0 }
+        var model = Array(pool.prefix(initialCount).enumerated().map { ($0.element, Double($0.offset)) })
+        var map = ChildMap(sortedEntries: model.map { (key: $0.0, node: Node(.number($0.1))) })
+        var previous = (map, model)
+        for step in 0..<4000 {
+            // Drift the size up, then down, so the map passes each boundary both ways.
+            let growing = (step / 1000) % 2 == 0
+            let key = pool[Int.random(in: 0..<pool.count, using: &generator)]
+            let position = model.firstIndex { Key.compare($0.0, key) >= 0 } ?? model.count
+            let present = position < model.count && model[position].0 == key
+            if Int.random(in: 0..<4, using: &generator) == 0 ? growing : !growing {
+                map.set(key, .empty)
+                if present { model.remove(at: position) }
+            } else {
+                map.set(key, Node(.number(Double(step))))
+                if present { model[position].1 = Double(step) } else { model.insert((key, Double(step)), at: position) }
+            }
+            if step % 7 == 0 { check(previous.0, previous.1) }
+            previous = (map, model)
+        }
+        check(map, model)
+    }
 }
