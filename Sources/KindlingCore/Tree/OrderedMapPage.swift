@@ -12,7 +12,7 @@ final class OrderedMapPage<K: OrderedKey>: ManagedBuffer<OrderedMapPageHeader<K>
     static var maxEntries: Int { 64 }
 
     deinit {
-        withUnsafeMutablePointers { header, entries in entries.deinitialize(count: Int(header.pointee.entryCount)) }
+        _ = withUnsafeMutablePointers { header, entries in entries.deinitialize(count: Int(header.pointee.entryCount)) }
     }
 
     /// An empty page with room for `capacity` entries (or what the allocator rounds it up to).

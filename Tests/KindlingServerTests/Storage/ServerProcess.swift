@@ -54,6 +54,11 @@ final class ServerProcess {
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
+
+    /// A test that fails part-way must not leave its server running.
+    deinit {
+        if process.isRunning { kill() }
+    }
 }
 
 /// What a server process has written to standard error so far.
