@@ -20,7 +20,7 @@ final class NamespaceRegistry: Sendable {
     func recoverAll() throws {
         guard let storage else { return }
         try StorageLayout.createDirectory(storage.directory)
-        let held = try DataDirectoryLock(directory: storage.directory)
+        let held = try DataDirectoryLock(directory: storage.directory, server: true)
         lock.withLock { $0 = held }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: storage.directory)) ?? []
         for directoryName in names.sorted() {

@@ -8,7 +8,7 @@ public enum OfflineDataDirectory {
     /// The data at `path` in `namespace`, as export-form JSON (priorities included, so an import
     /// gives back the same tree).
     public static func export(directory: String, namespace: String, path: Path, logger: Logger) throws -> [UInt8] {
-        let lock = try DataDirectoryLock(directory: directory)
+        let lock = try DataDirectoryLock(directory: directory, server: false)
         defer { lock.release() }
         let folder = StorageLayout.directory(dataDirectory: directory, namespace: namespace)
         let recovered = try NamespaceStorage.recover(directory: folder, repair: false, logger: logger)
@@ -27,7 +27,7 @@ public enum OfflineDataDirectory {
         logger: Logger,
         progress: (String) -> Void
     ) throws {
-        let lock = try DataDirectoryLock(directory: directory)
+        let lock = try DataDirectoryLock(directory: directory, server: false)
         defer { lock.release() }
         let folder = StorageLayout.directory(dataDirectory: directory, namespace: namespace)
         try StorageLayout.createDirectory(folder)

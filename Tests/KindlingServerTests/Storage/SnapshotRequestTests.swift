@@ -29,6 +29,12 @@ struct SnapshotRequestTests {
         let idle = try Self.requestSnapshot(directory)
         #expect(idle.status == 2)
         #expect(idle.output.contains("no Kindling server is running"))
+        // An offline tool holding the directory is not signalled (SIGUSR1 would end it).
+        let offline = try DataDirectoryLock(directory: directory, server: false)
+        let refused = try Self.requestSnapshot(directory)
+        offline.release()
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("offline tool"))
 
         var server = try ServerProcess(dataDirectory: directory, arguments: ["--log-level", "info"])
         let client = try await TestClient.connect(port: server.port, namespace: "snap")
