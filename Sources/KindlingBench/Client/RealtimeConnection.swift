@@ -8,7 +8,7 @@ import NIOWebSocket
 /// behaviour as bytes, so the per-message cost is the WebSocket decode plus whatever scan the
 /// scenario needs. Requests are written straight into a buffer (`{"t":"d","d":{"r":N,"a":A,"b":…}}`)
 /// and only flushed when the scenario says so, so a batch costs one syscall.
-public final class RealtimeConnection: ChannelInboundHandler {
+public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
     public typealias InboundIn = WebSocketFrame
     public typealias OutboundOut = WebSocketFrame
 

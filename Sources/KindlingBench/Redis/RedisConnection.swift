@@ -3,7 +3,7 @@ import NIOCore
 /// The minimal RESP client on the same NIO machinery as `RealtimeConnection`: commands are
 /// written into the channel and flushed in batches, replies parsed as they arrive and handed to
 /// the behaviour on the event loop.
-public final class RedisConnection: ChannelInboundHandler {
+public final class RedisConnection: ChannelInboundHandler, WriteConnection {
     public typealias InboundIn = ByteBuffer
     public typealias OutboundOut = ByteBuffer
 

@@ -26,16 +26,15 @@ public struct FanoutOptions: Sendable {
         ["subscribers": "\(subscribers)", "writes": "\(writes)", "rate": rate > 0 ? "\(Int(rate))/s" : "flat out", "window": "\(window)", "padding": "\(padding)"]
     }
 
-    /// The value written: a timestamp for the latency, a sequence number, and padding.
-    func value(sequence: Int) -> [UInt8] {
-        var bytes: [UInt8] = Array(#"{"ts":"#.utf8)
+    /// Appends the value written: a timestamp for the latency, a sequence number, and padding.
+    func appendValue(sequence: Int, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: #"{"ts":"#.utf8)
         MessageScan.appendDecimal(Int(MonotonicClock.nanoseconds()), to: &bytes)
         bytes.append(contentsOf: #","seq":"#.utf8)
         MessageScan.appendDecimal(sequence, to: &bytes)
         bytes.append(contentsOf: #","pad":""#.utf8)
         bytes.append(contentsOf: repeatElement(UInt8(ascii: "x"), count: padding))
         bytes.append(contentsOf: #""}"#.utf8)
-        return bytes
     }
 
     static let timestampKey = Array(#""ts":"#.utf8)

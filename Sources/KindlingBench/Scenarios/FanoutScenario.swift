@@ -18,7 +18,7 @@ public enum FanoutScenario {
         let acks = Tally()
         let window = MeasuredWindow(serverPid: target.pid)
         let writer = try await connector.connect { _ in
-            FanoutWriter(options: options, deliveries: { recorders.completed }, acks: acks)
+            FanoutWriter(wire: KindlingWrites(path: "/fanout/value"), options: options, deliveries: { recorders.completed }, acks: acks)
         }
         var report = try await finish(window: window, recorders: recorders, options: options, system: "kindling")
         report.measurements.append(Measurement("writes acknowledged", Double(acks.completed), "writes"))
@@ -41,7 +41,7 @@ public enum FanoutScenario {
         let acks = Tally()
         let window = MeasuredWindow(serverPid: target.pid)
         let writer = try await connector.connect { _ in
-            RedisFanoutWriter(options: options, deliveries: { recorders.completed }, acks: acks)
+            FanoutWriter(wire: RedisWrites(command: "PUBLISH", key: "fanout", integerAck: true), options: options, deliveries: { recorders.completed }, acks: acks)
         }
         let report = try await finish(window: window, recorders: recorders, options: options, system: "redis")
         await writer.close()

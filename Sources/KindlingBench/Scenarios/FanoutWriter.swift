@@ -1,8 +1,9 @@
 import NIOCore
 
-/// The fan-out writer: puts timestamped values on the listened path as the pacer allows,
-/// checking every millisecond and on every ack.
-final class FanoutWriter: RealtimeBehaviour {
+/// The fan-out writer, for Kindling puts or Redis PUBLISH alike: writes timestamped values as the
+/// pacer allows, checking every millisecond and on every ack.
+final class FanoutWriter<Wire: WriteWire> {
+    private let wire: Wire
     private let options: FanoutOptions
     private let pacer: WritePacer
     private let deliveries: @Sendable () -> Int
@@ -11,14 +12,15 @@ final class FanoutWriter: RealtimeBehaviour {
     private var started: UInt64 = 0
     private var ticker: RepeatedTask?
 
-    init(options: FanoutOptions, deliveries: @escaping @Sendable () -> Int, acks: Tally) {
+    init(wire: Wire, options: FanoutOptions, deliveries: @escaping @Sendable () -> Int, acks: Tally) {
+        self.wire = wire
         self.options = options
         pacer = WritePacer(total: options.writes, rate: options.rate, window: options.window, subscribers: options.subscribers)
         self.deliveries = deliveries
         self.acks = acks
     }
 
-    func ready(_ connection: RealtimeConnection) {
+    func ready(_ connection: Wire.Connection) {
         started = MonotonicClock.nanoseconds()
         let bound = NIOLoopBound((self, connection), eventLoop: connection.eventLoop)
         ticker = connection.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(1)) { _ in
@@ -26,21 +28,18 @@ final class FanoutWriter: RealtimeBehaviour {
         }
     }
 
-    func received(_ message: ByteBuffer, on connection: RealtimeConnection) {
-        guard let response = MessageScan.response(message) else { return }
-        response.ok ? acks.complete() : acks.retry()
+    func received(_ message: Wire.Message, on connection: Wire.Connection) {
+        guard let ack = wire.ack(message) else { return }
+        ack.ok ? acks.complete() : acks.retry()
         pump(connection)
     }
 
-    private func pump(_ connection: RealtimeConnection) {
+    private func pump(_ connection: Wire.Connection) {
         let allowed = pacer.allowance(sent: sent, elapsedNanoseconds: MonotonicClock.nanoseconds() &- started, deliveries: deliveries())
         guard allowed > 0 else { return }
         for _ in 0..<allowed {
             sent += 1
-            var body: [UInt8] = Array(#"{"p":"/fanout/value","d":"#.utf8)
-            body.append(contentsOf: options.value(sequence: sent))
-            body.append(UInt8(ascii: "}"))
-            connection.request("p", body: body)
+            wire.write(on: connection) { options.appendValue(sequence: sent, to: &$0) }
         }
         connection.flush()
         if sent >= options.writes {
@@ -49,3 +48,7 @@ final class FanoutWriter: RealtimeBehaviour {
         }
     }
 }
+
+extension FanoutWriter: RealtimeBehaviour where Wire == KindlingWrites {}
+
+extension FanoutWriter: RedisBehaviour where Wire == RedisWrites {}

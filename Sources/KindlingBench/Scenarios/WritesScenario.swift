@@ -10,7 +10,7 @@ public enum WritesScenario {
         let links = try await ConnectMany.run(count: options.writers) { index in
             try await connector.connect { loop in
                 let local = recorders.local(on: loop)
-                return DurableWriter(index: index, options: options, recorder: local.value, tally: local.tally, finished: finished)
+                return DurableWriter(wire: KindlingWrites(path: "/writes/w\(index)"), options: options, recorder: local.value, tally: local.tally, finished: finished)
             }
         }
         let window = MeasuredWindow(serverPid: target.pid)
@@ -27,7 +27,7 @@ public enum WritesScenario {
         let links = try await ConnectMany.run(count: options.writers) { index in
             try await connector.connect { loop in
                 let local = recorders.local(on: loop)
-                return RedisDurableWriter(index: index, options: options, recorder: local.value, tally: local.tally, finished: finished)
+                return DurableWriter(wire: RedisWrites(command: "SET", key: "writes:w\(index)", integerAck: false), options: options, recorder: local.value, tally: local.tally, finished: finished)
             }
         }
         let window = MeasuredWindow(serverPid: target.pid)
