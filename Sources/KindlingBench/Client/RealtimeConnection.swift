@@ -15,9 +15,7 @@ public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
     private let behaviour: any RealtimeBehaviour
     private let handshake: EventLoopPromise<NIOLoopBound<RealtimeConnection>>
     private var context: ChannelHandlerContext?
-    /// Inside a read: flushes wait for the end of it, so many replies cost one write.
-    private var reading = false
-    private var flushPending = false
+    private var flushes = ReadBatchedFlush()
     private var greeted = false
     private var pieces: (remaining: Int, buffer: ByteBuffer)?
     private var nextRequest = 0
@@ -34,11 +32,7 @@ public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
     }
 
     public func channelReadComplete(context: ChannelHandlerContext) {
-        reading = false
-        if flushPending {
-            flushPending = false
-            context.flush()
-        }
+        if flushes.readCompleted() { context.flush() }
         context.fireChannelReadComplete()
     }
 
@@ -56,7 +50,7 @@ public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        reading = true
+        flushes.readStarted()
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
         case .text:
@@ -165,10 +159,6 @@ public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
 
     /// Sends everything queued (at the end of the current read, when called while reading).
     public func flush() {
-        if reading {
-            flushPending = true
-        } else {
-            context?.flush()
-        }
+        if flushes.requested() { context?.flush() }
     }
 }

@@ -1,7 +1,7 @@
 import KindlingClient
 import NIOCore
-import NIOHTTP1
 import NIOPosix
+import NIOHTTP1
 import NIOWebSocket
 
 /// Opens lean realtime connections: the HTTP upgrade, then WebSocket frames straight into a
@@ -27,13 +27,7 @@ public struct RealtimeConnector: Sendable {
         let handshake = loop.makePromise(of: NIOLoopBound<RealtimeConnection>.self)
         let uri = "/.ws?v=5&ns=\(namespace)"
         let host = "\(target.host):\(target.port)"
-        var bootstrap = ClientBootstrap(group: loop)
-            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            .connectTimeout(.seconds(30))
-        if let source {
-            bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0))
-        }
-        let channel = try await bootstrap
+        let channel = try await BenchBootstrap.make(on: loop, from: source)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let connection = NIOLoopBound(
@@ -58,12 +52,6 @@ public struct RealtimeConnector: Sendable {
             }
             .connect(host: target.host, port: target.port)
             .get()
-        do {
-            let connection = try await handshake.futureResult.get()
-            return RealtimeLink(channel: channel, connection: connection)
-        } catch {
-            try? await channel.close()
-            throw error
-        }
+        return RealtimeLink(channel: channel, connection: try await BenchBootstrap.ready(handshake.futureResult, on: channel))
     }
 }

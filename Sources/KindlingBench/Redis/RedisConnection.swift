@@ -10,9 +10,7 @@ public final class RedisConnection: ChannelInboundHandler, WriteConnection {
     private let behaviour: any RedisBehaviour
     private let opened: EventLoopPromise<NIOLoopBound<RedisConnection>>
     private var context: ChannelHandlerContext?
-    /// Inside a read: flushes wait for the end of it, so many replies cost one write.
-    private var reading = false
-    private var flushPending = false
+    private var flushes = ReadBatchedFlush()
     private var pending = ByteBuffer()
     private var started = false
 
@@ -39,11 +37,7 @@ public final class RedisConnection: ChannelInboundHandler, WriteConnection {
     }
 
     public func channelReadComplete(context: ChannelHandlerContext) {
-        reading = false
-        if flushPending {
-            flushPending = false
-            context.flush()
-        }
+        if flushes.readCompleted() { context.flush() }
         context.fireChannelReadComplete()
     }
 
@@ -59,7 +53,7 @@ public final class RedisConnection: ChannelInboundHandler, WriteConnection {
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        reading = true
+        flushes.readStarted()
         var bytes = unwrapInboundIn(data)
         if pending.readableBytes == 0 {
             pending = bytes
@@ -94,10 +88,6 @@ public final class RedisConnection: ChannelInboundHandler, WriteConnection {
     }
 
     public func flush() {
-        if reading {
-            flushPending = true
-        } else {
-            context?.flush()
-        }
+        if flushes.requested() { context?.flush() }
     }
 }

@@ -17,13 +17,7 @@ public struct RedisConnector: Sendable {
     ) async throws -> RedisLink {
         let loop = group.next()
         let opened = loop.makePromise(of: NIOLoopBound<RedisConnection>.self)
-        var bootstrap = ClientBootstrap(group: loop)
-            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            .connectTimeout(.seconds(30))
-        if let source {
-            bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0))
-        }
-        let channel = try await bootstrap
+        let channel = try await BenchBootstrap.make(on: loop, from: source)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
@@ -33,11 +27,6 @@ public struct RedisConnector: Sendable {
             }
             .connect(host: target.host, port: target.port)
             .get()
-        do {
-            return RedisLink(channel: channel, connection: try await opened.futureResult.get())
-        } catch {
-            try? await channel.close()
-            throw error
-        }
+        return RedisLink(channel: channel, connection: try await BenchBootstrap.ready(opened.futureResult, on: channel))
     }
 }
