@@ -26,9 +26,9 @@ struct ChatCommand: AsyncParsableCommand {
     @OptionGroup var target: TargetOptions
 
     func validate() throws {
-        if target.comparingRedis { throw ValidationError("--compare redis applies to fanout and writes only.") }
+        try target.refuseComparison()
         guard pairs >= 1, window >= 1, text >= 0, seconds > 0 else { throw ValidationError("--pairs and --window must be at least 1; --seconds positive.") }
-        guard ["always", "everysec", "never", "memory"].contains(fsync) else { throw ValidationError("Unknown fsync mode \(fsync).") }
+        try TargetOptions.validateFsync(fsync)
     }
 
     func run() async throws {

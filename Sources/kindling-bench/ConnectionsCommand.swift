@@ -20,7 +20,7 @@ struct ConnectionsCommand: AsyncParsableCommand {
     @OptionGroup var target: TargetOptions
 
     func validate() throws {
-        if target.comparingRedis { throw ValidationError("--compare redis applies to fanout and writes only.") }
+        try target.refuseComparison()
         guard count >= 1, (1...250).contains(sources) else { throw ValidationError("--count must be at least 1 and --sources 1…250.") }
     }
 

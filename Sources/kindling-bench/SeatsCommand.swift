@@ -30,11 +30,11 @@ struct SeatsCommand: AsyncParsableCommand {
     @OptionGroup var target: TargetOptions
 
     func validate() throws {
-        if target.comparingRedis { throw ValidationError("--compare redis applies to fanout and writes only.") }
+        try target.refuseComparison()
         guard students >= 1, locations >= 1, seats >= 1, observers >= 0, seconds > 0 else {
             throw ValidationError("--students, --locations and --seats must be at least 1; --observers not negative; --seconds positive.")
         }
-        guard ["always", "everysec", "never", "memory"].contains(fsync) else { throw ValidationError("Unknown fsync mode \(fsync).") }
+        try TargetOptions.validateFsync(fsync)
     }
 
     func run() async throws {

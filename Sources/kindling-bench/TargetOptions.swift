@@ -40,6 +40,18 @@ struct TargetOptions: ParsableArguments {
 
     var comparingRedis: Bool { compare == "redis" }
 
+    /// Refuses `--compare` for the scenarios that have no Redis peer.
+    func refuseComparison() throws {
+        if comparingRedis { throw ValidationError("--compare redis applies to fanout and writes only.") }
+    }
+
+    /// Refuses an fsync mode the spawned server does not have (`memory`: no storage).
+    static func validateFsync(_ mode: String) throws {
+        guard ["always", "everysec", "never", "memory"].contains(mode) else {
+            throw ValidationError("Unknown fsync mode \(mode): use always, everysec, never or memory.")
+        }
+    }
+
     /// Runs `body` against the --url server, or against a fresh `kindling serve` with `fsync`.
     func withKindling<Result>(fsync: String, _ body: (BenchTarget) async throws -> Result) async throws -> Result {
         if let url { return try await body(try BenchTarget(url: url, pid: serverPid)) }

@@ -27,9 +27,7 @@ struct WritesCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard writers >= 1, pipeline >= 1, seconds > 0 else { throw ValidationError("--writers and --pipeline must be at least 1, --seconds positive.") }
-        for mode in modes where !["always", "everysec", "never", "memory"].contains(mode) {
-            throw ValidationError("Unknown fsync mode \(mode): use always, everysec, never or memory.")
-        }
+        for mode in modes { try TargetOptions.validateFsync(mode) }
         if target.url != nil, modes.count > 1 { throw ValidationError("With --url the server's own fsync mode applies: give one --fsync, naming it.") }
     }
 
