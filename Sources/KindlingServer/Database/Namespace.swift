@@ -102,7 +102,8 @@ final class Namespace: @unchecked Sendable {
     func submit(_ connection: ConnectionID, _ inputs: [SessionInput]) {
         queue.async {
             var out: [Outgoing] = []
-            // A refusal changes nothing, so it need not wait behind writes held for the disk.
+            // A refusal (storage failing, or a request that could not be read) changes nothing,
+            // so it need not wait behind writes held for the disk.
             var refusals: [Outgoing] = []
             let now = Namespace.now()
             let writable = self.writable
@@ -115,7 +116,7 @@ final class Namespace: @unchecked Sendable {
                     }
                     self.state.handle(request, from: connection, now: now, into: &out)
                 case .reject(let number, let status, let message):
-                    out.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: status, message: message)))
+                    refusals.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: status, message: message)))
                 }
             }
             self.dispatch(refusals)
