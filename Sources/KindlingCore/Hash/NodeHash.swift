@@ -80,8 +80,9 @@ extension Node {
         return false
     }
 
-    /// The digests of this (non-empty) node. Shared storage caches them; an inline leaf is
-    /// hashed on demand, which costs one small SHA-1 and saves a cache in every leaf.
+    /// The digests of this (non-empty) node. Shared storage and packed parents cache them; an
+    /// inline leaf is hashed on demand, which costs one small SHA-1 and saves a cache in every
+    /// leaf.
     func hashSummary() -> NodeHashSummary {
         let storage: NodeStorage
         switch representation {
@@ -89,6 +90,11 @@ extension Node {
         case .leaf(let leaf):
             var scratch: [UInt8] = []
             return Node.leafSummary(leaf, priority: nil, scratch: &scratch)
+        case .packed(let packed):
+            if let cached = packed.cachedHash { return cached }
+            let summary = Node.childrenSummary(packed, count: packed.count, priority: nil)
+            packed.cacheHash(summary)
+            return summary
         case .shared(let shared): storage = shared
         }
         if let cached = storage.cachedHash { return cached }
@@ -98,30 +104,39 @@ extension Node {
             var scratch: [UInt8] = []
             summary = Node.leafSummary(leaf, priority: storage.priority, scratch: &scratch)
         case .children(let map):
-            var preimage: [UInt8] = []
-            var javaScriptDiffers = storage.priority.map { NodeHashText.numberDiffersInJavaScript(Leaf($0)) } ?? false
-            var iOSDiffers = false
-            NodeHashText.appendPriority(storage.priority, variant: .canonical, to: &preimage)
-            var prioritized = 0
-            // Inline leaves have no cache: they are hashed here, through one reused buffer.
-            var scratch: [UInt8] = []
-            NodeHashText.forEachChild(of: map, variant: .canonical) { key, child in
-                let childSummary: NodeHashSummary
-                if case .leaf(let leaf) = child.representation {
-                    childSummary = Node.leafSummary(leaf, priority: nil, scratch: &scratch)
-                } else {
-                    childSummary = child.hashSummary()
-                }
-                javaScriptDiffers = javaScriptDiffers || childSummary.javaScriptDiffers
-                iOSDiffers = iOSDiffers || childSummary.iOSDiffers
-                if child.priority != nil { prioritized += 1 }
-                NodeHashText.appendChild(key, childSummary.digest, to: &preimage)
-            }
-            iOSDiffers = iOSDiffers || (prioritized == map.count && map.count > 1)
-            summary = NodeHashSummary(digest: SHA1Digest(preimage), javaScriptDiffers: javaScriptDiffers, iOSDiffers: iOSDiffers)
+            summary = Node.childrenSummary(map, count: map.count, priority: storage.priority)
         }
         storage.cacheHash(summary)
         return summary
+    }
+
+    /// A parent's digests, from its children's (in key order).
+    private static func childrenSummary(
+        _ children: some Sequence<(key: Key, node: Node)>,
+        count: Int,
+        priority: Priority?
+    ) -> NodeHashSummary {
+        var preimage: [UInt8] = []
+        var javaScriptDiffers = priority.map { NodeHashText.numberDiffersInJavaScript(Leaf($0)) } ?? false
+        var iOSDiffers = false
+        NodeHashText.appendPriority(priority, variant: .canonical, to: &preimage)
+        var prioritized = 0
+        // Inline leaves have no cache: they are hashed here, through one reused buffer.
+        var scratch: [UInt8] = []
+        NodeHashText.forEachChild(of: children, variant: .canonical) { key, child in
+            let childSummary: NodeHashSummary
+            if case .leaf(let leaf) = child.representation {
+                childSummary = Node.leafSummary(leaf, priority: nil, scratch: &scratch)
+            } else {
+                childSummary = child.hashSummary()
+            }
+            javaScriptDiffers = javaScriptDiffers || childSummary.javaScriptDiffers
+            iOSDiffers = iOSDiffers || childSummary.iOSDiffers
+            if child.priority != nil { prioritized += 1 }
+            NodeHashText.appendChild(key, childSummary.digest, to: &preimage)
+        }
+        iOSDiffers = iOSDiffers || (prioritized == count && count > 1)
+        return NodeHashSummary(digest: SHA1Digest(preimage), javaScriptDiffers: javaScriptDiffers, iOSDiffers: iOSDiffers)
     }
 
     /// A leaf's digests, its preimage built in `scratch` (emptied first, its capacity kept).

@@ -22,14 +22,22 @@ enum NodeHashText {
     /// Visits children in hash order: priority order (none first, then numbers, then strings, ties
     /// by key), which is key order when no child has a priority. The iOS variant uses key order
     /// when every child has one.
-    static func forEachChild(of map: ChildMap, variant: HashVariant, _ body: (Key, Node) -> Void) {
+    static func forEachChild(
+        of children: some Sequence<(key: Key, node: Node)>,
+        variant: HashVariant,
+        _ body: (Key, Node) -> Void
+    ) {
         var prioritized = 0
-        for (_, child) in map where child.priority != nil { prioritized += 1 }
-        if prioritized == 0 || (variant == .iOS && prioritized == map.count) {
-            for (key, child) in map { body(key, child) }
+        var count = 0
+        for (_, child) in children {
+            count += 1
+            if child.priority != nil { prioritized += 1 }
+        }
+        if prioritized == 0 || (variant == .iOS && prioritized == count) {
+            for (key, child) in children { body(key, child) }
             return
         }
-        let sorted = map.sorted { a, b in
+        let sorted = children.sorted { a, b in
             let order = PriorityOrder.compare(a.node.priority, b.node.priority)
             return order != 0 ? order < 0 : Key.compare(a.key, b.key) < 0
         }

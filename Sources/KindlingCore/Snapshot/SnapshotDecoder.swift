@@ -15,6 +15,8 @@ public struct SnapshotDecoder: ~Copyable {
     /// Bytes dropped from the front of the buffer so far, for error offsets.
     private var discarded = 0
     private let read: Read
+    /// The entries of the small parent being packed, reused from one parent to the next.
+    private var packing: [UInt8] = []
 
     private init(chunkSize: Int, read: @escaping Read) {
         buffer = .allocate(capacity: chunkSize)
@@ -75,15 +77,84 @@ public struct SnapshotDecoder: ~Copyable {
         let count = try varint()
         guard count > 0 else { throw failure("a parent with no children") }
         var builder = OrderedMapBuilder<Key>(expectedCount: Int(min(count, 1 << 20)))
+        // A few leaves without priorities are packed (copied in their encoding) until a child
+        // rules that out; the entries packed so far then move into the map.
+        var packs = priority == nil && count <= UInt64(PackedLeaves.maxCount)
+        packing.removeAll(keepingCapacity: true)
+        var previous: Key?
         for _ in 0..<count {
             let start = offset
             let key = try self.key()
-            if let previous = builder.lastKey, Key.compare(previous, key) >= 0 {
+            if let previous, Key.compare(previous, key) >= 0 {
                 throw failure("key \(key) out of order after \(previous)", at: start)
+            }
+            previous = key
+            if packs {
+                if try packLeaf(key) {
+                    if packing.count > PackedLeaves.maxBytes { packs = unpack(into: &builder) }
+                    continue
+                }
+                packs = unpack(into: &builder)
             }
             builder.append(key, try node(depth: depth + 1))
         }
+        if packs {
+            return Node(representation: .packed(packing.withUnsafeBytes { PackedLeaves.make(count: Int(count), bytes: $0) }))
+        }
         return Node(map: builder.finish(), priority: priority)
+    }
+
+    /// Appends `key` and the leaf that follows to `packing` when that child is a leaf without a
+    /// priority; reads nothing and returns false otherwise. The leaf is checked as `node` checks
+    /// one and written in its canonical form.
+    private mutating func packLeaf(_ key: Key) throws -> Bool {
+        if position == end { try ensure(1) }
+        guard let tag = SnapshotFormat.Tag(rawValue: buffer[position]) else { return false }
+        let leaf: Leaf
+        switch tag {
+        case .falseValue: leaf = .bool(false)
+        case .trueValue: leaf = .bool(true)
+        case .number:
+            position += 1
+            leaf = .number(try number())
+        case .integer:
+            position += 1
+            leaf = .number(try integer())
+        case .string:
+            position += 1
+            let count = try length(limit: Node.maxStringBytes, what: "string")
+            try ensure(count)
+            let bytes = UnsafeBufferPointer(rebasing: buffer[position..<(position + count)])
+            position += count
+            SnapshotFormat.appendBytes(key.string, to: &packing)
+            if bytes.allSatisfy({ $0 < 0x80 }) {
+                // ASCII is valid UTF-8 as it stands: copied without making a string.
+                packing.append(tag.rawValue)
+                SnapshotFormat.appendVarint(UInt64(count), to: &packing)
+                packing.append(contentsOf: bytes)
+            } else {
+                SnapshotFormat.appendLeaf(.string(String(decoding: bytes, as: UTF8.self)), to: &packing)
+            }
+            return true
+        case .empty, .children: return false
+        }
+        if case .bool = leaf { position += 1 }
+        SnapshotFormat.appendBytes(key.string, to: &packing)
+        SnapshotFormat.appendLeaf(leaf, to: &packing)
+        return true
+    }
+
+    /// Moves the entries packed so far into `builder`; returns false, for `packs`.
+    private mutating func unpack(into builder: inout OrderedMapBuilder<Key>) -> Bool {
+        packing.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let (key, node) = PackedLeaves.entry(bytes.baseAddress!, &offset)
+                builder.append(key, node)
+            }
+        }
+        packing.removeAll(keepingCapacity: true)
+        return false
     }
 
     private mutating func priority() throws -> Priority {

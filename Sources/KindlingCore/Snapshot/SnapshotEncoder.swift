@@ -29,7 +29,17 @@ public struct SnapshotEncoder {
         let priority = node.priority
         let flag = priority == nil ? 0 : SnapshotFormat.priorityFlag
         if let leaf = node.leaf {
-            appendLeaf(leaf, flag: flag, priority: priority)
+            SnapshotFormat.appendTag(of: leaf, flag: flag, to: &buffer)
+            if let priority { SnapshotFormat.appendLeaf(Leaf(priority), to: &buffer) }
+            SnapshotFormat.appendBody(of: leaf, to: &buffer)
+            return
+        }
+        if case .packed(let packed) = node.representation {
+            // Held in memory in the snapshot's own form: copied as it is.
+            buffer.append(SnapshotFormat.Tag.children.rawValue)
+            SnapshotFormat.appendVarint(UInt64(packed.count), to: &buffer)
+            buffer.append(contentsOf: packed.bytes)
+            if buffer.count >= chunkSize { try flush(write) }
             return
         }
         let children = node.children
@@ -38,53 +48,13 @@ public struct SnapshotEncoder {
             return
         }
         buffer.append(SnapshotFormat.Tag.children.rawValue | flag)
-        if let priority { appendLeaf(Leaf(priority), flag: 0, priority: nil) }
-        appendVarint(UInt64(children.count))
+        if let priority { SnapshotFormat.appendLeaf(Leaf(priority), to: &buffer) }
+        SnapshotFormat.appendVarint(UInt64(children.count), to: &buffer)
         for (key, child) in children {
-            appendBytes(key.string)
+            SnapshotFormat.appendBytes(key.string, to: &buffer)
             try self.node(child, write)
             if buffer.count >= chunkSize { try flush(write) }
         }
-    }
-
-    private mutating func appendLeaf(_ leaf: Leaf, flag: UInt8, priority: Priority?) {
-        switch leaf {
-        case .bool(let value):
-            buffer.append((value ? SnapshotFormat.Tag.trueValue : .falseValue).rawValue | flag)
-            if let priority { appendLeaf(Leaf(priority), flag: 0, priority: nil) }
-        case .number(let number):
-            let integral = number.magnitude < SnapshotFormat.integerLimit && number.rounded(.towardZero) == number
-                && !(number == 0 && number.sign == .minus)
-            buffer.append((integral ? SnapshotFormat.Tag.integer : .number).rawValue | flag)
-            if let priority { appendLeaf(Leaf(priority), flag: 0, priority: nil) }
-            if integral {
-                let value = Int64(number)
-                appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
-            } else {
-                withUnsafeBytes(of: number.bitPattern.littleEndian) { buffer.append(contentsOf: $0) }
-            }
-        case .string(let text):
-            buffer.append(SnapshotFormat.Tag.string.rawValue | flag)
-            if let priority { appendLeaf(Leaf(priority), flag: 0, priority: nil) }
-            appendBytes(text)
-        }
-    }
-
-    private mutating func appendBytes(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            appendVarint(UInt64(bytes.count))
-            buffer.append(contentsOf: bytes)
-        }
-    }
-
-    private mutating func appendVarint(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            buffer.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        buffer.append(UInt8(value))
     }
 
     private mutating func flush(_ write: (UnsafeRawBufferPointer) throws -> Void) throws {

@@ -16,6 +16,9 @@
 /// ```
 /// Varints are unsigned LEB128 (7 bits a byte, low first). Children appear in key order, each key
 /// strictly after the one before, and none is empty.
+///
+/// The children of a `PackedLeaves` node are held in memory in exactly this form (key, then a
+/// leaf's tag and body), so loading one from a snapshot is a copy and writing one is too.
 enum SnapshotFormat {
     static let magic: [UInt8] = Array("KNDLSNAP".utf8)
     static let version: UInt8 = 1
@@ -35,4 +38,97 @@ enum SnapshotFormat {
     /// The largest magnitude written as an integer: every whole double below it converts to
     /// Int64 and back exactly.
     static let integerLimit = 9_223_372_036_854_775_808.0
+
+    /// Appends a leaf's tag and body (a leaf without a priority).
+    static func appendLeaf(_ leaf: Leaf, to buffer: inout [UInt8]) {
+        appendTag(of: leaf, flag: 0, to: &buffer)
+        appendBody(of: leaf, to: &buffer)
+    }
+
+    /// Appends a leaf's tag, with `flag` or'ed in (a priority goes between tag and body).
+    static func appendTag(of leaf: Leaf, flag: UInt8, to buffer: inout [UInt8]) {
+        let tag: Tag
+        switch leaf {
+        case .bool(let value): tag = value ? .trueValue : .falseValue
+        case .number(let number): tag = isIntegral(number) ? .integer : .number
+        case .string: tag = .string
+        }
+        buffer.append(tag.rawValue | flag)
+    }
+
+    /// Appends a leaf's body: nothing for a boolean.
+    static func appendBody(of leaf: Leaf, to buffer: inout [UInt8]) {
+        switch leaf {
+        case .bool: return
+        case .number(let number):
+            if isIntegral(number) {
+                let value = Int64(number)
+                appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)), to: &buffer)
+            } else {
+                withUnsafeBytes(of: number.bitPattern.littleEndian) { buffer.append(contentsOf: $0) }
+            }
+        case .string(let text):
+            appendBytes(text, to: &buffer)
+        }
+    }
+
+    /// True for a number written as a (shorter) integer.
+    private static func isIntegral(_ number: Double) -> Bool {
+        number.magnitude < integerLimit && number.rounded(.towardZero) == number && !(number == 0 && number.sign == .minus)
+    }
+
+    /// Appends a string's UTF-8 byte count and bytes.
+    static func appendBytes(_ text: String, to buffer: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
+            appendVarint(UInt64(bytes.count), to: &buffer)
+            buffer.append(contentsOf: bytes)
+        }
+    }
+
+    static func appendVarint(_ value: UInt64, to buffer: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            buffer.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        buffer.append(UInt8(value))
+    }
+
+    /// Reads a varint from bytes already checked (a packed node's), advancing `offset`.
+    @inline(__always)
+    static func readVarint(_ bytes: UnsafeRawPointer, _ offset: inout Int) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = bytes.load(fromByteOffset: offset, as: UInt8.self)
+            offset += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+    }
+
+    /// Reads a leaf's tag and body from bytes already checked, advancing `offset`.
+    static func readLeaf(_ bytes: UnsafeRawPointer, _ offset: inout Int) -> Leaf {
+        let tag = bytes.load(fromByteOffset: offset, as: UInt8.self)
+        offset += 1
+        switch Tag(rawValue: tag) {
+        case .falseValue: return .bool(false)
+        case .trueValue: return .bool(true)
+        case .number:
+            defer { offset += 8 }
+            return .number(Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))))
+        case .integer: return .number(integer(fromZigZag: readVarint(bytes, &offset)))
+        case .string:
+            let count = Int(readVarint(bytes, &offset))
+            defer { offset += count }
+            return .string(String(decoding: UnsafeRawBufferPointer(start: bytes + offset, count: count), as: UTF8.self))
+        default: preconditionFailure("Internal inconsistency: a packed leaf with tag \(tag)")
+        }
+    }
+
+    static func integer(fromZigZag zigzag: UInt64) -> Double {
+        Double(Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1))))
+    }
 }

@@ -21,6 +21,9 @@ extension Node {
         case .leaf(let leaf):
             writer.write(leaf.json)
             return
+        case .packed(let packed):
+            Node.writeChildren(packed, count: packed.count, priority: nil, to: &writer, format: format)
+            return
         case .shared(let shared):
             storage = shared
         }
@@ -36,38 +39,49 @@ extension Node {
                 writer.write(leaf.json)
             }
         case .children(let map):
-            if format == .plain, let length = Node.arrayLength(map) {
-                writer.writeRaw("[".utf8)
-                var next = 0
-                for (key, child) in map {
-                    let index = Int(key.integerValue!)
-                    while next < index {
-                        writer.writeRaw(next == 0 ? "null".utf8 : ",null".utf8)
-                        next += 1
-                    }
-                    if next > 0 { writer.writeRaw(",".utf8) }
-                    child.write(to: &writer, format: format)
+            Node.writeChildren(map, count: map.count, priority: storage.priority, to: &writer, format: format)
+        }
+    }
+
+    /// Writes a parent's children, in key order, as an object or (plain format only) an array.
+    private static func writeChildren(
+        _ children: some Sequence<(key: Key, node: Node)>,
+        count: Int,
+        priority: Priority?,
+        to writer: inout JSONWriter,
+        format: JSONFormat
+    ) {
+        if format == .plain, let length = arrayLength(children, count: count) {
+            writer.writeRaw("[".utf8)
+            var next = 0
+            for (key, child) in children {
+                let index = Int(key.integerValue!)
+                while next < index {
+                    writer.writeRaw(next == 0 ? "null".utf8 : ",null".utf8)
                     next += 1
                 }
-                assert(next == length)
-                writer.writeRaw("]".utf8)
-                return
-            }
-            writer.writeRaw("{".utf8)
-            var first = true
-            for (key, child) in map {
-                if !first { writer.writeRaw(",".utf8) }
-                first = false
-                writer.write(key.string)
-                writer.writeRaw(":".utf8)
+                if next > 0 { writer.writeRaw(",".utf8) }
                 child.write(to: &writer, format: format)
+                next += 1
             }
-            if format == .export, let priority = storage.priority {
-                writer.writeRaw(",\".priority\":".utf8)
-                writer.write(Leaf(priority).json)
-            }
-            writer.writeRaw("}".utf8)
+            assert(next == length)
+            writer.writeRaw("]".utf8)
+            return
         }
+        writer.writeRaw("{".utf8)
+        var first = true
+        for (key, child) in children {
+            if !first { writer.writeRaw(",".utf8) }
+            first = false
+            writer.write(key.string)
+            writer.writeRaw(":".utf8)
+            child.write(to: &writer, format: format)
+        }
+        if format == .export, let priority {
+            writer.writeRaw(",\".priority\":".utf8)
+            writer.write(Leaf(priority).json)
+        }
+        writer.writeRaw("}".utf8)
     }
 
     /// This node as JSON text.
@@ -79,16 +93,17 @@ extension Node {
 
     /// The array length when every key is a canonical non-negative integer (`0` or no leading
     /// zero) and the largest is below twice the number of children: the SDKs' array rule.
-    static func arrayLength(_ map: ChildMap) -> Int? {
-        guard let last = map.last, let maxKey = last.key.integerValue, maxKey >= 0, Int(maxKey) < 2 * map.count else {
-            return nil
+    /// `children` come in key order, so integer keys come first and ascending, and the walk
+    /// stops at the first key that rules an array out.
+    static func arrayLength(_ children: some Sequence<(key: Key, node: Node)>, count: Int) -> Int? {
+        var last: Int32?
+        for (key, _) in children {
+            guard let value = key.integerValue, value >= 0, Int(value) < 2 * count,
+                key.string.utf8.count == String(value).utf8.count
+            else { return nil }
+            last = value
         }
-        for (key, _) in map {
-            guard let value = key.integerValue, value >= 0, key.string.utf8.count == String(value).utf8.count else {
-                return nil
-            }
-        }
-        return Int(maxKey) + 1
+        return last.map { Int($0) + 1 }
     }
 }
 
@@ -194,10 +209,14 @@ struct NodeDecoder {
         }
         var map: ChildMap
         if sorted {
+            if priority == nil, let packed = PackedLeaves.pack(entries) { return Node(representation: .packed(packed)) }
             map = ChildMap(sortedEntries: entries)
         } else {
             map = ChildMap()
             for (key, node) in entries { map.set(key, node) }
+            if priority == nil, map.count <= PackedLeaves.maxCount, let packed = PackedLeaves.pack(map) {
+                return Node(representation: .packed(packed))
+            }
         }
         return Node(map: map, priority: priority)
     }

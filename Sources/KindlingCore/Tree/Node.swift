@@ -11,12 +11,17 @@ import Synchronization
 public struct Node: Sendable {
     /// What a node holds. Most nodes of a tree are leaves, so a leaf without a priority is kept
     /// inline, with no allocation of its own; parents and prioritised leaves share a storage
-    /// object. A leaf with a priority is always shared, and one without never is, so each value
-    /// has exactly one representation.
-    enum Representation {
+    /// object. A leaf with a priority is always shared, and one without never is. A parent of a
+    /// few leaves without priorities may instead be packed into one allocation (`PackedLeaves`),
+    /// as loading and JSON writes build them; it turns into a shared one when written below.
+    ///
+    /// `Sendable` although `PackedLeaves` (a `ManagedBuffer`) is not checked: its bytes never
+    /// change after it is made, and its hash slot is atomic.
+    enum Representation: @unchecked Sendable {
         case empty
         case leaf(Leaf)
         case shared(NodeStorage)
+        case packed(PackedLeaves)
     }
 
     var representation: Representation
@@ -59,7 +64,7 @@ public struct Node: Sendable {
         case .shared(let storage):
             if case .leaf(let leaf) = storage.content { return leaf }
             return nil
-        case .empty: return nil
+        case .empty, .packed: return nil
         }
     }
 
@@ -73,17 +78,30 @@ public struct Node: Sendable {
 
     /// The children in key order (none for a leaf or the empty node).
     public var children: ChildMap {
-        if case .shared(let storage) = representation, case .children(let map) = storage.content { return map }
-        return ChildMap()
+        switch representation {
+        case .shared(let storage):
+            if case .children(let map) = storage.content { return map }
+            return ChildMap()
+        case .packed(let packed): return packed.childMap()
+        case .empty, .leaf: return ChildMap()
+        }
     }
 
-    public var childCount: Int { children.count }
+    public var childCount: Int {
+        if case .packed(let packed) = representation { return packed.count }
+        return children.count
+    }
 
     /// The child named `key`; `.priority` reads the priority as a leaf. Empty when absent.
     public func child(_ key: Key) -> Node {
         if key.isPriority { return priority.map { Node(Leaf($0)) } ?? .empty }
-        guard case .shared(let storage) = representation, case .children(let map) = storage.content else { return .empty }
-        return map[key] ?? .empty
+        switch representation {
+        case .shared(let storage):
+            guard case .children(let map) = storage.content else { return .empty }
+            return map[key] ?? .empty
+        case .packed(let packed): return packed.child(key) ?? .empty
+        case .empty, .leaf: return .empty
+        }
     }
 
     /// The node at `path` below this one. Empty when absent.
@@ -116,6 +134,8 @@ public struct Node: Sendable {
             } else {
                 uniqueStorage().priority = priority
             }
+        case .packed:
+            if priority != nil { uniqueStorage().priority = priority }
         }
     }
 
@@ -164,13 +184,22 @@ public struct Node: Sendable {
 
     /// True for a node with children (checked without copying the children out).
     private var isParent: Bool {
-        if case .shared(let storage) = representation { return storage.isParent }
-        return false
+        switch representation {
+        case .shared(let storage): return storage.isParent
+        case .packed: return true
+        case .empty, .leaf: return false
+        }
     }
 
     /// The storage, made unshared for an in-place change (copied if anyone else holds it), with
-    /// its cached hash forgotten. Only for a node that has storage.
+    /// its cached hash forgotten; a packed parent is unpacked into new storage. Only for a node
+    /// that has storage or is packed.
     private mutating func uniqueStorage() -> NodeStorage {
+        if case .packed(let packed) = representation {
+            let storage = NodeStorage(content: .children(packed.childMap()), priority: nil)
+            representation = .shared(storage)
+            return storage
+        }
         guard case .shared(var storage) = representation else {
             preconditionFailure("Internal inconsistency: a node without storage changed in place")
         }
@@ -280,6 +309,12 @@ extension Node: Equatable {
                 return zip(a, b).allSatisfy { $0.key == $1.key && $0.node == $1.node }
             default: return false
             }
+        case let (.packed(l), .packed(r)): return l.hasSameEntries(as: r)
+        case (.packed, .shared), (.shared, .packed):
+            // Mixed forms of a parent: equal only without priorities, child by child.
+            guard lhs.priority == nil, rhs.priority == nil, !lhs.isLeaf, !rhs.isLeaf, lhs.childCount == rhs.childCount
+            else { return false }
+            return zip(lhs.children, rhs.children).allSatisfy { $0.key == $1.key && $0.node == $1.node }
         default: return false
         }
     }

@@ -1,0 +1,163 @@
+import Testing
+
+@testable import KindlingCore
+
+/// Packed parents (a few leaves in one allocation) against the ordinary form of the same data:
+/// every read, hash and encoding agrees; a write below one unpacks it and leaves copies alone;
+/// snapshots and JSON writes pack exactly the parents that qualify.
+struct PackedLeavesTests {
+    static let keyPool: [Key] = ["a", "b", "0", "1", "2", "10", "-1", "007", "é", "e\u{301}", "😀", "x y", "longer-than-eight-bytes", "online"]
+
+    static func packed(_ node: Node) -> PackedLeaves? {
+        if case .packed(let packed) = node.representation { return packed }
+        return nil
+    }
+
+    func encode(_ node: Node) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        _ = try SnapshotEncoder.encode(node) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    func decode(_ bytes: [UInt8], step: Int = .max) throws -> Node {
+        var offset = 0
+        return try SnapshotDecoder.decode(chunkSize: 1024) { buffer in
+            let count = min(buffer.count, step, bytes.count - offset)
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.withUnsafeBytes { $0 }[offset..<(offset + count)]))
+            offset += count
+            return count
+        }
+    }
+
+    func expectAlike(_ packed: Node, _ ordinary: Node, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(packed == ordinary, sourceLocation: sourceLocation)
+        #expect(ordinary == packed, sourceLocation: sourceLocation)
+        #expect(packed.jsonText() == ordinary.jsonText(), sourceLocation: sourceLocation)
+        #expect(packed.jsonText(format: .export) == ordinary.jsonText(format: .export), sourceLocation: sourceLocation)
+        for variant in HashVariant.allCases {
+            #expect(packed.hash(variant) == ordinary.hash(variant), sourceLocation: sourceLocation)
+        }
+        #expect(packed.matchesHash(ordinary.hash), sourceLocation: sourceLocation)
+        #expect(packed.childCount == ordinary.childCount, sourceLocation: sourceLocation)
+        #expect(packed.children.map { Array($0.key.string.utf8) } == ordinary.children.map { Array($0.key.string.utf8) }, sourceLocation: sourceLocation)
+        #expect(packed.children.map(\.node) == ordinary.children.map(\.node), sourceLocation: sourceLocation)
+        for key in Self.keyPool + [Key.priority, "absent"] {
+            #expect(packed.child(key) == ordinary.child(key), sourceLocation: sourceLocation)
+        }
+        #expect(try encode(packed) == encode(ordinary), sourceLocation: sourceLocation)
+    }
+
+    @Test func packedAndOrdinaryParentsReadAlike() throws {
+        var fuzzer = SnapshotCodecTests.TreeFuzzer(random: SeededGenerator(seed: 21))
+        var packedCount = 0
+        for _ in 0..<600 {
+            let count = Int.random(in: 1...PackedLeaves.maxCount, using: &fuzzer.random)
+            let ordinary = Node(children: (0..<count).map { _ in (Self.keyPool.randomElement(using: &fuzzer.random)!, Node(fuzzer.leaf())) })
+            guard let packed = PackedLeaves.pack(ordinary.children) else {
+                #expect(ordinary.children.reduce(0) { $0 + $1.key.string.utf8.count } > 0)
+                continue
+            }
+            packedCount += 1
+            let node = Node(representation: .packed(packed))
+            try expectAlike(node, ordinary)
+            // One value changed, or a priority added, makes them differ.
+            let (key, child) = ordinary.children.entry(at: Int.random(in: 0..<ordinary.childCount, using: &fuzzer.random))
+            let changed = ordinary.settingChild(key, child == Node(.bool(true)) ? Node(.bool(false)) : Node(.bool(true)))
+            #expect(node != changed)
+            #expect(node != Node(representation: .packed(PackedLeaves.pack(changed.children)!)))
+            #expect(node != ordinary.withPriority(.number(1)))
+        }
+        #expect(packedCount > 400)
+        #expect(PackedLeaves.pack((0...PackedLeaves.maxCount).map { (Key(stringLiteral: "k\($0)"), Node(.bool(true))) }) == nil)
+        #expect(PackedLeaves.pack([(Key("a"), Node(.string(String(repeating: "x", count: PackedLeaves.maxBytes))))]) == nil)
+        #expect(PackedLeaves.pack([(Key("a"), Node(.bool(true), priority: .number(1)))]) == nil)
+        #expect(PackedLeaves.pack([(Key("a"), Node(children: [(Key("b"), Node(.bool(true)))]))]) == nil)
+    }
+
+    @Test func writingBelowAPackedParentUnpacksItAndLeavesCopiesAlone() throws {
+        let user = try Node(jsonText: #"{"name":"User number 123","email":"user123@example.com","score":123,"online":true}"#)
+        #expect(Self.packed(user) != nil)
+        var edited = user
+        edited.set(Node(.bool(false)), at: try Path("online"))
+        #expect(Self.packed(edited) == nil)
+        #expect(user.child("online") == Node(.bool(true)))
+        #expect(edited.child("online") == Node(.bool(false)))
+        #expect(edited.child("email") == user.child("email"))
+        edited.set(try Node(jsonText: #"{"city":"Oslo"}"#), at: try Path("address"))
+        #expect(edited.child(at: try Path("address/city")) == Node(.string("Oslo")))
+        #expect(user.childCount == 4)
+
+        let prioritized = user.withPriority(.string("p"))
+        #expect(prioritized.priority == .string("p"))
+        #expect(prioritized.children.map(\.node) == user.children.map(\.node))
+        #expect(prioritized.jsonText(format: .export).hasSuffix(#",".priority":"p"}"#))
+        #expect(user.withPriority(nil) == user)
+        #expect(user.setting(Node(.number(5)), at: try Path(".priority")).priority == .number(5))
+
+        var emptied = user
+        for key in user.children.map(\.key) { emptied.set(.empty, at: Path(keys: [key])) }
+        #expect(emptied.isEmpty)
+        #expect(user.childCount == 4)
+    }
+
+    @Test func jsonWritesPackSmallLeafObjectsOnly() throws {
+        #expect(Self.packed(try Node(jsonText: #"{"b":1,"a":"x","c":null}"#)) != nil)
+        #expect(Self.packed(try Node(jsonText: #"{"a":1,".priority":2}"#)) == nil)
+        #expect(Self.packed(try Node(jsonText: #"{"a":{"b":1}}"#)) == nil)
+        #expect(Self.packed(try Node(jsonText: #"{"a":{".value":1,".priority":2}}"#)) == nil)
+        // Keys out of order (as clients send them) are sorted first; a repeated key keeps its
+        // last value.
+        let unsorted = try Node(jsonText: #"{"b":1,"a":2,"b":3}"#)
+        #expect(Self.packed(unsorted) != nil)
+        #expect(unsorted.jsonText() == #"{"a":2,"b":3}"#)
+        // An array of leaves reads back as an array.
+        let list = try Node(jsonText: #"{"0":"x","1":"y","2":"z"}"#)
+        #expect(Self.packed(list) != nil)
+        #expect(list.jsonText() == #"["x","y","z"]"#)
+        #expect(try Node(jsonText: #"{"0":"x","2":"z"}"#).jsonText() == #"["x",null,"z"]"#)
+        #expect(try Node(jsonText: #"{"0":"x","9":"z"}"#).jsonText() == #"{"0":"x","9":"z"}"#)
+    }
+
+    @Test func snapshotsLoadTheParentsThatQualifyPacked() throws {
+        let user = try Node(jsonText: #"{"name":"Ådne Ødegård","email":"a@example.com","score":-0.5,"online":false}"#)
+        let wide = Node(children: (0...PackedLeaves.maxCount).map { (Key(stringLiteral: "k\($0)"), Node(.number(Double($0)))) })
+        let big = Node(children: (0..<3).map { (Key(stringLiteral: "s\($0)"), Node(.string(String(repeating: "x", count: 400)))) })
+        func nested(at position: Int) -> Node {
+            Node(children: (0..<4).map { index in
+                (Key(stringLiteral: "f\(index)"), index == position ? Node(children: [(Key("deep"), Node(.bool(true)))]) : Node(.number(Double(index))))
+            })
+        }
+        let withPriorityChild = Node(children: [(Key("a"), Node(.bool(true))), (Key("b"), Node(.number(1), priority: .number(3)))])
+        let tree = Node(children: [
+            (Key("user"), user), (Key("wide"), wide), (Key("big"), big), (Key("first"), nested(at: 0)),
+            (Key("middle"), nested(at: 2)), (Key("last"), nested(at: 3)), (Key("prioritized"), user.withPriority(.number(1))),
+            (Key("priorityChild"), withPriorityChild),
+        ])
+        let bytes = try encode(tree)
+        for step in [Int.max, 1, 5] {
+            let decoded = try decode(bytes, step: step)
+            #expect(decoded == tree)
+            #expect(decoded.hash == tree.hash)
+            #expect(decoded.jsonText(format: .export) == tree.jsonText(format: .export))
+            #expect(Self.packed(decoded.child("user")) != nil)
+            #expect(Self.packed(decoded.child(at: try Path("first/f0"))) != nil)
+            for name in ["wide", "big", "first", "middle", "last", "prioritized", "priorityChild"] {
+                #expect(Self.packed(decoded.child(Key(stringLiteral: name))) == nil, "\(name)")
+            }
+            try expectAlike(decoded.child("user"), Node(map: user.children, priority: nil))
+            // Written back, the snapshot is the same bytes.
+            #expect(try encode(decoded) == bytes)
+        }
+    }
+
+    @Test func theHashIsCachedOnceWhenManyThreadsAskAtOnce() async throws {
+        let user = try Node(jsonText: #"{"name":"User number 123","score":1.5}"#)
+        let expected = Node(map: user.children, priority: nil).hash
+        let hashes = await withTaskGroup(of: String.self) { group in
+            for _ in 0..<8 { group.addTask { user.hash } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(hashes == Array(repeating: expected, count: 8))
+        #expect(Self.packed(user)?.cachedHash?.digest.base64 == expected)
+    }
+}
