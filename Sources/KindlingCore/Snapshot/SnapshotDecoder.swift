@@ -14,22 +14,49 @@ public struct SnapshotDecoder: ~Copyable {
     private var end = 0
     /// Bytes dropped from the front of the buffer so far, for error offsets.
     private var discarded = 0
-    private let read: Read
+    /// Where more bytes come from; nil when decoding a block, whose bytes are all in `buffer`
+    /// (and owned by the block).
+    private let read: Read?
+    /// Decodes big parents' blocks elsewhere; nil to decode them here.
+    private let scheduler: (any SnapshotBlockScheduler)?
     /// The entries of the small parent being packed, reused from one parent to the next.
     private var packing: [UInt8] = []
 
-    private init(chunkSize: Int, read: @escaping Read) {
+    private init(chunkSize: Int, scheduler: (any SnapshotBlockScheduler)?, read: @escaping Read) {
         buffer = .allocate(capacity: chunkSize)
         self.read = read
+        self.scheduler = scheduler
     }
 
-    deinit { buffer.deallocate() }
+    /// A decoder over a block's bytes, which it reads in place.
+    private init(block: SnapshotBlock) {
+        buffer = block.bytes
+        end = block.bytes.count
+        discarded = block.offset
+        read = nil
+        scheduler = nil
+    }
+
+    deinit { if read != nil { buffer.deallocate() } }
 
     /// Decodes the tree that `read` yields, which must be exactly one snapshot: trailing bytes
-    /// are an error too.
-    public static func decode(chunkSize: Int = 1 << 20, from read: @escaping Read) throws -> Node {
-        var decoder = SnapshotDecoder(chunkSize: max(chunkSize, 1024), read: read)
+    /// are an error too. With a `scheduler`, the blocks of big parents are handed to it.
+    public static func decode(
+        chunkSize: Int = 1 << 20,
+        scheduler: (any SnapshotBlockScheduler)? = nil,
+        from read: @escaping Read
+    ) throws -> Node {
+        var decoder = SnapshotDecoder(chunkSize: max(chunkSize, 1024), scheduler: scheduler, read: read)
         return try decoder.snapshot()
+    }
+
+    /// Decodes the children in `block`, which must fill it exactly.
+    static func decode(_ block: SnapshotBlock) throws -> SnapshotBlock.Decoded {
+        var decoder = SnapshotDecoder(block: block)
+        var builder = OrderedMapBuilder<Key>(expectedCount: block.count)
+        for _ in 0..<block.count { try decoder.appendChild(to: &builder, depth: block.depth) }
+        guard decoder.position == decoder.end else { throw decoder.failure("a block longer than its children") }
+        return SnapshotBlock.Decoded(children: builder)
     }
 
     private mutating func snapshot() throws -> Node {
@@ -39,8 +66,10 @@ public struct SnapshotDecoder: ~Copyable {
         }
         position = SnapshotFormat.magic.count
         let version = buffer[position]
-        guard version == SnapshotFormat.version else {
-            throw failure("snapshot format version \(version); this build reads version \(SnapshotFormat.version)")
+        guard (SnapshotFormat.oldestVersion...SnapshotFormat.version).contains(version) else {
+            throw failure(
+                "snapshot format version \(version); this build reads versions \(SnapshotFormat.oldestVersion) to \(SnapshotFormat.version)"
+            )
         }
         position += 1
         let root = try node(depth: 0)
@@ -69,6 +98,9 @@ public struct SnapshotDecoder: ~Copyable {
         case .integer: return Node(.number(try integer()), priority: priority)
         case .string: return Node(.string(try string()), priority: priority)
         case .children: return try children(depth: depth, priority: priority)
+        case .blocks:
+            guard priority == nil else { throw failure("a priority on children in blocks", at: start) }
+            return try blocks(depth: depth)
         }
     }
 
@@ -104,6 +136,61 @@ public struct SnapshotDecoder: ~Copyable {
         return Node(map: builder.finish(), priority: priority)
     }
 
+    /// Reads one child (key and node) into `builder`, checking its key's order.
+    private mutating func appendChild(to builder: inout OrderedMapBuilder<Key>, depth: Int) throws {
+        let start = offset
+        let key = try self.key()
+        if let previous = builder.lastKey, Key.compare(previous, key) >= 0 {
+            throw failure("key \(key) out of order after \(previous)", at: start)
+        }
+        builder.append(key, try node(depth: depth + 1))
+    }
+
+    /// A big parent's children in blocks: each handed to the scheduler, or decoded here.
+    private mutating func blocks(depth: Int) throws -> Node {
+        guard depth < Path.maxDepth else { throw failure("children nested deeper than \(Path.maxDepth) levels") }
+        let total = try varint()
+        guard total > 0 else { throw failure("a parent with no children") }
+        var builder = OrderedMapBuilder<Key>(expectedCount: Int(min(total, 1 << 20)))
+        var blockStarts: [Int] = []
+        var seen: UInt64 = 0
+        while true {
+            let length = try self.length(limit: Int(Int32.max), what: "block")
+            if length == 0 { break }
+            let start = offset
+            let count = try varint()
+            guard count > 0, count <= total - seen else { throw failure("a block of \(count) more children than its parent has", at: start) }
+            seen += count
+            let entriesStart = offset
+            let entriesLength = length - (entriesStart - start)
+            guard entriesLength > 0 else { throw failure("a block too short for its children", at: start) }
+            if let scheduler {
+                try ensure(entriesLength)
+                let bytes = UnsafeBufferPointer(rebasing: buffer[position..<(position + entriesLength)])
+                try scheduler.submit(SnapshotBlock(copying: bytes, count: Int(count), depth: depth, offset: entriesStart))
+                position += entriesLength
+                blockStarts.append(entriesStart)
+            } else {
+                for _ in 0..<count { try appendChild(to: &builder, depth: depth) }
+                guard offset - start == length else { throw failure("a block whose length is not its children's", at: start) }
+            }
+        }
+        guard seen == total else { throw failure("blocks of \(seen) children for a parent of \(total)") }
+        if let scheduler {
+            let results = try scheduler.finish()
+            guard results.count == blockStarts.count else {
+                throw failure("the block scheduler returned \(results.count) of \(blockStarts.count) blocks")
+            }
+            for (decoded, start) in zip(results, blockStarts) {
+                if let last = builder.lastKey, let first = decoded.children.firstKey, Key.compare(last, first) >= 0 {
+                    throw failure("key \(first) out of order after \(last)", at: start)
+                }
+                builder.append(contentsOf: decoded.children)
+            }
+        }
+        return Node(map: builder.finish(), priority: nil)
+    }
+
     /// Appends `key` and the leaf that follows to `packing` when that child is a leaf without a
     /// priority; reads nothing and returns false otherwise. The leaf is checked as `node` checks
     /// one and written in its canonical form.
@@ -136,7 +223,7 @@ public struct SnapshotDecoder: ~Copyable {
                 SnapshotFormat.appendLeaf(.string(String(decoding: bytes, as: UTF8.self)), to: &packing)
             }
             return true
-        case .empty, .children: return false
+        case .empty, .children, .blocks: return false
         }
         if case .bool = leaf { position += 1 }
         SnapshotFormat.appendBytes(key.string, to: &packing)
@@ -232,6 +319,8 @@ public struct SnapshotDecoder: ~Copyable {
     /// growing the buffer) when needed.
     private mutating func ensure(_ count: Int) throws {
         guard end - position < count else { return }
+        // A block's bytes are all there is: needing more means its children overrun it.
+        guard read != nil else { throw failure("a block shorter than its children", at: discarded + end) }
         let kept = end - position
         if count > buffer.count {
             let larger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: count)
@@ -252,7 +341,8 @@ public struct SnapshotDecoder: ~Copyable {
     }
 
     private mutating func fill(at index: Int) throws -> Int {
-        try read(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[index...])))
+        guard let read else { return 0 }
+        return try read(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[index...])))
     }
 
     private func failure(_ reason: String, at offset: Int? = nil) -> SnapshotDecodingError {

@@ -7,7 +7,7 @@ public struct SnapshotEncoder {
 
     private init(chunkSize: Int) {
         self.chunkSize = chunkSize
-        buffer.reserveCapacity(chunkSize + 64)
+        buffer.reserveCapacity(min(chunkSize, SnapshotFormat.blockBytes) + 64)
     }
 
     /// Encodes `root`, handing `write` about `chunkSize` bytes at a time, and returns the number
@@ -47,6 +47,10 @@ public struct SnapshotEncoder {
             buffer.append(SnapshotFormat.Tag.empty.rawValue)
             return
         }
+        if priority == nil, children.count > SnapshotFormat.blockThreshold {
+            try blocks(children, write)
+            return
+        }
         buffer.append(SnapshotFormat.Tag.children.rawValue | flag)
         if let priority { SnapshotFormat.appendLeaf(Leaf(priority), to: &buffer) }
         SnapshotFormat.appendVarint(UInt64(children.count), to: &buffer)
@@ -55,6 +59,37 @@ public struct SnapshotEncoder {
             try self.node(child, write)
             if buffer.count >= chunkSize { try flush(write) }
         }
+    }
+
+    /// A big parent's children in blocks of whole pages: each block is encoded on its own (so
+    /// its length can go first), then copied in.
+    private mutating func blocks(_ children: ChildMap, _ write: (UnsafeRawBufferPointer) throws -> Void) throws {
+        buffer.append(SnapshotFormat.Tag.blocks.rawValue)
+        SnapshotFormat.appendVarint(UInt64(children.count), to: &buffer)
+        var block = SnapshotEncoder(chunkSize: .max)
+        var entries = 0
+        func closeBlock() throws {
+            var header: [UInt8] = []
+            SnapshotFormat.appendVarint(UInt64(entries), to: &header)
+            SnapshotFormat.appendVarint(UInt64(header.count + block.buffer.count), to: &buffer)
+            buffer.append(contentsOf: header)
+            buffer.append(contentsOf: block.buffer)
+            block.buffer.removeAll(keepingCapacity: true)
+            entries = 0
+            if buffer.count >= chunkSize { try flush(write) }
+        }
+        for (key, child) in children {
+            SnapshotFormat.appendBytes(key.string, to: &block.buffer)
+            try block.node(child) { _ in preconditionFailure("Internal inconsistency: a block flushed on its own") }
+            entries += 1
+            if entries % OrderedMapBuilder<Key>.pageFill == 0,
+                entries >= SnapshotFormat.blockEntries || block.buffer.count >= SnapshotFormat.blockBytes
+            {
+                try closeBlock()
+            }
+        }
+        if entries > 0 { try closeBlock() }
+        buffer.append(0)
     }
 
     private mutating func flush(_ write: (UnsafeRawBufferPointer) throws -> Void) throws {

@@ -4,7 +4,7 @@
 /// and no rounding.
 ///
 /// ```
-/// snapshot := magic "KNDLSNAP" · version (1 byte, 1) · node
+/// snapshot := magic "KNDLSNAP" · version (1 byte, 2; version 1 lacks tag 7) · node
 /// node     := tag (1 byte; bit 0x80 set: a priority follows) · [priority] · body
 /// priority := tag (number, integer or string) · body
 /// tag 0 empty (only the root)      no body
@@ -12,16 +12,24 @@
 /// tag 3 number                     8 bytes, the IEEE-754 bits, little-endian
 /// tag 4 integer                    zig-zag varint; a whole double other than -0 below 2^63
 /// tag 5 string                     varint byte count · UTF-8 bytes
-/// tag 6 children                   varint count · count × (varint key length · key UTF-8 · node)
+/// tag 6 children                   varint count · count × entry
+/// tag 7 children in blocks         varint count · block… · 0
+///   block := varint byte length (> 0) · varint entry count (> 0) · entries
+///   entry := varint key length · key UTF-8 · node
 /// ```
 /// Varints are unsigned LEB128 (7 bits a byte, low first). Children appear in key order, each key
-/// strictly after the one before, and none is empty.
+/// strictly after the one before (across blocks too), and none is empty. A parent of more than
+/// `blockThreshold` children is written in blocks (with no priority: a priority goes with tag 6),
+/// each of a whole number of B+tree pages' worth of entries and about `blockBytes` long, so a
+/// reader can hand the blocks of a big parent (a list of millions of users) to other cores.
 ///
 /// The children of a `PackedLeaves` node are held in memory in exactly this form (key, then a
 /// leaf's tag and body), so loading one from a snapshot is a copy and writing one is too.
 enum SnapshotFormat {
     static let magic: [UInt8] = Array("KNDLSNAP".utf8)
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
+    /// The oldest version this build still reads.
+    static let oldestVersion: UInt8 = 1
 
     static let priorityFlag: UInt8 = 0x80
 
@@ -33,7 +41,14 @@ enum SnapshotFormat {
         case integer = 4
         case string = 5
         case children = 6
+        case blocks = 7
     }
+
+    /// Parents with more children than this are written in blocks.
+    static let blockThreshold = 4 * OrderedMapBuilder<Key>.pageFill
+    /// A block closes at a page boundary once it holds this many bytes, or `blockEntries`.
+    static let blockBytes = 1 << 20
+    static let blockEntries = 256 * OrderedMapBuilder<Key>.pageFill
 
     /// The largest magnitude written as an integer: every whole double below it converts to
     /// Int64 and back exactly.

@@ -5,7 +5,10 @@
 struct OrderedMapBuilder<K: OrderedKey> {
     typealias Page = OrderedMapPage<K>
 
-    private static var fill: Int { Page.maxEntries * 3 / 4 }
+    /// The entries a bulk-built leaf page holds (three quarters of its room).
+    static var pageFill: Int { Page.maxEntries * 3 / 4 }
+
+    private static var fill: Int { pageFill }
 
     private var leaves: [Page] = []
     /// The leaf page being filled, made when its first entry comes.
@@ -20,6 +23,26 @@ struct OrderedMapBuilder<K: OrderedKey> {
 
     /// The last key appended, to check the order of the next one against.
     var lastKey: K? { current?.lastKey ?? leaves.last?.lastKey }
+
+    /// The first key appended.
+    var firstKey: K? { leaves.first?.firstKey ?? current?.firstKey }
+
+    /// Appends everything `other` holds, whose keys must all sort after this builder's. When
+    /// this builder holds only full pages (a block of whole pages before), `other`'s pages are
+    /// taken as they are; otherwise its entries are appended one by one.
+    mutating func append(contentsOf other: consuming OrderedMapBuilder) {
+        if current == nil {
+            leaves.append(contentsOf: other.leaves)
+            current = other.current
+            return
+        }
+        for page in other.leaves + (other.current.map { [$0] } ?? []) {
+            for index in 0..<page.entryCount {
+                let (key, node) = page.entry(at: index)
+                append(key, node)
+            }
+        }
+    }
 
     /// Appends an entry; its key must sort after every key appended before, and `node` must not
     /// be empty.

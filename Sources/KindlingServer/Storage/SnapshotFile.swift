@@ -22,13 +22,14 @@ enum SnapshotFile {
         return written
     }
 
-    /// Loads the tree in `path`, with the number of decompressed bytes it held. A damaged,
-    /// truncated or foreign file is a `StorageError.corruptSnapshot` naming it.
+    /// Loads the tree in `path`, with the number of decompressed bytes it held; big parents'
+    /// blocks are decoded on the other cores. A damaged, truncated or foreign file is a
+    /// `StorageError.corruptSnapshot` naming it.
     static func read(_ path: String) throws -> (root: Node, bytes: Int) {
         var bytes = 0
         do {
             let gzip = try GzipReader(path: path)
-            let root = try SnapshotDecoder.decode { buffer in
+            let root = try SnapshotDecoder.decode(scheduler: ParallelSnapshotBlocks()) { buffer in
                 let count = try gzip.read(into: buffer)
                 bytes += count
                 return count
