@@ -139,6 +139,20 @@ extension Key: Comparable, OrderedKey {
         }
     }
 
+    /// `compare` on two keys' UTF-8 bytes, for a reader that checks their order before making
+    /// `Key`s of them.
+    static func compare(utf8 lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Int {
+        switch (parseInteger(lhs), parseInteger(rhs)) {
+        case let (l?, r?):
+            if l != r { return l < r ? -1 : 1 }
+            let difference = lhs.count - rhs.count
+            return difference == 0 ? UTF16Order.compare(lhs, rhs) : difference
+        case (.some, nil): return -1
+        case (nil, .some): return 1
+        case (nil, nil): return UTF16Order.compare(lhs, rhs)
+        }
+    }
+
     /// UTF-16 order, settled from the cached prefixes when they differ (keys never contain a
     /// zero byte, so the zero padding sorts a shorter key first, as it should).
     @inline(__always)

@@ -20,7 +20,7 @@ public struct SnapshotDecoder: ~Copyable {
     /// Decodes big parents' blocks elsewhere; nil to decode them here.
     private let scheduler: (any SnapshotBlockScheduler)?
     /// The entries of the small parent being packed, reused from one parent to the next.
-    private var packing: [UInt8] = []
+    private var packing = PackingScratch()
 
     private init(chunkSize: Int, scheduler: (any SnapshotBlockScheduler)?, read: @escaping Read) {
         buffer = .allocate(capacity: chunkSize)
@@ -109,31 +109,133 @@ public struct SnapshotDecoder: ~Copyable {
         let count = try varint()
         guard count > 0 else { throw failure("a parent with no children") }
         var builder = OrderedMapBuilder<Key>(expectedCount: Int(min(count, 1 << 20)))
-        // A few leaves without priorities are packed (copied in their encoding) until a child
-        // rules that out; the entries packed so far then move into the map.
-        var packs = priority == nil && count <= UInt64(PackedLeaves.maxCount)
-        packing.removeAll(keepingCapacity: true)
-        var previous: Key?
-        for _ in 0..<count {
+        var read = 0
+        if priority == nil, count <= UInt64(PackedLeaves.maxCount) {
+            guard let unpacked = try packChildren(Int(count), depth: depth, into: &builder) else {
+                return Node(representation: .packed(PackedLeaves.make(count: Int(count), bytes: packing.bytes)))
+            }
+            read = unpacked
+        }
+        for _ in read..<Int(count) { try appendChild(to: &builder, depth: depth) }
+        return Node(map: builder.finish(), priority: priority)
+    }
+
+    /// Packs children into `packing` (copied in their encoding, checked as `node` checks them)
+    /// while they are leaves without priorities with ASCII keys and fit; returns nil when all
+    /// were packed. When one does not qualify, the entries packed so far and that child go into
+    /// `builder`, and it returns how many children it read (the caller reads the rest).
+    private mutating func packChildren(_ count: Int, depth: Int, into builder: inout OrderedMapBuilder<Key>) throws -> Int? {
+        packing.removeAll()
+        var previousKey: Range<Int>?
+        for index in 0..<count {
             let start = offset
-            let key = try self.key()
-            if let previous, Key.compare(previous, key) >= 0 {
+            let keyBytes = try self.keyBytes()
+            guard keyBytes.allSatisfy({ $0 < 0x80 }), packing.roomLeft > keyBytes.count + 2 else {
+                // Other keys are checked as text (`Key` repairs invalid UTF-8); big ones do not fit.
+                let key = Key(string: String(decoding: keyBytes, as: UTF8.self), utf8: keyBytes)
+                spill(into: &builder)
+                try checkOrder(key, after: builder.lastKey, at: start)
+                builder.append(key, try node(depth: depth + 1))
+                return index + 1
+            }
+            let keyStart = packing.count
+            packing.appendVarint(UInt64(keyBytes.count))
+            let keyRange = packing.count..<(packing.count + keyBytes.count)
+            packing.append(keyBytes)
+            if let previousKey, Key.compare(utf8: packing.bytes(previousKey), packing.bytes(keyRange)) >= 0 {
+                let (key, previous) = (String(decoding: packing.bytes(keyRange), as: UTF8.self), String(decoding: packing.bytes(previousKey), as: UTF8.self))
                 throw failure("key \(key) out of order after \(previous)", at: start)
             }
-            previous = key
-            if packs {
-                if try packLeaf(key) {
-                    if packing.count > PackedLeaves.maxBytes { packs = unpack(into: &builder) }
-                    continue
-                }
-                packs = unpack(into: &builder)
+            previousKey = keyRange
+            if let leaf = try packLeaf() {
+                // Not packed after all (a leaf too big to fit): it joins the map.
+                let key = keyFromPacking(keyRange)
+                packing.truncate(to: keyStart)
+                spill(into: &builder)
+                builder.append(key, Node(leaf))
+                return index + 1
             }
-            builder.append(key, try node(depth: depth + 1))
+            if packing.count == keyRange.upperBound {
+                // Not a leaf without a priority: the map takes the entries so far and this child.
+                let key = keyFromPacking(keyRange)
+                packing.truncate(to: keyStart)
+                spill(into: &builder)
+                builder.append(key, try node(depth: depth + 1))
+                return index + 1
+            }
         }
-        if packs {
-            return Node(representation: .packed(packing.withUnsafeBytes { PackedLeaves.make(count: Int(count), bytes: $0) }))
+        return nil
+    }
+
+    private func keyFromPacking(_ range: Range<Int>) -> Key {
+        let bytes = packing.bytes(range)
+        return Key(string: String(decoding: bytes, as: UTF8.self), utf8: bytes)
+    }
+
+    private func checkOrder(_ key: Key, after previous: Key?, at start: Int) throws {
+        if let previous, Key.compare(previous, key) >= 0 {
+            throw failure("key \(key) out of order after \(previous)", at: start)
         }
-        return Node(map: builder.finish(), priority: priority)
+    }
+
+    /// Appends the leaf that comes next to `packing`, tag and body, when it is a leaf without a
+    /// priority and fits. Returns nil when it was packed, or when it is no such leaf (nothing is
+    /// read then, and `packing` is unchanged); returns the leaf when it was read but does not fit.
+    private mutating func packLeaf() throws -> Leaf? {
+        if position == end { try ensure(1) }
+        guard let tag = SnapshotFormat.Tag(rawValue: buffer[position]) else { return nil }
+        switch tag {
+        case .falseValue, .trueValue:
+            position += 1
+            packing.append(tag.rawValue)
+            return nil
+        case .number, .integer:
+            position += 1
+            let value = tag == .number ? try number() : try integer()
+            guard packing.roomLeft >= 11 else { return .number(value) }
+            if let integer = SnapshotFormat.integerEncoding(of: value) {
+                packing.append(SnapshotFormat.Tag.integer.rawValue)
+                packing.appendVarint(integer)
+            } else {
+                packing.append(SnapshotFormat.Tag.number.rawValue)
+                packing.appendBits(value.bitPattern)
+            }
+            return nil
+        case .string:
+            position += 1
+            let count = try length(limit: Node.maxStringBytes, what: "string")
+            try ensure(count)
+            let bytes = UnsafeBufferPointer(rebasing: buffer[position..<(position + count)])
+            position += count
+            // ASCII is valid UTF-8 as it stands; other text is decoded (repairing) and re-encoded.
+            guard bytes.allSatisfy({ $0 < 0x80 }) else {
+                let text = String(decoding: bytes, as: UTF8.self)
+                let utf8 = Array(text.utf8)
+                guard packing.roomLeft >= utf8.count + 11 else { return .string(text) }
+                packing.append(tag.rawValue)
+                packing.appendVarint(UInt64(utf8.count))
+                utf8.withUnsafeBufferPointer { packing.append($0) }
+                return nil
+            }
+            guard packing.roomLeft >= count + 11 else { return .string(String(decoding: bytes, as: UTF8.self)) }
+            packing.append(tag.rawValue)
+            packing.appendVarint(UInt64(count))
+            packing.append(bytes)
+            return nil
+        case .empty, .children, .blocks:
+            return nil
+        }
+    }
+
+    /// Moves the entries packed so far into `builder`.
+    private mutating func spill(into builder: inout OrderedMapBuilder<Key>) {
+        let bytes = packing.bytes
+        var offset = 0
+        while offset < bytes.count {
+            let (key, node) = PackedLeaves.entry(bytes.baseAddress!, &offset)
+            builder.append(key, node)
+        }
+        packing.removeAll()
     }
 
     /// Reads one child (key and node) into `builder`, checking its key's order.
@@ -191,59 +293,6 @@ public struct SnapshotDecoder: ~Copyable {
         return Node(map: builder.finish(), priority: nil)
     }
 
-    /// Appends `key` and the leaf that follows to `packing` when that child is a leaf without a
-    /// priority; reads nothing and returns false otherwise. The leaf is checked as `node` checks
-    /// one and written in its canonical form.
-    private mutating func packLeaf(_ key: Key) throws -> Bool {
-        if position == end { try ensure(1) }
-        guard let tag = SnapshotFormat.Tag(rawValue: buffer[position]) else { return false }
-        let leaf: Leaf
-        switch tag {
-        case .falseValue: leaf = .bool(false)
-        case .trueValue: leaf = .bool(true)
-        case .number:
-            position += 1
-            leaf = .number(try number())
-        case .integer:
-            position += 1
-            leaf = .number(try integer())
-        case .string:
-            position += 1
-            let count = try length(limit: Node.maxStringBytes, what: "string")
-            try ensure(count)
-            let bytes = UnsafeBufferPointer(rebasing: buffer[position..<(position + count)])
-            position += count
-            SnapshotFormat.appendBytes(key.string, to: &packing)
-            if bytes.allSatisfy({ $0 < 0x80 }) {
-                // ASCII is valid UTF-8 as it stands: copied without making a string.
-                packing.append(tag.rawValue)
-                SnapshotFormat.appendVarint(UInt64(count), to: &packing)
-                packing.append(contentsOf: bytes)
-            } else {
-                SnapshotFormat.appendLeaf(.string(String(decoding: bytes, as: UTF8.self)), to: &packing)
-            }
-            return true
-        case .empty, .children, .blocks: return false
-        }
-        if case .bool = leaf { position += 1 }
-        SnapshotFormat.appendBytes(key.string, to: &packing)
-        SnapshotFormat.appendLeaf(leaf, to: &packing)
-        return true
-    }
-
-    /// Moves the entries packed so far into `builder`; returns false, for `packs`.
-    private mutating func unpack(into builder: inout OrderedMapBuilder<Key>) -> Bool {
-        packing.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let (key, node) = PackedLeaves.entry(bytes.baseAddress!, &offset)
-                builder.append(key, node)
-            }
-        }
-        packing.removeAll(keepingCapacity: true)
-        return false
-    }
-
     private mutating func priority() throws -> Priority {
         let start = offset
         switch SnapshotFormat.Tag(rawValue: try byte()) {
@@ -278,13 +327,20 @@ public struct SnapshotDecoder: ~Copyable {
     }
 
     private mutating func key() throws -> Key {
+        let bytes = try keyBytes()
+        return Key(string: String(decoding: bytes, as: UTF8.self), utf8: bytes)
+    }
+
+    /// A key's bytes, checked (length, no forbidden character), in the buffer: valid until the
+    /// next read.
+    private mutating func keyBytes() throws -> UnsafeBufferPointer<UInt8> {
         let count = try length(limit: Key.maxByteCount, what: "key")
         guard count > 0 else { throw failure("an empty key") }
         try ensure(count)
         let bytes = UnsafeBufferPointer(rebasing: buffer[position..<(position + count)])
         guard !bytes.contains(where: Key.isForbidden) else { throw failure("a key with a forbidden character") }
         position += count
-        return Key(string: String(decoding: bytes, as: UTF8.self), utf8: bytes)
+        return bytes
     }
 
     private mutating func length(limit: Int, what: String) throws -> Int {

@@ -76,9 +76,8 @@ enum SnapshotFormat {
         switch leaf {
         case .bool: return
         case .number(let number):
-            if isIntegral(number) {
-                let value = Int64(number)
-                appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)), to: &buffer)
+            if let integer = integerEncoding(of: number) {
+                appendVarint(integer, to: &buffer)
             } else {
                 withUnsafeBytes(of: number.bitPattern.littleEndian) { buffer.append(contentsOf: $0) }
             }
@@ -90,6 +89,13 @@ enum SnapshotFormat {
     /// True for a number written as a (shorter) integer.
     private static func isIntegral(_ number: Double) -> Bool {
         number.magnitude < integerLimit && number.rounded(.towardZero) == number && !(number == 0 && number.sign == .minus)
+    }
+
+    /// The zig-zag value a number is written as with tag 4, or nil when it is written with tag 3.
+    static func integerEncoding(of number: Double) -> UInt64? {
+        guard isIntegral(number) else { return nil }
+        let value = Int64(number)
+        return UInt64(bitPattern: (value << 1) ^ (value >> 63))
     }
 
     /// Appends a string's UTF-8 byte count and bytes.

@@ -71,4 +71,17 @@ struct KeyTests {
             #expect(UTF16Order.compare(lhs, rhs).signum() == expected)
         }
     }
+
+    /// The order a snapshot reader checks on raw bytes is the order of `Key`s.
+    @Test func byteOrderAgreesWithKeyOrder() {
+        let pool = ["0", "1", "01", "001", "10", "-1", "-01", "2147483647", "2147483648", "-2147483648", "-2147483649", "a", "ab", "b",
+            "é", "e\u{301}", "\u{FFFF}", "😀", "\u{E000}", "longer-than-eight-bytes", "longer-than-eight-bytez", "x y", "9a"]
+        for lhs in pool {
+            for rhs in pool {
+                let expected = Key.compare(Key(stringLiteral: lhs), Key(stringLiteral: rhs)).signum()
+                let actual = Array(lhs.utf8).withUnsafeBufferPointer { l in Array(rhs.utf8).withUnsafeBufferPointer { r in Key.compare(utf8: l, r) } }
+                #expect(actual.signum() == expected, "\(lhs) vs \(rhs)")
+            }
+        }
+    }
 }
