@@ -31,14 +31,3 @@ public final class SnapshotBlock: @unchecked Sendable {
         try SnapshotDecoder.decode(self)
     }
 }
-
-/// Decodes the blocks of a big parent's children, possibly on other threads while the snapshot
-/// is still being read. The core does no threading itself: the server provides one.
-public protocol SnapshotBlockScheduler: AnyObject {
-    /// Takes the next block of the parent being read (blocks come in order); it may call
-    /// `block.decode()` on another thread at once, and may block to bound the blocks in flight.
-    func submit(_ block: SnapshotBlock) throws
-    /// Waits for every block submitted since the last call and returns what `decode()` gave for
-    /// each, in submission order; the first block that failed throws its error instead.
-    func finish() throws -> [SnapshotBlock.Decoded]
-}
