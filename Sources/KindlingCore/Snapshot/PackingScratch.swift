@@ -1,8 +1,9 @@
-/// The bytes of the small parent a `SnapshotDecoder` is packing, in one fixed allocation: a
-/// packed parent is at most `PackedLeaves.maxBytes`, plus one key tried on the way, so the
-/// scratch never grows, and appending is a store with no checks of a growable array.
+/// The bytes of the small parent a `SnapshotDecoder` is packing, in one fixed allocation: the
+/// decoder checks `roomLeft` before each key and value, so a packed parent stays within
+/// `PackedLeaves.maxBytes`, the scratch never grows, and appending is a store without the checks
+/// of a growable array.
 struct PackingScratch: ~Copyable {
-    static let capacity = PackedLeaves.maxBytes + Key.maxByteCount + 16
+    static let capacity = PackedLeaves.maxBytes
 
     private let base = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
     private(set) var count = 0
@@ -23,15 +24,17 @@ struct PackingScratch: ~Copyable {
 
     mutating func truncate(to count: Int) { self.count = count }
 
-    /// Appends one byte; the caller has checked the room (`capacity` bounds every append).
+    /// Appends one byte; the caller has checked the room.
     @inline(__always)
     mutating func append(_ byte: UInt8) {
+        assert(count < Self.capacity, "packing past the room checked for")
         base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
         count += 1
     }
 
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
+        assert(count + bytes.count <= Self.capacity, "packing past the room checked for")
         (base + count).copyMemory(from: source, byteCount: bytes.count)
         count += bytes.count
     }
@@ -47,6 +50,7 @@ struct PackingScratch: ~Copyable {
 
     /// Appends 8 bytes, little-endian.
     mutating func appendBits(_ bits: UInt64) {
+        assert(count + 8 <= Self.capacity, "packing past the room checked for")
         (base + count).storeBytes(of: bits.littleEndian, as: UInt64.self)
         count += 8
     }

@@ -147,24 +147,30 @@ public struct SnapshotDecoder: ~Copyable {
                 throw failure("key \(key) out of order after \(previous)", at: start)
             }
             previousKey = keyRange
-            if let leaf = try packLeaf() {
-                // Not packed after all (a leaf too big to fit): it joins the map.
-                let key = keyFromPacking(keyRange)
-                packing.truncate(to: keyStart)
-                spill(into: &builder)
+            let outcome = try packLeaf()
+            if case .packed = outcome { continue }
+            // Not packed after all: the map takes the entries so far and this child.
+            let key = keyFromPacking(keyRange)
+            packing.truncate(to: keyStart)
+            spill(into: &builder)
+            if case .tooBig(let leaf) = outcome {
                 builder.append(key, Node(leaf))
-                return index + 1
-            }
-            if packing.count == keyRange.upperBound {
-                // Not a leaf without a priority: the map takes the entries so far and this child.
-                let key = keyFromPacking(keyRange)
-                packing.truncate(to: keyStart)
-                spill(into: &builder)
+            } else {
                 builder.append(key, try node(depth: depth + 1))
-                return index + 1
             }
+            return index + 1
         }
         return nil
+    }
+
+    /// What `packLeaf` did with the child that comes next.
+    private enum PackOutcome {
+        /// Packed: a leaf without a priority that fits.
+        case packed
+        /// Read, but too big to fit.
+        case tooBig(Leaf)
+        /// Not a leaf without a priority; nothing read.
+        case notALeaf
     }
 
     private func keyFromPacking(_ range: Range<Int>) -> Key {
@@ -179,20 +185,19 @@ public struct SnapshotDecoder: ~Copyable {
     }
 
     /// Appends the leaf that comes next to `packing`, tag and body, when it is a leaf without a
-    /// priority and fits. Returns nil when it was packed, or when it is no such leaf (nothing is
-    /// read then, and `packing` is unchanged); returns the leaf when it was read but does not fit.
-    private mutating func packLeaf() throws -> Leaf? {
+    /// priority and fits (checked as `node` checks a leaf, written in its canonical form).
+    private mutating func packLeaf() throws -> PackOutcome {
         if position == end { try ensure(1) }
-        guard let tag = SnapshotFormat.Tag(rawValue: buffer[position]) else { return nil }
+        guard let tag = SnapshotFormat.Tag(rawValue: buffer[position]) else { return .notALeaf }
         switch tag {
         case .falseValue, .trueValue:
             position += 1
             packing.append(tag.rawValue)
-            return nil
+            return .packed
         case .number, .integer:
             position += 1
             let value = tag == .number ? try number() : try integer()
-            guard packing.roomLeft >= 11 else { return .number(value) }
+            guard packing.roomLeft >= 11 else { return .tooBig(.number(value)) }
             if let integer = SnapshotFormat.integerEncoding(of: value) {
                 packing.append(SnapshotFormat.Tag.integer.rawValue)
                 packing.appendVarint(integer)
@@ -200,7 +205,7 @@ public struct SnapshotDecoder: ~Copyable {
                 packing.append(SnapshotFormat.Tag.number.rawValue)
                 packing.appendBits(value.bitPattern)
             }
-            return nil
+            return .packed
         case .string:
             position += 1
             let count = try length(limit: Node.maxStringBytes, what: "string")
@@ -211,19 +216,19 @@ public struct SnapshotDecoder: ~Copyable {
             guard bytes.allSatisfy({ $0 < 0x80 }) else {
                 let text = String(decoding: bytes, as: UTF8.self)
                 let utf8 = Array(text.utf8)
-                guard packing.roomLeft >= utf8.count + 11 else { return .string(text) }
+                guard packing.roomLeft >= utf8.count + 11 else { return .tooBig(.string(text)) }
                 packing.append(tag.rawValue)
                 packing.appendVarint(UInt64(utf8.count))
                 utf8.withUnsafeBufferPointer { packing.append($0) }
-                return nil
+                return .packed
             }
-            guard packing.roomLeft >= count + 11 else { return .string(String(decoding: bytes, as: UTF8.self)) }
+            guard packing.roomLeft >= count + 11 else { return .tooBig(.string(String(decoding: bytes, as: UTF8.self))) }
             packing.append(tag.rawValue)
             packing.appendVarint(UInt64(count))
             packing.append(bytes)
-            return nil
+            return .packed
         case .empty, .children, .blocks:
-            return nil
+            return .notALeaf
         }
     }
 

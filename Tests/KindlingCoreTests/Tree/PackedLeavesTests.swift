@@ -150,6 +150,26 @@ struct PackedLeavesTests {
         }
     }
 
+    /// Parents right around the packed size limit load back the same, packed or not, and a
+    /// packed one never holds more than the limit.
+    @Test func parentsAtTheSizeLimitLoadBackTheSame() throws {
+        for length in (PackedLeaves.maxBytes - 40)...(PackedLeaves.maxBytes + 4) {
+            let text = String(repeating: "x", count: length - 20)
+            let samples = [
+                Node(children: [(Key("a"), Node(.string(String(repeating: "y", count: length))))]),
+                Node(children: [(Key("a"), Node(.number(1.5))), (Key("b"), Node(.string(text))), (Key("c"), Node(.number(-7)))]),
+                Node(children: [(Key("a"), Node(.string(text))), (Key("b"), Node(.number(0.25))), (Key("c"), Node(.bool(true)))]),
+                Node(children: [(Key("a"), Node(.string(text + "é"))), (Key(stringLiteral: String(repeating: "k", count: 30)), Node(.number(3)))]),
+            ]
+            for sample in samples {
+                let decoded = try decode(try encode(sample), step: 7)
+                #expect(decoded == sample)
+                #expect(decoded.hash == sample.hash)
+                if let packed = Self.packed(decoded) { #expect(packed.bytes.count <= PackedLeaves.maxBytes) }
+            }
+        }
+    }
+
     @Test func theHashIsCachedOnceWhenManyThreadsAskAtOnce() async throws {
         let user = try Node(jsonText: #"{"name":"User number 123","score":1.5}"#)
         let expected = Node(map: user.children, priority: nil).hash
