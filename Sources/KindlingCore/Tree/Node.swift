@@ -165,6 +165,11 @@ public struct Node: Sendable {
             setPriority(node.leaf.flatMap(Priority.init))
             return
         }
+        if depth + 1 == keys.count, case .packed(let packed) = representation, let packedResult = packed.setting(key, to: node) {
+            // A field of a packed record: the record stays packed.
+            self = packedResult
+            return
+        }
         guard isParent else {
             // A leaf or nothing: a non-empty write turns it into a parent, keeping a leaf's priority.
             var child = Node.empty

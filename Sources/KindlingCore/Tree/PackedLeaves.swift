@@ -103,6 +103,60 @@ final class PackedLeaves: ManagedBuffer<PackedLeavesHeader, UInt64> {
         }
     }
 
+    /// This parent with child `key` set to `node`, still packed, so that writing a record's
+    /// fields keeps it compact: the result shares nothing with this one (which never changes),
+    /// and is `.empty` when the last child goes. Nil when the write is not a leaf without a
+    /// priority (or a removal), or when the result would be too big to pack.
+    func setting(_ key: Key, to node: Node) -> Node? {
+        let leaf: Leaf?
+        switch node.representation {
+        case .empty: leaf = nil
+        case .leaf(let value): leaf = value
+        case .shared, .packed: return nil
+        }
+        var text = key.string
+        return text.withUTF8 { target -> Node? in
+            // Find the entry for `key`, or where it goes: entries are in key order.
+            let bytes = self.bytes
+            let base = bytes.baseAddress!
+            var entryStart = 0
+            var entryEnd = 0
+            var found = false
+            while entryStart < bytes.count {
+                var offset = entryStart
+                let length = Int(SnapshotFormat.readVarint(base, &offset))
+                let order = Key.compare(utf8: UnsafeBufferPointer(start: (base + offset).assumingMemoryBound(to: UInt8.self), count: length), target)
+                offset += length
+                PackedLeaves.skipLeaf(base, &offset)
+                if order == 0 { found = true }
+                if order >= 0 {
+                    entryEnd = found ? offset : entryStart
+                    break
+                }
+                entryStart = offset
+            }
+            if entryStart == bytes.count { entryEnd = entryStart }
+            var newCount = count - (found ? 1 : 0)
+            var entry: [UInt8] = []
+            if let leaf {
+                SnapshotFormat.appendBytes(key.string, to: &entry)
+                SnapshotFormat.appendLeaf(leaf, to: &entry)
+                newCount += 1
+            } else if !found {
+                return Node(representation: .packed(self))
+            }
+            if newCount == 0 { return .empty }
+            let newByteCount = bytes.count - (entryEnd - entryStart) + entry.count
+            guard newCount <= PackedLeaves.maxCount, newByteCount <= PackedLeaves.maxBytes else { return nil }
+            var combined: [UInt8] = []
+            combined.reserveCapacity(newByteCount)
+            combined.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[..<entryStart]))
+            combined.append(contentsOf: entry)
+            combined.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[entryEnd...]))
+            return Node(representation: .packed(combined.withUnsafeBytes { PackedLeaves.make(count: newCount, bytes: $0) }))
+        }
+    }
+
     /// The children as an ordinary child map, for callers that need one, and for a write.
     func childMap() -> ChildMap {
         var builder = OrderedMapBuilder<Key>(expectedCount: count)

@@ -79,7 +79,10 @@ struct PackedLeavesTests {
         #expect(Self.packed(user) != nil)
         var edited = user
         edited.set(Node(.bool(false)), at: try Path("online"))
+        #expect(Self.packed(edited) != nil)
+        edited.set(Node(.bool(false)), at: try Path("online/deeper"))
         #expect(Self.packed(edited) == nil)
+        edited.set(Node(.bool(false)), at: try Path("online"))
         #expect(user.child("online") == Node(.bool(true)))
         #expect(edited.child("online") == Node(.bool(false)))
         #expect(edited.child("email") == user.child("email"))
@@ -98,6 +101,44 @@ struct PackedLeavesTests {
         for key in user.children.map(\.key) { emptied.set(.empty, at: Path(keys: [key])) }
         #expect(emptied.isEmpty)
         #expect(user.childCount == 4)
+    }
+
+    /// Random writes to a packed record and to the same record as an ordinary parent agree
+    /// after every step; setting and removing fields keeps the record packed while it fits (a
+    /// nested or prioritised write unpacks it for good).
+    @Test func writesToAPackedRecordMatchAnOrdinaryOne() throws {
+        var fuzzer = SnapshotCodecTests.TreeFuzzer(random: SeededGenerator(seed: 33))
+        var stayedPacked = 0
+        for _ in 0..<200 {
+            var packed = try Node(jsonText: #"{"name":"User number 1","email":"user1@example.com","score":1,"online":true}"#)
+            var ordinary = Node(map: packed.children, priority: nil)
+            var snapshots: [(Node, Node)] = []
+            for _ in 0..<12 {
+                let key = Self.keyPool.randomElement(using: &fuzzer.random)!
+                let path: Path
+                let value: Node
+                switch Int.random(in: 0..<10, using: &fuzzer.random) {
+                case 0: (path, value) = (Path(keys: [key]), .empty)
+                case 1: (path, value) = (Path(keys: [key, "deep"]), Node(.bool(true)))
+                case 2: (path, value) = (Path(keys: [key]), Node(fuzzer.leaf(), priority: .number(2)))
+                case 3: (path, value) = (Path(keys: [Key.priority]), Node(.string("p")))
+                case 4: (path, value) = (Path(keys: [key]), Node(.string(String(repeating: "z", count: Int.random(in: 0..<700, using: &fuzzer.random)))))
+                default: (path, value) = (Path(keys: [key]), Node(fuzzer.leaf()))
+                }
+                snapshots.append((packed, ordinary))
+                packed.set(value, at: path)
+                ordinary.set(value, at: path)
+                #expect(packed == ordinary)
+                #expect(packed.hash == ordinary.hash)
+                #expect(packed.jsonText(format: .export) == ordinary.jsonText(format: .export))
+                if Self.packed(packed) != nil { stayedPacked += 1 }
+            }
+            // Earlier copies never see later writes.
+            for (before, model) in snapshots {
+                #expect(before == model)
+            }
+        }
+        #expect(stayedPacked > 300)
     }
 
     @Test func jsonWritesPackSmallLeafObjectsOnly() throws {
