@@ -41,11 +41,15 @@ public struct Node: Sendable {
     }
 
     /// A node with the given children; empty children are left out, and no children at all give
-    /// the empty node (its priority dropped).
+    /// the empty node (its priority dropped). A few leaves without priorities are packed.
     public init(children: some Sequence<(Key, Node)>, priority: Priority? = nil) {
         var map = ChildMap()
         for (key, child) in children where !key.isPriority { map.set(key, child) }
-        self.init(map: map, priority: priority)
+        if priority == nil, map.count <= PackedLeaves.maxCount, let packed = PackedLeaves.pack(map) {
+            self.init(representation: .packed(packed))
+        } else {
+            self.init(map: map, priority: priority)
+        }
     }
 
     init(map: ChildMap, priority: Priority?) {

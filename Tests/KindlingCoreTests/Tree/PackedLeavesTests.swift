@@ -13,6 +13,13 @@ struct PackedLeavesTests {
         return nil
     }
 
+    /// The ordinary (B+tree) form of a parent, which `Node(children:)` would pack.
+    static func ordinary(_ entries: [(Key, Node)]) -> Node {
+        var map = ChildMap()
+        for (key, node) in entries { map.set(key, node) }
+        return Node(map: map, priority: nil)
+    }
+
     func encode(_ node: Node) throws -> [UInt8] {
         var bytes: [UInt8] = []
         _ = try SnapshotEncoder.encode(node) { bytes.append(contentsOf: $0) }
@@ -52,7 +59,7 @@ struct PackedLeavesTests {
         var packedCount = 0
         for _ in 0..<600 {
             let count = Int.random(in: 1...PackedLeaves.maxCount, using: &fuzzer.random)
-            let ordinary = Node(children: (0..<count).map { _ in (Self.keyPool.randomElement(using: &fuzzer.random)!, Node(fuzzer.leaf())) })
+            let ordinary = Self.ordinary((0..<count).map { _ in (Self.keyPool.randomElement(using: &fuzzer.random)!, Node(fuzzer.leaf())) })
             guard let packed = PackedLeaves.pack(ordinary.children) else {
                 #expect(ordinary.children.reduce(0) { $0 + $1.key.string.utf8.count } > 0)
                 continue
