@@ -121,7 +121,7 @@ public struct SnapshotDecoder: ~Copyable {
     }
 
     /// Packs children into `packing` (copied in their encoding, checked as `node` checks them)
-    /// while they are leaves without priorities with ASCII keys and fit; returns nil when all
+    /// while they are leaves without priorities with keys of valid UTF-8 and fit; returns nil when all
     /// were packed. When one does not qualify, the entries packed so far and that child go into
     /// `builder`, and it returns how many children it read (the caller reads the rest).
     private mutating func packChildren(_ count: Int, depth: Int, into builder: inout OrderedMapBuilder<Key>) throws -> Int? {
@@ -130,9 +130,9 @@ public struct SnapshotDecoder: ~Copyable {
         for index in 0..<count {
             let start = offset
             let keyBytes = try self.keyBytes()
-            guard keyBytes.allSatisfy({ $0 < 0x80 }), packing.roomLeft > keyBytes.count + 2 else {
-                // Other keys are checked as text (`Key` repairs invalid UTF-8); big ones do not fit.
-                let key = Key(string: String(decoding: keyBytes, as: UTF8.self), utf8: keyBytes)
+            guard SnapshotDecoder.isValidUTF8(keyBytes), packing.roomLeft > keyBytes.count + 2 else {
+                // Invalid UTF-8 goes through `Key`, which repairs it; big keys do not fit.
+                let key = SnapshotDecoder.key(keyBytes)
                 spill(into: &builder)
                 try checkOrder(key, after: builder.lastKey, at: start)
                 builder.append(key, try node(depth: depth + 1))
@@ -212,8 +212,8 @@ public struct SnapshotDecoder: ~Copyable {
             try ensure(count)
             let bytes = UnsafeBufferPointer(rebasing: buffer[position..<(position + count)])
             position += count
-            // ASCII is valid UTF-8 as it stands; other text is decoded (repairing) and re-encoded.
-            guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            // Valid UTF-8 is copied as it stands; other bytes are decoded (repairing) and re-encoded.
+            guard SnapshotDecoder.isValidUTF8(bytes) else {
                 let text = String(decoding: bytes, as: UTF8.self)
                 let utf8 = Array(text.utf8)
                 guard packing.roomLeft >= utf8.count + 11 else { return .tooBig(.string(text)) }
@@ -230,6 +230,12 @@ public struct SnapshotDecoder: ~Copyable {
         case .empty, .children, .blocks:
             return .notALeaf
         }
+    }
+
+    /// True for valid UTF-8, which is copied as it is; ASCII, by far the most common, is
+    /// settled without making a string.
+    private static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.allSatisfy { $0 < 0x80 } || String(validating: bytes, as: UTF8.self) != nil
     }
 
     /// Moves the entries packed so far into `builder`.
@@ -332,8 +338,14 @@ public struct SnapshotDecoder: ~Copyable {
     }
 
     private mutating func key() throws -> Key {
-        let bytes = try keyBytes()
-        return Key(string: String(decoding: bytes, as: UTF8.self), utf8: bytes)
+        SnapshotDecoder.key(try keyBytes())
+    }
+
+    /// The key `bytes` name: bytes that are not UTF-8 read as the text they repair to (with
+    /// U+FFFD), whose own bytes the key then compares by.
+    private static func key(_ bytes: UnsafeBufferPointer<UInt8>) -> Key {
+        let text = String(decoding: bytes, as: UTF8.self)
+        return isValidUTF8(bytes) ? Key(string: text, utf8: bytes) : Key(unchecked: text)
     }
 
     /// A key's bytes, checked (length, no forbidden character), in the buffer: valid until the

@@ -198,6 +198,20 @@ struct PackedLeavesTests {
         }
     }
 
+    @Test func keysAndTextInAnyScriptLoadPackedAndInvalidUTF8IsRepairedAsBefore() throws {
+        let record = Self.ordinary([(Key("名前"), Node(.string("ダイビング 😀"))), (Key("Ødegård"), Node(.number(2))), (Key("a"), Node(.bool(true)))])
+        let decoded = try decode(try encode(record), step: 3)
+        #expect(Self.packed(decoded) != nil)
+        try expectAlike(decoded, record)
+        // Bytes that are not UTF-8, in a key and in a string, read as the replacement character,
+        // as version 1 snapshots always did.
+        let header = SnapshotFormat.magic + [SnapshotFormat.version]
+        let invalid = try decode(header + [6, 2, 1, UInt8(ascii: "z"), 5, 2, 0xFF, UInt8(ascii: "x"), 2, 0xC3, 0x28, 1])
+        let repairedKey = Key(stringLiteral: String(decoding: [0xC3, 0x28] as [UInt8], as: UTF8.self))
+        #expect(invalid.child(repairedKey) == Node(.bool(false)))
+        #expect(invalid.child("z") == Node(.string(String(decoding: [0xFF, UInt8(ascii: "x")] as [UInt8], as: UTF8.self))))
+    }
+
     /// Parents right around the packed size limit load back the same, packed or not, and a
     /// packed one never holds more than the limit.
     @Test func parentsAtTheSizeLimitLoadBackTheSame() throws {
