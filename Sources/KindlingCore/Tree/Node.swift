@@ -179,6 +179,12 @@ public struct Node: Sendable {
             var child = Node.empty
             child.set(node, at: keys, from: depth + 1)
             guard !child.isEmpty else { return }
+            // A record started one field at a time is packed from its first field on.
+            let priority = self.priority
+            if priority == nil, let packed = PackedLeaves.pack(CollectionOfOne((key: key, node: child))) {
+                self = Node(representation: .packed(packed))
+                return
+            }
             var map = ChildMap()
             map.set(key, child)
             self = Node(map: map, priority: priority)

@@ -104,6 +104,18 @@ struct PackedLeavesTests {
         #expect(user.withPriority(nil) == user)
         #expect(user.setting(Node(.number(5)), at: try Path(".priority")).priority == .number(5))
 
+        // A record written one field at a time is packed from its first field on.
+        var fresh = Node.empty
+        fresh.set(Node(.string("Ada")), at: try Path("users/ada/name"))
+        fresh.set(Node(.number(3)), at: try Path("users/ada/score"))
+        #expect(Self.packed(fresh.child(at: try Path("users/ada"))) != nil)
+        #expect(Self.packed(fresh.child("users")) == nil)
+        #expect(fresh.jsonText() == #"{"users":{"ada":{"name":"Ada","score":3}}}"#)
+        var prioritizedLeaf = Node(.bool(true), priority: .number(1))
+        prioritizedLeaf.set(Node(.bool(false)), at: try Path("flag"))
+        #expect(Self.packed(prioritizedLeaf) == nil)
+        #expect(prioritizedLeaf.priority == .number(1))
+
         var emptied = user
         for key in user.children.map(\.key) { emptied.set(.empty, at: Path(keys: [key])) }
         #expect(emptied.isEmpty)
