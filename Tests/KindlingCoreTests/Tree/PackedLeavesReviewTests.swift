@@ -121,3 +121,29 @@ struct PackedLeavesReviewTests {
         }
     }
 }
+
+extension PackedLeavesReviewTests {
+    /// JSON objects with nulls, empty objects, repeated and unsorted keys parse to the same node
+    /// as writing their members one by one into an ordinary parent.
+    @Test func jsonObjectsAgreeWithMemberByMemberWrites() throws {
+        var random = SeededGenerator(seed: 4242)
+        let values = ["null", "{}", "1", "-0.0", "0", "\"x\"", "true", "{\"n\":1}", "{\".value\":3}", "{\".value\":null}", "[1,2]", "[]"]
+        for round in 0..<2000 {
+            let count = Int.random(in: 1...20, using: &random)
+            var members: [(String, String)] = []
+            for _ in 0..<count {
+                members.append((Self.keyPool.randomElement(using: &random)!, values.randomElement(using: &random)!))
+            }
+            let text = "{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+            let parsed = try Node(jsonText: text)
+            var model = Node.empty
+            for (key, value) in members {
+                var map = ChildMap()
+                for (k, n) in model.children { map.set(k, n) }
+                map.set(Key(stringLiteral: key), try Node(jsonText: value))
+                model = Node(map: map, priority: nil)
+            }
+            try expectAlike(parsed, model, "round \(round) \(text)")
+        }
+    }
+}
