@@ -15,9 +15,9 @@ public final class SnapshotBlock: @unchecked Sendable {
     /// Where the block's bytes start in the snapshot, for error offsets.
     let offset: Int
 
-    init(copying bytes: UnsafeBufferPointer<UInt8>, count: Int, depth: Int, offset: Int) {
-        self.bytes = .allocate(capacity: bytes.count)
-        _ = self.bytes.initialize(fromContentsOf: bytes)
+    /// A block over `bytes`, which it owns from now on.
+    init(taking bytes: UnsafeMutableBufferPointer<UInt8>, count: Int, depth: Int, offset: Int) {
+        self.bytes = bytes
         self.count = count
         self.depth = depth
         self.offset = offset

@@ -5,6 +5,8 @@ public protocol SnapshotBlockScheduler: AnyObject {
     /// `block.decode()` on another thread at once, and may block to bound the blocks in flight.
     func submit(_ block: SnapshotBlock) throws
     /// Waits for every block submitted since the last call and returns what `decode()` gave for
-    /// each, in submission order; the first block that failed throws its error instead.
-    func finish() throws -> [SnapshotBlock.Decoded]
+    /// each, in submission order, failures included: the reader reports the first damage in the
+    /// file, which it can only tell in order. Afterwards the scheduler holds nothing, ready for
+    /// the next parent (or the next load, after a failed one).
+    func finish() -> [Result<SnapshotBlock.Decoded, any Error>]
 }

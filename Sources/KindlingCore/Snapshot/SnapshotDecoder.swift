@@ -21,6 +21,8 @@ public struct SnapshotDecoder: ~Copyable {
     private let scheduler: (any SnapshotBlockScheduler)?
     /// The entries of the small parent being packed, reused from one parent to the next.
     private var packing = PackingScratch()
+    /// The format version being read (blocks exist from version 2 on).
+    private var version = SnapshotFormat.version
 
     private init(chunkSize: Int, scheduler: (any SnapshotBlockScheduler)?, read: @escaping Read) {
         buffer = .allocate(capacity: chunkSize)
@@ -72,6 +74,7 @@ public struct SnapshotDecoder: ~Copyable {
             )
         }
         position += 1
+        self.version = version
         let root = try node(depth: 0)
         guard position == end else { throw failure("bytes after the end of the tree") }
         discarded += position
@@ -99,6 +102,7 @@ public struct SnapshotDecoder: ~Copyable {
         case .string: return Node(.string(try string()), priority: priority)
         case .children: return try children(depth: depth, priority: priority)
         case .blocks:
+            guard version >= 2 else { throw failure("children in blocks in a version \(version) snapshot", at: start) }
             guard priority == nil else { throw failure("a priority on children in blocks", at: start) }
             return try blocks(depth: depth)
         }
@@ -259,49 +263,92 @@ public struct SnapshotDecoder: ~Copyable {
         builder.append(key, try node(depth: depth + 1))
     }
 
-    /// A big parent's children in blocks: each handed to the scheduler, or decoded here.
+    /// A big parent's children in blocks: each handed to the scheduler, or decoded here. Either
+    /// way the error reported is the first damage in the file.
     private mutating func blocks(depth: Int) throws -> Node {
         guard depth < Path.maxDepth else { throw failure("children nested deeper than \(Path.maxDepth) levels") }
         let total = try varint()
         guard total > 0 else { throw failure("a parent with no children") }
         var builder = OrderedMapBuilder<Key>(expectedCount: Int(min(total, 1 << 20)))
         var blockStarts: [Int] = []
-        var seen: UInt64 = 0
-        while true {
-            let length = try self.length(limit: Int(Int32.max), what: "block")
-            if length == 0 { break }
-            let start = offset
-            let count = try varint()
-            guard count > 0, count <= total - seen else { throw failure("a block of \(count) more children than its parent has", at: start) }
-            seen += count
-            let entriesStart = offset
-            let entriesLength = length - (entriesStart - start)
-            guard entriesLength > 0 else { throw failure("a block too short for its children", at: start) }
-            if let scheduler {
-                try ensure(entriesLength)
-                let bytes = UnsafeBufferPointer(rebasing: buffer[position..<(position + entriesLength)])
-                try scheduler.submit(SnapshotBlock(copying: bytes, count: Int(count), depth: depth, offset: entriesStart))
-                position += entriesLength
-                blockStarts.append(entriesStart)
-            } else {
-                for _ in 0..<count { try appendChild(to: &builder, depth: depth) }
-                guard offset - start == length else { throw failure("a block whose length is not its children's", at: start) }
+        do {
+            var seen: UInt64 = 0
+            while true {
+                let length = try self.length(limit: Int(Int32.max), what: "block")
+                if length == 0 { break }
+                let start = offset
+                let count = try varint()
+                guard count > 0, count <= total - seen else { throw failure("a block of \(count) more children than its parent has", at: start) }
+                seen += count
+                let entriesStart = offset
+                let entriesLength = length - (entriesStart - start)
+                guard entriesLength > 0 else { throw failure("a block too short for its children", at: start) }
+                if let scheduler {
+                    let bytes = try take(entriesLength)
+                    try scheduler.submit(SnapshotBlock(taking: bytes, count: Int(count), depth: depth, offset: entriesStart))
+                    blockStarts.append(entriesStart)
+                } else {
+                    for _ in 0..<count { try appendChild(to: &builder, depth: depth) }
+                    guard offset - start == length else { throw failure("a block whose length is not its children's", at: start) }
+                }
             }
+            guard seen == total else { throw failure("blocks of \(seen) children for a parent of \(total)") }
+        } catch {
+            // Damage in a block handed off comes earlier in the file than this.
+            if let scheduler { try join(scheduler.finish(), startingAt: blockStarts, into: &builder) }
+            throw error
         }
-        guard seen == total else { throw failure("blocks of \(seen) children for a parent of \(total)") }
-        if let scheduler {
-            let results = try scheduler.finish()
-            guard results.count == blockStarts.count else {
-                throw failure("the block scheduler returned \(results.count) of \(blockStarts.count) blocks")
-            }
-            for (decoded, start) in zip(results, blockStarts) {
+        if let scheduler { try join(scheduler.finish(), startingAt: blockStarts, into: &builder) }
+        return Node(map: builder.finish(), priority: nil)
+    }
+
+    /// Joins decoded blocks to `builder` in file order, throwing the first failure or key out
+    /// of order, as decoding them here would have.
+    private func join(
+        _ results: [Result<SnapshotBlock.Decoded, any Error>],
+        startingAt starts: [Int],
+        into builder: inout OrderedMapBuilder<Key>
+    ) throws {
+        guard results.count == starts.count else {
+            throw failure("the block scheduler returned \(results.count) of \(starts.count) blocks")
+        }
+        for (result, start) in zip(results, starts) {
+            switch result {
+            case .failure(let error): throw error
+            case .success(let decoded):
                 if let last = builder.lastKey, let first = decoded.children.firstKey, Key.compare(last, first) >= 0 {
                     throw failure("key \(first) out of order after \(last)", at: start)
                 }
                 builder.append(contentsOf: decoded.children)
             }
         }
-        return Node(map: builder.finish(), priority: nil)
+    }
+
+    /// Copies the next `count` bytes out of the stream into an allocation of their own, which
+    /// grows as the bytes arrive: a damaged length costs no more memory than the file holds.
+    private mutating func take(_ count: Int) throws -> UnsafeMutableBufferPointer<UInt8> {
+        var target = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: min(count, buffer.count))
+        var copied = 0
+        do {
+            while copied < count {
+                if position == end { try ensure(1) }
+                let available = min(end - position, count - copied)
+                if copied + available > target.count {
+                    let larger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: min(count, max(2 * target.count, copied + available)))
+                    _ = larger.initialize(fromContentsOf: target[..<copied])
+                    target.deallocate()
+                    target = larger
+                }
+                _ = UnsafeMutableBufferPointer(rebasing: target[copied..<(copied + available)])
+                    .initialize(fromContentsOf: buffer[position..<(position + available)])
+                position += available
+                copied += available
+            }
+        } catch {
+            target.deallocate()
+            throw error
+        }
+        return target
     }
 
     private mutating func priority() throws -> Priority {

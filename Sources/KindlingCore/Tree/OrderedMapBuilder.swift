@@ -33,7 +33,12 @@ struct OrderedMapBuilder<K: OrderedKey> {
     mutating func append(contentsOf other: consuming OrderedMapBuilder) {
         if current == nil {
             leaves.append(contentsOf: other.leaves)
-            current = other.current
+            if var last = other.current {
+                // Whoever handed `other` over may still hold it: the unfinished page, which this
+                // builder goes on filling in place, is made its own first (a copy when shared).
+                Page.reserve(&last, capacity: 0)
+                current = last
+            }
             return
         }
         for page in other.leaves + (other.current.map { [$0] } ?? []) {

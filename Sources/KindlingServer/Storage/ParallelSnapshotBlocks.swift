@@ -34,7 +34,7 @@ final class ParallelSnapshotBlocks: SnapshotBlockScheduler, @unchecked Sendable 
         }
     }
 
-    func finish() throws -> [SnapshotBlock.Decoded] {
+    func finish() -> [Result<SnapshotBlock.Decoded, any Error>] {
         group.wait()
         let decoded = results.withLock { results in
             defer { results = [:] }
@@ -42,9 +42,9 @@ final class ParallelSnapshotBlocks: SnapshotBlockScheduler, @unchecked Sendable 
         }
         let count = submitted
         submitted = 0
-        return try (0..<count).map { index in
+        return (0..<count).map { index in
             guard let result = decoded[index] else { preconditionFailure("Internal inconsistency: block \(index) never decoded") }
-            return try result.get()
+            return result
         }
     }
 }

@@ -16,9 +16,9 @@ struct SnapshotBlocksTests {
             submittedCount += 1
         }
 
-        func finish() throws -> [SnapshotBlock.Decoded] {
+        func finish() -> [Result<SnapshotBlock.Decoded, any Error>] {
             defer { pending = [] }
-            return try pending.reversed().map { try $0.decode() }.reversed()
+            return pending.reversed().map { block in Result { try block.decode() } }.reversed()
         }
     }
 

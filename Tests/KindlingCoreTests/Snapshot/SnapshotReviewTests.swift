@@ -8,9 +8,9 @@ struct SnapshotReviewTests {
     final class InlineScheduler: SnapshotBlockScheduler {
         var pending: [SnapshotBlock] = []
         func submit(_ block: SnapshotBlock) throws { pending.append(block) }
-        func finish() throws -> [SnapshotBlock.Decoded] {
+        func finish() -> [Result<SnapshotBlock.Decoded, any Error>] {
             defer { pending = [] }
-            return try pending.map { try $0.decode() }
+            return pending.map { block in Result { try block.decode() } }
         }
     }
 
