@@ -42,21 +42,12 @@ struct SnapshotCodecTests {
     }
 
     func encode(_ node: Node, chunkSize: Int = 1 << 20) throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        let count = try SnapshotEncoder.encode(node, chunkSize: chunkSize) { bytes.append(contentsOf: $0) }
-        #expect(count == bytes.count)
-        return bytes
+        try SnapshotBytes.encode(node, chunkSize: chunkSize)
     }
 
     /// Decodes `bytes`, handing them over at most `step` at a time.
     func decode(_ bytes: [UInt8], step: Int = .max, chunkSize: Int = 1 << 20) throws -> Node {
-        var offset = 0
-        return try SnapshotDecoder.decode(chunkSize: chunkSize) { buffer in
-            let count = min(buffer.count, step, bytes.count - offset)
-            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.withUnsafeBytes { $0 }[offset..<(offset + count)]))
-            offset += count
-            return count
-        }
+        try SnapshotBytes.decode(bytes, step: step, chunkSize: chunkSize)
     }
 
     /// Deep equality that compares numbers by bits and keys and strings by bytes, child by child.

@@ -17,13 +17,7 @@ struct SnapshotReviewTests {
     static let header = SnapshotFormat.magic + [SnapshotFormat.version]
 
     func decode(_ bytes: [UInt8], scheduler: (any SnapshotBlockScheduler)? = nil, step: Int = .max) throws -> Node {
-        var offset = 0
-        return try SnapshotDecoder.decode(chunkSize: 1024, scheduler: scheduler) { buffer in
-            let count = min(buffer.count, step, bytes.count - offset)
-            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.withUnsafeBytes { $0 }[offset..<(offset + count)]))
-            offset += count
-            return count
-        }
+        try SnapshotBytes.decode(bytes, scheduler: scheduler, step: step, chunkSize: 1024)
     }
 
     enum Outcome: Equatable {

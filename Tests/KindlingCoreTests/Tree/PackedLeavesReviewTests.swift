@@ -30,19 +30,11 @@ struct PackedLeavesReviewTests {
     }
 
     func encode(_ node: Node) throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        _ = try SnapshotEncoder.encode(node, chunkSize: 1024) { bytes.append(contentsOf: $0) }
-        return bytes
+        try SnapshotBytes.encode(node, chunkSize: 1024)
     }
 
     func decode(_ bytes: [UInt8], scheduler: (any SnapshotBlockScheduler)? = nil, step: Int = .max) throws -> Node {
-        var offset = 0
-        return try SnapshotDecoder.decode(chunkSize: 1024, scheduler: scheduler) { buffer in
-            let count = min(buffer.count, step, bytes.count - offset)
-            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.withUnsafeBytes { $0 }[offset..<(offset + count)]))
-            offset += count
-            return count
-        }
+        try SnapshotBytes.decode(bytes, scheduler: scheduler, step: step, chunkSize: 1024)
     }
 
     func expectAlike(_ a: Node, _ b: Node, _ note: String, sourceLocation: SourceLocation = #_sourceLocation) throws {

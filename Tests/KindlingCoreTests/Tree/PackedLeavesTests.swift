@@ -21,19 +21,11 @@ struct PackedLeavesTests {
     }
 
     func encode(_ node: Node) throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        _ = try SnapshotEncoder.encode(node) { bytes.append(contentsOf: $0) }
-        return bytes
+        try SnapshotBytes.encode(node)
     }
 
     func decode(_ bytes: [UInt8], step: Int = .max) throws -> Node {
-        var offset = 0
-        return try SnapshotDecoder.decode(chunkSize: 1024) { buffer in
-            let count = min(buffer.count, step, bytes.count - offset)
-            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.withUnsafeBytes { $0 }[offset..<(offset + count)]))
-            offset += count
-            return count
-        }
+        try SnapshotBytes.decode(bytes, step: step, chunkSize: 1024)
     }
 
     func expectAlike(_ packed: Node, _ ordinary: Node, sourceLocation: SourceLocation = #_sourceLocation) throws {
