@@ -9,8 +9,9 @@ import Synchronization
 /// leaf tag, body, in key order) after a small header, so loading a snapshot copies them and
 /// writing one copies them back.
 ///
-/// A packed node never changes: writing below it first turns it into an ordinary parent
-/// (`Node.uniqueStorage`). Reads decode on the way: a lookup scans the keys' bytes, and iterating
+/// A packed node never changes: setting or removing a field makes a new one (`setting`), and a
+/// deeper or prioritised write turns it into an ordinary parent (`Node.uniqueStorage`), so
+/// copies held by snapshots are never touched. Reads decode on the way: a lookup scans the keys' bytes, and iterating
 /// builds each `Key` and `Leaf`. Its digests are cached in a slot ahead of the entries, filled
 /// at most once (the first store wins), from any thread.
 final class PackedLeaves: ManagedBuffer<PackedLeavesHeader, UInt64> {
