@@ -207,6 +207,12 @@ struct NodeDecoder {
             }
             return try decode(valueJSON, path: path).withPriority(priority)
         }
+        if !sorted, entries.count <= PackedLeaves.maxCount {
+            // Clients send members in their own order: a small object (a record) is put in key
+            // order here, the last of a repeated key winning, so it can be packed directly.
+            entries = NodeDecoder.inKeyOrder(entries)
+            sorted = true
+        }
         var map: ChildMap
         if sorted {
             if priority == nil, let packed = PackedLeaves.pack(entries) { return Node(representation: .packed(packed)) }
@@ -214,11 +220,27 @@ struct NodeDecoder {
         } else {
             map = ChildMap()
             for (key, node) in entries { map.set(key, node) }
-            if priority == nil, map.count <= PackedLeaves.maxCount, let packed = PackedLeaves.pack(map) {
-                return Node(representation: .packed(packed))
-            }
         }
         return Node(map: map, priority: priority)
+    }
+
+    /// `entries` sorted by key, keeping only the last entry of a repeated key (as setting them
+    /// one by one would).
+    private static func inKeyOrder(_ entries: [(key: Key, node: Node)]) -> [(key: Key, node: Node)] {
+        let ordered = entries.enumerated().sorted { a, b in
+            let order = Key.compare(a.element.key, b.element.key)
+            return order != 0 ? order < 0 : a.offset < b.offset
+        }
+        var unique: [(key: Key, node: Node)] = []
+        unique.reserveCapacity(ordered.count)
+        for (_, entry) in ordered {
+            if let last = unique.last, last.key == entry.key {
+                unique[unique.count - 1] = entry
+            } else {
+                unique.append(entry)
+            }
+        }
+        return unique
     }
 
     private func deeper(_ path: Path, _ key: Key) throws(ValidationError) -> Path {
