@@ -3,9 +3,11 @@ import Foundation
 /// A redis-server started by the harness on a free loopback port, as the peer in `--compare
 /// redis` runs: no RDB snapshots, append-only file on or off with the given fsync policy.
 public struct RedisServerProcess: Sendable {
-    public let process: ChildProcess
     public let target: BenchTarget
-    private let directory: TemporaryDirectory
+    private let server: DirectoryServer
+
+    /// The server's process, for its CPU time and memory.
+    public var process: ChildProcess { server.process }
 
     /// The usual places of the Debian package's binary.
     public static func findExecutable() -> String? {
@@ -30,29 +32,28 @@ public struct RedisServerProcess: Sendable {
     /// Starts redis with the append-only file synced as Kindling's `fsync` mode says (`always`,
     /// `everysec`, `never` = appendfsync no), or with no append-only file for `memory`.
     public static func start(executable: String, fsync: String, port: Int) async throws -> RedisServerProcess {
-        let directory = try TemporaryDirectory(prefix: "kindling-bench-redis")
-        var arguments = [
-            "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--protected-mode", "no",
-            "--maxclients", "20000", "--dir", directory.path, "--daemonize", "no", "--logfile", "",
-        ]
-        switch fsync {
-        case "always", "everysec": arguments += ["--appendonly", "yes", "--appendfsync", fsync]
-        case "never": arguments += ["--appendonly", "yes", "--appendfsync", "no"]
-        default: arguments += ["--appendonly", "no"]
-        }
-        let process = try ChildProcess(executable: executable, arguments: arguments, logPath: directory.path + "/redis.log")
-        do {
-            _ = try await process.waitForLine(timeout: .seconds(30)) { $0.contains("Ready to accept connections") }
-            return RedisServerProcess(process: process, target: BenchTarget(host: "127.0.0.1", port: port, pid: process.pid), directory: directory)
-        } catch {
-            await process.stop()
-            directory.remove()
-            throw error
-        }
+        let (server, target) = try await DirectoryServer.start(
+            prefix: "kindling-bench-redis",
+            executable: executable,
+            logName: "redis.log",
+            arguments: { directory in
+                let common = [
+                    "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--protected-mode", "no",
+                    "--maxclients", "20000", "--dir", directory, "--daemonize", "no", "--logfile", "",
+                ]
+                switch fsync {
+                case "always", "everysec": return common + ["--appendonly", "yes", "--appendfsync", fsync]
+                case "never": return common + ["--appendonly", "yes", "--appendfsync", "no"]
+                default: return common + ["--appendonly", "no"]
+                }
+            },
+            timeout: .seconds(30),
+            ready: { $0.contains("Ready to accept connections") },
+            target: { _, pid in BenchTarget(host: "127.0.0.1", port: port, pid: pid) }
+        )
+        return RedisServerProcess(target: target, server: server)
     }
 
-    public func stop() async {
-        await process.stop()
-        directory.remove()
-    }
+    /// Stops redis and removes its directory.
+    public func stop() async { await server.stop() }
 }
