@@ -22,7 +22,7 @@ extension Node {
             writer.write(leaf.json)
             return
         case .packed(let packed):
-            Node.writeChildren(packed, count: packed.count, priority: nil, to: &writer, format: format)
+            Node.writeChildren(packed, count: packed.count, lastKey: nil, priority: nil, to: &writer, format: format)
             return
         case .shared(let shared):
             storage = shared
@@ -39,7 +39,7 @@ extension Node {
                 writer.write(leaf.json)
             }
         case .children(let map):
-            Node.writeChildren(map, count: map.count, priority: storage.priority, to: &writer, format: format)
+            Node.writeChildren(map, count: map.count, lastKey: map.last?.key, priority: storage.priority, to: &writer, format: format)
         }
     }
 
@@ -47,11 +47,12 @@ extension Node {
     private static func writeChildren(
         _ children: some Sequence<(key: Key, node: Node)>,
         count: Int,
+        lastKey: Key?,
         priority: Priority?,
         to writer: inout JSONWriter,
         format: JSONFormat
     ) {
-        if format == .plain, let length = arrayLength(children, count: count) {
+        if format == .plain, let length = arrayLength(children, count: count, lastKey: lastKey) {
             writer.writeRaw("[".utf8)
             var next = 0
             for (key, child) in children {
@@ -94,8 +95,10 @@ extension Node {
     /// The array length when every key is a canonical non-negative integer (`0` or no leading
     /// zero) and the largest is below twice the number of children: the SDKs' array rule.
     /// `children` come in key order, so integer keys come first and ascending, and the walk
-    /// stops at the first key that rules an array out.
-    static func arrayLength(_ children: some Sequence<(key: Key, node: Node)>, count: Int) -> Int? {
+    /// stops at the first key that rules an array out; `lastKey`, when a big map can give it
+    /// cheaply, rules most objects out before any walk.
+    static func arrayLength(_ children: some Sequence<(key: Key, node: Node)>, count: Int, lastKey: Key?) -> Int? {
+        if let lastKey, !(lastKey.integerValue.map { $0 >= 0 && Int($0) < 2 * count } ?? false) { return nil }
         var last: Int32?
         for (key, _) in children {
             guard let value = key.integerValue, value >= 0, Int(value) < 2 * count,
