@@ -92,7 +92,7 @@ extension Node {
             return Node.leafSummary(leaf, priority: nil, scratch: &scratch)
         case .packed(let packed):
             if let cached = packed.cachedHash { return cached }
-            let summary = Node.childrenSummary(packed, count: packed.count, priority: nil)
+            let summary = Node.childrenSummary(packed, priority: nil, childrenMayHavePriorities: false)
             packed.cacheHash(summary)
             return summary
         case .shared(let shared): storage = shared
@@ -104,26 +104,29 @@ extension Node {
             var scratch: [UInt8] = []
             summary = Node.leafSummary(leaf, priority: storage.priority, scratch: &scratch)
         case .children(let map):
-            summary = Node.childrenSummary(map, count: map.count, priority: storage.priority)
+            summary = Node.childrenSummary(map, priority: storage.priority, childrenMayHavePriorities: true)
         }
         storage.cacheHash(summary)
         return summary
     }
 
-    /// A parent's digests, from its children's (in key order).
+    /// A parent's digests, from its children's (given in key order). Children that cannot have
+    /// priorities (a packed record's) are hashed in that order in one pass; others are first
+    /// counted for priorities, which reorder them.
     private static func childrenSummary(
         _ children: some Sequence<(key: Key, node: Node)>,
-        count: Int,
-        priority: Priority?
+        priority: Priority?,
+        childrenMayHavePriorities: Bool
     ) -> NodeHashSummary {
         var preimage: [UInt8] = []
         var javaScriptDiffers = priority.map { NodeHashText.numberDiffersInJavaScript(Leaf($0)) } ?? false
         var iOSDiffers = false
         NodeHashText.appendPriority(priority, variant: .canonical, to: &preimage)
+        var count = 0
         var prioritized = 0
         // Inline leaves have no cache: they are hashed here, through one reused buffer.
         var scratch: [UInt8] = []
-        NodeHashText.forEachChild(of: children, variant: .canonical) { key, child in
+        func visit(_ key: Key, _ child: Node) {
             let childSummary: NodeHashSummary
             if case .leaf(let leaf) = child.representation {
                 childSummary = Node.leafSummary(leaf, priority: nil, scratch: &scratch)
@@ -132,8 +135,14 @@ extension Node {
             }
             javaScriptDiffers = javaScriptDiffers || childSummary.javaScriptDiffers
             iOSDiffers = iOSDiffers || childSummary.iOSDiffers
+            count += 1
             if child.priority != nil { prioritized += 1 }
             NodeHashText.appendChild(key, childSummary.digest, to: &preimage)
+        }
+        if childrenMayHavePriorities {
+            NodeHashText.forEachChild(of: children, variant: .canonical, visit)
+        } else {
+            for (key, child) in children { visit(key, child) }
         }
         iOSDiffers = iOSDiffers || (prioritized == count && count > 1)
         return NodeHashSummary(digest: SHA1Digest(preimage), javaScriptDiffers: javaScriptDiffers, iOSDiffers: iOSDiffers)
