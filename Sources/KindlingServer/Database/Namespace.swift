@@ -29,14 +29,23 @@ final class Namespace: @unchecked Sendable {
     /// acknowledged (or shown to a listener) before the write behind it is durable, and
     /// everything later waits behind it so each connection keeps its order.
     private var held: [(sequence: UInt64, out: [Outgoing], then: (@Sendable () -> Void)?)] = []
+    /// Rules set for this namespace alone (`PUT /.settings/rules.json`); they override the
+    /// server's default rules.
+    private var ownRules: RulesDocument?
+    /// The server's rules, and whether they are the open rules of emulator mode.
+    private var defaultRules: (RulesDocument, Bool)
+    /// Where this namespace's own rules are kept; nil in memory.
+    private var rulesFile: NamespaceRulesFile?
 
-    init(name: String, logger: Logger, root: Node = .empty) {
+    init(name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false, limits: ConnectionLimits = ConnectionLimits()) {
         self.name = name
+        self.defaultRules = (rules, rulesAreOpen)
         self.queue = DispatchQueue(label: "kindling.namespace.\(name)")
         var logger = logger
         logger[metadataKey: "namespace"] = "\(name)"
         self.logger = logger
-        self.state = NamespaceState(name: name, root: root)
+        self.state = NamespaceState(name: name, root: root, rules: rules, rulesAreOpen: rulesAreOpen, limits: limits)
+        self.state.rulesDebug = rulesDebug
     }
 
     /// Set when storage could not be opened: the namespace then refuses every write.
@@ -64,6 +73,8 @@ final class Namespace: @unchecked Sendable {
             self.storage = storage
             self.lastSequence = lastSequence
             self.snapshotSequence = snapshotSequence
+            self.rulesFile = NamespaceRulesFile(directory: directory)
+            self.loadOwnRules()
         }
     }
 
@@ -102,29 +113,45 @@ final class Namespace: @unchecked Sendable {
     func submit(_ connection: ConnectionID, _ inputs: [SessionInput]) {
         queue.async {
             var out: [Outgoing] = []
-            // A refusal (storage failing, or a request that could not be read) changes nothing,
-            // so it need not wait behind writes held for the disk.
+            // A refusal for failing storage, or of a request that could not be read, changes
+            // nothing, so it need not wait behind writes held for the disk.
             var refusals: [Outgoing] = []
             let now = Namespace.now()
             let writable = self.writable
             for input in inputs {
-                switch input {
-                case .request(let request):
-                    if !writable, request.action.writesNow, let number = request.number {
-                        refusals.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: .unavailable, message: Namespace.unwritable)))
-                        continue
+                if case .operation(let number, let operation) = input, !writable, operation.writesNow {
+                    if let number {
+                        refusals.append(Outgoing(recipients: [connection], message: Answer.refused(.unavailable(Namespace.unwritable)).wireResponse(number)))
                     }
-                    self.state.handle(request, from: connection, now: now, into: &out)
-                case .reject(let number, let status, let message):
-                    refusals.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: status, message: message)))
+                } else if case .reject = input {
+                    self.state.handle(input, from: connection, now: now, into: &refusals)
+                } else if case .authenticated(let auth)? = self.state.handle(input, from: connection, now: now, into: &out), let expiresAt = auth.expiresAt {
+                    self.expire(connection, at: expiresAt)
                 }
             }
             self.dispatch(refusals)
+            self.logDenials()
             self.finish(out)
         }
     }
 
     static let unwritable = "Writes to storage are failing (is the disk full?); nothing was written."
+
+    /// Drops a connection's identity to anonymous when its token expires.
+    private func expire(_ connection: ConnectionID, at expiresAt: Int64) {
+        let delay = max(0, expiresAt - Namespace.now())
+        queue.asyncAfter(deadline: .now() + .milliseconds(Int(min(delay, Int64(Int32.max))))) {
+            var out: [Outgoing] = []
+            self.state.expireAuth(of: connection, now: Namespace.now(), into: &out)
+            self.finish(out)
+        }
+    }
+
+    /// Logs the rule traces of denied requests (with `--rules-debug`).
+    private func logDenials() {
+        guard state.rulesDebug else { return }
+        for trace in state.takeDenials() { logger.notice("\(trace)") }
+    }
 
     /// Logs the writes this block committed and sends `out` (then runs `then`) once they are
     /// durable, after anything still held.
@@ -182,33 +209,33 @@ final class Namespace: @unchecked Sendable {
         }
     }
 
-
-    /// Answers a REST read with the data now at `path` (or the query's window).
-    func read(_ path: Path, query: Query, promise: EventLoopPromise<Node>) {
+    /// Runs one REST request. The answer is given once everything it depends on is durable
+    /// (a read never shows a write that a crash could still erase), and a write's changes are
+    /// handed to the listeners' sinks before it, so a client that waits for the HTTP response
+    /// finds the event already on its way.
+    func perform(_ operation: Operation, as auth: AuthState, promise: EventLoopPromise<Answer>) {
         queue.async {
-            promise.succeed(self.state.restRead(path, query: query))
-        }
-    }
-
-    /// Runs a REST write. Its changes are handed to the listeners' sinks before the promise is
-    /// completed, so a client that waits for the HTTP response finds the event already on its way.
-    func write(_ request: RESTWrite, promise: EventLoopPromise<RESTWriteOutcome>) {
-        queue.async {
-            guard self.writable else {
-                promise.succeed(.unavailable(Namespace.unwritable))
+            guard self.writable || !operation.writesNow else {
+                promise.succeed(.refused(.unavailable(Namespace.unwritable)))
                 return
             }
             var out: [Outgoing] = []
-            let outcome = self.state.restWrite(request, now: Namespace.now(), into: &out)
-            self.finish(out) { promise.succeed(outcome) }
+            let answer = self.state.apply(operation, by: .rest(auth), now: Namespace.now(), into: &out)
+            self.logDenials()
+            self.finish(out) { promise.succeed(answer) }
         }
     }
 
-    /// Registers an event stream; its first event (the whole location) goes out at once.
-    func openStream(_ stream: ConnectionID, at path: Path, query: Query, outbound: EventStreamOutbound) {
+    /// Opens an event stream if `auth` may read there: its first event (the whole location)
+    /// goes to `outbound` before the answer, which the stream holds until its head is written.
+    func openStream(_ stream: ConnectionID, at path: Path, query: Query, as auth: AuthState, outbound: EventStreamOutbound, promise: EventLoopPromise<Answer>) {
         queue.async {
             self.outbounds[stream] = .eventStream(outbound)
-            self.finish(self.state.openStream(stream, at: path, query: query))
+            var out: [Outgoing] = []
+            let answer = self.state.apply(.openStream(path: path, query: query), by: .stream(stream, auth), now: Namespace.now(), into: &out)
+            if case .refused = answer { self.outbounds[stream] = nil }
+            self.logDenials()
+            self.finish(out) { promise.succeed(answer) }
         }
     }
 
@@ -218,6 +245,67 @@ final class Namespace: @unchecked Sendable {
             self.outbounds[stream] = nil
             self.state.closeStream(stream)
         }
+    }
+
+    // MARK: Rules
+
+    /// Puts the server's default rules in force here, unless the namespace has rules of its own.
+    func useDefaultRules(_ rules: RulesDocument, open: Bool, debug: Bool) {
+        queue.async {
+            self.defaultRules = (rules, open)
+            self.state.rulesDebug = debug
+            guard self.ownRules == nil else { return }
+            self.replaceRules(rules, open: open)
+        }
+    }
+
+    /// The rules in force, as they were given.
+    func rulesSource(promise: EventLoopPromise<String>) {
+        queue.async { promise.succeed(self.state.rules.source) }
+    }
+
+    /// Puts rules of this namespace's own in force, stored in its data directory first so a
+    /// restart keeps them. Fails (and changes nothing) when they cannot be stored.
+    func setOwnRules(_ rules: RulesDocument, promise: EventLoopPromise<Answer>) {
+        queue.async {
+            if let rulesFile = self.rulesFile {
+                do {
+                    try rulesFile.save(rules.source)
+                } catch {
+                    self.logger.error("could not store the namespace's rules: \(error)")
+                    promise.succeed(.refused(.unavailable("The rules could not be stored: \(error)")))
+                    return
+                }
+            }
+            self.ownRules = rules
+            self.replaceRules(rules, open: false)
+            self.logger.notice("rules replaced")
+            promise.succeed(.ok)
+        }
+    }
+
+    /// Loads rules stored by an earlier `setOwnRules`; confined to `queue`.
+    private func loadOwnRules() {
+        guard let rulesFile, let text = rulesFile.load() else { return }
+        do throws(RulesError) {
+            let rules = try RulesDocument.parse(text)
+            ownRules = rules
+            replaceRules(rules, open: false)
+        } catch {
+            logger.error("the namespace's stored rules do not load; the server's rules apply: \(error)")
+        }
+    }
+
+    /// Confined to `queue`.
+    private func replaceRules(_ rules: RulesDocument, open: Bool) {
+        var out: [Outgoing] = []
+        let ended = state.replaceRules(rules, open: open, now: Namespace.now(), into: &out)
+        for stream in ended {
+            if case .eventStream(let outbound)? = outbounds.removeValue(forKey: stream) {
+                outbound.end(with: EventStreamEncoding.cancel)
+            }
+        }
+        finish(out)
     }
 
     /// Sends each output to each of its recipients: for realtime connections its bytes split
@@ -280,9 +368,10 @@ final class Namespace: @unchecked Sendable {
     static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 }
 
-/// What a connection hands its namespace: a request, or the refusal of one it could not read
-/// (answered in order with the others).
+/// What a connection hands its namespace: an operation (with the number its response must
+/// carry), or the refusal of a request it could not read or verify (answered in order with the
+/// others).
 enum SessionInput: Sendable {
-    case request(Request)
+    case operation(number: Int?, Operation)
     case reject(number: Int, status: WireStatus, message: String)
 }

@@ -9,10 +9,31 @@ final class NamespaceRegistry: Sendable {
     private let logger: Logger
     private let storage: StorageConfiguration?
     private let lock = Mutex<DataDirectoryLock?>(nil)
+    /// The rules of namespaces without their own, whether they are open, and `--rules-debug`.
+    private let defaultRules: Mutex<(rules: RulesDocument, open: Bool, debug: Bool)>
+    private let limits: ConnectionLimits
 
-    init(logger: Logger, storage: StorageConfiguration?) {
+    init(logger: Logger, storage: StorageConfiguration?, rules: (rules: RulesDocument, open: Bool), rulesDebug: Bool = false, limits: ConnectionLimits = ConnectionLimits()) {
         self.logger = logger
         self.storage = storage
+        self.defaultRules = Mutex((rules.rules, rules.open, rulesDebug))
+        self.limits = limits
+    }
+
+    /// A new namespace under the server's rules.
+    private func makeNamespace(_ name: String, root: Node = .empty) -> Namespace {
+        let rules = defaultRules.withLock { $0 }
+        return Namespace(name: name, logger: logger, root: root, rules: rules.rules, rulesAreOpen: rules.open, rulesDebug: rules.debug, limits: limits)
+    }
+
+    /// Puts new server rules in force in every namespace without rules of its own (a reloaded
+    /// `--rules` file).
+    func setDefaultRules(_ rules: RulesDocument, open: Bool) {
+        let debug = defaultRules.withLock { current in
+            current = (rules, open, current.debug)
+            return current.debug
+        }
+        for namespace in namespaces.withLock({ Array($0.values) }) { namespace.useDefaultRules(rules, open: open, debug: debug) }
     }
 
     /// Loads every namespace found in the data directory, logging what it loaded and how long
@@ -31,7 +52,7 @@ final class NamespaceRegistry: Sendable {
             else { continue }
             let started = ContinuousClock.now
             let recovered = try NamespaceStorage.recover(directory: directory, repair: storage.repair, logger: logger)
-            let namespace = Namespace(name: name, logger: logger, root: recovered.root)
+            let namespace = makeNamespace(name, root: recovered.root)
             try namespace.attachStorage(
                 directory: directory, configuration: storage, lastSequence: recovered.lastSequence,
                 snapshotSequence: recovered.snapshotSequence
@@ -52,7 +73,7 @@ final class NamespaceRegistry: Sendable {
     func namespace(_ name: String) -> Namespace {
         namespaces.withLock { all in
             if let existing = all[name] { return existing }
-            let created = Namespace(name: name, logger: logger)
+            let created = makeNamespace(name)
             if let storage {
                 let directory = StorageLayout.directory(dataDirectory: storage.directory, namespace: name)
                 do {
