@@ -51,9 +51,10 @@ struct SecurityOptions: ParsableArguments {
     /// The rules file, loaded; nil without `--rules`.
     func loadRules() throws -> RulesDocument? {
         guard let rules else { return nil }
-        do {
-            return try RulesDocument.parse(SecurityOptions.read(rules))
-        } catch let error as RulesError {
+        let text = try SecurityOptions.read(rules)
+        do throws(RulesError) {
+            return try RulesDocument.parse(text)
+        } catch {
             throw ValidationError("\(rules): \(error)")
         }
     }
