@@ -20,9 +20,15 @@ enum RuleQueryProperty: String, Sendable, CaseIterable {
     }
 
     /// The property's value for `query` (nil: a plain read, ordered by key).
+    ///
+    /// The SDKs never send the priority index (it is their default), so a Kindling query on
+    /// `.priority` usually means "no order given", which rules see as `orderByKey` (the Firebase
+    /// docs: `limitToFirst(1000)` alone "would succeed (default order by key)"). Only a priority
+    /// query with range bounds (`startAt` and friends compare priorities when no order is given)
+    /// reads as `orderByPriority`.
     func value(of query: Query?) -> RuleValue {
         let query = query ?? Query()
-        let byDefault = query.index == .priority && query.loadsAllData
+        let byDefault = query.index == .priority && query.start == nil && query.end == nil
         switch self {
         case .orderByKey: return .bool(byDefault || query.index == .key)
         case .orderByPriority: return .bool(!byDefault && query.index == .priority)
