@@ -236,11 +236,11 @@ struct RuleScope {
             case let (.string(l), .string(r)): return .string(l + r)
             case let (.string(l), .number(r)): return .string(l + RuleValue.jsString(r))
             case let (.number(l), .string(r)): return .string(RuleValue.jsString(l) + r)
-            default: throw RuleEvaluationError("+ on \(left.typeName) and \(right.typeName)")
+            default: throw RuleEvaluationError("+ needs numbers or strings, got \(left.typeName) and \(right.typeName)")
             }
         case .subtract, .multiply, .divide, .remainder:
             guard case .number(let l) = left, case .number(let r) = right else {
-                throw RuleEvaluationError("\(op.rawValue) on \(left.typeName) and \(right.typeName)")
+                throw RuleEvaluationError("\(op.rawValue) needs two numbers, got \(left.typeName) and \(right.typeName)")
             }
             switch op {
             case .subtract: return .number(l - r)
@@ -255,7 +255,8 @@ struct RuleScope {
                 guard !l.isNaN, !r.isNaN else { return .bool(false) }
                 order = l < r ? -1 : (l > r ? 1 : 0)
             case let (.string(l), .string(r)): order = UTF16Order.compare(l, r)
-            default: throw RuleEvaluationError("\(op.rawValue) on \(left.typeName) and \(right.typeName)")
+            default:
+                throw RuleEvaluationError("\(op.rawValue) needs two numbers or two strings, got \(left.typeName) and \(right.typeName)")
             }
             switch op {
             case .less: return .bool(order < 0)
