@@ -241,7 +241,7 @@ struct RulesEnforcementTests {
             // New rules that close /spots cancel a stream there with `cancel`.
             let stream = try await TestHTTPConnection.connect(port: port)
             defer { stream.close() }
-            try await stream.send("GET", "/spots.json?ns=app", headers: [("Accept", "text/event-stream")])
+            try await stream.send("GET", "/spots/lib.json?ns=app", headers: [("Accept", "text/event-stream")])
             #expect(try await stream.responseHead().status == 200)
             #expect(try await stream.nextEvent().event == "put")
             let closed = try await TestHTTPConnection.request(
