@@ -52,11 +52,6 @@ public struct AuthSettings: Sendable {
         AuthSettings(emulatorMode: onLoopback)
     }
 
-    /// Whether any key or secret is configured.
-    public var hasKeys: Bool {
-        !hmacSecrets.isEmpty || !publicKeyPEMs.isEmpty || !jwks.isEmpty
-    }
-
     /// Loads and checks every key and secret, naming the first bad one.
     public func makeVerifier() throws(AuthSettingsError) -> CredentialVerifier {
         try CredentialVerifier(settings: self)
