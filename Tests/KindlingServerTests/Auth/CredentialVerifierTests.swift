@@ -214,6 +214,9 @@ struct CredentialVerifierTests {
         #expect(uid(unkeyed.authenticate(forged, as: .idToken, now: now)) == "a")
         let keyed = try Self.verifier(AuthSettings(hmacSecrets: [TestTokens.hmacSecret], emulatorMode: true))
         #expect(reason(keyed.authenticate(forged, as: .idToken, now: now))?.contains("signature") == true)
+        let rs512 = TestTokens.compact(header: #"{"alg":"RS512","kid":"x"}"#, payload: #"{"sub":"b"}"#, signature: [9, 9])
+        #expect(uid(unkeyed.authenticate(rs512, as: .idToken, now: now)) == "b")
+        #expect(reason(keyed.authenticate(rs512, as: .idToken, now: now))?.contains("unsupported alg") == true)
         let noKeys = try Self.verifier(AuthSettings())
         #expect(reason(noKeys.authenticate(forged, as: .idToken, now: now))?.contains("no key") == true)
     }
