@@ -31,7 +31,8 @@ public struct ServerConfiguration: Sendable {
     public var maxEventBytes: Int
     /// Event-loop threads for network I/O.
     public var eventLoopThreads: Int
-    /// How credentials are verified, and whether the server runs in emulator mode.
+    /// How credentials are verified, and whether the server runs in emulator mode (by default:
+    /// nothing configured, so emulator mode exactly when `host` is loopback).
     public var auth: AuthSettings
     /// The security rules of every namespace that has none of its own; nil for none (then open
     /// in emulator mode or with `allowOpen`, else everything but admin access is denied).
@@ -57,14 +58,14 @@ public struct ServerConfiguration: Sendable {
         eventStreamKeepAlive: Duration = .seconds(10),
         maxEventBytes: Int = 512 * 1024 * 1024,
         eventLoopThreads: Int = 2,
-        auth: AuthSettings = AuthSettings(),
+        auth: AuthSettings? = nil,
         rules: RulesDocument? = nil,
         allowOpen: Bool = false,
         rulesDebug: Bool = false,
         connectionLimits: ConnectionLimits = ConnectionLimits(),
         logger: Logger = Logger(label: "kindling")
     ) {
-        self.auth = auth
+        self.auth = auth ?? .unconfigured(onLoopback: ProtectedMode.isLoopback(host))
         self.rules = rules
         self.allowOpen = allowOpen
         self.rulesDebug = rulesDebug
