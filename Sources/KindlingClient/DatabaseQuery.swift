@@ -22,15 +22,18 @@ public struct DatabaseQuery: Sendable {
     // MARK: Observing
 
     /// Calls `block` for every `eventType` event on `queue` (the database's by default), starting
-    /// with the data already known. Returns the handle for `removeObserver(withHandle:)`.
+    /// with the data already known. If the server refuses the listen or later revokes it (the
+    /// security rules deny reading here), `cancel` is called once with the reason and the
+    /// observer is gone. Returns the handle for `removeObserver(withHandle:)`.
     @discardableResult
     public func observe(
         _ eventType: DataEventType, on queue: DispatchQueue? = nil,
-        with block: @escaping @Sendable (DataEvent) -> Void
+        with block: @escaping @Sendable (DataEvent) -> Void,
+        withCancel cancel: (@Sendable (DatabaseError) -> Void)? = nil
     ) -> Int {
         let queue = queue ?? database.callbackQueue
         if isConnectedInfo { return database.repo.observeConnected(queue: queue, callback: block) }
-        return database.repo.observe(path: path, query: query, eventType: eventType, queue: queue, callback: block)
+        return database.repo.observe(path: path, query: query, eventType: eventType, queue: queue, callback: block, cancel: cancel)
     }
 
     /// Calls `block` once, for the first `eventType` event.

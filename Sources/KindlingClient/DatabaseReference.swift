@@ -79,9 +79,10 @@ public struct DatabaseReference: Sendable {
     @discardableResult
     public func observe(
         _ eventType: DataEventType, on queue: DispatchQueue? = nil,
-        with block: @escaping @Sendable (DataEvent) -> Void
+        with block: @escaping @Sendable (DataEvent) -> Void,
+        withCancel cancel: (@Sendable (DatabaseError) -> Void)? = nil
     ) -> Int {
-        asQuery.observe(eventType, on: queue, with: block)
+        asQuery.observe(eventType, on: queue, with: block, withCancel: cancel)
     }
 
     public func observeSingleEvent(

@@ -61,6 +61,8 @@ final class Repo: Sendable {
         var callback: @Sendable (DataEvent) -> Void
         /// Observers of `.info/connected` live outside the sync tree.
         var isConnectedInfo: Bool
+        /// Called once if the server refuses or revokes the listen behind this observer.
+        var cancel: (@Sendable (DatabaseError) -> Void)? = nil
     }
 
     struct State: Sendable {
@@ -257,7 +259,7 @@ final class Repo: Sendable {
                 raise(state, state.syncTree.applyListenComplete(path: listen.path, tag: listen.tag))
             } else {
                 state.listens.removeAll { $0 == listen }
-                raise(state, state.syncTree.cancelListen(path: listen.path, query: listen.query))
+                raise(&state, state.syncTree.cancelListen(path: listen.path, query: listen.query), cancelledBy: error)
                 sendListenChanges(&state)
             }
         case .request(let request):
@@ -276,7 +278,8 @@ final class Repo: Sendable {
         if action == "c" {
             let revoked = state.listens.filter { $0.path == path }
             state.listens.removeAll { $0.path == path }
-            for listen in revoked { raise(state, state.syncTree.cancelListen(path: listen.path, query: listen.query)) }
+            let error = DatabaseError.server(status: "permission_denied", message: "Client doesn't have permission to access the desired data.")
+            for listen in revoked { raise(&state, state.syncTree.cancelListen(path: listen.path, query: listen.query), cancelledBy: error) }
             return
         }
         let tag = body["t"]?.numberValue.map { Int($0) }
@@ -358,6 +361,17 @@ final class Repo: Sendable {
         }
     }
 
+    /// Hands the events of a listen the server refused or revoked to their observers: each
+    /// observer's cancel callback runs once, and the observer is gone.
+    private func raise(_ state: inout State, _ events: [Event], cancelledBy error: DatabaseError?) {
+        for event in events where event.kind == .cancelled {
+            guard let observer = state.observers.removeValue(forKey: event.registration.rawValue), let cancel = observer.cancel else { continue }
+            let reason = error ?? .server(status: "permission_denied", message: "Client doesn't have permission to access the desired data.")
+            observer.queue.async { cancel(reason) }
+        }
+        raise(state, events.filter { $0.kind != .cancelled })
+    }
+
     /// Hands events to their observers' queues, in order.
     private func raise(_ state: State, _ events: [Event]) {
         for event in events {
@@ -390,14 +404,14 @@ final class Repo: Sendable {
 
     func observe(
         path: Path, query: Query, eventType: DataEventType, queue: DispatchQueue,
-        callback: @escaping @Sendable (DataEvent) -> Void
+        callback: @escaping @Sendable (DataEvent) -> Void, cancel: (@Sendable (DatabaseError) -> Void)? = nil
     ) -> Int {
         state.withLock { state in
             let id = state.nextRegistration
             state.nextRegistration += 1
             let observer = Observer(
                 path: path, query: query, eventType: eventType, queue: queue, callback: callback,
-                isConnectedInfo: false)
+                isConnectedInfo: false, cancel: cancel)
             state.observers[id] = observer
             raise(state, state.syncTree.addListen(path: path, query: query, registration: RegistrationID(id)))
             sendListenChanges(&state)

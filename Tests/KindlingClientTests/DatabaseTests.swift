@@ -279,3 +279,46 @@ struct DatabaseTests {
         }
     }
 }
+
+/// The SDK signed in, against a server enforcing rules.
+@Suite(.timeLimit(.minutes(2)))
+struct AuthenticatedDatabaseTests {
+    /// An unsigned token, accepted by a server in emulator mode.
+    static func token(_ uid: String) -> String {
+        func encode(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        return encode(#"{"alg":"none","type":"JWT"}"#) + "." + encode(#"{"sub":"\#(uid)","iat":0,"exp":3600}"#) + "."
+    }
+
+    @Test func readsAsTheSignedInUserAndIsCancelledWhenSignedOut() async throws {
+        var logger = Logger(label: "kindling-client-test")
+        logger.logLevel = .critical
+        var configuration = ServerConfiguration(port: 0, logger: logger)
+        configuration.rules = try RulesDocument.parse(#"{"rules":{"notes":{"$uid":{".read":"auth != null && auth.uid === $uid",".write":"auth != null && auth.uid === $uid"}}}}"#)
+        let server = try await KindlingServer.start(configuration)
+        let database = try Database(url: "http://127.0.0.1:\(server.port)?ns=signed")
+        do {
+            let mine = try database.reference("notes/alice")
+            await #expect(throws: DatabaseError.self) { try await mine.setValue(.string("anonymous")) }
+            try await database.authenticate(with: Self.token("alice"))
+            try await mine.setValue(.string("hello"))
+            let values = AsyncStream.makeStream(of: String.self)
+            mine.observe(.value, with: { values.continuation.yield("value \($0.snapshot.value)") },
+                         withCancel: { values.continuation.yield("cancelled \($0)") })
+            var events = values.stream.makeAsyncIterator()
+            #expect(await events.next()?.hasPrefix("value") == true)
+            try await database.authenticate(with: nil)
+            let cancelled = await events.next()
+            #expect(cancelled?.contains("permission_denied") == true)
+            await #expect(throws: DatabaseError.self) { try await database.authenticate(with: "not.a.token") }
+        } catch {
+            database.shutdown()
+            try await server.shutdown()
+            throw error
+        }
+        database.shutdown()
+        try await server.shutdown()
+    }
+}
