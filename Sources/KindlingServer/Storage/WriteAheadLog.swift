@@ -212,8 +212,8 @@ final class WriteAheadLog: @unchecked Sendable {
         guard descriptor >= 0 else {
             throw StorageError.io("cannot open \(segmentPath): \(String(cString: strerror(errno)))")
         }
-        var info = stat()
-        fileLength = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
+        let end = lseek(descriptor, 0, SEEK_END)
+        fileLength = end >= 0 ? Int(end) : 0
         StorageLayout.syncDirectory(directory)
     }
 }
