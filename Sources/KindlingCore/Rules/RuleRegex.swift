@@ -136,14 +136,16 @@ struct RuleRegex: Sendable {
         if value < 0x80 { return (0x41...0x5A).contains(value) ? value + 0x20 : value }
         guard let scalar = Unicode.Scalar(value) else { return value }
         let lower = scalar.properties.lowercaseMapping.unicodeScalars
-        return lower.count == 1 ? lower.first!.value : value
+        guard lower.count == 1, let only = lower.first else { return value }
+        return only.value
     }
 
     static func upper(_ value: UInt32) -> UInt32 {
         if value < 0x80 { return (0x61...0x7A).contains(value) ? value - 0x20 : value }
         guard let scalar = Unicode.Scalar(value) else { return value }
         let upper = scalar.properties.uppercaseMapping.unicodeScalars
-        return upper.count == 1 ? upper.first!.value : value
+        guard upper.count == 1, let only = upper.first else { return value }
+        return only.value
     }
 
     static func contains(_ set: CharSet, _ value: UInt32, caseInsensitive: Bool) -> Bool {
