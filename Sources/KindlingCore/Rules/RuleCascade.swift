@@ -64,16 +64,23 @@ struct RuleCascade {
 
     /// The decision for a set or a merge, whose every location is checked against the whole
     /// write's new tree (rules spec §3.2, §3.3).
-    mutating func canWrite(_ paths: [Path], _ scope: RuleScope) -> RuleDecision {
+    mutating func canWrite(_ write: Write, _ scope: RuleScope) -> RuleDecision {
         var permitted = true
         var validated = true
-        for path in paths {
-            var entry = scope
+        var entry = scope
+        switch write {
+        case .set(let path, _):
             entry.keys = path.keys
-            let (granted, valid) = checkWrite(&entry)
-            permitted = permitted && granted
-            validated = validated && valid
-            if !explain, !(permitted && validated) { break }
+            (permitted, validated) = checkWrite(&entry)
+        case .merge(let base, let entries):
+            for merged in entries {
+                entry = scope
+                entry.keys = base.keys + merged.path.keys
+                let (granted, valid) = checkWrite(&entry)
+                permitted = permitted && granted
+                validated = validated && valid
+                if !explain, !(permitted && validated) { break }
+            }
         }
         if !permitted { return decision(false, "No .write rule allowed the operation.") }
         if !validated { return decision(false, "Validation failed: \(failedValidation ?? "a .validate rule was false").") }

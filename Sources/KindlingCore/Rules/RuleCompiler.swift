@@ -5,13 +5,41 @@ struct RuleCompiler {
     let allowsNewData: Bool
     /// The `$wildcards` in scope, with the index of the path key each one captures.
     let captures: [String: Int]
+    /// True when the rule calls `parent()` somewhere, so snapshots must know their location.
+    private var tracksLocation = true
+
+    init(allowsNewData: Bool, captures: [String: Int]) {
+        self.allowsNewData = allowsNewData
+        self.captures = captures
+    }
 
     /// Parses and compiles `text`, which must be a boolean expression.
     func compile(_ text: String) throws(RuleCompileError) -> RuleExpression {
         let syntax = try RuleParser.parse(text)
-        let (expression, type) = try compile(syntax)
+        var compiler = self
+        compiler.tracksLocation = RuleCompiler.callsParent(syntax)
+        let (expression, type) = try compiler.compile(syntax)
         guard type == .boolean else { throw RuleCompileError("Expression must evaluate to a boolean.", at: syntax.offset) }
         return expression
+    }
+
+    /// True when `syntax` calls a method named `parent` anywhere (written `.parent()` or
+    /// `['parent']()`).
+    static func callsParent(_ syntax: RuleSyntax) -> Bool {
+        switch syntax.kind {
+        case .number, .string, .bool, .null, .regex, .identifier: return false
+        case .member(let base, _): return callsParent(base)
+        case .computed(let base, let index): return callsParent(base) || callsParent(index)
+        case .call(let callee, let arguments):
+            var name: String?
+            if case .member(_, let member) = callee.kind { name = member }
+            if case .computed(_, let index) = callee.kind, case .string(let member) = index.kind { name = member }
+            return name == "parent" || callsParent(callee) || arguments.contains(where: callsParent)
+        case .array(let elements): return elements.contains(where: callsParent)
+        case .unary(_, let operand): return callsParent(operand)
+        case .binary(_, let left, let right), .logical(_, let left, let right): return callsParent(left) || callsParent(right)
+        case .conditional(let test, let yes, let no): return callsParent(test) || callsParent(yes) || callsParent(no)
+        }
     }
 
     private func compile(_ syntax: RuleSyntax) throws(RuleCompileError) -> (RuleExpression, RuleType) {
@@ -157,13 +185,8 @@ struct RuleCompiler {
         switch name {
         case "child", "hasChild":
             try expectArguments(arguments, 1, name, at: offset)
-            let isChild = name == "child"
-            if case .string(let text) = arguments[0].kind {
-                let keys = RuleScope.pathKeys(text)
-                return isChild ? (.childPath(object, keys), .snapshot) : (.hasChildPath(object, keys), .boolean)
-            }
-            let argument = try stringArgument(arguments[0], name)
-            return isChild ? (.child(object, argument), .snapshot) : (.hasChild(object, argument), .boolean)
+            let path = try childPath(arguments[0], name)
+            return name == "child" ? (.child(object, path, tracksLocation: tracksLocation), .snapshot) : (.hasChild(object, path), .boolean)
         case "hasChildren" where !arguments.isEmpty:
             try expectArguments(arguments, 1, name, at: offset)
             guard case .array(let elements) = arguments[0].kind else {
@@ -172,9 +195,9 @@ struct RuleCompiler {
             guard !elements.isEmpty else {
                 throw RuleCompileError("hasChildren() expects a non-empty array", at: arguments[0].offset)
             }
-            var names: [RuleExpression] = []
-            for element in elements { names.append(try stringArgument(element, name)) }
-            return (.hasChildrenNamed(object, names), .boolean)
+            var names: [RuleChildPath] = []
+            for element in elements { names.append(try childPath(element, name)) }
+            return (.hasChildren(object, names), .boolean)
         default:
             guard let method = RuleSnapshotMethod(rawValue: name) else {
                 throw RuleCompileError("RuleDataSnapshot: No such method/property \(name)", at: offset)
@@ -194,6 +217,12 @@ struct RuleCompiler {
         guard arguments.count == count else {
             throw RuleCompileError("\(name) expects \(count) argument\(count == 1 ? "" : "s"), but got \(arguments.count) instead", at: offset)
         }
+    }
+
+    /// A child path argument: split now when it is a literal, else a string expression.
+    private func childPath(_ syntax: RuleSyntax, _ method: String) throws(RuleCompileError) -> RuleChildPath {
+        if case .string(let text) = syntax.kind { return .keys(RuleChildPath.keys(text)) }
+        return .expression(try stringArgument(syntax, method))
     }
 
     /// An argument that must be a string: statically when its type is known, else at run time.

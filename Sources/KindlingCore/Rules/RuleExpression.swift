@@ -19,14 +19,12 @@ indirect enum RuleExpression: Sendable {
     case length(RuleExpression)
     case queryProperty(RuleExpression, RuleQueryProperty)
     case snapshotMethod(RuleExpression, RuleSnapshotMethod)
-    /// `snapshot.child(expression)`
-    case child(RuleExpression, RuleExpression)
-    /// `snapshot.child('literal/path')`, split into keys when the rules load.
-    case childPath(RuleExpression, [Key])
-    case hasChild(RuleExpression, RuleExpression)
-    case hasChildPath(RuleExpression, [Key])
+    /// `snapshot.child(path)`. `tracksLocation` is false when the rule never calls `parent()`,
+    /// so the snapshot need not remember where it is (and nothing is allocated for that).
+    case child(RuleExpression, RuleChildPath, tracksLocation: Bool)
+    case hasChild(RuleExpression, RuleChildPath)
     /// `snapshot.hasChildren([a, b, …])`
-    case hasChildrenNamed(RuleExpression, [RuleExpression])
+    case hasChildren(RuleExpression, [RuleChildPath])
     case stringMethod(RuleExpression, RuleStringMethod, [RuleExpression])
     case matches(RuleExpression, RuleRegex)
     case not(RuleExpression)

@@ -136,14 +136,16 @@ struct RuleRegex: Sendable {
         if value < 0x80 { return (0x41...0x5A).contains(value) ? value + 0x20 : value }
         guard let scalar = Unicode.Scalar(value) else { return value }
         let lower = scalar.properties.lowercaseMapping.unicodeScalars
-        return lower.count == 1 ? lower.first!.value : value
+        guard lower.count == 1, let only = lower.first else { return value }
+        return only.value
     }
 
     static func upper(_ value: UInt32) -> UInt32 {
         if value < 0x80 { return (0x61...0x7A).contains(value) ? value - 0x20 : value }
         guard let scalar = Unicode.Scalar(value) else { return value }
         let upper = scalar.properties.uppercaseMapping.unicodeScalars
-        return upper.count == 1 ? upper.first!.value : value
+        guard upper.count == 1, let only = upper.first else { return value }
+        return only.value
     }
 
     static func contains(_ set: CharSet, _ value: UInt32, caseInsensitive: Bool) -> Bool {
@@ -192,7 +194,9 @@ struct RuleRegex: Sendable {
             var result: [[Node]] = []
             while true {
                 let sequence = try self.sequence(depth: depth)
-                guard !sequence.isEmpty else { throw error("A regular expression may not have an empty alternative") }
+                // An empty pattern (`/^$/`) is fine; an empty alternative (`(foo|)`) is not.
+                let wholePattern = depth == 0 && result.isEmpty && (peek == nil || atEndAnchor)
+                guard !sequence.isEmpty || wholePattern else { throw error("A regular expression may not have an empty alternative") }
                 result.append(sequence)
                 if !take(Reader.ascii("|")) { return result }
             }
@@ -292,20 +296,24 @@ struct RuleRegex: Sendable {
             }
         }
 
+        /// The atom with its quantifier, if one follows; a second quantifier has nothing to repeat.
         private mutating func quantified(_ atom: Node) throws(RuleCompileError) -> Node {
-            var node = atom
-            while let scalar = peek {
-                switch Unicode.Scalar(scalar) {
-                case "*": index += 1; node = .repetition(node, min: 0, max: nil)
-                case "+": index += 1; node = .repetition(node, min: 1, max: nil)
-                case "?": index += 1; node = .repetition(node, min: 0, max: 1)
-                case "{":
-                    guard let (min, max) = try braces() else { return node }
-                    node = .repetition(node, min: min, max: max)
-                default: return node
-                }
-            }
+            guard let node = try quantifier(atom) else { return atom }
+            if try quantifier(node) != nil { throw error("Nothing to repeat in a regular expression") }
             return node
+        }
+
+        private mutating func quantifier(_ atom: Node) throws(RuleCompileError) -> Node? {
+            guard let scalar = peek else { return nil }
+            switch Unicode.Scalar(scalar) {
+            case "*": index += 1; return .repetition(atom, min: 0, max: nil)
+            case "+": index += 1; return .repetition(atom, min: 1, max: nil)
+            case "?": index += 1; return .repetition(atom, min: 0, max: 1)
+            case "{":
+                guard let (min, max) = try braces() else { return nil }
+                return .repetition(atom, min: min, max: max)
+            default: return nil
+            }
         }
 
         /// `{n}`, `{n,}` or `{n,m}` at `index`; nil (nothing read) when the brace is literal.

@@ -58,21 +58,14 @@ struct RuleScope {
             guard case .query = try evaluate(base) else { throw RuleEvaluationError("not a query") }
             return property.value(of: query)
         case .snapshotMethod(let base, let method): return try snapshotMethod(try snapshot(base, method.rawValue), method)
-        case .child(let base, let argument):
-            let snapshot = try snapshot(base, "child")
-            return .snapshot(snapshot.child(try RuleScope.pathKeys(try evaluate(argument), "child")))
-        case .childPath(let base, let keys): return .snapshot(try snapshot(base, "child").child(keys))
-        case .hasChild(let base, let argument):
-            let snapshot = try snapshot(base, "hasChild")
-            return .bool(!snapshot.child(try RuleScope.pathKeys(try evaluate(argument), "hasChild")).node.isEmpty)
-        case .hasChildPath(let base, let keys): return .bool(!(try snapshot(base, "hasChild").child(keys).node.isEmpty))
-        case .hasChildrenNamed(let base, let names):
+        case .child(let base, let path, let tracksLocation):
+            return .snapshot(try descend(try snapshot(base, "child"), path, tracksLocation: tracksLocation, "child"))
+        case .hasChild(let base, let path):
+            return .bool(!(try descend(try snapshot(base, "hasChild"), path, tracksLocation: false, "hasChild")).node.isEmpty)
+        case .hasChildren(let base, let names):
             let snapshot = try snapshot(base, "hasChildren")
             var all = true
-            for name in names {
-                let keys = try RuleScope.pathKeys(try evaluate(name), "hasChildren")
-                if all, snapshot.child(keys).node.isEmpty { all = false }
-            }
+            for name in names where try descend(snapshot, name, tracksLocation: false, "hasChildren").node.isEmpty { all = false }
             return .bool(all)
         case .stringMethod(let base, let method, let arguments): return try stringMethod(base, method, arguments)
         case .matches(let base, let regex):
@@ -122,16 +115,25 @@ struct RuleScope {
         }
     }
 
-    /// The keys of a `child()`/`hasChild()` argument, which must be a string. Live Firebase
-    /// accepts any text (`child('a/b@c.d')` is simply absent data), so the segments are not
-    /// validated as storable keys: one that could never be stored just finds nothing.
-    static func pathKeys(_ value: RuleValue, _ method: String) throws(RuleEvaluationError) -> [Key] {
-        guard case .string(let text) = value else { throw RuleEvaluationError("\(method)() expects a string, got \(value.typeName)") }
-        return pathKeys(text)
-    }
-
-    static func pathKeys(_ text: String) -> [Key] {
-        text.split(separator: "/", omittingEmptySubsequences: true).map { Key(unchecked: String($0)) }
+    /// The snapshot at `path` below `snapshot`. A computed path must be a string; a single key
+    /// (the usual `child($uid)`, `child(auth.uid)`) is looked up without splitting.
+    private func descend(
+        _ snapshot: RuleSnapshot,
+        _ path: RuleChildPath,
+        tracksLocation: Bool,
+        _ method: String
+    ) throws(RuleEvaluationError) -> RuleSnapshot {
+        switch path {
+        case .keys(let keys): return snapshot.child(keys, tracksLocation: tracksLocation)
+        case .expression(let expression):
+            guard case .string(let text) = try evaluate(expression) else {
+                throw RuleEvaluationError("\(method)() expects a string argument")
+            }
+            if !tracksLocation, !text.utf8.contains(UInt8(ascii: "/")) {
+                return text.isEmpty ? snapshot : snapshot.child(Key(unchecked: text))
+            }
+            return snapshot.child(RuleChildPath.keys(text), tracksLocation: tracksLocation)
+        }
     }
 
     private func snapshotMethod(_ snapshot: RuleSnapshot, _ method: RuleSnapshotMethod) throws(RuleEvaluationError) -> RuleValue {

@@ -17,14 +17,21 @@ struct RuleSnapshot: Sendable {
         self.extra = extra
     }
 
-    /// The snapshot at `keys` below this one.
-    func child(_ keys: [Key]) -> RuleSnapshot {
+    /// The snapshot at `keys` below this one; without `tracksLocation` (the rule never asks for
+    /// a parent) its location is not kept.
+    func child(_ keys: [Key], tracksLocation: Bool) -> RuleSnapshot {
         var node = self.node
         for key in keys {
             if node.isEmpty { break }
             node = node.child(key)
         }
-        return RuleSnapshot(isNew: isNew, node: node, depth: depth, extra: extra.isEmpty ? keys : extra + keys)
+        let extra = tracksLocation ? (self.extra.isEmpty ? keys : self.extra + keys) : []
+        return RuleSnapshot(isNew: isNew, node: node, depth: depth, extra: extra)
+    }
+
+    /// The snapshot at the one key `key` below this one, location not kept.
+    func child(_ key: Key) -> RuleSnapshot {
+        RuleSnapshot(isNew: isNew, node: node.isEmpty ? node : node.child(key), depth: depth)
     }
 
     /// The value `val()` gives: a primitive, null, or the opaque object of a parent.

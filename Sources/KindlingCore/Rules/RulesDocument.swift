@@ -60,18 +60,12 @@ public struct RulesDocument: Sendable {
     /// `.write` grant at or above it, validation runs against the merged `new`; an empty merge is
     /// allowed.
     public func canWrite(_ write: Write, auth: JSONValue, old: Node, new: Node, now: Int64, explain: Bool = false) -> RuleDecision {
-        let paths: [Path]
-        switch write {
-        case .set(let path, _): paths = [path]
-        case .merge(let path, let entries):
-            guard !entries.isEmpty else {
-                return RuleDecision(allowed: true, trace: explain ? ["An empty update changes nothing: allowed."] : [])
-            }
-            paths = entries.map { path.appending($0.path) }
+        if case .merge(_, let entries) = write, entries.isEmpty {
+            return RuleDecision(allowed: true, trace: explain ? ["An empty update changes nothing: allowed."] : [])
         }
         var cascade = RuleCascade(root: root, explain: explain)
         let scope = RuleScope(
             auth: auth, oldRoot: old, newRoot: new, keys: [], depth: 0, now: Double(now), query: nil, data: old, newData: new)
-        return cascade.canWrite(paths, scope)
+        return cascade.canWrite(write, scope)
     }
 }

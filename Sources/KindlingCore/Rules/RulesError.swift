@@ -20,9 +20,10 @@ public struct RulesError: Error, Sendable, Equatable, CustomStringConvertible {
         self.column = column
     }
 
-    /// `rules/users/$uid/.write (line 4, column 18): <message>`.
+    /// `rules/users/$uid/.write (line 4, column 18): <message>`, or `line 1, column 1: <message>`
+    /// for the document itself.
     public var description: String {
         let place = "line \(line), column \(column)"
-        return rulePath.isEmpty ? "(\(place)): \(message)" : "\(rulePath) (\(place)): \(message)"
+        return rulePath.isEmpty ? "\(place): \(message)" : "\(rulePath) (\(place)): \(message)"
     }
 }

@@ -168,7 +168,9 @@ struct RuleCascadeTests {
               && root.child('o').val() == root.child('o').val() && root.child('o/a').parent().parent().hasChild('p')
               && root.child('o/s').val().length == 1 && root.child('o/s').val().toUpperCase() == 'X'
               && 'a.b.c'.replace('.', ',') == 'a,b,c' && 'Hello'.beginsWith('He') && 'Hello'.endsWith('lo')
-              && 'Hello'.contains('ell') && 'HELLO'.toLowerCase() == 'hello' && 'a😀'.length == 3 && 7 % 4 == 3 && -(2) == -2"}}
+              && 'Hello'.contains('ell') && 'HELLO'.toLowerCase() == 'hello' && 'a😀'.length == 3 && 7 % 4 == 3 && -(2) == -2
+              && root.child('o' + '/a').parent().hasChild('s') && root.child('o').child('s').parent().parent().hasChild('p')
+              && root.child('o').child('s' + '').parent().hasChild('a')"}}
             """, data: data)
         let decision = try harness.read("/", explain: true)
         #expect(decision.allowed, "\(decision.trace)")

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+@testable import KindlingCore
+
+/// A realistic 10-level rules tree, decided many times: prints the cost per decision (for a
+/// person reading the log; nothing here asserts on time) and checks the answers stay right.
+struct RulesBenchmarkTests {
+    static let rules = """
+        {"rules": {".read": false, ".write": false,
+          "orgs": {"$org": {".read": "auth != null && root.child('members').child($org).child(auth.uid).exists()",
+            "teams": {"$team": {
+              "projects": {"$project": {".write": "auth != null && auth.uid == data.child('owner').val()",
+                "tasks": {"$task": {".validate": "newData.hasChildren(['title', 'state'])",
+                  "title": {".validate": "newData.isString() && newData.val().length < 200"},
+                  "state": {".validate": "newData.val() == 'open' || newData.val() == 'done'"},
+                  "notes": {"$note": {".validate": "newData.isString() && $note.beginsWith('n')"}},
+                  "$other": {".validate": false}}}}}}}}},
+          "members": {"$org": {"$uid": {".validate": "newData.isBoolean()"}}}}}
+        """
+
+    static func measure(_ label: String, _ count: Int, _ body: () -> Bool) -> Bool {
+        var ok = true
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<count where !body() { ok = false }
+        let elapsed = DispatchTime.now().uptimeNanoseconds - start
+        print("rules bench: \(label): \(elapsed / UInt64(count)) ns per decision")
+        return ok
+    }
+
+    @Test func decisionsOnATenLevelTree() throws {
+        let rules = try RulesDocument.parse(RulesBenchmarkTests.rules)
+        let old = try Node(
+            jsonText: """
+                {"members": {"acme": {"alice": true}},
+                 "orgs": {"acme": {"teams": {"core": {"projects": {"p1": {"owner": "alice",
+                   "tasks": {"t1": {"title": "Write", "state": "open"}}}}}}}}}
+                """)
+        let alice = RulesHarness.user("alice")
+        let leaf = try Path("/orgs/acme/teams/core/projects/p1/tasks/t1/title")
+        let setLeaf = Write.set(leaf, Node(.string("Rewrite")))
+        let newLeaf = old.setting(Node(.string("Rewrite")), at: leaf)
+        let task = try Path("/orgs/acme/teams/core/projects/p1/tasks/t2")
+        let taskValue = try Node(jsonText: #"{"title": "New", "state": "done", "notes": {"n1": "x"}}"#)
+        let setTask = Write.set(task, taskValue)
+        let newTask = old.setting(taskValue, at: task)
+        let count = 20_000
+        #expect(RulesBenchmarkTests.measure("10-level leaf write", count) {
+            rules.canWrite(setLeaf, auth: alice, old: old, new: newLeaf, now: 1).allowed
+        })
+        #expect(RulesBenchmarkTests.measure("9-level record write (3 levels validated below)", count) {
+            rules.canWrite(setTask, auth: alice, old: old, new: newTask, now: 1).allowed
+        })
+        #expect(RulesBenchmarkTests.measure("10-level read", count) {
+            rules.canRead(leaf, auth: alice, root: old, query: nil, now: 1).allowed
+        })
+        #expect(RulesBenchmarkTests.measure("denied write", count) {
+            !rules.canWrite(setLeaf, auth: .null, old: old, new: newLeaf, now: 1).allowed
+        })
+    }
+}
