@@ -1,5 +1,6 @@
 /// One `.read`, `.write` or `.validate` rule: its compiled expression and its text for traces.
-struct CompiledRule: Sendable {
+/// A class, so that taking a rule out of its node costs one reference count, not one per field.
+final class CompiledRule: Sendable {
     /// The rule as written (`true`, or the expression's text).
     let source: String
     let expression: RuleExpression
@@ -16,7 +17,7 @@ struct CompiledRule: Sendable {
     }
 
     /// `true` or `false` written as a boolean.
-    init(_ flag: Bool) {
+    convenience init(_ flag: Bool) {
         self.init(source: flag ? "true" : "false", expression: .constant(.bool(flag)))
     }
 }

@@ -44,8 +44,7 @@ struct RuleCascade {
     }
 
     /// Rules spec §3.1.
-    mutating func canRead(_ scope: RuleScope) -> RuleDecision {
-        var scope = scope
+    mutating func canRead(_ scope: inout RuleScope) -> RuleDecision {
         var node = root
         while true {
             if let rule = node.read, run(rule, ".read", &scope) {
@@ -64,18 +63,17 @@ struct RuleCascade {
 
     /// The decision for a set or a merge, whose every location is checked against the whole
     /// write's new tree (rules spec §3.2, §3.3).
-    mutating func canWrite(_ write: Write, _ scope: RuleScope) -> RuleDecision {
+    mutating func canWrite(_ write: Write, _ scope: inout RuleScope) -> RuleDecision {
         var permitted = true
         var validated = true
-        var entry = scope
         switch write {
         case .set(let path, _):
-            entry.start(at: path.keys)
-            (permitted, validated) = checkWrite(&entry)
+            scope.start(at: path.keys)
+            (permitted, validated) = checkWrite(&scope)
         case .merge(let base, let entries):
             for merged in entries {
-                entry.start(at: base.keys + merged.path.keys)
-                let (granted, valid) = checkWrite(&entry)
+                scope.start(at: base.keys + merged.path.keys)
+                let (granted, valid) = checkWrite(&scope)
                 permitted = permitted && granted
                 validated = validated && valid
                 if !explain, !(permitted && validated) { break }

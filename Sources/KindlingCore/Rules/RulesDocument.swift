@@ -39,7 +39,7 @@ public struct RulesDocument: Sendable {
         var cascade = RuleCascade(root: self.root, explain: explain)
         var scope = RuleScope(auth: auth, oldRoot: root, newRoot: .empty, now: Double(now), query: query)
         scope.start(at: path.keys)
-        return cascade.canRead(scope)
+        return cascade.canRead(&scope)
     }
 
     /// Writes: `write` is the resolved write (server values already resolved; `.set` or
@@ -52,6 +52,7 @@ public struct RulesDocument: Sendable {
             return RuleDecision(allowed: true, trace: explain ? ["An empty update changes nothing: allowed."] : [])
         }
         var cascade = RuleCascade(root: root, explain: explain)
-        return cascade.canWrite(write, RuleScope(auth: auth, oldRoot: old, newRoot: new, now: Double(now), query: nil))
+        var scope = RuleScope(auth: auth, oldRoot: old, newRoot: new, now: Double(now), query: nil)
+        return cascade.canWrite(write, &scope)
     }
 }
