@@ -62,5 +62,9 @@ struct RulesBenchmarkTests {
         #expect(RulesBenchmarkTests.measure("denied write", count) {
             !rules.canWrite(setLeaf, auth: .null, old: old, new: newLeaf, now: 1).allowed
         })
+        // For scale: one walk down the tree to the written leaf, no rules at all.
+        #expect(RulesBenchmarkTests.measure("reference: Node.child(at:) down 9 keys", count) {
+            !newLeaf.child(at: leaf).isEmpty
+        })
     }
 }
