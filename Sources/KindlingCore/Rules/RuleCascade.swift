@@ -15,8 +15,11 @@ struct RuleCascade {
         self.explain = explain
     }
 
-    /// Runs one rule at the scope's level; a run-time error makes it false.
-    private mutating func run(_ rule: CompiledRule, _ kind: String, _ scope: RuleScope) -> Bool {
+    /// Runs one rule at the scope's level, first walking `data`/`newData` down to it if the
+    /// rule reads them; a run-time error makes it false.
+    private mutating func run(_ rule: CompiledRule, _ kind: String, _ scope: inout RuleScope) -> Bool {
+        if rule.usesData { scope.reachData() }
+        if rule.usesNewData { scope.reachNewData() }
         let result = scope.check(rule.expression)
         let passed: Bool
         switch result {
@@ -41,19 +44,15 @@ struct RuleCascade {
     }
 
     /// Rules spec §3.1.
-    mutating func canRead(_ scope: RuleScope) -> RuleDecision {
-        var scope = scope
+    mutating func canRead(_ scope: inout RuleScope) -> RuleDecision {
         var node = root
         while true {
-            if let rule = node.read, run(rule, ".read", scope) {
+            if let rule = node.read, run(rule, ".read", &scope) {
                 return decision(true, "Read was allowed.")
             }
-            guard scope.depth < scope.keys.count else { break }
-            let key = scope.keys[scope.depth]
-            guard let next = node.child(key) else { break }
+            guard scope.depth < scope.keys.count, let next = node.child(scope.keys[scope.depth]) else { break }
             node = next
             scope.depth += 1
-            scope.data = scope.data.child(key)
         }
         return decision(false, "No .read rule allowed the operation.")
     }
@@ -64,19 +63,17 @@ struct RuleCascade {
 
     /// The decision for a set or a merge, whose every location is checked against the whole
     /// write's new tree (rules spec §3.2, §3.3).
-    mutating func canWrite(_ write: Write, _ scope: RuleScope) -> RuleDecision {
+    mutating func canWrite(_ write: Write, _ scope: inout RuleScope) -> RuleDecision {
         var permitted = true
         var validated = true
-        var entry = scope
         switch write {
         case .set(let path, _):
-            entry.keys = path.keys
-            (permitted, validated) = checkWrite(&entry)
+            scope.start(at: path.keys)
+            (permitted, validated) = checkWrite(&scope)
         case .merge(let base, let entries):
             for merged in entries {
-                entry = scope
-                entry.keys = base.keys + merged.path.keys
-                let (granted, valid) = checkWrite(&entry)
+                scope.start(at: base.keys + merged.path.keys)
+                let (granted, valid) = checkWrite(&scope)
                 permitted = permitted && granted
                 validated = validated && valid
                 if !explain, !(permitted && validated) { break }
@@ -94,19 +91,24 @@ struct RuleCascade {
         var validated = true
         var node = root
         while true {
+            // Once granted, nothing is left to check where the new data is gone (an empty node
+            // stays empty below, so any level already walked tells).
             if permitted && scope.newData.isEmpty { return (permitted, validated) }
-            if !permitted, let rule = node.write { permitted = run(rule, ".write", scope) }
-            if validated, !scope.newData.isEmpty, let rule = node.validate { validated = run(rule, ".validate", scope) }
+            if !permitted, let rule = node.write { permitted = run(rule, ".write", &scope) }
+            if validated, let rule = node.validate {
+                scope.reachNewData()
+                if !scope.newData.isEmpty { validated = run(rule, ".validate", &scope) }
+            }
             if !explain, !validated { return (permitted, validated) }
             guard scope.depth < scope.keys.count else { break }
-            let key = scope.keys[scope.depth]
-            guard let next = node.child(key) else { return (permitted, validated) }
+            guard let next = node.child(scope.keys[scope.depth]) else { return (permitted, validated) }
             node = next
             scope.depth += 1
-            scope.data = scope.data.child(key)
-            scope.newData = scope.newData.child(key)
         }
-        if validated, !scope.newData.isEmpty, node.validatesBelow { validated = validateBelow(node, &scope) }
+        guard validated, node.validatesBelow else { return (permitted, validated) }
+        scope.reachNewData()
+        scope.reachData()
+        if !scope.newData.isEmpty { validated = validateBelow(node, &scope) }
         return (permitted, validated)
     }
 
@@ -133,13 +135,15 @@ struct RuleCascade {
         scope.depth += 1
         scope.data = data.child(key)
         scope.newData = newData
+        (scope.dataDepth, scope.newDataDepth) = (scope.depth, scope.depth)
         defer {
             scope.keys.removeLast()
             scope.depth -= 1
             scope.data = data
             scope.newData = newParent
+            (scope.dataDepth, scope.newDataDepth) = (scope.depth, scope.depth)
         }
-        if let rule = node.validate, !run(rule, ".validate", scope) { return false }
+        if let rule = node.validate, !run(rule, ".validate", &scope) { return false }
         return validateBelow(node, &scope)
     }
 }

@@ -14,31 +14,40 @@ struct RuleCompiler {
     }
 
     /// Parses and compiles `text`, which must be a boolean expression.
-    func compile(_ text: String) throws(RuleCompileError) -> RuleExpression {
+    func compile(_ text: String) throws(RuleCompileError) -> CompiledRule {
         let syntax = try RuleParser.parse(text)
         var compiler = self
-        compiler.tracksLocation = RuleCompiler.callsParent(syntax)
+        compiler.tracksLocation = RuleCompiler.contains(syntax) { RuleCompiler.methodName($0) == "parent" }
         let (expression, type) = try compiler.compile(syntax)
         guard type == .boolean else { throw RuleCompileError("Expression must evaluate to a boolean.", at: syntax.offset) }
-        return expression
+        return CompiledRule(
+            source: text, expression: expression,
+            usesData: RuleCompiler.contains(syntax) { if case .identifier("data") = $0.kind { true } else { false } },
+            usesNewData: RuleCompiler.contains(syntax) { if case .identifier("newData") = $0.kind { true } else { false } })
     }
 
-    /// True when `syntax` calls a method named `parent` anywhere (written `.parent()` or
-    /// `['parent']()`).
-    static func callsParent(_ syntax: RuleSyntax) -> Bool {
+    /// The name of the method `syntax` calls (`x.name()` or `x['name']()`), if it is a call.
+    static func methodName(_ syntax: RuleSyntax) -> String? {
+        guard case .call(let callee, _) = syntax.kind else { return nil }
+        if case .member(_, let member) = callee.kind { return member }
+        if case .computed(_, let index) = callee.kind, case .string(let member) = index.kind { return member }
+        return nil
+    }
+
+    /// True when `syntax` or any part of it satisfies `test`.
+    static func contains(_ syntax: RuleSyntax, where test: (RuleSyntax) -> Bool) -> Bool {
+        if test(syntax) { return true }
         switch syntax.kind {
         case .number, .string, .bool, .null, .regex, .identifier: return false
-        case .member(let base, _): return callsParent(base)
-        case .computed(let base, let index): return callsParent(base) || callsParent(index)
+        case .member(let base, _): return contains(base, where: test)
+        case .computed(let base, let index): return contains(base, where: test) || contains(index, where: test)
         case .call(let callee, let arguments):
-            var name: String?
-            if case .member(_, let member) = callee.kind { name = member }
-            if case .computed(_, let index) = callee.kind, case .string(let member) = index.kind { name = member }
-            return name == "parent" || callsParent(callee) || arguments.contains(where: callsParent)
-        case .array(let elements): return elements.contains(where: callsParent)
-        case .unary(_, let operand): return callsParent(operand)
-        case .binary(_, let left, let right), .logical(_, let left, let right): return callsParent(left) || callsParent(right)
-        case .conditional(let test, let yes, let no): return callsParent(test) || callsParent(yes) || callsParent(no)
+            return contains(callee, where: test) || arguments.contains { contains($0, where: test) }
+        case .array(let elements): return elements.contains { contains($0, where: test) }
+        case .unary(_, let operand): return contains(operand, where: test)
+        case .binary(_, let left, let right), .logical(_, let left, let right):
+            return contains(left, where: test) || contains(right, where: test)
+        case .conditional(let a, let b, let c): return contains(a, where: test) || contains(b, where: test) || contains(c, where: test)
         }
     }
 

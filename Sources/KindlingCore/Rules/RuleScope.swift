@@ -11,9 +11,50 @@ struct RuleScope {
     var depth: Int
     var now: Double
     var query: Query?
-    /// The old and new nodes at `keys[0..<depth]`.
+    /// The old node at `keys[0..<dataDepth]` and the new one at `keys[0..<newDataDepth]`: they
+    /// are walked down to `depth` only when a rule needs them (`reachData`, `reachNewData`).
     var data: Node
     var newData: Node
+    var dataDepth = 0
+    var newDataDepth = 0
+
+    init(auth: JSONValue, oldRoot: Node, newRoot: Node, now: Double, query: Query?) {
+        self.auth = auth
+        self.oldRoot = oldRoot
+        self.newRoot = newRoot
+        self.keys = []
+        self.depth = 0
+        self.now = now
+        self.query = query
+        self.data = oldRoot
+        self.newData = newRoot
+    }
+
+    /// Brings `data` down to `depth`.
+    mutating func reachData() {
+        while dataDepth < depth {
+            if !data.isEmpty { data = data.child(keys[dataDepth]) }
+            dataDepth += 1
+        }
+    }
+
+    /// Brings `newData` down to `depth`.
+    mutating func reachNewData() {
+        while newDataDepth < depth {
+            if !newData.isEmpty { newData = newData.child(keys[newDataDepth]) }
+            newDataDepth += 1
+        }
+    }
+
+    /// Brings the scope to the start of the path `keys`.
+    mutating func start(at keys: [Key]) {
+        self.keys = keys
+        depth = 0
+        dataDepth = 0
+        newDataDepth = 0
+        data = oldRoot
+        newData = newRoot
+    }
 
     /// Runs a rule: true only when it evaluates to `true`; errors are returned for the trace.
     func check(_ expression: RuleExpression) -> Result<Bool, RuleEvaluationError> {

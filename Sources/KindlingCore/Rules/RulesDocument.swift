@@ -21,8 +21,7 @@ public struct RulesDocument: Sendable {
     /// Everyone may read and write everything: `{"rules":{".read":true,".write":true}}`.
     public static let open: RulesDocument = {
         let open = RuleNode(
-            read: CompiledRule(source: "true", expression: .constant(.bool(true))),
-            write: CompiledRule(source: "true", expression: .constant(.bool(true))),
+            read: CompiledRule(true), write: CompiledRule(true),
             validate: nil, literals: [], wildcard: nil)
         return RulesDocument(source: "{\"rules\":{\".read\":true,\".write\":true}}", indexDeclarations: [], root: open)
     }()
@@ -48,10 +47,9 @@ public struct RulesDocument: Sendable {
         explain: Bool = false
     ) -> RuleDecision {
         var cascade = RuleCascade(root: self.root, explain: explain)
-        let scope = RuleScope(
-            auth: auth, oldRoot: root, newRoot: root, keys: path.keys, depth: 0, now: Double(now), query: query, data: root,
-            newData: .empty)
-        return cascade.canRead(scope)
+        var scope = RuleScope(auth: auth, oldRoot: root, newRoot: .empty, now: Double(now), query: query)
+        scope.start(at: path.keys)
+        return cascade.canRead(&scope)
     }
 
     /// Writes: `write` is the resolved write (server values already resolved; `.set` or
@@ -64,8 +62,7 @@ public struct RulesDocument: Sendable {
             return RuleDecision(allowed: true, trace: explain ? ["An empty update changes nothing: allowed."] : [])
         }
         var cascade = RuleCascade(root: root, explain: explain)
-        let scope = RuleScope(
-            auth: auth, oldRoot: old, newRoot: new, keys: [], depth: 0, now: Double(now), query: nil, data: old, newData: new)
-        return cascade.canWrite(write, scope)
+        var scope = RuleScope(auth: auth, oldRoot: old, newRoot: new, now: Double(now), query: nil)
+        return cascade.canWrite(write, &scope)
     }
 }

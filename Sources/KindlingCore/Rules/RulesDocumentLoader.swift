@@ -95,11 +95,11 @@ struct RulesDocumentLoader {
     private func rule(_ value: RulesJSON, kind: String, path: String, captures: [String: Int]) throws(RulesError) -> CompiledRule {
         switch value.kind {
         case .bool(let flag):
-            return CompiledRule(source: flag ? "true" : "false", expression: .constant(.bool(flag)))
+            return CompiledRule(flag)
         case .string(let text, let contentStart):
             let compiler = RuleCompiler(allowsNewData: kind != ".read", captures: captures)
             do {
-                return CompiledRule(source: text, expression: try compiler.compile(text))
+                return try compiler.compile(text)
             } catch {
                 let start = RulesSourcePosition(line: value.position.line, column: value.position.column + 1)
                 let position = RulesJSONParser.position(in: bytes, contentStart: contentStart, at: start, decodedOffset: error.offset)

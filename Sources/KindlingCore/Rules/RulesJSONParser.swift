@@ -18,6 +18,8 @@ struct RulesJSONParser {
     /// Parses a whole document: one value, then only whitespace and comments.
     static func parse(_ bytes: [UInt8]) throws(RulesError) -> RulesJSON {
         var parser = RulesJSONParser(bytes: bytes)
+        // Editors on Windows may start the file with a byte order mark.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
         try parser.skipSpace()
         let value = try parser.parseValue(depth: 0)
         try parser.skipSpace()

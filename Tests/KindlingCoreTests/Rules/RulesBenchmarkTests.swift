@@ -19,12 +19,17 @@ struct RulesBenchmarkTests {
           "members": {"$org": {"$uid": {".validate": "newData.isBoolean()"}}}}}
         """
 
+    /// Runs `body` in 10 rounds and prints the best round's cost per call (the machine is
+    /// shared, so the best round is the least disturbed one). False if any call answered wrong.
     static func measure(_ label: String, _ count: Int, _ body: () -> Bool) -> Bool {
         var ok = true
-        let start = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<count where !body() { ok = false }
-        let elapsed = DispatchTime.now().uptimeNanoseconds - start
-        print("rules bench: \(label): \(elapsed / UInt64(count)) ns per decision")
+        var best = UInt64.max
+        for _ in 0..<10 {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for _ in 0..<(count / 10) where !body() { ok = false }
+            best = min(best, (DispatchTime.now().uptimeNanoseconds - start) / UInt64(count / 10))
+        }
+        print("rules bench: \(label): \(best) ns per decision")
         return ok
     }
 
@@ -44,7 +49,7 @@ struct RulesBenchmarkTests {
         let taskValue = try Node(jsonText: #"{"title": "New", "state": "done", "notes": {"n1": "x"}}"#)
         let setTask = Write.set(task, taskValue)
         let newTask = old.setting(taskValue, at: task)
-        let count = 20_000
+        let count = 50_000
         #expect(RulesBenchmarkTests.measure("10-level leaf write", count) {
             rules.canWrite(setLeaf, auth: alice, old: old, new: newLeaf, now: 1).allowed
         })
@@ -56,6 +61,10 @@ struct RulesBenchmarkTests {
         })
         #expect(RulesBenchmarkTests.measure("denied write", count) {
             !rules.canWrite(setLeaf, auth: .null, old: old, new: newLeaf, now: 1).allowed
+        })
+        // For scale: one walk down the tree to the written leaf, no rules at all.
+        #expect(RulesBenchmarkTests.measure("reference: Node.child(at:) down 9 keys", count) {
+            !newLeaf.child(at: leaf).isEmpty
         })
     }
 }

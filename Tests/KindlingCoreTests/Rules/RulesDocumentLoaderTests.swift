@@ -47,6 +47,12 @@ struct RulesDocumentLoaderTests {
         #expect(!rules.canRead(.root, auth: RulesHarness.user("bob"), root: .empty, query: nil, now: 0).allowed)
     }
 
+    @Test func aByteOrderMarkIsSkipped() throws {
+        let rules = try RulesDocument.parse("\u{FEFF}{\"rules\": {\".read\": true}}")
+        #expect(rules.canRead(.root, auth: .null, root: .empty, query: nil, now: 0).allowed)
+        RulesDocumentLoaderTests.expectError("\u{FEFF}{\"rules\": 1}", at: 1, 11, rulePath: "rules", containing: "got number")
+    }
+
     @Test func theOpenDocumentAllowsEverything() throws {
         let open = RulesDocument.open
         #expect(open.canRead(try Path("/a/b"), auth: .null, root: .empty, query: nil, now: 0).allowed)
