@@ -27,7 +27,7 @@ public final class KindlingServer: Sendable {
     /// Binds and starts serving.
     public static func start(_ configuration: ServerConfiguration) async throws -> KindlingServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
-        let registry = NamespaceRegistry(logger: configuration.logger, storage: configuration.storage)
+        let registry = NamespaceRegistry(logger: configuration.logger, storage: configuration.storage, maxNamespaces: configuration.maxNamespaces)
         do {
             try registry.recoverAll()
         } catch {
@@ -85,8 +85,10 @@ public final class KindlingServer: Sendable {
             maxFrameSize: configuration.maxFrameBytes,
             automaticErrorHandling: false,
             shouldUpgrade: { channel, head in
+                // An invalid namespace name is not upgraded: the HTTP handler answers 400.
                 let target = RequestTarget(uri: head.uri)
-                return channel.eventLoop.makeSucceededFuture(target.path == "/.ws" ? HTTPHeaders() : nil)
+                let name = RequestTarget.namespace(parameters: target.parameters, host: head.headers.first(name: "host"), fallback: configuration.defaultNamespace)
+                return channel.eventLoop.makeSucceededFuture(target.path == "/.ws" && NamespaceName.isValid(name) ? HTTPHeaders() : nil)
             },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
@@ -95,19 +97,20 @@ public final class KindlingServer: Sendable {
                     let name = RequestTarget.namespace(parameters: target.parameters, host: host, fallback: configuration.defaultNamespace)
                     let handshakeHost = host ?? "\(configuration.host):\(channel.localAddress?.port ?? configuration.port)"
                     let shares = perEventLoop.shares(of: channel.eventLoop)
-                    let session = WebSocketSessionHandler(
-                        namespace: registry.namespace(name),
-                        outbox: shares.outbox,
-                        idleSweep: shares.idleSweep,
-                        handshakeHost: handshakeHost,
-                        configuration: configuration
-                    )
                     // The channel is unwritable while more than the limit waits: the session
                     // checks that after each flush to find readers that fell behind.
                     let limit = configuration.maxPendingOutboundBytes
                     try channel.syncOptions?.setOption(
                         ChannelOptions.writeBufferWaterMark,
                         value: ChannelOptions.Types.WriteBufferWaterMark(low: limit, high: limit)
+                    )
+                    // One use of the namespace, which the session's detach ends.
+                    let session = WebSocketSessionHandler(
+                        namespace: registry.namespace(name),
+                        outbox: shares.outbox,
+                        idleSweep: shares.idleSweep,
+                        handshakeHost: handshakeHost,
+                        configuration: configuration
                     )
                     try channel.pipeline.syncOperations.addHandler(session)
                 }
@@ -141,5 +144,6 @@ extension KindlingServer {
             namespace.submit(ConnectionID(value: -1), [.request(Request(number: nil, action: .put(path: path, data: .number(Double(index)), hash: nil)))])
         }
         namespace.drainStorage()
+        registry.released(namespace)
     }
 }

@@ -30,6 +30,10 @@ public struct ServerConfiguration: Sendable {
     public var maxEventBytes: Int
     /// Event-loop threads for network I/O.
     public var eventLoopThreads: Int
+    /// The most namespaces the server holds. Reads of a namespace that does not exist create
+    /// nothing; the first write to a new namespace over this cap is refused (REST 507, realtime
+    /// `unavailable`), so clients cannot fill the disk or the descriptor table with databases.
+    public var maxNamespaces: Int
     public var logger: Logger
 
     public init(
@@ -45,8 +49,10 @@ public struct ServerConfiguration: Sendable {
         eventStreamKeepAlive: Duration = .seconds(10),
         maxEventBytes: Int = 512 * 1024 * 1024,
         eventLoopThreads: Int = 2,
+        maxNamespaces: Int = 10_000,
         logger: Logger = Logger(label: "kindling")
     ) {
+        self.maxNamespaces = maxNamespaces
         self.idleTimeout = idleTimeout
         self.host = host
         self.port = port
@@ -76,14 +82,19 @@ public struct StorageConfiguration: Sendable {
     public var snapshotInterval: Duration
     /// Cut a log at a damaged record instead of refusing to start (the writes after it are lost).
     public var repair: Bool
+    /// How long a namespace's log file stays open without writes before it is closed (it is
+    /// opened again at the next write), so idle namespaces hold no descriptors.
+    public var logIdleTimeout: Duration
 
     public init(
         directory: String,
         fsync: FsyncMode = .always,
         snapshotAfterBytes: Int = 64 * 1024 * 1024,
         snapshotInterval: Duration = .seconds(600),
-        repair: Bool = false
+        repair: Bool = false,
+        logIdleTimeout: Duration = .seconds(60)
     ) {
+        self.logIdleTimeout = logIdleTimeout
         self.directory = directory
         self.snapshotInterval = snapshotInterval
         self.fsync = fsync

@@ -29,9 +29,16 @@ final class Namespace: @unchecked Sendable {
     /// acknowledged (or shown to a listener) before the write behind it is durable, and
     /// everything later waits behind it so each connection keeps its order.
     private var held: [(sequence: UInt64, out: [Outgoing], then: (@Sendable () -> Void)?)] = []
+    /// The registry that made the namespace: asked at the first write, told when a use ends.
+    private weak var lifecycle: (any NamespaceLifecycle)?
+    /// True once the namespace may take writes (its first write was allowed, or it was loaded
+    /// from disk, or it has no registry); confined to `queue`.
+    private var claimed: Bool
 
-    init(name: String, logger: Logger, root: Node = .empty) {
+    init(name: String, logger: Logger, root: Node = .empty, lifecycle: (any NamespaceLifecycle)? = nil) {
         self.name = name
+        self.lifecycle = lifecycle
+        self.claimed = lifecycle == nil
         self.queue = DispatchQueue(label: "kindling.namespace.\(name)")
         var logger = logger
         logger[metadataKey: "namespace"] = "\(name)"
@@ -47,21 +54,65 @@ final class Namespace: @unchecked Sendable {
         queue.sync { self.storageUnavailable = true }
     }
 
-    /// True when writes may be taken now.
-    private var writable: Bool { !storageUnavailable && (storage?.log.isHealthy ?? true) }
+    /// Nil when writes may be taken now, else why not; confined to `queue`. The first write of
+    /// a new namespace claims it from the registry (refused over the namespace cap) and creates
+    /// its storage here, on the namespace's own queue.
+    private func writeRefusal() -> WriteRefusal? {
+        if !claimed, let lifecycle {
+            switch lifecycle.claim(self) {
+            case .refused(let message):
+                return .namespaceLimit(message)
+            case .inMemory:
+                claimed = true
+            case .stored(let directory, let configuration, let budget):
+                do {
+                    storage = try makeStorage(directory: directory, configuration: configuration, budget: budget, lastSequence: 0)
+                    claimed = true
+                } catch {
+                    logger.error("cannot create the namespace's storage; its writes are refused: \(error)")
+                    return .storageFailing
+                }
+            }
+        }
+        if storageUnavailable || storage?.log.isHealthy == false { return .storageFailing }
+        return nil
+    }
 
-    /// Makes the namespace durable: writes from now on are logged after `lastSequence`; the
-    /// newest snapshot on disk covers the writes through `snapshotSequence`.
-    func attachStorage(directory: String, configuration: StorageConfiguration, lastSequence: UInt64, snapshotSequence: UInt64) throws {
-        let storage = try NamespaceStorage(
+    /// Why writes are refused: both are `unavailable` on the wire; REST tells them apart.
+    private enum WriteRefusal {
+        case storageFailing
+        case namespaceLimit(String)
+
+        var message: String {
+            switch self {
+            case .storageFailing: return Namespace.unwritable
+            case .namespaceLimit(let message): return message
+            }
+        }
+    }
+
+    private func makeStorage(
+        directory: String, configuration: StorageConfiguration, budget: OpenLogBudget?, lastSequence: UInt64
+    ) throws -> NamespaceStorage {
+        try NamespaceStorage(
             directory: directory,
             configuration: configuration,
             startSequence: lastSequence + 1,
+            budget: budget,
             logger: logger,
             onDurable: { [weak self] sequence in self?.durable(through: sequence) }
         )
+    }
+
+    /// Makes the namespace durable: writes from now on are logged after `lastSequence`; the
+    /// newest snapshot on disk covers the writes through `snapshotSequence`.
+    func attachStorage(
+        directory: String, configuration: StorageConfiguration, budget: OpenLogBudget? = nil, lastSequence: UInt64, snapshotSequence: UInt64
+    ) throws {
+        let storage = try makeStorage(directory: directory, configuration: configuration, budget: budget, lastSequence: lastSequence)
         queue.sync {
             self.storage = storage
+            self.claimed = true
             self.lastSequence = lastSequence
             self.snapshotSequence = snapshotSequence
         }
@@ -106,13 +157,19 @@ final class Namespace: @unchecked Sendable {
             // so it need not wait behind writes held for the disk.
             var refusals: [Outgoing] = []
             let now = Namespace.now()
-            let writable = self.writable
+            // Asked at the first write only: a connection that only reads claims nothing.
+            var refusal: WriteRefusal??
             for input in inputs {
                 switch input {
                 case .request(let request):
-                    if !writable, request.action.writesNow, let number = request.number {
-                        refusals.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: .unavailable, message: Namespace.unwritable)))
-                        continue
+                    if request.action.writesNow {
+                        if refusal == nil { refusal = self.writeRefusal() }
+                        if case let refused?? = refusal {
+                            if let number = request.number {
+                                refusals.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: .unavailable, message: refused.message)))
+                            }
+                            continue
+                        }
                     }
                     self.state.handle(request, from: connection, now: now, into: &out)
                 case .reject(let number, let status, let message):
@@ -130,6 +187,10 @@ final class Namespace: @unchecked Sendable {
     /// durable, after anything still held.
     private func finish(_ out: [Outgoing], then: (@Sendable () -> Void)? = nil) {
         let writes = state.takeJournal()
+        // onDisconnect writes commit without a request: the namespace is claimed now.
+        if !writes.isEmpty, !claimed, let refused = writeRefusal() {
+            logger.error("writes could not be stored: \(refused.message)")
+        }
         guard let storage else {
             dispatch(out)
             then?()
@@ -179,6 +240,7 @@ final class Namespace: @unchecked Sendable {
                 self.logger.warning("\(problem)", metadata: ["connection": "\(connection)"])
             }
             self.finish(out)
+            self.lifecycle?.released(self)
         }
     }
 
@@ -192,10 +254,15 @@ final class Namespace: @unchecked Sendable {
 
     /// Runs a REST write. Its changes are handed to the listeners' sinks before the promise is
     /// completed, so a client that waits for the HTTP response finds the event already on its way.
+    /// Ends one use of the namespace (see `NamespaceRegistry.namespace`).
     func write(_ request: RESTWrite, promise: EventLoopPromise<RESTWriteOutcome>) {
         queue.async {
-            guard self.writable else {
-                promise.succeed(.unavailable(Namespace.unwritable))
+            defer { self.lifecycle?.released(self) }
+            if let refused = self.writeRefusal() {
+                switch refused {
+                case .storageFailing: promise.succeed(.unavailable(refused.message))
+                case .namespaceLimit(let message): promise.succeed(.namespaceLimit(message))
+                }
                 return
             }
             var out: [Outgoing] = []
@@ -217,6 +284,7 @@ final class Namespace: @unchecked Sendable {
         queue.async {
             self.outbounds[stream] = nil
             self.state.closeStream(stream)
+            self.lifecycle?.released(self)
         }
     }
 

@@ -98,7 +98,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         if target.path == "/.ws" {
-            send(HTTPResponse(.badRequest, body: RESTRendering.error("Expected a WebSocket upgrade at /.ws", print: .compact)), keepAlive: head.isKeepAlive, context: context)
+            // Also where an upgrade refused for its namespace name ends up.
+            let name = RequestTarget.namespace(parameters: target.parameters, host: head.headers.first(name: "host"), fallback: configuration.defaultNamespace)
+            let message = NamespaceName.isValid(name) ? "Expected a WebSocket upgrade at /.ws" : "Invalid namespace: \(NamespaceName.rule)"
+            send(HTTPResponse(.badRequest, body: RESTRendering.error(message, print: .compact)), keepAlive: head.isKeepAlive, context: context)
             return
         }
         let request: RESTRequest
@@ -113,20 +116,20 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             send(response, keepAlive: head.isKeepAlive, context: context)
             return
         }
-        let namespace = registry.namespace(request.namespace)
         configuration.logger.trace("REST \(request.method.rawValue) \(request.path)", metadata: ["namespace": "\(request.namespace)", "auth": "\(request.auth)"])
         if request.isEventStream {
-            openStream(request, namespace: namespace, context: context)
+            openStream(request, namespace: registry.namespace(request.namespace), context: context)
         } else if request.method == .get {
-            read(request, namespace: namespace, keepAlive: head.isKeepAlive, context: context)
+            read(request, namespace: registry.existing(request.namespace), keepAlive: head.isKeepAlive, context: context)
         } else {
-            write(request, body: body, namespace: namespace, keepAlive: head.isKeepAlive, context: context)
+            write(request, body: body, keepAlive: head.isKeepAlive, context: context)
         }
     }
 
-    private func read(_ request: RESTRequest, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
+    /// Reads from `namespace`; nil (no such namespace) reads null without creating one.
+    private func read(_ request: RESTRequest, namespace: Namespace?, keepAlive: Bool, context: ChannelHandlerContext) {
         let promise = context.eventLoop.makePromise(of: Node.self)
-        namespace.read(request.path, query: request.query, promise: promise)
+        if let namespace { namespace.read(request.path, query: request.query, promise: promise) } else { promise.succeed(.empty) }
         promise.futureResult.assumeIsolated().whenSuccess { node in
             var headers: [(String, String)] = []
             if request.wantsETag || request.ifNoneMatch != nil {
@@ -144,7 +147,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func write(_ request: RESTRequest, body: ByteBuffer, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
+    private func write(_ request: RESTRequest, body: ByteBuffer, keepAlive: Bool, context: ChannelHandlerContext) {
         let operation: RESTWrite.Operation
         do throws(RESTError) {
             operation = try RESTBody.operation(request.method, body: body)
@@ -153,6 +156,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let promise = context.eventLoop.makePromise(of: RESTWriteOutcome.self)
+        let namespace = registry.namespace(request.namespace)  // the write ends this use
         namespace.write(RESTWrite(path: request.path, operation: operation, ifMatch: request.ifMatch), promise: promise)
         promise.futureResult.assumeIsolated().whenSuccess { outcome in
             let response: HTTPResponse
@@ -172,6 +176,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             case .unavailable(let message):
                 // Nothing was written, so a client's retry of this 503 is safe.
                 let error = RESTError(.unavailable, message)
+                response = HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print))
+            case .namespaceLimit(let message):
+                let error = RESTError(.namespaceLimit, message)
                 response = HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print))
             }
             self.send(response, keepAlive: keepAlive, context: context)

@@ -23,6 +23,9 @@ struct RESTError: Error, Sendable {
         case bodyTooLarge
         /// Storage is failing: nothing can be made durable now.
         case unavailable
+        /// A write that would create a namespace over the server's cap (507: not worth retrying
+        /// as a 503 would be, and firebase-admin does not).
+        case namespaceLimit
     }
 
     let kind: Kind
@@ -50,6 +53,7 @@ struct RESTError: Error, Sendable {
         case .methodNotAllowed: return .methodNotAllowed
         case .bodyTooLarge: return .payloadTooLarge
         case .unavailable: return .serviceUnavailable
+        case .namespaceLimit: return .insufficientStorage
         }
     }
 }

@@ -31,6 +31,8 @@ enum RESTWriteOutcome: Sendable {
     case refused(ValidationError)
     /// Refused because storage is failing: nothing was written.
     case unavailable(String)
+    /// Refused because the write would create a namespace over the server's cap.
+    case namespaceLimit(String)
 }
 
 /// The value a committed REST write answers with.
