@@ -43,6 +43,13 @@ public final class Database: Sendable {
         try reference().child(path)
     }
 
+    /// Acts as the holder of `credential` (an ID token, or an admin secret) from now on, also
+    /// after reconnects; nil signs out. Rules then see the token's claims as `auth`. Throws when
+    /// the server refuses the credential (it then treats the connection as signed out).
+    public func authenticate(with credential: String?) async throws(DatabaseError) {
+        try await repo.authenticate(credential)
+    }
+
     /// Closes the connection and stops reconnecting; local writes keep queueing.
     public func goOffline() { repo.goOffline() }
 

@@ -80,6 +80,8 @@ final class Repo: Sendable {
         var serverTimeOffset: Double = 0
         var lastSend = ContinuousClock.now
         var pushIDs = PushIDGenerator()
+        /// The credential the connection authenticates with, sent first on every connection.
+        var credential: String?
         var isConnected: Bool { lifecycle.connection != nil }
     }
 
@@ -206,6 +208,10 @@ final class Repo: Sendable {
             state.serverTimeOffset = serverTime - Date().timeIntervalSince1970 * 1000
         }
         state.lifecycle = .connected(connection)
+        // The server decides every later request as whoever this says, so it goes first.
+        if let credential = state.credential {
+            send(&state, action: Repo.authAction(for: credential), body: .object([JSONMember("cred", .string(credential))]), pending: .request(QueuedRequest(action: "auth", body: .null) { _ in }))
+        }
         for listen in state.listens { sendListen(&state, listen) }
         for write in state.writes {
             send(&state, action: write.action, body: write.body, pending: .write(writeID: write.writeID))
@@ -259,9 +265,20 @@ final class Repo: Sendable {
         }
     }
 
-    /// Server data: `d` overwrites, `m` merges; a tag routes it to one filtered query.
+    /// Server data: `d` overwrites, `m` merges; a tag routes it to one filtered query. `c`: the
+    /// server cancelled listens (read access lost); `ac`: the credential is no longer valid.
     private func push(_ state: inout State, action: String, body: JSONValue) {
+        if action == "ac" {
+            state.credential = nil
+            return
+        }
         guard let pathText = body["p"]?.stringValue, let path = try? Path(pathText) else { return }
+        if action == "c" {
+            let revoked = state.listens.filter { $0.path == path }
+            state.listens.removeAll { $0.path == path }
+            for listen in revoked { raise(state, state.syncTree.cancelListen(path: listen.path, query: listen.query)) }
+            return
+        }
         let tag = body["t"]?.numberValue.map { Int($0) }
         switch action {
         case "d":
@@ -471,6 +488,27 @@ final class Repo: Sendable {
             let parsed = try Node(json: priority).leaf.flatMap(Priority.init)
             return tree.applyUserOverwrite(path: path, node: current.withPriority(parsed), writeID: writeID)
         }
+    }
+
+    /// Authenticates the connection as `credential` (nil signs out), now and after every
+    /// reconnect. Fails when the server refuses the credential.
+    func authenticate(_ credential: String?) async throws(DatabaseError) {
+        let connected = state.withLock { state -> Bool in
+            state.credential = credential
+            return state.isConnected
+        }
+        guard connected else { return }
+        if let credential {
+            _ = try await request(Repo.authAction(for: credential), .object([JSONMember("cred", .string(credential))]))
+        } else {
+            _ = try await request("unauth", .object([]))
+        }
+    }
+
+    /// `auth` for a JWT (an ID token), `gauth` for anything else (an access token, an admin
+    /// secret, the emulator's `owner`), as the SDKs choose.
+    static func authAction(for credential: String) -> String {
+        credential.split(separator: ".", omittingEmptySubsequences: false).count == 3 ? "auth" : "gauth"
     }
 
     /// Any request whose answer the caller awaits; queued while offline.

@@ -68,7 +68,8 @@ extension Action {
                 path: try path(body),
                 query: try query(body),
                 tag: try tag(body),
-                hash: body["h"]?.stringValue ?? ""
+                hash: body["h"]?.stringValue ?? "",
+                wireQuery: body["q"].flatMap { $0.isNull ? nil : $0 }
             ))
         case "n": return .unlisten(path: try path(body), query: try query(body))
         case "p":

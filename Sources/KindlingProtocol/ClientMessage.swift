@@ -77,6 +77,9 @@ public struct ListenRequest: Sendable, Equatable {
     public var tag: Int?
     /// The hash of what the client already holds (`""` for nothing).
     public var hash: String
+    /// The query object exactly as the client sent it (nil for none): a revocation must name
+    /// the listen the way the client does.
+    public var wireQuery: JSONValue?
 }
 
 extension Action {

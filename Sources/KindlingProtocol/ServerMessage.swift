@@ -78,4 +78,32 @@ public enum ServerMessage {
         writer.writeRaw("}}}".utf8)
         return writer.bytes
     }
+
+    /// A listen the server cancelled (the client lost read access): `{"t":"d","d":{"a":"c","b":
+    /// {"p":PATH[,"q":[QUERY]]}}}`. The query object goes back exactly as the client sent it, in
+    /// a one-element array: the JS SDK finds the listen by it (and fails on a bare object).
+    public static func listenRevoked(path: Path, query: JSONValue?) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.writeRaw(#"{"t":"d","d":{"a":"c","b":{"p":"#.utf8)
+        writer.write(path.relativeString)
+        if let query, !query.isNull {
+            writer.writeRaw(#","q":["#.utf8)
+            writer.write(query)
+            writer.writeRaw("]".utf8)
+        }
+        writer.writeRaw("}}}".utf8)
+        return writer.bytes
+    }
+
+    /// The connection's credential is no longer valid: `{"t":"d","d":{"a":"ac","b":{"s":STATUS,
+    /// "d":REASON}}}`. The SDKs drop the token and reconnect with a fresh one.
+    public static func authRevoked(status: String, reason: String) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.writeRaw(#"{"t":"d","d":{"a":"ac","b":{"s":"#.utf8)
+        writer.write(status)
+        writer.writeRaw(#","d":"#.utf8)
+        writer.write(reason)
+        writer.writeRaw("}}}".utf8)
+        return writer.bytes
+    }
 }

@@ -24,10 +24,16 @@ public final class KindlingServer: Sendable {
         self.registry = registry
     }
 
-    /// Binds and starts serving.
+    /// Binds and starts serving. Refuses to start unprotected on an address other computers can
+    /// reach (see `ProtectedMode`).
     public static func start(_ configuration: ServerConfiguration) async throws -> KindlingServer {
+        try ProtectedMode.check(configuration)
+        let verifier = try CredentialVerifier(settings: configuration.auth)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
-        let registry = NamespaceRegistry(logger: configuration.logger, storage: configuration.storage, maxNamespaces: configuration.maxNamespaces)
+        let registry = NamespaceRegistry(
+            logger: configuration.logger, storage: configuration.storage, rules: configuration.defaultRules,
+            rulesDebug: configuration.rulesDebug, limits: configuration.connectionLimits, maxNamespaces: configuration.maxNamespaces
+        )
         do {
             try registry.recoverAll()
         } catch {
@@ -44,7 +50,7 @@ public final class KindlingServer: Sendable {
             // connection costs little; it grows while a connection reads a lot.
             .childChannelOption(ChannelOptions.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 256, maximum: 65_536))
             .childChannelInitializer { channel in
-                KindlingServer.configure(channel, registry: registry, perEventLoop: perEventLoop, configuration: configuration)
+                KindlingServer.configure(channel, registry: registry, verifier: verifier, perEventLoop: perEventLoop, configuration: configuration)
             }
         do {
             let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
@@ -78,8 +84,14 @@ public final class KindlingServer: Sendable {
     /// The names of the namespaces in use.
     public var namespaces: [String] { registry.names }
 
+    /// Puts new server rules in force (a reloaded `--rules` file) in every namespace without
+    /// rules of its own; live listens that lose read access are cancelled.
+    public func replaceRules(_ rules: RulesDocument) {
+        registry.setDefaultRules(rules, open: false)
+    }
+
     private static func configure(
-        _ channel: any Channel, registry: NamespaceRegistry, perEventLoop: PerEventLoop, configuration: ServerConfiguration
+        _ channel: any Channel, registry: NamespaceRegistry, verifier: CredentialVerifier, perEventLoop: PerEventLoop, configuration: ServerConfiguration
     ) -> EventLoopFuture<Void> {
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: configuration.maxFrameBytes,
@@ -110,6 +122,7 @@ public final class KindlingServer: Sendable {
                         outbox: shares.outbox,
                         idleSweep: shares.idleSweep,
                         handshakeHost: handshakeHost,
+                        verifier: verifier,
                         configuration: configuration
                     )
                     try channel.pipeline.syncOperations.addHandler(session)
@@ -127,7 +140,7 @@ public final class KindlingServer: Sendable {
                 )
             )
             try channel.pipeline.syncOperations.addHandler(
-                HTTPRequestHandler(registry: registry, configuration: configuration),
+                HTTPRequestHandler(registry: registry, verifier: verifier, configuration: configuration),
                 name: httpHandlerName
             )
         }
@@ -141,7 +154,7 @@ extension KindlingServer {
         let namespace = registry.namespace(name)
         for index in 0..<count {
             let path = try Path("log/w\(index % 1000)")
-            namespace.submit(ConnectionID(value: -1), [.request(Request(number: nil, action: .put(path: path, data: .number(Double(index)), hash: nil)))])
+            namespace.submit(ConnectionID(value: -1), [.operation(number: nil, .set(path: path, data: .number(Double(index)), precondition: nil))])
         }
         namespace.drainStorage()
         registry.released(namespace)

@@ -1,3 +1,4 @@
+import KindlingCore
 import Logging
 
 /// How a Kindling server runs.
@@ -34,6 +35,17 @@ public struct ServerConfiguration: Sendable {
     /// nothing; the first write to a new namespace over this cap is refused (REST 507, realtime
     /// `unavailable`), so clients cannot fill the disk or the descriptor table with databases.
     public var maxNamespaces: Int
+    /// How credentials are verified, and whether the server runs in emulator mode.
+    public var auth: AuthSettings
+    /// The security rules of every namespace that has none of its own; nil for none (then open
+    /// in emulator mode or with `allowOpen`, else everything but admin access is denied).
+    public var rules: RulesDocument?
+    /// Open rules even outside emulator mode when no rules are given (`--allow-open`).
+    public var allowOpen: Bool
+    /// Log the rule trace of every denied request (`--rules-debug`).
+    public var rulesDebug: Bool
+    /// What one realtime connection may hold.
+    public var connectionLimits: ConnectionLimits
     public var logger: Logger
 
     public init(
@@ -50,9 +62,19 @@ public struct ServerConfiguration: Sendable {
         maxEventBytes: Int = 512 * 1024 * 1024,
         eventLoopThreads: Int = 2,
         maxNamespaces: Int = 10_000,
+        auth: AuthSettings = AuthSettings(),
+        rules: RulesDocument? = nil,
+        allowOpen: Bool = false,
+        rulesDebug: Bool = false,
+        connectionLimits: ConnectionLimits = ConnectionLimits(),
         logger: Logger = Logger(label: "kindling")
     ) {
         self.maxNamespaces = maxNamespaces
+        self.auth = auth
+        self.rules = rules
+        self.allowOpen = allowOpen
+        self.rulesDebug = rulesDebug
+        self.connectionLimits = connectionLimits
         self.idleTimeout = idleTimeout
         self.host = host
         self.port = port
@@ -66,6 +88,16 @@ public struct ServerConfiguration: Sendable {
         self.maxEventBytes = maxEventBytes
         self.eventLoopThreads = eventLoopThreads
         self.logger = logger
+    }
+}
+
+extension ServerConfiguration {
+    /// The rules a namespace without its own is under, and whether they are the open rules
+    /// (then nothing is evaluated): the given rules; else open in emulator mode or with
+    /// `allowOpen`; else locked, so only admins get in.
+    public var defaultRules: (rules: RulesDocument, open: Bool) {
+        if let rules { return (rules, false) }
+        return auth.emulatorMode || allowOpen ? (.open, true) : (.locked, false)
     }
 }
 

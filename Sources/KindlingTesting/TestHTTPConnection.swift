@@ -43,11 +43,12 @@ public final class TestHTTPConnection: Sendable {
         _ method: String,
         _ uri: String,
         headers: [(String, String)] = [],
-        body: String? = nil
+        body: String? = nil,
+        timeout: Duration = .seconds(10)
     ) async throws -> TestHTTPResponse {
         let connection = try await connect(port: port)
         defer { connection.close() }
-        return try await connection.request(method, uri, headers: headers, body: body)
+        return try await connection.request(method, uri, headers: headers, body: body, timeout: timeout)
     }
 
     /// Sends a request and waits for its whole response.

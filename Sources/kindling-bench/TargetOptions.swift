@@ -14,6 +14,9 @@ struct TargetOptions: ParsableArguments {
     @Option(help: "The kindling executable to start (default: the one next to kindling-bench).")
     var kindling: String?
 
+    @Option(help: "A security rules file for the server the harness starts (to measure with rules on).")
+    var rules: String?
+
     @Option(help: "Also run the same load against a redis-server the harness starts (the only peer: redis).")
     var compare: String?
 
@@ -33,6 +36,7 @@ struct TargetOptions: ParsableArguments {
         if let compare, compare != "redis" { throw ValidationError("--compare knows only redis.") }
         if compare != nil, redisExecutable == nil { throw ValidationError("--compare redis needs redis-server (apt-get install redis-server, or --redis-server PATH).") }
         if let url { _ = try BenchTarget(url: url) }
+        if url != nil, rules != nil { throw ValidationError("--rules applies to the server the harness starts, not to --url.") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1.") }
     }
 
@@ -55,7 +59,7 @@ struct TargetOptions: ParsableArguments {
     /// Runs `body` against the --url server, or against a fresh `kindling serve` with `fsync`.
     func withKindling<Result>(fsync: String, _ body: (BenchTarget) async throws -> Result) async throws -> Result {
         if let url { return try await body(try BenchTarget(url: url, pid: serverPid)) }
-        let server = try await KindlingServerProcess.start(executable: kindling ?? KindlingServerProcess.defaultExecutable, fsync: fsync)
+        let server = try await KindlingServerProcess.start(executable: kindling ?? KindlingServerProcess.defaultExecutable, fsync: fsync, rules: rules)
         do {
             let result = try await body(server.target)
             await server.stop()

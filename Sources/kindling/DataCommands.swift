@@ -23,7 +23,7 @@ func restRequest(_ method: String, _ url: URL, body: JSONValue? = nil) async thr
 func restRequest(_ method: String, _ url: URL, bytes body: Data?) async throws -> [UInt8] {
     var request = URLRequest(url: url)
     request.httpMethod = method
-    request.setValue("Bearer owner", forHTTPHeaderField: "Authorization")
+    request.setValue("Bearer \(adminCredential)", forHTTPHeaderField: "Authorization")
     request.httpBody = body
     let (data, response): (Data, URLResponse)
     do {
@@ -38,6 +38,13 @@ func restRequest(_ method: String, _ url: URL, bytes body: Data?) async throws -
         throw ClientExit.refused
     }
     return [UInt8](data)
+}
+
+/// The credential the client commands send: the admin secret in `KINDLING_ADMIN_SECRET`, else
+/// the emulator's `owner` (accepted only by a server in emulator mode).
+var adminCredential: String {
+    let secret = ProcessInfo.processInfo.environment["KINDLING_ADMIN_SECRET"] ?? ""
+    return secret.isEmpty ? "owner" : secret
 }
 
 /// Prints a response body as one line.

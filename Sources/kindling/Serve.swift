@@ -52,6 +52,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("keep-alive"), help: "Seconds between keep-alive events on REST event streams.")
     var keepAliveSeconds = 10.0
 
+    @OptionGroup(title: "Security")
+    var security: SecurityOptions
+
     func validate() throws {
         guard FsyncMode(rawValue: fsync) != nil else { throw ValidationError("--fsync must be always, everysec or never.") }
         guard snapshotMegabytes >= 1 else { throw ValidationError("--snapshot-mb must be at least 1.") }
@@ -72,7 +75,12 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "kindling")
-        let server = try await KindlingServer.start(ServerConfiguration(
+        let auth = try security.authSettings(host: host)
+        let rules = try security.loadRules()
+        let rulesText = try security.rules.map(SecurityOptions.read)
+        let server: KindlingServer
+        do {
+            server = try await KindlingServer.start(ServerConfiguration(
             host: host,
             port: port,
             storage: inMemory ? nil : StorageConfiguration(
@@ -85,8 +93,15 @@ struct Serve: AsyncParsableCommand {
             maxPendingOutboundBytes: maxPendingBytes,
             eventStreamKeepAlive: .milliseconds(Int64(keepAliveSeconds * 1000)),
             eventLoopThreads: ProcessInfo.processInfo.activeProcessorCount,
+            auth: auth,
+            rules: rules,
+            allowOpen: security.allowOpen,
+            rulesDebug: security.rulesDebug,
             logger: logger
         ))
+        } catch let refusal as ProtectedMode.Refusal {
+            throw ValidationError(refusal.description)
+        }
         let address = "\(host):\(server.port)"
         print("""
             Kindling is listening on \(address)
@@ -96,12 +111,20 @@ struct Serve: AsyncParsableCommand {
             Point an SDK at it with its emulator setting (host \(host), port \(server.port)), e.g.
               FIREBASE_DATABASE_EMULATOR_HOST=\(address)
             Data: \(inMemory ? "in memory only" : "\(dataDirectory) (fsync \(fsync))")
-            No security rules are enforced yet: every request is allowed.
+            \(Serve.securitySummary(auth: auth, rulesFile: security.rules, allowOpen: security.allowOpen))
             """)
         // Scripts and supervisors read this banner through a pipe: send it now, not at exit.
         FileHandle.standardOutput.synchronizeFile()
         fflush(nil)
-        logger.warning("security rules are not enforced yet: every request is allowed")
+        if security.rules == nil, auth.emulatorMode || security.allowOpen {
+            logger.warning("no security rules: every request is allowed until rules are set (--rules FILE or PUT /.settings/rules.json)")
+        } else if security.rules == nil {
+            logger.warning("no security rules: only admin credentials have access until rules are set (--rules FILE or PUT /.settings/rules.json)")
+        }
+        if auth.emulatorMode { logger.notice("emulator mode: `owner` is an admin and unsigned tokens are accepted (loopback, no key or secret configured)") }
+        let watcher = security.rules.map { RulesFileWatcher(path: $0, server: server, logger: logger, loadedText: rulesText) }
+        watcher?.start()
+        defer { watcher?.stop() }
         // A file-size limit then fails the write, which storage handles like a full disk
         // (writes refused until it passes), instead of killing the process.
         signal(SIGXFSZ, SIG_IGN)
@@ -110,6 +133,14 @@ struct Serve: AsyncParsableCommand {
         await Serve.waitForTermination()
         logger.info("shutting down")
         try await server.shutdown()
+    }
+
+    /// One line on what protects the server, for the start-up banner.
+    static func securitySummary(auth: AuthSettings, rulesFile: String?, allowOpen: Bool) -> String {
+        let rules = rulesFile.map { "Rules: \($0) (reloaded on change and SIGHUP)" }
+            ?? (auth.emulatorMode || allowOpen ? "Rules: none, so every request is allowed until rules are set" : "Rules: none, so only admins have access until rules are set")
+        let tokens = auth.emulatorMode ? "Emulator mode: `owner` is an admin, unsigned tokens are accepted" : "Tokens: verified (signature, exp, nbf, iat)"
+        return rules + "\n" + tokens
     }
 
     /// Snapshots every namespace with new writes when SIGUSR1 arrives (`kindling snapshot`).

@@ -75,6 +75,9 @@ struct Watch: AsyncParsableCommand {
         } catch {
             throw ValidationError("Invalid --url \(remote.serverURL): \(error)")
         }
+        // Watch as the admin when a secret is configured (emulator mode takes `owner`); a
+        // refused credential leaves the watch anonymous, and the rules decide what it sees.
+        try? await database.authenticate(with: adminCredential)
         let query = try buildQuery(database)
         let colour = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
         let printer = EventPrinter(json: json, width: width, colour: colour)

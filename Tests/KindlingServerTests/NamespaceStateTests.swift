@@ -19,6 +19,13 @@ struct NamespaceStateTests {
         return request
     }
 
+    /// Runs a request as a realtime connection's session would hand it over (emulator mode).
+    func handle(_ state: inout NamespaceState, _ request: Request, from connection: ConnectionID, now: Int64, into out: inout [Outgoing]) throws {
+        let verifier = try CredentialVerifier(settings: AuthSettings())
+        guard let input = SessionInput.from(request, verifier: verifier, now: now) else { return }
+        state.handle(input, from: connection, now: now, into: &out)
+    }
+
     /// Outputs as "recipient:message" lines, in order.
     func lines(_ out: [Outgoing]) -> [String] {
         out.flatMap { outgoing in outgoing.recipients.map { "\($0.value):\(String(decoding: outgoing.message, as: UTF8.self))" } }
@@ -29,10 +36,10 @@ struct NamespaceStateTests {
         state.connect(a)
         state.connect(b)
         var out: [Outgoing] = []
-        state.handle(try request(1, #"{"a":"q","b":{"p":"/x","h":""}}"#), from: a, now: 0, into: &out)
-        state.handle(try request(1, #"{"a":"q","b":{"p":"/x","h":""}}"#), from: b, now: 0, into: &out)
+        try handle(&state, try request(1, #"{"a":"q","b":{"p":"/x","h":""}}"#), from: a, now: 0, into: &out)
+        try handle(&state, try request(1, #"{"a":"q","b":{"p":"/x","h":""}}"#), from: b, now: 0, into: &out)
         out = []
-        state.handle(try request(2, #"{"a":"p","b":{"p":"/x","d":5}}"#), from: a, now: 0, into: &out)
+        try handle(&state, try request(2, #"{"a":"p","b":{"p":"/x","d":5}}"#), from: a, now: 0, into: &out)
         let sent = lines(out)
         #expect(sent.count == 3)
         #expect(Set(sent.prefix(2)) == [#"1:{"t":"d","d":{"a":"d","b":{"p":"x","d":5}}}"#, #"2:{"t":"d","d":{"a":"d","b":{"p":"x","d":5}}}"#])
@@ -43,8 +50,8 @@ struct NamespaceStateTests {
         var state = NamespaceState(name: "t")
         state.connect(a)
         var out: [Outgoing] = []
-        state.handle(try request(nil, #"{"a":"n","b":{"p":"/x"}}"#), from: a, now: 0, into: &out)
-        state.handle(try request(nil, #"{"a":"unauth","b":{}}"#), from: a, now: 0, into: &out)
+        try handle(&state, try request(nil, #"{"a":"n","b":{"p":"/x"}}"#), from: a, now: 0, into: &out)
+        try handle(&state, try request(nil, #"{"a":"unauth","b":{}}"#), from: a, now: 0, into: &out)
         #expect(out.isEmpty)
     }
 
@@ -52,9 +59,9 @@ struct NamespaceStateTests {
         var state = NamespaceState(name: "t")
         state.connect(a)
         var out: [Outgoing] = []
-        state.handle(try request(1, #"{"a":"p","b":{"p":"/n","d":1}}"#), from: a, now: 0, into: &out)
+        try handle(&state, try request(1, #"{"a":"p","b":{"p":"/n","d":1}}"#), from: a, now: 0, into: &out)
         out = []
-        state.handle(try request(2, #"{"a":"p","b":{"p":"/n","d":2,"h":"bogus"}}"#), from: a, now: 0, into: &out)
+        try handle(&state, try request(2, #"{"a":"p","b":{"p":"/n","d":2,"h":"bogus"}}"#), from: a, now: 0, into: &out)
         #expect(lines(out).first?.contains(#""s":"datastale""#) == true)
         #expect(state.database.tree.node(at: try Path("n")).leaf == .number(1))
     }
@@ -64,16 +71,17 @@ struct NamespaceStateTests {
         state.connect(a)
         state.connect(b)
         var out: [Outgoing] = []
-        state.handle(try request(1, #"{"a":"o","b":{"p":"/p/a","d":{".sv":"timestamp"}}}"#), from: a, now: 100, into: &out)
-        state.handle(try request(2, #"{"a":"o","b":{"p":"/p/a","d":"second"}}"#), from: a, now: 100, into: &out)
-        state.handle(try request(3, #"{"a":"om","b":{"p":"/p","d":{"b":{".sv":"timestamp"}}}}"#), from: a, now: 100, into: &out)
-        state.handle(try request(4, #"{"a":"o","b":{"p":"/bad","d":{"a.b":1}}}"#), from: a, now: 100, into: &out)
+        try handle(&state, try request(1, #"{"a":"o","b":{"p":"/p/a","d":{".sv":"timestamp"}}}"#), from: a, now: 100, into: &out)
+        try handle(&state, try request(2, #"{"a":"o","b":{"p":"/p/a","d":"second"}}"#), from: a, now: 100, into: &out)
+        try handle(&state, try request(3, #"{"a":"om","b":{"p":"/p","d":{"b":{".sv":"timestamp"}}}}"#), from: a, now: 100, into: &out)
+        try handle(&state, try request(4, #"{"a":"o","b":{"p":"/bad","d":{"a.b":1}}}"#), from: a, now: 100, into: &out)
         #expect(lines(out).last?.contains("invalid_path") == true)
-        state.handle(try request(1, #"{"a":"q","b":{"p":"/p","h":""}}"#), from: b, now: 100, into: &out)
+        try handle(&state, try request(1, #"{"a":"q","b":{"p":"/p","h":""}}"#), from: b, now: 100, into: &out)
         out = []
         let problems = state.disconnect(a, now: 777, into: &out)
         #expect(problems.isEmpty)
         #expect(state.database.tree.root.jsonText() == #"{"p":{"a":"second","b":777}}"#)
+        #expect(!out.isEmpty)
         #expect(lines(out).allSatisfy { $0.hasPrefix("2:") })
         #expect(state.connections[a] == nil)
     }

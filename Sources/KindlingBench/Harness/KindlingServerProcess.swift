@@ -9,8 +9,9 @@ public struct KindlingServerProcess: Sendable {
     public var process: ChildProcess { server.process }
 
     /// Starts `executable` (see `defaultExecutable`) with `fsync` (`always`, `everysec`, `never`,
-    /// or `memory` for no storage) and waits for its banner.
-    public static func start(executable: String, fsync: String) async throws -> KindlingServerProcess {
+    /// or `memory` for no storage), and the security rules file `rules` if given, and waits for its
+    /// banner.
+    public static func start(executable: String, fsync: String, rules: String? = nil) async throws -> KindlingServerProcess {
         let banner = "Kindling is listening on "
         let (server, target) = try await DirectoryServer.start(
             prefix: "kindling-bench",
@@ -19,6 +20,7 @@ public struct KindlingServerProcess: Sendable {
             arguments: { directory in
                 let common = ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "error"]
                 return common + (fsync == "memory" ? ["--in-memory"] : ["--data-dir", directory + "/data", "--fsync", fsync])
+                    + (rules.map { ["--rules", $0] } ?? [])
             },
             timeout: .seconds(60),
             ready: { $0.hasPrefix(banner) },

@@ -29,21 +29,33 @@ final class Namespace: @unchecked Sendable {
     /// acknowledged (or shown to a listener) before the write behind it is durable, and
     /// everything later waits behind it so each connection keeps its order.
     private var held: [(sequence: UInt64, out: [Outgoing], then: (@Sendable () -> Void)?)] = []
-    /// The registry that made the namespace: asked at the first write, told when a use ends.
+    /// Rules set for this namespace alone (`PUT /.settings/rules.json`); they override the
+    /// server's default rules.
+    private var ownRules: RulesDocument?
+    /// The server's rules, and whether they are the open rules of emulator mode.
+    private var defaultRules: (RulesDocument, Bool)
+    /// Where this namespace's own rules are kept; nil in memory.
+    private var rulesFile: NamespaceRulesFile?
+    /// The registry that made the namespace: asked before its first write, told when a use ends.
     private weak var lifecycle: (any NamespaceLifecycle)?
-    /// True once the namespace may take writes (its first write was allowed, or it was loaded
-    /// from disk, or it has no registry); confined to `queue`.
+    /// True once the namespace holds writes (or was loaded from disk, or has no registry), so
+    /// has its storage; confined to `queue`.
     private var claimed: Bool
 
-    init(name: String, logger: Logger, root: Node = .empty, lifecycle: (any NamespaceLifecycle)? = nil) {
+    init(
+        name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
+        limits: ConnectionLimits = ConnectionLimits(), lifecycle: (any NamespaceLifecycle)? = nil
+    ) {
         self.name = name
         self.lifecycle = lifecycle
         self.claimed = lifecycle == nil
+        self.defaultRules = (rules, rulesAreOpen)
         self.queue = DispatchQueue(label: "kindling.namespace.\(name)")
         var logger = logger
         logger[metadataKey: "namespace"] = "\(name)"
         self.logger = logger
-        self.state = NamespaceState(name: name, root: root)
+        self.state = NamespaceState(name: name, root: root, rules: rules, rulesAreOpen: rulesAreOpen, limits: limits)
+        self.state.rulesDebug = rulesDebug
     }
 
     /// Set when storage could not be opened: the namespace then refuses every write.
@@ -54,42 +66,32 @@ final class Namespace: @unchecked Sendable {
         queue.sync { self.storageUnavailable = true }
     }
 
-    /// Nil when writes may be taken now, else why not; confined to `queue`. The first write of
-    /// a new namespace claims it from the registry (refused over the namespace cap) and creates
-    /// its storage here, on the namespace's own queue.
-    private func writeRefusal() -> WriteRefusal? {
-        if !claimed, let lifecycle {
-            switch lifecycle.claim(self) {
-            case .refused(let message):
-                return .namespaceLimit(message)
-            case .inMemory:
-                claimed = true
-            case .stored(let directory, let configuration, let budget):
-                do {
-                    storage = try makeStorage(directory: directory, configuration: configuration, budget: budget, lastSequence: 0)
-                    claimed = true
-                } catch {
-                    logger.error("cannot create the namespace's storage; its writes are refused: \(error)")
-                    return .storageFailing
-                }
-            }
-        }
-        if storageUnavailable || storage?.log.isHealthy == false { return .storageFailing }
+    /// Nil when writes may be taken now, else the refusal; confined to `queue`. A namespace not
+    /// yet claimed asks the registry whether a new one is allowed (the namespace cap).
+    private var writeRefusal: Refusal? {
+        if !claimed, let message = lifecycle?.refusalOfNewNamespace() { return .namespaceLimit(message) }
+        if storageUnavailable || storage?.log.isHealthy == false { return .unavailable(Namespace.unwritable) }
         return nil
     }
 
-    /// Why writes are refused: both are `unavailable` on the wire; REST tells them apart.
-    private enum WriteRefusal {
-        case storageFailing
-        case namespaceLimit(String)
-
-        var message: String {
-            switch self {
-            case .storageFailing: return Namespace.unwritable
-            case .namespaceLimit(let message): return message
-            }
+    /// The first write of a namespace not yet claimed: the registry counts it and this creates
+    /// its directory and files, here on the namespace's own queue (never on an event loop).
+    private func claim() {
+        guard !claimed, let lifecycle else { return }
+        claimed = true
+        guard case .stored(let directory, let configuration, let budget) = lifecycle.claim(self) else { return }
+        do {
+            let storage = try makeStorage(directory: directory, configuration: configuration, budget: budget, lastSequence: 0)
+            self.storage = storage
+            rulesFile = NamespaceRulesFile(directory: directory)
+        } catch {
+            logger.error("cannot create the namespace's storage; its writes are refused: \(error)")
+            storageUnavailable = true
         }
     }
+
+    /// Ends one use of the namespace (see `NamespaceRegistry.namespace`); confined to `queue`.
+    private func release() { lifecycle?.released(self) }
 
     private func makeStorage(
         directory: String, configuration: StorageConfiguration, budget: OpenLogBudget?, lastSequence: UInt64
@@ -115,6 +117,8 @@ final class Namespace: @unchecked Sendable {
             self.claimed = true
             self.lastSequence = lastSequence
             self.snapshotSequence = snapshotSequence
+            self.rulesFile = NamespaceRulesFile(directory: directory)
+            self.loadOwnRules()
         }
     }
 
@@ -153,44 +157,53 @@ final class Namespace: @unchecked Sendable {
     func submit(_ connection: ConnectionID, _ inputs: [SessionInput]) {
         queue.async {
             var out: [Outgoing] = []
-            // A refusal (storage failing, or a request that could not be read) changes nothing,
-            // so it need not wait behind writes held for the disk.
+            // A refusal for failing storage, or of a request that could not be read, changes
+            // nothing, so it need not wait behind writes held for the disk.
             var refusals: [Outgoing] = []
             let now = Namespace.now()
-            // Asked at the first write only: a connection that only reads claims nothing.
-            var refusal: WriteRefusal??
+            // Asked at the first write only (a connection that only reads is never refused).
+            var refusal: Refusal??
             for input in inputs {
-                switch input {
-                case .request(let request):
-                    if request.action.writesNow {
-                        if refusal == nil { refusal = self.writeRefusal() }
-                        if case let refused?? = refusal {
-                            if let number = request.number {
-                                refusals.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: .unavailable, message: refused.message)))
-                            }
-                            continue
-                        }
+                if case .operation(_, let operation) = input, operation.writesNow, refusal == nil { refusal = .some(self.writeRefusal) }
+                if case .operation(let number, let operation) = input, operation.writesNow, case let refused?? = refusal {
+                    if let number {
+                        refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refused).wireResponse(number)))
                     }
-                    self.state.handle(request, from: connection, now: now, into: &out)
-                case .reject(let number, let status, let message):
-                    refusals.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: status, message: message)))
+                } else if case .reject = input {
+                    self.state.handle(input, from: connection, now: now, into: &refusals)
+                } else if case .authenticated(let auth)? = self.state.handle(input, from: connection, now: now, into: &out), let expiresAt = auth.expiresAt {
+                    self.expire(connection, at: expiresAt)
                 }
             }
             self.dispatch(refusals)
+            self.logDenials()
             self.finish(out)
         }
     }
 
     static let unwritable = "Writes to storage are failing (is the disk full?); nothing was written."
 
+    /// Drops a connection's identity to anonymous when its token expires.
+    private func expire(_ connection: ConnectionID, at expiresAt: Int64) {
+        let delay = max(0, expiresAt - Namespace.now())
+        queue.asyncAfter(deadline: .now() + .milliseconds(Int(min(delay, Int64(Int32.max))))) {
+            var out: [Outgoing] = []
+            self.state.expireAuth(of: connection, now: Namespace.now(), into: &out)
+            self.finish(out)
+        }
+    }
+
+    /// Logs the rule traces of denied requests (with `--rules-debug`).
+    private func logDenials() {
+        guard state.rulesDebug else { return }
+        for trace in state.takeDenials() { logger.notice("\(trace)") }
+    }
+
     /// Logs the writes this block committed and sends `out` (then runs `then`) once they are
     /// durable, after anything still held.
     private func finish(_ out: [Outgoing], then: (@Sendable () -> Void)? = nil) {
         let writes = state.takeJournal()
-        // onDisconnect writes commit without a request: the namespace is claimed now.
-        if !writes.isEmpty, !claimed, let refused = writeRefusal() {
-            logger.error("writes could not be stored: \(refused.message)")
-        }
+        if !writes.isEmpty { claim() }
         guard let storage else {
             dispatch(out)
             then?()
@@ -240,52 +253,123 @@ final class Namespace: @unchecked Sendable {
                 self.logger.warning("\(problem)", metadata: ["connection": "\(connection)"])
             }
             self.finish(out)
-            self.lifecycle?.released(self)
+            self.release()
         }
     }
 
-
-    /// Answers a REST read with the data now at `path` (or the query's window).
-    func read(_ path: Path, query: Query, promise: EventLoopPromise<Node>) {
+    /// Runs one REST request. The answer is given once everything it depends on is durable
+    /// (a read never shows a write that a crash could still erase), and a write's changes are
+    /// handed to the listeners' sinks before it, so a client that waits for the HTTP response
+    /// finds the event already on its way.
+    /// Ends one use of the namespace.
+    func perform(_ operation: Operation, as auth: AuthState, promise: EventLoopPromise<Answer>) {
         queue.async {
-            promise.succeed(self.state.restRead(path, query: query))
-        }
-    }
-
-    /// Runs a REST write. Its changes are handed to the listeners' sinks before the promise is
-    /// completed, so a client that waits for the HTTP response finds the event already on its way.
-    /// Ends one use of the namespace (see `NamespaceRegistry.namespace`).
-    func write(_ request: RESTWrite, promise: EventLoopPromise<RESTWriteOutcome>) {
-        queue.async {
-            defer { self.lifecycle?.released(self) }
-            if let refused = self.writeRefusal() {
-                switch refused {
-                case .storageFailing: promise.succeed(.unavailable(refused.message))
-                case .namespaceLimit(let message): promise.succeed(.namespaceLimit(message))
-                }
+            defer { self.release() }
+            if operation.writesNow, let refusal = self.writeRefusal {
+                promise.succeed(.refused(refusal))
                 return
             }
             var out: [Outgoing] = []
-            let outcome = self.state.restWrite(request, now: Namespace.now(), into: &out)
-            self.finish(out) { promise.succeed(outcome) }
+            let answer = self.state.apply(operation, by: .rest(auth), now: Namespace.now(), into: &out)
+            self.logDenials()
+            self.finish(out) { promise.succeed(answer) }
         }
     }
 
-    /// Registers an event stream; its first event (the whole location) goes out at once.
-    func openStream(_ stream: ConnectionID, at path: Path, query: Query, outbound: EventStreamOutbound) {
+    /// Opens an event stream if `auth` may read there: its first event (the whole location)
+    /// goes to `outbound` before the answer, which the stream holds until its head is written.
+    func openStream(_ stream: ConnectionID, at path: Path, query: Query, as auth: AuthState, outbound: EventStreamOutbound, promise: EventLoopPromise<Answer>) {
         queue.async {
             self.outbounds[stream] = .eventStream(outbound)
-            self.finish(self.state.openStream(stream, at: path, query: query))
+            var out: [Outgoing] = []
+            let answer = self.state.apply(.openStream(path: path, query: query), by: .stream(stream, auth), now: Namespace.now(), into: &out)
+            if case .refused = answer {
+                self.outbounds[stream] = nil
+                self.release()  // no closeStream follows
+            }
+            self.logDenials()
+            self.finish(out) { promise.succeed(answer) }
         }
     }
 
     /// Forgets an event stream that ended.
     func closeStream(_ stream: ConnectionID) {
         queue.async {
-            self.outbounds[stream] = nil
+            guard self.outbounds.removeValue(forKey: stream) != nil else { return }  // refused, or closed
             self.state.closeStream(stream)
-            self.lifecycle?.released(self)
+            self.release()
         }
+    }
+
+    // MARK: Rules
+
+    /// Puts the server's default rules in force here, unless the namespace has rules of its own.
+    func useDefaultRules(_ rules: RulesDocument, open: Bool, debug: Bool) {
+        queue.async {
+            self.defaultRules = (rules, open)
+            self.state.rulesDebug = debug
+            guard self.ownRules == nil else { return }
+            self.replaceRules(rules, open: open)
+        }
+    }
+
+    /// The rules in force, as they were given.
+    func rulesSource(promise: EventLoopPromise<String>) {
+        queue.async {
+            promise.succeed(self.state.rules.source)
+            self.release()
+        }
+    }
+
+    /// Puts rules of this namespace's own in force, stored in its data directory first so a
+    /// restart keeps them. Fails (and changes nothing) when they cannot be stored.
+    func setOwnRules(_ rules: RulesDocument, promise: EventLoopPromise<Answer>) {
+        queue.async {
+            defer { self.release() }
+            // Rules are stored with the namespace's data: they make it exist.
+            if let refusal = self.writeRefusal {
+                promise.succeed(.refused(refusal))
+                return
+            }
+            self.claim()
+            if let rulesFile = self.rulesFile {
+                do {
+                    try rulesFile.save(rules.source)
+                } catch {
+                    self.logger.error("could not store the namespace's rules: \(error)")
+                    promise.succeed(.refused(.unavailable("The rules could not be stored: \(error)")))
+                    return
+                }
+            }
+            self.ownRules = rules
+            self.replaceRules(rules, open: false)
+            self.logger.notice("rules replaced")
+            promise.succeed(.ok)
+        }
+    }
+
+    /// Loads rules stored by an earlier `setOwnRules`; confined to `queue`.
+    private func loadOwnRules() {
+        guard let rulesFile, let text = rulesFile.load() else { return }
+        do throws(RulesError) {
+            let rules = try RulesDocument.parse(text)
+            ownRules = rules
+            replaceRules(rules, open: false)
+        } catch {
+            logger.error("the namespace's stored rules do not load; the server's rules apply: \(error)")
+        }
+    }
+
+    /// Confined to `queue`.
+    private func replaceRules(_ rules: RulesDocument, open: Bool) {
+        var out: [Outgoing] = []
+        let ended = state.replaceRules(rules, open: open, now: Namespace.now(), into: &out)
+        for stream in ended {
+            if case .eventStream(let outbound)? = outbounds.removeValue(forKey: stream) {
+                outbound.end(with: EventStreamEncoding.cancel)
+            }
+        }
+        finish(out)
     }
 
     /// Sends each output to each of its recipients: for realtime connections its bytes split
@@ -348,9 +432,10 @@ final class Namespace: @unchecked Sendable {
     static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 }
 
-/// What a connection hands its namespace: a request, or the refusal of one it could not read
-/// (answered in order with the others).
+/// What a connection hands its namespace: an operation (with the number its response must
+/// carry), or the refusal of a request it could not read or verify (answered in order with the
+/// others).
 enum SessionInput: Sendable {
-    case request(Request)
+    case operation(number: Int?, Operation)
     case reject(number: Int, status: WireStatus, message: String)
 }

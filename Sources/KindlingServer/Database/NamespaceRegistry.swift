@@ -6,18 +6,17 @@ import Synchronization
 /// The namespaces of a server and their storage.
 ///
 /// A namespace exists once something was written to it (or it was found on disk at start); only
-/// then does it have a directory and count against `maxNamespaces`. A read of a namespace that
-/// does not exist sees null without any object (`existing`). A connection or stream that
-/// listens to one gets a transient namespace (`namespace(_:)`), shared by everyone using that
-/// name so a later write reaches them, with no storage; it is forgotten when its last user
-/// leaves without having written. The first write claims it (`claim`, on the namespace's own
-/// queue, which then creates its directory and files there: never on an event loop, never
-/// under this registry's lock).
+/// then does it have a directory and count against `maxNamespaces`. Anything else that names
+/// one (a read, a listen, an event stream) gets a transient namespace (`namespace(_:)`), shared
+/// by everyone using that name so a later write reaches them, with no storage; it is forgotten
+/// when its last use ends without a write. A write first asks `refusalOfNewNamespace` (the cap)
+/// and then `claim`s the namespace on its own queue, which creates its directory and files
+/// there: never on an event loop, never under this registry's lock.
 final class NamespaceRegistry: NamespaceLifecycle {
     private struct Entry {
         let namespace: Namespace
-        /// Connections, streams and REST writes using the namespace now.
-        var users: Int
+        /// Connections, streams and REST requests using the namespace now.
+        var uses: Int
         /// Written to, or found on disk: kept for the life of the process.
         var claimed: Bool
     }
@@ -27,18 +26,45 @@ final class NamespaceRegistry: NamespaceLifecycle {
         var claimed = 0
     }
 
-    private let entries = Mutex(Entries())
+    private let namespaces = Mutex(Entries())
     private let logger: Logger
     private let storage: StorageConfiguration?
     private let maxNamespaces: Int
     private let lock = Mutex<DataDirectoryLock?>(nil)
     /// Bounds the namespace logs open at once.
     let openLogs = OpenLogBudget()
+    /// The rules of namespaces without their own, whether they are open, and `--rules-debug`.
+    private let defaultRules: Mutex<(rules: RulesDocument, open: Bool, debug: Bool)>
+    private let limits: ConnectionLimits
 
-    init(logger: Logger, storage: StorageConfiguration?, maxNamespaces: Int = 10_000) {
+    init(
+        logger: Logger, storage: StorageConfiguration?, rules: (rules: RulesDocument, open: Bool), rulesDebug: Bool = false,
+        limits: ConnectionLimits = ConnectionLimits(), maxNamespaces: Int = 10_000
+    ) {
         self.logger = logger
         self.storage = storage
         self.maxNamespaces = maxNamespaces
+        self.defaultRules = Mutex((rules.rules, rules.open, rulesDebug))
+        self.limits = limits
+    }
+
+    /// A new namespace under the server's rules.
+    private func makeNamespace(_ name: String, root: Node = .empty) -> Namespace {
+        let rules = defaultRules.withLock { $0 }
+        return Namespace(
+            name: name, logger: logger, root: root, rules: rules.rules, rulesAreOpen: rules.open, rulesDebug: rules.debug, limits: limits,
+            lifecycle: self
+        )
+    }
+
+    /// Puts new server rules in force in every namespace without rules of its own (a reloaded
+    /// `--rules` file).
+    func setDefaultRules(_ rules: RulesDocument, open: Bool) {
+        let debug = defaultRules.withLock { current in
+            current = (rules, open, current.debug)
+            return current.debug
+        }
+        for namespace in namespaces.withLock({ $0.byName.values.map(\.namespace) }) { namespace.useDefaultRules(rules, open: open, debug: debug) }
     }
 
     /// Loads every namespace found in the data directory, logging what it loaded and how long
@@ -63,13 +89,13 @@ final class NamespaceRegistry: NamespaceLifecycle {
             }
             let started = ContinuousClock.now
             let recovered = try NamespaceStorage.recover(directory: directory, repair: storage.repair, logger: logger)
-            let namespace = Namespace(name: name, logger: logger, root: recovered.root, lifecycle: self)
+            let namespace = makeNamespace(name, root: recovered.root)
             try namespace.attachStorage(
                 directory: directory, configuration: storage, budget: openLogs, lastSequence: recovered.lastSequence,
                 snapshotSequence: recovered.snapshotSequence
             )
-            entries.withLock { all in
-                all.byName[name] = Entry(namespace: namespace, users: 0, claimed: true)
+            namespaces.withLock { all in
+                all.byName[name] = Entry(namespace: namespace, uses: 0, claimed: true)
                 all.claimed += 1
             }
             logger.notice(
@@ -81,39 +107,31 @@ final class NamespaceRegistry: NamespaceLifecycle {
                 ]
             )
         }
-        let count = entries.withLock { $0.claimed }
-        if count > maxNamespaces {
-            logger.warning("the data directory holds more namespaces than the cap; new ones are refused", metadata: ["namespaces": "\(count)", "cap": "\(maxNamespaces)"])
-        }
     }
 
-    /// The namespace called `name` if it exists or is in use; nil when a read would see null.
-    func existing(_ name: String) -> Namespace? {
-        entries.withLock { $0.byName[name]?.namespace }
-    }
-
-    /// The namespace called `name` for one use: a connection or event stream (ended by the
-    /// namespace's `detach` or `closeStream`) or a REST write (ended by `write`). A name not in
-    /// use gets a transient namespace without storage. The name must be valid (`NamespaceName`).
+    /// The namespace called `name` for one use, which the namespace ends: a connection (its
+    /// `detach`), an event stream (`closeStream`, or `openStream` when refused), a REST request
+    /// (`perform`) or a rules request (`rulesSource`, `setOwnRules`). A name not in use gets a
+    /// transient namespace without storage. The name must be valid (`NamespaceName`).
     func namespace(_ name: String) -> Namespace {
-        entries.withLock { all in
+        namespaces.withLock { all in
             if var entry = all.byName[name] {
-                entry.users += 1
+                entry.uses += 1
                 all.byName[name] = entry
                 return entry.namespace
             }
-            let created = Namespace(name: name, logger: logger, lifecycle: self)
-            all.byName[name] = Entry(namespace: created, users: 1, claimed: false)
+            let created = makeNamespace(name)
+            all.byName[name] = Entry(namespace: created, uses: 1, claimed: false)
             return created
         }
     }
 
     /// One use of `namespace` ended; a transient one that nobody uses any more is forgotten.
     func released(_ namespace: Namespace) {
-        entries.withLock { all in
+        namespaces.withLock { all in
             guard var entry = all.byName[namespace.name], entry.namespace === namespace else { return }
-            entry.users -= 1
-            if entry.users <= 0, !entry.claimed {
+            entry.uses -= 1
+            if entry.uses <= 0, !entry.claimed {
                 all.byName[namespace.name] = nil
             } else {
                 all.byName[namespace.name] = entry
@@ -121,21 +139,22 @@ final class NamespaceRegistry: NamespaceLifecycle {
         }
     }
 
-    /// The first write to `namespace`: counts it against the cap and says where its files go
-    /// (nil storage for an in-memory server). Called on the namespace's queue.
+    /// Why a namespace that holds nothing yet may not take a first write (the cap), or nil.
+    func refusalOfNewNamespace() -> String? {
+        let count = namespaces.withLock { $0.claimed }
+        guard count >= maxNamespaces else { return nil }
+        logger.warning("refused a new namespace: the server holds its maximum", metadata: ["cap": "\(maxNamespaces)"])
+        return "This server holds its maximum of \(maxNamespaces) namespaces; writes to a new one are refused."
+    }
+
+    /// The first write to `namespace` (after `refusalOfNewNamespace`): counts it and says where
+    /// its files go. Called on the namespace's queue.
     func claim(_ namespace: Namespace) -> NamespaceClaim {
-        let granted = entries.withLock { all -> Bool in
-            guard var entry = all.byName[namespace.name], entry.namespace === namespace else { return false }
-            if entry.claimed { return true }
-            guard all.claimed < maxNamespaces else { return false }
+        namespaces.withLock { all in
+            guard var entry = all.byName[namespace.name], entry.namespace === namespace, !entry.claimed else { return }
             entry.claimed = true
             all.byName[namespace.name] = entry
             all.claimed += 1
-            return true
-        }
-        guard granted else {
-            logger.warning("refused a new namespace: the server holds its maximum", metadata: ["cap": "\(maxNamespaces)"])
-            return .refused("This server holds its maximum of \(maxNamespaces) namespaces; writes to a new one are refused.")
         }
         logger.info("created namespace", metadata: ["namespace": "\(namespace.name)"])
         guard let storage else { return .inMemory }
@@ -147,16 +166,16 @@ final class NamespaceRegistry: NamespaceLifecycle {
     /// Starts a snapshot of every namespace with writes its newest snapshot lacks; returns the
     /// names of those namespaces.
     func snapshotAll() -> [String] {
-        entries.withLock { $0.byName.mapValues(\.namespace) }.sorted { $0.key < $1.key }.filter { $0.value.snapshotNow() }.map(\.key)
+        namespaces.withLock { $0.byName.mapValues(\.namespace) }.sorted { $0.key < $1.key }.filter { $0.value.snapshotNow() }.map(\.key)
     }
 
     /// The names of the namespaces that exist or are in use, sorted.
-    var names: [String] { entries.withLock { Array($0.byName.keys) }.sorted() }
+    var names: [String] { namespaces.withLock { Array($0.byName.keys) }.sorted() }
 
     /// Waits until every namespace's writes and snapshots are on disk, then lets go of the data
     /// directory.
     func drain() {
-        for namespace in entries.withLock({ $0.byName.values.map(\.namespace) }) { namespace.drainStorage() }
+        for namespace in namespaces.withLock({ $0.byName.values.map(\.namespace) }) { namespace.drainStorage() }
         lock.withLock { held in
             held?.release()
             held = nil
@@ -166,18 +185,18 @@ final class NamespaceRegistry: NamespaceLifecycle {
 
 /// What a namespace may ask of the registry that made it.
 protocol NamespaceLifecycle: AnyObject, Sendable {
-    /// Its first write: may it have storage, and where?
+    /// Why a first write may not create the namespace now, or nil.
+    func refusalOfNewNamespace() -> String?
+    /// Its first write: count it, and say where its storage goes.
     func claim(_ namespace: Namespace) -> NamespaceClaim
     /// One use of it ended.
     func released(_ namespace: Namespace)
 }
 
-/// The registry's answer to a namespace's first write.
+/// Where a claimed namespace keeps its data.
 enum NamespaceClaim: Sendable {
-    /// Over the cap: the write is refused with this message.
-    case refused(String)
-    /// Allowed, with nothing to store (an in-memory server).
+    /// Nowhere: an in-memory server.
     case inMemory
-    /// Allowed: create the storage in `directory`, its log open within `budget`.
+    /// In `directory`, its log open within `budget`.
     case stored(directory: String, configuration: StorageConfiguration, budget: OpenLogBudget)
 }

@@ -1,34 +1,58 @@
 import KindlingCore
 import KindlingProtocol
 
-/// Everything one namespace (one database) knows, and the handling of every realtime request,
-/// as a pure value: no I/O and no clock (the caller passes the time). The server runs it on the
-/// namespace's one serial queue.
+/// Everything one namespace (one database) knows, and the one place every request is decided
+/// and carried out, as a pure value: no I/O and no clock (the caller passes the time). The server
+/// runs it on the namespace's one serial queue.
 ///
-/// Ordering guarantees come from the order of the outputs: data for a listen before its `ok`, and
-/// a write's changes to every affected listener (the writer included) before the writer's `ok`.
+/// Every transport hands it an `Operation` and who asks (`Caller`); `apply` checks the security
+/// rules, preconditions and limits, commits, and answers with an `Answer`. Deliveries to
+/// listeners are appended to `out` before the caller turns the answer into bytes, so data for a
+/// listen precedes its `ok`, and a write's changes reach every affected listener (the writer
+/// included) before the writer's `ok`.
 struct NamespaceState: Sendable {
     struct ConnectionRecord: Sendable {
         var auth: AuthState = .anonymous
         var onDisconnect = OnDisconnectQueue()
+        /// The connection's listens, with the query object as the client sent it (for `c`).
+        var listens: [ListenID: JSONValue?] = [:]
+    }
+
+    /// A REST event stream: where it listens and as whom. Its deliveries are encoded as
+    /// server-sent events relative to `location`.
+    struct StreamRecord: Sendable {
+        var location: Path
+        var query: Query
+        var auth: AuthState
     }
 
     let name: String
-    /// Written only by this type and its extensions (realtime and REST handling).
+    /// Written only by this type and its extensions.
     var database = DatabaseState<ConnectionID>()
     private(set) var connections: [ConnectionID: ConnectionRecord] = [:]
-    /// REST event streams and the location each listens to: their deliveries are encoded as
-    /// server-sent events relative to it instead of realtime messages. Streams are subscribers of
-    /// the same `DatabaseState` as WebSocket listens, so both see the same writes in one order.
-    var streams: [ConnectionID: Path] = [:]
+    /// Streams are subscribers of the same `DatabaseState` as WebSocket listens, so both see the
+    /// same writes in one order.
+    var streams: [ConnectionID: StreamRecord] = [:]
+    /// The rules in force, and whether they are the open rules (then nothing is evaluated).
+    private(set) var rules: RulesDocument
+    private(set) var rulesAreOpen: Bool
+    /// Evaluate rules with a trace and keep the traces of denials for the log (`--rules-debug`).
+    var rulesDebug = false
+    /// Traces of denied requests since the owner last took them (only with `rulesDebug`).
+    private var denials: [String] = []
+    let limits: ConnectionLimits
     private var pushIDs = PushIDGenerator()
 
     /// The writes committed since the owner last took them, in order, for the log.
     private var journal: [Write] = []
 
-    init(name: String, root: Node = .empty) {
+    init(name: String, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, limits: ConnectionLimits = ConnectionLimits()) {
         self.name = name
         self.database = DatabaseState(root: root)
+        self.rules = rules
+        self.rulesAreOpen = rulesAreOpen
+        self.limits = limits
+        declareIndexes()
     }
 
     /// Hands over the writes committed since the last call.
@@ -37,68 +61,178 @@ struct NamespaceState: Sendable {
         return journal
     }
 
+    /// Hands over the traces of requests denied since the last call.
+    mutating func takeDenials() -> [String] {
+        defer { denials = [] }
+        return denials
+    }
+
     mutating func connect(_ connection: ConnectionID) {
         connections[connection] = ConnectionRecord()
     }
 
-    /// Handles one request and appends what must be sent.
-    mutating func handle(_ request: Request, from connection: ConnectionID, now: Int64, into out: inout [Outgoing]) {
-        let clock = ServerValues(timestamp: Double(now))
-        do throws(ValidationError) {
-            switch request.action {
-            case .stats, .appCheck, .unappCheck:
-                respond(request, to: connection, into: &out)
-            case .auth(let auth):
-                authenticate(auth, request, connection, &out)
-            case .unauth:
-                connections[connection]?.auth = .anonymous
-                respond(request, to: connection, into: &out)
-            case .listen(let listen):
-                let tag = listen.query.loadsAllData ? nil : listen.tag
-                let delivery = database.listen(connection, at: listen.path, query: listen.query, tag: tag)
-                if case .put(_, let node) = delivery.change, !listen.hash.isEmpty, node.matchesHash(listen.hash) {
+    /// The identity a caller acts as.
+    func auth(of caller: Caller) -> AuthState {
+        switch caller {
+        case .realtime(let connection): return connections[connection]?.auth ?? .anonymous
+        case .stream(_, let auth), .rest(let auth): return auth
+        }
+    }
+
+    // MARK: The checkpoint
+
+    /// Decides and carries out one operation. Nothing is changed unless the answer says so.
+    mutating func apply(_ operation: Operation, by caller: Caller, now: Int64, into out: inout [Outgoing]) -> Answer {
+        let auth = auth(of: caller)
+        do throws(Refusal) {
+            switch operation {
+            case .listen(let path, let query, let tag, let hash, let wireQuery):
+                guard case .realtime(let connection) = caller, connections[connection] != nil else { return .ok }
+                try authorizeRead(path, query: query, as: auth, now: now)
+                let id = ListenID(path: path, query: query)
+                if connections[connection]?.listens[id] == nil, (connections[connection]?.listens.count ?? 0) >= limits.maxListens {
+                    throw Refusal.limitExceeded("A connection may have at most \(limits.maxListens) listens")
+                }
+                connections[connection]?.listens[id] = wireQuery
+                let delivery = database.listen(connection, at: path, query: query, tag: query.loadsAllData ? nil : tag)
+                if case .put(_, let node) = delivery.change, !hash.isEmpty, node.matchesHash(hash) {
                     // The client already holds exactly this data: acknowledge without resending it.
                 } else {
                     out.append(contentsOf: encode([delivery]))
                 }
-                respond(request, to: connection, into: &out)
+                return .ok
             case .unlisten(let path, let query):
+                guard case .realtime(let connection) = caller else { return .ok }
+                connections[connection]?.listens[ListenID(path: path, query: query)] = nil
                 database.unlisten(connection, at: path, query: query)
-                respond(request, to: connection, into: &out)
-            case .put(let path, let data, let hash):
-                if let hash, !database.tree.matches(hash: hash, at: path) {
-                    fail(request, .dataStale, "The data at \(path) changed since the transaction read it", to: connection, into: &out)
-                    return
-                }
-                commit(try database.tree.resolveSet(path, data, serverValues: clock), into: &out)
-                respond(request, to: connection, into: &out)
-            case .merge(let path, let members):
-                commit(try database.tree.resolveUpdate(path, members, serverValues: clock), into: &out)
-                respond(request, to: connection, into: &out)
-            case .onDisconnectPut(let path, let data):
-                _ = try database.tree.resolveSet(path, data, serverValues: clock)
-                connections[connection]?.onDisconnect.append(.put(path, data))
-                respond(request, to: connection, into: &out)
-            case .onDisconnectMerge(let path, let members):
-                _ = try database.tree.resolveUpdate(path, members, serverValues: clock)
-                connections[connection]?.onDisconnect.append(.merge(path, members))
-                respond(request, to: connection, into: &out)
-            case .onDisconnectCancel(let path):
-                connections[connection]?.onDisconnect.cancel(at: path)
-                respond(request, to: connection, into: &out)
+                return .ok
             case .get(let path, let query):
-                respond(request, to: connection, data: ServerMessage.data(database.read(path, query: query)), into: &out)
-            case .getInfo:
-                // `.info` lives in the client (connected state, clock offset); the server holds none of it.
-                respond(request, to: connection, data: Array("null".utf8), into: &out)
-            case .echo(let data):
-                respond(request, to: connection, data: Array(JSONWriter.string(data).utf8), into: &out)
-            case .unknown(let action):
-                fail(request, .unknownAction, "Unknown action \(ValidationError.quoted(action))", to: connection, into: &out)
+                try authorizeRead(path, query: query, as: auth, now: now)
+                return .data(database.read(path, query: query))
+            case .set(let path, let data, let precondition):
+                let write = try resolve { tree throws(ValidationError) in try tree.resolveSet(path, data, serverValues: ServerValues(timestamp: Double(now))) }
+                try authorizeWrite(write, as: auth, now: now)
+                if let precondition { try check(precondition, at: path, as: auth, now: now) }
+                commit(write, into: &out)
+                guard case .set(_, let node) = write else { return .ok }
+                return .written(.stored(node), location: database.tree.node(at: path))
+            case .update(let path, let members):
+                let write = try resolve { tree throws(ValidationError) in try tree.resolveUpdate(path, members, serverValues: ServerValues(timestamp: Double(now))) }
+                try authorizeWrite(write, as: auth, now: now)
+                commit(write, into: &out)
+                guard case .merge(_, let entries) = write else { return .ok }
+                return .written(.updated(entries), location: database.tree.node(at: path))
+            case .push(let path, let data):
+                if path.last?.isPriority == true {
+                    throw Refusal.invalid(ValidationError(.invalidPath, "Can't push below \".priority\" at \(path)"))
+                }
+                if path.count >= Path.maxDepth {
+                    throw Refusal.invalid(ValidationError(.tooDeep, "Path \(path)/<push id> exceeds the maximum depth of \(Path.maxDepth) levels"))
+                }
+                if data.isNull {
+                    throw Refusal.invalid(ValidationError(.invalidData, "A push needs data; null would write nothing"))
+                }
+                let name = nextPushID(now: now)
+                let write = try resolve { tree throws(ValidationError) in try tree.resolveSet(path.child(name), data, serverValues: ServerValues(timestamp: Double(now))) }
+                try authorizeWrite(write, as: auth, now: now)
+                commit(write, into: &out)
+                return .written(.pushed(name), location: database.tree.node(at: path))
+            case .onDisconnectSet(let path, let data):
+                guard case .realtime(let connection) = caller, connections[connection] != nil else { return .ok }
+                let write = try resolve { tree throws(ValidationError) in try tree.resolveSet(path, data, serverValues: ServerValues(timestamp: Double(now))) }
+                try authorizeWrite(write, as: auth, now: now)
+                try queueOnDisconnect(.put(path, data), for: connection)
+                return .ok
+            case .onDisconnectUpdate(let path, let members):
+                guard case .realtime(let connection) = caller, connections[connection] != nil else { return .ok }
+                let write = try resolve { tree throws(ValidationError) in try tree.resolveUpdate(path, members, serverValues: ServerValues(timestamp: Double(now))) }
+                try authorizeWrite(write, as: auth, now: now)
+                try queueOnDisconnect(.merge(path, members), for: connection)
+                return .ok
+            case .onDisconnectCancel(let path):
+                guard case .realtime(let connection) = caller else { return .ok }
+                connections[connection]?.onDisconnect.cancel(at: path)
+                return .ok
+            case .openStream(let path, let query):
+                guard case .stream(let stream, let auth) = caller else { return .ok }
+                try authorizeRead(path, query: query, as: auth, now: now)
+                streams[stream] = StreamRecord(location: path, query: query, auth: auth)
+                out.append(contentsOf: encode([database.listen(stream, at: path, query: query, tag: nil)]))
+                return .ok
+            case .authenticate(let newAuth):
+                guard case .realtime(let connection) = caller, connections[connection] != nil else { return .ok }
+                connections[connection]?.auth = newAuth
+                revokeUnreadableListens(of: connection, now: now, into: &out)
+                return .authenticated(newAuth)
+            case .acknowledge(let data):
+                return data.map(Answer.encoded) ?? .ok
             }
         } catch {
-            fail(request, WireStatus(error), error.message, to: connection, into: &out)
+            return .refused(error)
         }
+    }
+
+    /// Validates and resolves a write against the current tree, as a refusal when invalid.
+    private func resolve(_ body: (DataTree) throws(ValidationError) -> Write) throws(Refusal) -> Write {
+        do throws(ValidationError) {
+            return try body(database.tree)
+        } catch {
+            throw Refusal.invalid(error)
+        }
+    }
+
+    /// Admins, and everyone while the rules are open, skip rule evaluation.
+    private func bypassesRules(_ auth: AuthState) -> Bool { rulesAreOpen || auth == .admin }
+
+    /// May `auth` read `path` (with `query`) now?
+    func mayRead(_ path: Path, query: Query, as auth: AuthState, now: Int64) -> Bool {
+        bypassesRules(auth) || rules.canRead(path, auth: auth.ruleValue, root: database.tree.root, query: query, now: now).allowed
+    }
+
+    private mutating func authorizeRead(_ path: Path, query: Query, as auth: AuthState, now: Int64) throws(Refusal) {
+        guard !bypassesRules(auth) else { return }
+        let decision = rules.canRead(path, auth: auth.ruleValue, root: database.tree.root, query: query, now: now, explain: rulesDebug)
+        guard decision.allowed else {
+            if rulesDebug { denials.append("read \(path) denied:\n" + decision.trace.joined(separator: "\n")) }
+            throw Refusal.permissionDenied
+        }
+    }
+
+    /// May `auth` make this (resolved) write? The rules see the whole tree as it would be after it.
+    private mutating func authorizeWrite(_ write: Write, as auth: AuthState, now: Int64) throws(Refusal) {
+        guard !bypassesRules(auth) else { return }
+        var after = database.tree
+        after.apply(write)
+        let decision = rules.canWrite(write, auth: auth.ruleValue, old: database.tree.root, new: after.root, now: now, explain: rulesDebug)
+        guard decision.allowed else {
+            if rulesDebug { denials.append("write \(write.path) denied:\n" + decision.trace.joined(separator: "\n")) }
+            throw Refusal.permissionDenied
+        }
+    }
+
+    /// A conditional write's test, after the rules allowed the write. A failed REST `if-match`
+    /// carries the current data only to a caller who may read it.
+    private func check(_ precondition: Precondition, at path: Path, as auth: AuthState, now: Int64) throws(Refusal) {
+        switch precondition {
+        case .hash(let hash):
+            guard database.tree.matches(hash: hash, at: path) else { throw Refusal.dataStale }
+        case .etag(let expected):
+            let current = database.tree.node(at: path)
+            guard ETag.of(current) == expected else {
+                throw Refusal.preconditionFailed(current: mayRead(path, query: .all, as: auth, now: now) ? current : nil)
+            }
+        }
+    }
+
+    private mutating func queueOnDisconnect(_ operation: OnDisconnectQueue.Operation, for connection: ConnectionID) throws(Refusal) {
+        guard let queue = connections[connection]?.onDisconnect else { return }
+        guard queue.operations.count < limits.maxOnDisconnectOperations else {
+            throw Refusal.limitExceeded("A connection may queue at most \(limits.maxOnDisconnectOperations) onDisconnect operations")
+        }
+        guard queue.bytes + operation.bytes <= limits.maxOnDisconnectBytes else {
+            throw Refusal.limitExceeded("A connection may queue at most \(limits.maxOnDisconnectBytes) bytes of onDisconnect data")
+        }
+        connections[connection]?.onDisconnect.append(operation)
     }
 
     /// Applies a resolved write (from any source) and appends the changes for its listeners.
@@ -107,24 +241,81 @@ struct NamespaceState: Sendable {
         out.append(contentsOf: encode(database.commit(write)))
     }
 
+    // MARK: Connections, auth and rules changing
+
     /// Forgets a connection: its listens go, then its queued onDisconnect writes run, in order,
-    /// with server values resolved now, and their changes go to the remaining listeners.
+    /// with server values resolved now and the rules checked again for the identity that queued
+    /// them, and their changes go to the remaining listeners.
     mutating func disconnect(_ connection: ConnectionID, now: Int64, into out: inout [Outgoing]) -> [String] {
         database.removeSubscriber(connection)
         guard var record = connections.removeValue(forKey: connection) else { return [] }
-        let clock = ServerValues(timestamp: Double(now))
         var problems: [String] = []
         for operation in record.onDisconnect.drain() {
-            do throws(ValidationError) {
-                switch operation {
-                case .put(let path, let data): commit(try database.tree.resolveSet(path, data, serverValues: clock), into: &out)
-                case .merge(let path, let members): commit(try database.tree.resolveUpdate(path, members, serverValues: clock), into: &out)
-                }
-            } catch {
-                problems.append("onDisconnect write at \(operation.path) failed: \(error.message)")
+            let data: Operation
+            switch operation {
+            case .put(let path, let json): data = .set(path: path, data: json, precondition: nil)
+            case .merge(let path, let members): data = .update(path: path, members: members)
+            }
+            if case .refused(let refusal) = apply(data, by: .rest(record.auth), now: now, into: &out) {
+                problems.append("onDisconnect write at \(operation.path) was not made: \(refusal.wire.message)")
             }
         }
         return problems
+    }
+
+    /// The identity of a connection whose token expired drops to anonymous: the client is told
+    /// (`ac`), and listens it may no longer read are cancelled. Does nothing when the connection
+    /// re-authenticated since (its expiry is no longer due).
+    mutating func expireAuth(of connection: ConnectionID, now: Int64, into out: inout [Outgoing]) {
+        guard let record = connections[connection], let expiresAt = record.auth.expiresAt, expiresAt <= now else { return }
+        connections[connection]?.auth = .anonymous
+        out.append(Outgoing(recipients: [connection], message: ServerMessage.authRevoked(status: WireStatus.expiredToken.rawValue, reason: "Auth token is expired.")))
+        revokeUnreadableListens(of: connection, now: now, into: &out)
+    }
+
+    /// Puts new rules in force. Every live listen and stream is checked again; those that lost
+    /// read access are cancelled (`c` on the socket). Returns the streams to end with `cancel`.
+    mutating func replaceRules(_ rules: RulesDocument, open: Bool, now: Int64, into out: inout [Outgoing]) -> [ConnectionID] {
+        self.rules = rules
+        self.rulesAreOpen = open
+        declareIndexes()
+        for connection in connections.keys { revokeUnreadableListens(of: connection, now: now, into: &out) }
+        var ended: [ConnectionID] = []
+        for (stream, record) in streams where !mayRead(record.location, query: record.query, as: record.auth, now: now) {
+            ended.append(stream)
+        }
+        for stream in ended { closeStream(stream) }
+        return ended
+    }
+
+    private mutating func revokeUnreadableListens(of connection: ConnectionID, now: Int64, into out: inout [Outgoing]) {
+        guard let record = connections[connection], !bypassesRules(record.auth) else { return }
+        for (id, wireQuery) in record.listens where !mayRead(id.path, query: id.query, as: record.auth, now: now) {
+            connections[connection]?.listens[id] = nil
+            database.unlisten(connection, at: id.path, query: id.query)
+            out.append(Outgoing(recipients: [connection], message: ServerMessage.listenRevoked(path: id.path, query: wireQuery)))
+        }
+    }
+
+    /// Builds the indexes the rules declare with `.indexOn`, at their literal paths (declarations
+    /// under a wildcard are built on first use instead).
+    private mutating func declareIndexes() {
+        for declaration in rules.indexDeclarations where !declaration.path.contains(where: { $0.hasPrefix("$") }) {
+            guard let path = try? Path(declaration.path.joined(separator: "/")) else { continue }
+            for name in declaration.on {
+                if name == ".value" {
+                    database.declareIndex(.value, at: path)
+                } else if let child = try? Path(name) {
+                    database.declareIndex(.child(child), at: path)
+                }
+            }
+        }
+    }
+
+    /// Forgets an event stream.
+    mutating func closeStream(_ stream: ConnectionID) {
+        guard streams.removeValue(forKey: stream) != nil else { return }
+        database.removeSubscriber(stream)
     }
 
     /// A fresh push id for a write committed at `now`.
@@ -133,31 +324,7 @@ struct NamespaceState: Sendable {
         return pushIDs.next(timestamp: now, using: &random)
     }
 
-    private mutating func authenticate(_ auth: AuthRequest, _ request: Request, _ connection: ConnectionID, _ out: inout [Outgoing]) {
-        guard var state = AuthState.from(credential: auth.credential, isGoogleToken: auth.isGoogleToken) else {
-            fail(request, .invalidToken, "Could not parse auth token.", to: connection, into: &out)
-            return
-        }
-        if state == .admin, auth.noAuth {
-            state = .anonymous
-        } else if state == .admin, let override = auth.authOverride, case .object = override {
-            state = .user(claims: override)
-        }
-        connections[connection]?.auth = state
-        var writer = JSONWriter()
-        writer.write(.object([JSONMember("auth", state.ruleValue), JSONMember("expires", state.expiry)]))
-        respond(request, to: connection, data: writer.bytes, into: &out)
-    }
-
-    private func respond(_ request: Request, to connection: ConnectionID, data: [UInt8]? = nil, into out: inout [Outgoing]) {
-        guard let number = request.number else { return }
-        out.append(Outgoing(recipients: [connection], message: ServerMessage.response(number, status: .ok, data: data)))
-    }
-
-    private func fail(_ request: Request, _ status: WireStatus, _ message: String, to connection: ConnectionID, into out: inout [Outgoing]) {
-        guard let number = request.number else { return }
-        out.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: status, message: message)))
-    }
+    // MARK: Encoding deliveries
 
     /// Encodes deliveries: for realtime connections each change's data once and each envelope
     /// once per tag; for event streams the events once per listened location.
@@ -173,8 +340,8 @@ struct NamespaceState: Sendable {
             var byTag: [Int?: [ConnectionID]] = [:]
             var byLocation: [Path: [ConnectionID]] = [:]
             for recipient in delivery.recipients {
-                if !streams.isEmpty, let location = streams[recipient.subscriber] {
-                    byLocation[location, default: []].append(recipient.subscriber)
+                if !streams.isEmpty, let stream = streams[recipient.subscriber] {
+                    byLocation[stream.location, default: []].append(recipient.subscriber)
                 } else {
                     byTag[recipient.tag, default: []].append(recipient.subscriber)
                 }
@@ -205,13 +372,5 @@ struct NamespaceState: Sendable {
         case .put(let at, let node): (false, at, ServerMessage.data(node))
         case .merge(let at, let entries): (true, at, ServerMessage.mergeData(entries))
         }
-    }
-}
-
-extension AuthState {
-    /// The token's expiry claim for the auth reply (null when there is none).
-    var expiry: JSONValue {
-        if case .user(let claims) = self, let exp = claims["exp"] { return exp }
-        return .null
     }
 }

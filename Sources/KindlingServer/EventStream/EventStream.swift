@@ -19,6 +19,9 @@ final class EventStream {
     private var keepAlive: RepeatedTask?
     private var expiry: Scheduled<Void>?
     private var ended = false
+    /// Events that came before the response head was written (the namespace answers the open
+    /// after sending the first event); written by `start`.
+    private var waiting: [ByteBuffer]? = []
 
     init(context: ChannelHandlerContext, configuration: ServerConfiguration) {
         self.context = context
@@ -29,6 +32,10 @@ final class EventStream {
     /// Starts the timers: keep-alives every `interval`, and the revocation at `expiresAt` (Unix
     /// milliseconds) when the stream's token has an expiry in the future.
     func start(keepAliveEvery interval: Duration, expiresAt: Int64?) {
+        if let early = waiting {
+            waiting = nil
+            write(early)
+        }
         let amount = TimeAmount.nanoseconds(max(1_000_000, Int64(interval.components.seconds) * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000))
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         keepAlive = context.eventLoop.scheduleRepeatedTask(initialDelay: amount, delay: amount) { _ in
@@ -47,6 +54,10 @@ final class EventStream {
     /// Writes events as they are and flushes.
     func write(_ chunks: [ByteBuffer]) {
         guard !ended, !chunks.isEmpty else { return }
+        if waiting != nil {
+            waiting!.append(contentsOf: chunks)
+            return
+        }
         if chunks.contains(where: { $0.readableBytes > maxEventBytes }) {
             end(with: EventStreamEncoding.cancel)
             return

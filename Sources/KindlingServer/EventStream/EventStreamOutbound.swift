@@ -14,4 +14,9 @@ final class EventStreamOutbound: Sendable {
     func send(_ chunks: [ByteBuffer]) {
         eventLoop.execute { [stream] in stream.value.write(chunks) }
     }
+
+    /// Ends the stream with a last event (`cancel` when read access was lost).
+    func end(with last: [UInt8]) {
+        eventLoop.execute { [stream] in stream.value.end(with: last) }
+    }
 }

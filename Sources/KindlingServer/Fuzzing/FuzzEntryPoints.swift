@@ -42,8 +42,8 @@ public enum FuzzEntryPoints {
             } catch {
                 continue
             }
-            if case .request(let request) = decoded {
-                state.handle(request, from: connection, now: 1_700_000_000_000, into: &out)
+            if case .request(let request) = decoded, let verifier, let input = SessionInput.from(request, verifier: verifier, now: 1_700_000_000_000) {
+                _ = state.handle(input, from: connection, now: 1_700_000_000_000, into: &out)
             }
         }
         _ = state.disconnect(connection, now: 1_700_000_000_001, into: &out)
@@ -80,22 +80,33 @@ public enum FuzzEntryPoints {
         } catch {
             return
         }
-        var state = NamespaceState(name: "fuzz", root: seedRoot)
+        var auth = AuthState.admin
+        if let credential = request.credential, let verifier {
+            guard case .success(let verified) = verifier.authenticate(credential.token, as: credential.kind, now: 1_700_000_000_000) else { return }
+            auth = verified
+        }
+        guard request.endpoint == nil else { return }
+        let operation: Operation
         if request.method == .get {
-            let node = state.restRead(request.path, query: request.query)
-            _ = RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print)
-            return
+            operation = .get(path: request.path, query: request.query)
+        } else {
+            do throws(RESTError) {
+                operation = try RESTBody.operation(request.method, body: ByteBuffer(bytes: body)).operation(at: request.path, ifMatch: request.ifMatch)
+            } catch {
+                return
+            }
         }
-        let operation: RESTWrite.Operation
-        do throws(RESTError) {
-            operation = try RESTBody.operation(request.method, body: ByteBuffer(bytes: body))
-        } catch {
-            return
-        }
+        var state = NamespaceState(name: "fuzz", root: seedRoot)
         var out: [Outgoing] = []
-        let outcome = state.restWrite(RESTWrite(path: request.path, operation: operation, ifMatch: request.ifMatch), now: 1_700_000_000_000, into: &out)
-        if case .written(let result, _) = outcome { _ = RESTRendering.result(result, format: request.format, print: request.print) }
+        switch state.apply(operation, by: .rest(auth), now: 1_700_000_000_000, into: &out) {
+        case .data(let node): _ = RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print)
+        case .written(let result, _): _ = RESTRendering.result(result, format: request.format, print: request.print)
+        default: break
+        }
     }
+
+    /// The server's verifier with default settings (emulator mode, as `kindling serve` runs).
+    static let verifier = try? CredentialVerifier(settings: AuthSettings())
 
     /// A small tree with numbers, strings, priorities and nesting, so reads, queries and
     /// increments have something to work on.

@@ -25,10 +25,12 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let registry: NamespaceRegistry
     private let configuration: ServerConfiguration
+    private let verifier: CredentialVerifier
     private var state = State.idle
 
-    init(registry: NamespaceRegistry, configuration: ServerConfiguration) {
+    init(registry: NamespaceRegistry, verifier: CredentialVerifier, configuration: ServerConfiguration) {
         self.registry = registry
+        self.verifier = verifier
         self.configuration = configuration
     }
 
@@ -92,11 +94,6 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             send(response, keepAlive: head.isKeepAlive, context: context)
             return
         }
-        if target.path == "/.inspect/databases.json" {
-            let names = JSONValue.array(registry.names.map { .string($0) })
-            send(HTTPResponse(.ok, body: Array(JSONWriter.string(names).utf8)), keepAlive: head.isKeepAlive, context: context)
-            return
-        }
         if target.path == "/.ws" {
             // Also where an upgrade refused for its namespace name ends up.
             let name = RequestTarget.namespace(parameters: target.parameters, host: head.headers.first(name: "host"), fallback: configuration.defaultNamespace)
@@ -105,32 +102,56 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let request: RESTRequest
+        let auth: AuthState
         do throws(RESTError) {
             request = try RESTRequest(head: head, target: target, defaultNamespace: configuration.defaultNamespace)
+            auth = try identity(of: request)
         } catch {
             var response = HTTPResponse(error.status, body: RESTRendering.error(error.message, print: target.parameters["print"] == "pretty" ? .pretty : .compact))
-            if error.kind == .methodNotAllowed {
+            if case .methodNotAllowed = error.kind {
                 response.headers.append(("Allow", "GET, PUT, POST, PATCH, DELETE, OPTIONS"))
                 response.closeConnection = head.method == .HEAD  // a HEAD response may not carry a body
             }
             send(response, keepAlive: head.isKeepAlive, context: context)
             return
         }
-        configuration.logger.trace("REST \(request.method.rawValue) \(request.path)", metadata: ["namespace": "\(request.namespace)", "auth": "\(request.auth)"])
+        configuration.logger.trace("REST \(request.method.rawValue) \(request.path)", metadata: ["namespace": "\(request.namespace)"])
+        if let endpoint = request.endpoint {
+            serve(endpoint, request, as: auth, body: body, keepAlive: head.isKeepAlive, context: context)
+            return
+        }
+        let namespace = registry.namespace(request.namespace)
         if request.isEventStream {
-            openStream(request, namespace: registry.namespace(request.namespace), context: context)
+            openStream(request, as: auth, namespace: namespace, context: context)
         } else if request.method == .get {
-            read(request, namespace: registry.existing(request.namespace), keepAlive: head.isKeepAlive, context: context)
+            read(request, as: auth, namespace: namespace, keepAlive: head.isKeepAlive, context: context)
         } else {
-            write(request, body: body, keepAlive: head.isKeepAlive, context: context)
+            write(request, as: auth, body: body, namespace: namespace, keepAlive: head.isKeepAlive, context: context)
         }
     }
 
-    /// Reads from `namespace`; nil (no such namespace) reads null without creating one.
-    private func read(_ request: RESTRequest, namespace: Namespace?, keepAlive: Bool, context: ChannelHandlerContext) {
-        let promise = context.eventLoop.makePromise(of: Node.self)
-        if let namespace { namespace.read(request.path, query: request.query, promise: promise) } else { promise.succeed(.empty) }
-        promise.futureResult.assumeIsolated().whenSuccess { node in
+    /// Who the request acts as: its credential verified, then firebase-admin's
+    /// `auth_variable_override`, honoured for admins only.
+    private func identity(of request: RESTRequest) throws(RESTError) -> AuthState {
+        var auth = AuthState.anonymous
+        if let credential = request.credential {
+            switch verifier.authenticate(credential.token, as: credential.kind, now: Namespace.now()) {
+            case .success(let verified): auth = verified
+            case .failure(let refusal): throw RESTError(refusal: Refusal(refusal))
+            }
+        }
+        if auth == .admin, let override = request.authOverride { auth = .overridden(by: override) }
+        return auth
+    }
+
+    private func read(_ request: RESTRequest, as auth: AuthState, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
+        let promise = context.eventLoop.makePromise(of: Answer.self)
+        namespace.perform(.get(path: request.path, query: request.query), as: auth, promise: promise)
+        promise.futureResult.assumeIsolated().whenSuccess { answer in
+            guard case .data(let node) = answer else {
+                self.send(self.response(to: answer, request), keepAlive: keepAlive, context: context)
+                return
+            }
             var headers: [(String, String)] = []
             if request.wantsETag || request.ifNoneMatch != nil {
                 let etag = ETag.of(node)
@@ -147,54 +168,109 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func write(_ request: RESTRequest, body: ByteBuffer, keepAlive: Bool, context: ChannelHandlerContext) {
-        let operation: RESTWrite.Operation
+    private func write(_ request: RESTRequest, as auth: AuthState, body: ByteBuffer, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
+        let write: RESTWrite
         do throws(RESTError) {
-            operation = try RESTBody.operation(request.method, body: body)
+            write = try RESTBody.operation(request.method, body: body)
         } catch {
             send(HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print)), keepAlive: keepAlive, context: context)
+            registry.released(namespace)  // no perform ends this use
             return
         }
-        let promise = context.eventLoop.makePromise(of: RESTWriteOutcome.self)
-        let namespace = registry.namespace(request.namespace)  // the write ends this use
-        namespace.write(RESTWrite(path: request.path, operation: operation, ifMatch: request.ifMatch), promise: promise)
-        promise.futureResult.assumeIsolated().whenSuccess { outcome in
-            let response: HTTPResponse
-            switch outcome {
-            case .written(let result, let location):
-                let headers = request.wantsETag || request.ifMatch != nil ? [("ETag", ETag.of(location))] : []
-                response = request.print == .silent
-                    ? HTTPResponse(.noContent, headers: headers)
-                    : HTTPResponse(.ok, body: RESTRendering.result(result, format: request.format, print: request.print), headers: headers)
-            case .preconditionFailed(let current):
-                // The body is the current value, not an error object: clients retry with it.
-                let body = RESTRendering.data(current, shallow: false, format: request.format, print: request.print)
-                response = HTTPResponse(.preconditionFailed, body: body, headers: [("ETag", ETag.of(current))])
-            case .refused(let validation):
-                let error = RESTError(validation)
-                response = HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print))
-            case .unavailable(let message):
-                // Nothing was written, so a client's retry of this 503 is safe.
-                let error = RESTError(.unavailable, message)
-                response = HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print))
-            case .namespaceLimit(let message):
-                let error = RESTError(.namespaceLimit, message)
-                response = HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print))
-            }
-            self.send(response, keepAlive: keepAlive, context: context)
+        let promise = context.eventLoop.makePromise(of: Answer.self)
+        namespace.perform(write.operation(at: request.path, ifMatch: request.ifMatch), as: auth, promise: promise)
+        promise.futureResult.assumeIsolated().whenSuccess { answer in
+            self.send(self.response(to: answer, request), keepAlive: keepAlive, context: context)
         }
     }
 
-    /// Answers with an event stream: the head now, then the namespace's events as they come.
-    private func openStream(_ request: RESTRequest, namespace: Namespace, context: ChannelHandlerContext) {
+    /// The HTTP response to a namespace's answer (a read's data is answered by `read`).
+    private func response(to answer: Answer, _ request: RESTRequest) -> HTTPResponse {
+        switch answer {
+        case .written(let result, let location):
+            let headers = request.wantsETag || request.ifMatch != nil ? [("ETag", ETag.of(location))] : []
+            return request.print == .silent
+                ? HTTPResponse(.noContent, headers: headers)
+                : HTTPResponse(.ok, body: RESTRendering.result(result, format: request.format, print: request.print), headers: headers)
+        case .refused(.preconditionFailed(let current?)):
+            // The body is the current value, not an error object: clients retry with it.
+            let body = RESTRendering.data(current, shallow: false, format: request.format, print: request.print)
+            return HTTPResponse(.preconditionFailed, body: body, headers: [("ETag", ETag.of(current))])
+        case .refused(let refusal):
+            let (status, message) = refusal.http
+            return HTTPResponse(status, body: RESTRendering.error(message, print: request.print))
+        case .data(let node):
+            return HTTPResponse(.ok, body: RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print))
+        case .ok, .encoded, .authenticated:
+            return HTTPResponse(.ok, body: Array("null".utf8))
+        }
+    }
+
+    /// Answers with an event stream if the caller may read there: the head, then the location's
+    /// data and its changes as they come. A refusal is an ordinary JSON error response.
+    private func openStream(_ request: RESTRequest, as auth: AuthState, namespace: Namespace, context: ChannelHandlerContext) {
         let stream = EventStream(context: context, configuration: configuration)
         state = .streaming(stream, namespace)
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
-        HTTPRequestHandler.addCommonHeaders(to: &headers)
-        context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
-        stream.start(keepAliveEvery: configuration.eventStreamKeepAlive, expiresAt: request.authExpiry)
-        namespace.openStream(stream.id, at: request.path, query: request.query, outbound: EventStreamOutbound(eventLoop: context.eventLoop, stream: stream))
+        let promise = context.eventLoop.makePromise(of: Answer.self)
+        namespace.openStream(
+            stream.id, at: request.path, query: request.query, as: auth,
+            outbound: EventStreamOutbound(eventLoop: context.eventLoop, stream: stream), promise: promise
+        )
+        promise.futureResult.assumeIsolated().whenSuccess { answer in
+            guard case .streaming(let current, _) = self.state, current === stream else { return }
+            if case .refused = answer {
+                self.state = .idle
+                stream.stop()
+                self.send(self.response(to: answer, request), keepAlive: false, context: context)
+                return
+            }
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
+            HTTPRequestHandler.addCommonHeaders(to: &headers)
+            context.writeAndFlush(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            stream.start(keepAliveEvery: self.configuration.eventStreamKeepAlive, expiresAt: auth.expiresAt)
+        }
+    }
+
+    /// The server's own endpoints under `/.settings` and `/.inspect`.
+    private func serve(_ endpoint: ServerEndpoint, _ request: RESTRequest, as auth: AuthState, body: ByteBuffer, keepAlive: Bool, context: ChannelHandlerContext) {
+        let refuse = { (status: HTTPResponseStatus, message: String) in
+            self.send(HTTPResponse(status, body: RESTRendering.error(message, print: request.print)), keepAlive: keepAlive, context: context)
+        }
+        switch endpoint {
+        case .databases:
+            guard request.method == .get else { return refuse(.methodNotAllowed, "Use GET") }
+            guard auth == .admin || configuration.auth.emulatorMode else { return refuse(.unauthorized, "Permission denied") }
+            let names = JSONValue.array(registry.names.map { .string($0) })
+            send(HTTPResponse(.ok, body: Array(JSONWriter.string(names).utf8)), keepAlive: keepAlive, context: context)
+        case .rules:
+            guard auth == .admin else { return refuse(.unauthorized, "Permission denied") }
+            let namespace = registry.namespace(request.namespace)
+            switch request.method {
+            case .get:
+                let promise = context.eventLoop.makePromise(of: String.self)
+                namespace.rulesSource(promise: promise)
+                promise.futureResult.assumeIsolated().whenSuccess { source in
+                    self.send(HTTPResponse(.ok, body: Array(source.utf8)), keepAlive: keepAlive, context: context)
+                }
+            case .put:
+                let text = String(decoding: body.readableBytesView, as: UTF8.self)
+                let rules: RulesDocument
+                do throws(RulesError) {
+                    rules = try RulesDocument.parse(text)
+                } catch {
+                    return refuse(.badRequest, error.description)
+                }
+                let promise = context.eventLoop.makePromise(of: Answer.self)
+                namespace.setOwnRules(rules, promise: promise)
+                promise.futureResult.assumeIsolated().whenSuccess { answer in
+                    if case .refused(let refusal) = answer { return refuse(refusal.http.status, refusal.http.message) }
+                    self.send(HTTPResponse(.ok, body: Array(#"{"status":"ok"}"#.utf8)), keepAlive: keepAlive, context: context)
+                }
+            default:
+                refuse(.methodNotAllowed, "Use GET or PUT on /.settings/rules.json")
+            }
+        }
     }
 
     private func send(_ response: HTTPResponse, keepAlive: Bool, context: ChannelHandlerContext) {

@@ -7,7 +7,7 @@ import NIOCore
 /// the body is UTF-8 JSON, and a bare primitive is a valid value. Parsing happens on the event
 /// loop, so the namespace's queue only validates and commits.
 enum RESTBody {
-    static func operation(_ method: RESTRequest.Method, body: ByteBuffer) throws(RESTError) -> RESTWrite.Operation {
+    static func operation(_ method: RESTRequest.Method, body: ByteBuffer) throws(RESTError) -> RESTWrite {
         if method == .delete { return .remove }
         let parsed: Result<JSONValue, ValidationError>? = body.withUnsafeReadableBytes { raw in
             guard raw.contains(where: { !isBlank($0) }) else { return nil }

@@ -8,7 +8,7 @@ import NIOHTTP1
 /// message, which names the offending key, path or value. No refusal is a 500 or 503:
 /// firebase-admin resends those up to four times, even a POST.
 struct RESTError: Error, Sendable {
-    enum Kind: Sendable, Equatable {
+    enum Kind: Sendable {
         /// The core refused a path, key, value, update or query.
         case invalid(ValidationError.Kind)
         /// A write with no body.
@@ -23,9 +23,8 @@ struct RESTError: Error, Sendable {
         case bodyTooLarge
         /// Storage is failing: nothing can be made durable now.
         case unavailable
-        /// A write that would create a namespace over the server's cap (507: not worth retrying
-        /// as a 503 would be, and firebase-admin does not).
-        case namespaceLimit
+        /// Refused as the namespace would refuse it (its status is the refusal's).
+        case refused(Refusal)
     }
 
     let kind: Kind
@@ -38,6 +37,11 @@ struct RESTError: Error, Sendable {
 
     init(_ error: ValidationError) {
         self.init(.invalid(error.kind), error.message)
+    }
+
+    /// A refusal met before the namespace was reached (a credential that did not verify).
+    init(refusal: Refusal) {
+        self.init(.refused(refusal), refusal.http.message)
     }
 
     var status: HTTPResponseStatus {
@@ -53,7 +57,7 @@ struct RESTError: Error, Sendable {
         case .methodNotAllowed: return .methodNotAllowed
         case .bodyTooLarge: return .payloadTooLarge
         case .unavailable: return .serviceUnavailable
-        case .namespaceLimit: return .insufficientStorage
+        case .refused(let refusal): return refusal.http.status
         }
     }
 }

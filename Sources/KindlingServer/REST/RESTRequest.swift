@@ -15,6 +15,8 @@ struct RESTRequest: Sendable {
     }
 
     var method: Method
+    /// One of the server's own endpoints instead of data (its `path` is then the root).
+    var endpoint: ServerEndpoint?
     var path: Path
     var namespace: String
     var print: Print
@@ -28,10 +30,11 @@ struct RESTRequest: Sendable {
     var ifNoneMatch: String?
     /// `Accept: text/event-stream` on a GET.
     var isEventStream: Bool
-    /// Who the request acts as. Recorded only: no rules are enforced yet, so everything is allowed.
-    var auth: AuthState
-    /// When the `auth=` token expires (Unix milliseconds), for revoking a stream.
-    var authExpiry: Int64?
+    /// The credential the request carries and how it came (verified by the handler), if any.
+    var credential: (token: String, kind: CredentialKind)?
+    /// `auth_variable_override`: the identity an admin caller acts as (an object, or null for
+    /// an unauthenticated user).
+    var authOverride: JSONValue?
 
     /// The path of a REST URI (`/a/b.json` is `/a/b`), or nil when it does not end in `.json`.
     static func dataPath(_ uriPath: String) -> String? {
@@ -42,13 +45,18 @@ struct RESTRequest: Sendable {
     init(head: HTTPRequestHead, target: RequestTarget, defaultNamespace: String) throws(RESTError) {
         let parameters = target.parameters
         method = try RESTRequest.method(head, parameters)
-        guard let text = RESTRequest.dataPath(target.path) else {
-            throw RESTError(.notFound, "append .json to your request URI to use the REST API")
-        }
-        do throws(ValidationError) {
-            path = try Path(text)
-        } catch {
-            throw RESTError(error)
+        endpoint = ServerEndpoint(uriPath: target.path)
+        if endpoint != nil {
+            path = .root
+        } else {
+            guard let text = RESTRequest.dataPath(target.path) else {
+                throw RESTError(.notFound, "append .json to your request URI to use the REST API")
+            }
+            do throws(ValidationError) {
+                path = try Path(text)
+            } catch {
+                throw RESTError(error)
+            }
         }
         namespace = RequestTarget.namespace(parameters: parameters, host: head.headers.first(name: "host"), fallback: defaultNamespace)
         guard NamespaceName.isValid(namespace) else { throw RESTError(.badRequest, "Invalid namespace: \(NamespaceName.rule)") }
@@ -64,7 +72,8 @@ struct RESTRequest: Sendable {
         ifMatch = head.headers.first(name: "if-match").map(ETag.normalize)
         ifNoneMatch = head.headers.first(name: "if-none-match").map(ETag.normalize)
         isEventStream = method == .get && head.headers["accept"].contains { $0.lowercased().contains("text/event-stream") }
-        (auth, authExpiry) = try RESTRequest.auth(head, parameters)
+        credential = RESTRequest.credential(head, parameters)
+        authOverride = try RESTRequest.authOverride(parameters)
         if ifMatch != nil, method == .post || method == .patch {
             throw RESTError(.badRequest, "if-match is supported on PUT and DELETE only")
         }
@@ -102,29 +111,23 @@ struct RESTRequest: Sendable {
         }
     }
 
-    /// `Authorization: Bearer <token>` or `?access_token=` (a Google access token, or `owner`,
-    /// the emulator's admin), else `?auth=` (an ID token, or a legacy database secret, which is
-    /// not checked), then `auth_variable_override` for an admin.
-    private static func auth(_ head: HTTPRequestHead, _ parameters: [String: String]) throws(RESTError) -> (AuthState, Int64?) {
-        var state = AuthState.anonymous
-        var expiry: Int64?
+    /// `Authorization: Bearer <token>` or `?access_token=` (an access token, an admin secret, or
+    /// the emulator's `owner`), else `?auth=` (an ID token or an admin secret).
+    private static func credential(_ head: HTTPRequestHead, _ parameters: [String: String]) -> (token: String, kind: CredentialKind)? {
         if let header = head.headers.first(name: "authorization"), header.lowercased().hasPrefix("bearer ") {
-            state = AuthState.from(credential: String(header.dropFirst(7)), isGoogleToken: true) ?? .anonymous
-        } else if let token = parameters["access_token"] {
-            state = AuthState.from(credential: token, isGoogleToken: true) ?? .anonymous
-        } else if let token = parameters["auth"] {
-            state = AuthState.from(credential: token, isGoogleToken: false) ?? .admin
-            if case .user(let claims) = state, let exp = claims["exp"]?.numberValue, exp.isFinite, abs(exp) < 1e12 {
-                expiry = Int64(exp * 1000)
-            }
+            return (String(header.dropFirst(7)), .accessToken)
         }
-        if state == .admin, let text = parameters["auth_variable_override"] {
-            switch try? JSONParser.parse(text) {
-            case .object(let members)?: state = .user(claims: .object(members))
-            case .null?: state = .anonymous
-            default: throw RESTError(.badRequest, "auth_variable_override must be a JSON object or null")
-            }
+        if let token = parameters["access_token"] { return (token, .accessToken) }
+        if let token = parameters["auth"] { return (token, .idToken) }
+        return nil
+    }
+
+    private static func authOverride(_ parameters: [String: String]) throws(RESTError) -> JSONValue? {
+        guard let text = parameters["auth_variable_override"] else { return nil }
+        switch try? JSONParser.parse(text) {
+        case .object(let members)?: return .object(members)
+        case .null?: return .null
+        default: throw RESTError(.badRequest, "auth_variable_override must be a JSON object or null")
         }
-        return (state, expiry)
     }
 }

@@ -23,6 +23,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private(set) var lastRead = NIODeadline.now()
     private let maxPendingBytes: Int
     private let handshakeHost: String
+    private let verifier: CredentialVerifier
     /// The server's logger, shared: a per-connection copy with metadata would cost every idle
     /// connection a few hundred bytes, so the metadata is given with each (rare) log line.
     private let logger: Logger
@@ -38,7 +39,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// Frames were written since the last flush.
     private var unflushed = false
 
-    init(namespace: Namespace, outbox: EventLoopOutbox, idleSweep: IdleSweep, handshakeHost: String, configuration: ServerConfiguration) {
+    init(namespace: Namespace, outbox: EventLoopOutbox, idleSweep: IdleSweep, handshakeHost: String, verifier: CredentialVerifier, configuration: ServerConfiguration) {
+        self.verifier = verifier
         self.namespace = namespace
         self.outbox = outbox
         self.idleSweep = idleSweep
@@ -160,7 +162,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             case .otherControl:
                 break
             case .request(let request):
-                inputs.append(.request(request))
+                if let input = SessionInput.from(request, verifier: verifier, now: Namespace.now()) { inputs.append(input) }
             }
         } catch {
             if let number = error.requestNumber {

@@ -71,4 +71,32 @@ struct DiskFullTests {
         await reader.abort()
         server.kill()
     }
+
+    /// A REST GET never shows a write that is not yet durable: while a write waits for the log,
+    /// a GET of its location waits behind it, and answers once the write is on disk.
+    @Test func restReadsSeeOnlyDurableWrites() async throws {
+        let directory = NSTemporaryDirectory() + "kindling-durable-read-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try ServerProcess(dataDirectory: directory)
+        defer { server.kill() }
+        let port = server.port
+        let before = try await TestHTTPConnection.request(port: port, "PUT", "/v.json?ns=held", body: "1")
+        #expect(before.status == 200)
+        try Self.limitFileSize(of: server.pid, to: 1)
+        let writer = Task { try await TestHTTPConnection.request(port: port, "PUT", "/v.json?ns=held", body: "2", timeout: .seconds(60)) }
+        #expect(try await server.waitForLog(containing: "writes to the log are failing"))
+        let answered = Atomic<Bool>(false)
+        let reader = Task {
+            let response = try await TestHTTPConnection.request(port: port, "GET", "/v.json?ns=held", timeout: .seconds(60))
+            answered.store(true, ordering: .sequentiallyConsistent)
+            return response
+        }
+        try await Task.sleep(for: .milliseconds(1500))
+        let answeredEarly = answered.load(ordering: .sequentiallyConsistent)
+        #expect(!answeredEarly, "a read answered with a write that was not durable")
+        try Self.limitFileSize(of: server.pid, to: nil)
+        #expect(try await writer.value.status == 200)
+        let read = try await reader.value
+        #expect(read.status == 200 && read.text == "2")
+    }
 }

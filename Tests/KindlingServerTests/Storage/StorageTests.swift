@@ -83,7 +83,7 @@ struct StorageTests {
             let value = JSONValue.object([JSONMember("v", .number(Double(step))), JSONMember("s", .string("é\(step)"))])
             expected.apply(try expected.resolveSet(path, value, serverValues: clock))
             // A put from a connection with no outbound: handled, logged, its replies dropped.
-            namespace.submit(ConnectionID(value: -1), [.request(Request(number: step, action: .put(path: path, data: value, hash: nil)))])
+            namespace.submit(ConnectionID(value: -1), [.operation(number: step, .set(path: path, data: value, precondition: nil))])
         }
         namespace.drainStorage()
         #expect(StorageLayout.snapshots(in: directory).count >= 1)

@@ -1,0 +1,241 @@
+/// Type-checks a parsed rule and compiles it into a `RuleExpression`, refusing what live
+/// Firebase refuses when rules are deployed (rules spec §4.1).
+struct RuleCompiler {
+    /// The kind of rule being compiled: `.read` rules have no `newData`.
+    let allowsNewData: Bool
+    /// The `$wildcards` in scope, with the index of the path key each one captures.
+    let captures: [String: Int]
+
+    /// Parses and compiles `text`, which must be a boolean expression.
+    func compile(_ text: String) throws(RuleCompileError) -> RuleExpression {
+        let syntax = try RuleParser.parse(text)
+        let (expression, type) = try compile(syntax)
+        guard type == .boolean else { throw RuleCompileError("Expression must evaluate to a boolean.", at: syntax.offset) }
+        return expression
+    }
+
+    private func compile(_ syntax: RuleSyntax) throws(RuleCompileError) -> (RuleExpression, RuleType) {
+        let offset = syntax.offset
+        switch syntax.kind {
+        case .number(let value): return (.constant(.number(value)), .number)
+        case .string(let text): return (.constant(.string(text)), .string)
+        case .bool(let flag): return (.constant(.bool(flag)), .boolean)
+        case .null: return (.constant(.null), .null)
+        case .regex:
+            throw RuleCompileError("A regular expression may only be the argument of matches()", at: offset)
+        case .array:
+            throw RuleCompileError("An array may only be the argument of hasChildren()", at: offset)
+        case .identifier(let name): return try identifier(name, at: offset)
+        case .member(let base, let name): return try property(base, name, at: offset)
+        case .computed(let base, let index):
+            let (object, type) = try compile(base)
+            if type == .any {
+                let (key, keyType) = try compile(index)
+                guard keyType.isComparable else { throw RuleCompileError("Invalid property access.", at: index.offset) }
+                return (.computedMember(object, key), .any)
+            }
+            guard case .string(let name) = index.kind else { throw RuleCompileError("Invalid property access.", at: index.offset) }
+            return try property(base, name, at: offset)
+        case .call(let callee, let arguments): return try call(callee, arguments, at: offset)
+        case .unary(let symbol, let operand):
+            let (value, type) = try compile(operand)
+            if symbol == "!" {
+                guard type == .boolean else { throw RuleCompileError("Operand of ! must be boolean.", at: operand.offset) }
+                return (.not(value), .boolean)
+            }
+            guard type == .number || type.isFuzzy else {
+                throw RuleCompileError("Operand of - must be a number, not \(type).", at: operand.offset)
+            }
+            return (.negate(value), .number)
+        case .logical(let symbol, let left, let right):
+            let (l, lType) = try compile(left)
+            guard lType == .boolean else { throw RuleCompileError("Left operand of \(symbol) must be boolean.", at: left.offset) }
+            let (r, rType) = try compile(right)
+            guard rType == .boolean else { throw RuleCompileError("Right operand of \(symbol) must be boolean.", at: right.offset) }
+            return (symbol == "&&" ? .and(l, r) : .or(l, r), .boolean)
+        case .binary(let symbol, let left, let right):
+            guard let op = RuleBinaryOperator(symbol: symbol) else { throw RuleCompileError("Unsupported operator \(symbol)", at: offset) }
+            return try binary(op, left, right)
+        case .conditional(let test, let yes, let no):
+            let (t, tType) = try compile(test)
+            guard tType == .boolean else { throw RuleCompileError("Test of ?: must be boolean.", at: test.offset) }
+            let (y, yType) = try compile(yes)
+            let (n, nType) = try compile(no)
+            let type: RuleType
+            if yType == nType {
+                type = yType
+            } else if yType.isComparable, nType.isComparable {
+                type = .primitive
+            } else {
+                throw RuleCompileError("The branches of ?: have incompatible types \(yType) and \(nType).", at: offset)
+            }
+            return (.conditional(t, y, n), type)
+        }
+    }
+
+    private func identifier(_ name: String, at offset: Int) throws(RuleCompileError) -> (RuleExpression, RuleType) {
+        switch name {
+        case "auth": return (.auth, .any)
+        case "root": return (.root, .snapshot)
+        case "data": return (.data, .snapshot)
+        case "now": return (.now, .number)
+        case "query": return (.query, .query)
+        case "newData":
+            guard allowsNewData else { throw RuleCompileError("newData is not available in .read rules", at: offset) }
+            return (.newData, .snapshot)
+        default:
+            if let index = captures[name] { return (.capture(index), .string) }
+            throw RuleCompileError("\(name) is undefined", at: offset)
+        }
+    }
+
+    /// `base.name` (or `base['name']`) read as a property, not called.
+    private func property(_ base: RuleSyntax, _ name: String, at offset: Int) throws(RuleCompileError) -> (RuleExpression, RuleType) {
+        let (object, type) = try compile(base)
+        switch type {
+        case .any: return (.member(object, name), .any)
+        case .query:
+            guard let property = RuleQueryProperty(rawValue: name) else {
+                throw RuleCompileError("query: No such property \(name)", at: offset)
+            }
+            return (.queryProperty(object, property), property.type)
+        case .string, .primitive:
+            if name == "length" { return (.length(object), .number) }
+            throw RuleCompileError("\(type): No such property \(name)", at: offset)
+        case .snapshot:
+            if RuleSnapshotMethod(rawValue: name) != nil || ["child", "hasChild"].contains(name) {
+                throw RuleCompileError("\(name) is a method: call it as \(name)()", at: offset)
+            }
+            throw RuleCompileError("RuleDataSnapshot: No such method/property \(name)", at: offset)
+        default:
+            throw RuleCompileError("\(type): No such property \(name)", at: offset)
+        }
+    }
+
+    private func call(_ callee: RuleSyntax, _ arguments: [RuleSyntax], at offset: Int) throws(RuleCompileError) -> (RuleExpression, RuleType) {
+        let base: RuleSyntax
+        let name: String
+        switch callee.kind {
+        case .member(let object, let member):
+            base = object
+            name = member
+        case .computed(let object, let index):
+            guard case .string(let member) = index.kind else { throw RuleCompileError("Invalid property access.", at: index.offset) }
+            base = object
+            name = member
+        default:
+            throw RuleCompileError("Only methods can be called", at: offset)
+        }
+        let (object, type) = try compile(base)
+        switch type {
+        case .snapshot: return try snapshotCall(object, name, arguments, at: offset)
+        case .string, .primitive, .any:
+            guard let method = RuleStringMethod(rawValue: name) else {
+                throw RuleCompileError("\(type == .any ? "string" : type.description): No such method \(name)", at: offset)
+            }
+            try expectArguments(arguments, method.arity, name, at: offset)
+            if method == .matches {
+                guard case .regex(let pattern, let flags) = arguments[0].kind else {
+                    throw RuleCompileError("matches() expects a regular expression literal", at: arguments[0].offset)
+                }
+                return (.matches(object, try RuleRegex(pattern: pattern, flags: flags, offset: arguments[0].offset)), .boolean)
+            }
+            var compiled: [RuleExpression] = []
+            for argument in arguments { compiled.append(try stringArgument(argument, name)) }
+            return (.stringMethod(object, method, compiled), method.resultType)
+        default:
+            throw RuleCompileError("\(type): No such method \(name)", at: offset)
+        }
+    }
+
+    private func snapshotCall(
+        _ object: RuleExpression,
+        _ name: String,
+        _ arguments: [RuleSyntax],
+        at offset: Int
+    ) throws(RuleCompileError) -> (RuleExpression, RuleType) {
+        switch name {
+        case "child", "hasChild":
+            try expectArguments(arguments, 1, name, at: offset)
+            let isChild = name == "child"
+            if case .string(let text) = arguments[0].kind {
+                let keys = RuleScope.pathKeys(text)
+                return isChild ? (.childPath(object, keys), .snapshot) : (.hasChildPath(object, keys), .boolean)
+            }
+            let argument = try stringArgument(arguments[0], name)
+            return isChild ? (.child(object, argument), .snapshot) : (.hasChild(object, argument), .boolean)
+        case "hasChildren" where !arguments.isEmpty:
+            try expectArguments(arguments, 1, name, at: offset)
+            guard case .array(let elements) = arguments[0].kind else {
+                throw RuleCompileError("hasChildren() expects an array literal of child names", at: arguments[0].offset)
+            }
+            guard !elements.isEmpty else {
+                throw RuleCompileError("hasChildren() expects a non-empty array", at: arguments[0].offset)
+            }
+            var names: [RuleExpression] = []
+            for element in elements { names.append(try stringArgument(element, name)) }
+            return (.hasChildrenNamed(object, names), .boolean)
+        default:
+            guard let method = RuleSnapshotMethod(rawValue: name) else {
+                throw RuleCompileError("RuleDataSnapshot: No such method/property \(name)", at: offset)
+            }
+            try expectArguments(arguments, 0, name, at: offset)
+            let type: RuleType
+            switch method {
+            case .val, .getPriority: type = .primitive
+            case .parent: type = .snapshot
+            case .exists, .isNumber, .isString, .isBoolean, .hasChildren: type = .boolean
+            }
+            return (.snapshotMethod(object, method), type)
+        }
+    }
+
+    private func expectArguments(_ arguments: [RuleSyntax], _ count: Int, _ name: String, at offset: Int) throws(RuleCompileError) {
+        guard arguments.count == count else {
+            throw RuleCompileError("\(name) expects \(count) argument\(count == 1 ? "" : "s"), but got \(arguments.count) instead", at: offset)
+        }
+    }
+
+    /// An argument that must be a string: statically when its type is known, else at run time.
+    private func stringArgument(_ syntax: RuleSyntax, _ method: String) throws(RuleCompileError) -> RuleExpression {
+        let (value, type) = try compile(syntax)
+        guard type == .string || type.isFuzzy else {
+            throw RuleCompileError("\(method) expects a string argument, got \(type)", at: syntax.offset)
+        }
+        return value
+    }
+
+    private func binary(_ op: RuleBinaryOperator, _ left: RuleSyntax, _ right: RuleSyntax) throws(RuleCompileError) -> (RuleExpression, RuleType) {
+        let (l, lType) = try compile(left)
+        let (r, rType) = try compile(right)
+        let expression = RuleExpression.binary(op, l, r)
+        switch op {
+        case .add:
+            for (type, side) in [(lType, left), (rType, right)] where !(type == .string || type == .number || type.isFuzzy) {
+                throw RuleCompileError("Operands of + must be strings or numbers, not \(type).", at: side.offset)
+            }
+            if lType == .string || rType == .string { return (expression, .string) }
+            if lType == .number && rType == .number { return (expression, .number) }
+            return (expression, .primitive)
+        case .subtract, .multiply, .divide, .remainder:
+            for (type, side) in [(lType, left), (rType, right)] where !(type == .number || type.isFuzzy) {
+                throw RuleCompileError("Operands of \(op.rawValue) must be numbers, not \(type).", at: side.offset)
+            }
+            return (expression, .number)
+        case .equal, .notEqual:
+            for (type, side) in [(lType, left), (rType, right)] where !type.isComparable {
+                throw RuleCompileError("A \(type) cannot be compared with \(op.rawValue).", at: side.offset)
+            }
+            return (expression, .boolean)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            for (type, side) in [(lType, left), (rType, right)]
+            where !(type == .string || type == .number || type == .null || type.isFuzzy) {
+                throw RuleCompileError("Operands of \(op.rawValue) must be strings or numbers, not \(type).", at: side.offset)
+            }
+            if !lType.isFuzzy, !rType.isFuzzy, lType != rType {
+                throw RuleCompileError("Cannot compare \(lType) with \(rType) using \(op.rawValue).", at: left.offset)
+            }
+            return (expression, .boolean)
+        }
+    }
+}

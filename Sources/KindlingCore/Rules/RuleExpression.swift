@@ -1,0 +1,38 @@
+/// A type-checked rule expression, compiled once when the rules load and then evaluated for
+/// every request. Every decision that can be made statically (which method, which query
+/// property, constant child paths, regular expressions) is made here.
+indirect enum RuleExpression: Sendable {
+    case constant(RuleValue)
+    case auth
+    case root
+    case data
+    case newData
+    case now
+    case query
+    /// A `$wildcard`: the key at this index of the path being checked.
+    case capture(Int)
+    /// `x.name` on a value of unknown type (`auth` and its members).
+    case member(RuleExpression, String)
+    /// `x[expression]` on a value of unknown type.
+    case computedMember(RuleExpression, RuleExpression)
+    /// `s.length` on a string (or a value used as one).
+    case length(RuleExpression)
+    case queryProperty(RuleExpression, RuleQueryProperty)
+    case snapshotMethod(RuleExpression, RuleSnapshotMethod)
+    /// `snapshot.child(expression)`
+    case child(RuleExpression, RuleExpression)
+    /// `snapshot.child('literal/path')`, split into keys when the rules load.
+    case childPath(RuleExpression, [Key])
+    case hasChild(RuleExpression, RuleExpression)
+    case hasChildPath(RuleExpression, [Key])
+    /// `snapshot.hasChildren([a, b, …])`
+    case hasChildrenNamed(RuleExpression, [RuleExpression])
+    case stringMethod(RuleExpression, RuleStringMethod, [RuleExpression])
+    case matches(RuleExpression, RuleRegex)
+    case not(RuleExpression)
+    case negate(RuleExpression)
+    case binary(RuleBinaryOperator, RuleExpression, RuleExpression)
+    case and(RuleExpression, RuleExpression)
+    case or(RuleExpression, RuleExpression)
+    case conditional(RuleExpression, RuleExpression, RuleExpression)
+}

@@ -1,0 +1,180 @@
+/// Parses one rule expression with JavaScript's precedence (§4.2 of the rules spec), refusing
+/// every construct the rules language leaves out (assignment, `**`, statements, …).
+struct RuleParser {
+    /// Deeper nesting is refused, so that no expression can exhaust the stack.
+    static let maxNesting = 100
+
+    private var lexer: RuleLexer
+    private var token: RuleToken
+    private var depth = 0
+
+    private init(_ text: String) throws(RuleCompileError) {
+        lexer = RuleLexer(text)
+        token = try lexer.next()
+    }
+
+    /// Parses `text` as a single expression (one trailing `;` is tolerated, as esprima does).
+    static func parse(_ text: String) throws(RuleCompileError) -> RuleSyntax {
+        var parser = try RuleParser(text)
+        guard case .end = parser.token.kind else {
+            let expression = try parser.expression()
+            if parser.token.isSymbol(";") {
+                try parser.advance()
+                if case .end = parser.token.kind { return expression }
+                throw RuleCompileError("Rule is not a single expression.", at: parser.token.offset)
+            }
+            guard case .end = parser.token.kind else {
+                throw RuleCompileError("Unexpected \(parser.token.describe)", at: parser.token.offset)
+            }
+            return expression
+        }
+        throw RuleCompileError("The rule is empty", at: 0)
+    }
+
+    private mutating func advance() throws(RuleCompileError) { token = try lexer.next() }
+
+    private mutating func expect(_ symbol: String) throws(RuleCompileError) {
+        guard token.isSymbol(symbol) else { throw RuleCompileError("Expected '\(symbol)' but found \(token.describe)", at: token.offset) }
+        try advance()
+    }
+
+    private mutating func nested<T>(_ body: (inout RuleParser) throws(RuleCompileError) -> T) throws(RuleCompileError) -> T {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= RuleParser.maxNesting else { throw RuleCompileError("The expression nests too deeply", at: token.offset) }
+        return try body(&self)
+    }
+
+    private mutating func expression() throws(RuleCompileError) -> RuleSyntax {
+        try nested { (parser: inout RuleParser) throws(RuleCompileError) in try parser.conditional() }
+    }
+
+    private mutating func conditional() throws(RuleCompileError) -> RuleSyntax {
+        let test = try logical(level: 0)
+        guard token.isSymbol("?") else { return test }
+        try advance()
+        let yes = try expression()
+        try expect(":")
+        let no = try expression()
+        return RuleSyntax(kind: .conditional(test, yes, no), offset: test.offset)
+    }
+
+    /// Binary levels, loosest first.
+    private static let levels: [[String]] = [
+        ["||"], ["&&"], ["==", "!=", "===", "!=="], ["<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"],
+    ]
+
+    private mutating func logical(level: Int) throws(RuleCompileError) -> RuleSyntax {
+        guard level < RuleParser.levels.count else { return try unary() }
+        var left = try logical(level: level + 1)
+        while case .symbol(let symbol) = token.kind, RuleParser.levels[level].contains(symbol) {
+            try advance()
+            let right = try logical(level: level + 1)
+            let kind: RuleSyntax.Kind = level < 2 ? .logical(symbol, left, right) : .binary(symbol, left, right)
+            left = RuleSyntax(kind: kind, offset: left.offset)
+        }
+        return left
+    }
+
+    private mutating func unary() throws(RuleCompileError) -> RuleSyntax {
+        if token.isSymbol("!") || token.isSymbol("-") {
+            let start = token
+            try advance()
+            guard case .symbol(let symbol) = start.kind else { return try postfix() }
+            let operand = try nested { (parser: inout RuleParser) throws(RuleCompileError) in try parser.unary() }
+            return RuleSyntax(kind: .unary(symbol, operand), offset: start.offset)
+        }
+        if case .symbol(let symbol) = token.kind, ["+", "++", "--", "~"].contains(symbol) {
+            throw RuleCompileError("Unsupported operator '\(symbol)'", at: token.offset)
+        }
+        return try postfix()
+    }
+
+    private mutating func postfix() throws(RuleCompileError) -> RuleSyntax {
+        var value = try primary()
+        while true {
+            if token.isSymbol(".") {
+                try advance()
+                guard case .identifier(let name) = token.kind else {
+                    throw RuleCompileError("Expected a property name after '.'", at: token.offset)
+                }
+                try advance()
+                value = RuleSyntax(kind: .member(value, name), offset: value.offset)
+            } else if token.isSymbol("[") {
+                try advance()
+                let index = try expression()
+                try expect("]")
+                value = RuleSyntax(kind: .computed(value, index), offset: value.offset)
+            } else if token.isSymbol("(") {
+                try advance()
+                let arguments = try list(closing: ")")
+                value = RuleSyntax(kind: .call(value, arguments), offset: value.offset)
+            } else {
+                return value
+            }
+        }
+    }
+
+    private mutating func list(closing: String) throws(RuleCompileError) -> [RuleSyntax] {
+        var elements: [RuleSyntax] = []
+        if token.isSymbol(closing) {
+            try advance()
+            return elements
+        }
+        while true {
+            elements.append(try expression())
+            if token.isSymbol(",") {
+                try advance()
+                continue
+            }
+            try expect(closing)
+            return elements
+        }
+    }
+
+    private static let reserved: Set<String> = [
+        "var", "let", "const", "function", "new", "this", "typeof", "instanceof", "in", "void", "delete", "return",
+        "if", "else", "for", "while", "do", "class", "undefined",
+    ]
+
+    private mutating func primary() throws(RuleCompileError) -> RuleSyntax {
+        let start = token
+        switch token.kind {
+        case .number(let value):
+            try advance()
+            return RuleSyntax(kind: .number(value), offset: start.offset)
+        case .string(let text):
+            try advance()
+            return RuleSyntax(kind: .string(text), offset: start.offset)
+        case .identifier(let name):
+            try advance()
+            switch name {
+            case "true": return RuleSyntax(kind: .bool(true), offset: start.offset)
+            case "false": return RuleSyntax(kind: .bool(false), offset: start.offset)
+            case "null": return RuleSyntax(kind: .null, offset: start.offset)
+            default:
+                if RuleParser.reserved.contains(name) {
+                    throw RuleCompileError("Unsupported keyword '\(name)'", at: start.offset)
+                }
+                return RuleSyntax(kind: .identifier(name), offset: start.offset)
+            }
+        case .symbol("("):
+            try advance()
+            let inner = try expression()
+            try expect(")")
+            return inner
+        case .symbol("["):
+            try advance()
+            let elements = try list(closing: "]")
+            return RuleSyntax(kind: .array(elements), offset: start.offset)
+        case .symbol("/"), .symbol("/="):
+            let (pattern, flags) = try lexer.regex(at: start.offset)
+            try advance()
+            return RuleSyntax(kind: .regex(pattern: pattern, flags: flags), offset: start.offset)
+        case .end:
+            throw RuleCompileError("Unexpected end of expression", at: start.offset)
+        case .symbol:
+            throw RuleCompileError("Unexpected \(start.describe)", at: start.offset)
+        }
+    }
+}

@@ -1,0 +1,269 @@
+/// Everything a rule can see while it runs: the variables of rules spec §5 for one level of one
+/// request, and the evaluator over compiled expressions.
+///
+/// `keys` is the path being checked and `depth` how much of it the current rule level covers:
+/// `data` and `newData` are at `keys[0..<depth]`, and a `$wildcard` reads `keys[i]`.
+struct RuleScope {
+    var auth: JSONValue
+    var oldRoot: Node
+    var newRoot: Node
+    var keys: [Key]
+    var depth: Int
+    var now: Double
+    var query: Query?
+    /// The old and new nodes at `keys[0..<depth]`.
+    var data: Node
+    var newData: Node
+
+    /// Runs a rule: true only when it evaluates to `true`; errors are returned for the trace.
+    func check(_ expression: RuleExpression) -> Result<Bool, RuleEvaluationError> {
+        do {
+            let value = try evaluate(expression)
+            if case .bool(true) = value { return .success(true) }
+            return .success(false)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func evaluate(_ expression: RuleExpression) throws(RuleEvaluationError) -> RuleValue {
+        switch expression {
+        case .constant(let value): return value
+        case .auth: return RuleValue(auth)
+        case .root: return .snapshot(RuleSnapshot(isNew: false, node: oldRoot, depth: 0))
+        case .data: return .snapshot(RuleSnapshot(isNew: false, node: data, depth: depth))
+        case .newData: return .snapshot(RuleSnapshot(isNew: true, node: newData, depth: depth))
+        case .now: return .number(now)
+        case .query: return .query
+        case .capture(let index):
+            guard index < keys.count else { return .null }
+            return .string(keys[index].string)
+        case .member(let base, let name): return RuleScope.member(try evaluate(base), name)
+        case .computedMember(let base, let index):
+            let object = try evaluate(base)
+            switch try evaluate(index) {
+            case .string(let name): return RuleScope.member(object, name)
+            case .number(let number):
+                if case .json(.array(let elements)) = object {
+                    guard number >= 0, number < Double(elements.count), number == number.rounded() else { return .null }
+                    return RuleValue(elements[Int(number)])
+                }
+                return RuleScope.member(object, RuleValue.jsString(number))
+            default: return .null
+            }
+        case .length(let base):
+            guard case .string(let text) = try evaluate(base) else { throw RuleEvaluationError("length of a non-string") }
+            return .number(Double(text.utf16.count))
+        case .queryProperty(let base, let property):
+            guard case .query = try evaluate(base) else { throw RuleEvaluationError("not a query") }
+            return property.value(of: query)
+        case .snapshotMethod(let base, let method): return try snapshotMethod(try snapshot(base, method.rawValue), method)
+        case .child(let base, let argument):
+            let snapshot = try snapshot(base, "child")
+            return .snapshot(snapshot.child(try RuleScope.pathKeys(try evaluate(argument), "child")))
+        case .childPath(let base, let keys): return .snapshot(try snapshot(base, "child").child(keys))
+        case .hasChild(let base, let argument):
+            let snapshot = try snapshot(base, "hasChild")
+            return .bool(!snapshot.child(try RuleScope.pathKeys(try evaluate(argument), "hasChild")).node.isEmpty)
+        case .hasChildPath(let base, let keys): return .bool(!(try snapshot(base, "hasChild").child(keys).node.isEmpty))
+        case .hasChildrenNamed(let base, let names):
+            let snapshot = try snapshot(base, "hasChildren")
+            var all = true
+            for name in names {
+                let keys = try RuleScope.pathKeys(try evaluate(name), "hasChildren")
+                if all, snapshot.child(keys).node.isEmpty { all = false }
+            }
+            return .bool(all)
+        case .stringMethod(let base, let method, let arguments): return try stringMethod(base, method, arguments)
+        case .matches(let base, let regex):
+            guard case .string(let text) = try evaluate(base) else { throw RuleEvaluationError("matches() on a non-string") }
+            return .bool(regex.matches(text))
+        case .not(let operand):
+            guard case .bool(let flag) = try evaluate(operand) else { throw RuleEvaluationError("! on a non-boolean") }
+            return .bool(!flag)
+        case .negate(let operand):
+            guard case .number(let number) = try evaluate(operand) else { throw RuleEvaluationError("- on a non-number") }
+            return .number(-number)
+        case .binary(let op, let left, let right): return try RuleScope.binary(op, try evaluate(left), try evaluate(right))
+        case .and(let left, let right):
+            guard case .bool(let flag) = try evaluate(left) else { throw RuleEvaluationError("&& on a non-boolean") }
+            guard flag else { return .bool(false) }
+            guard case .bool(let second) = try evaluate(right) else { throw RuleEvaluationError("&& on a non-boolean") }
+            return .bool(second)
+        case .or(let left, let right):
+            guard case .bool(let flag) = try evaluate(left) else { throw RuleEvaluationError("|| on a non-boolean") }
+            if flag { return .bool(true) }
+            guard case .bool(let second) = try evaluate(right) else { throw RuleEvaluationError("|| on a non-boolean") }
+            return .bool(second)
+        case .conditional(let test, let yes, let no):
+            guard case .bool(let flag) = try evaluate(test) else { throw RuleEvaluationError("?: on a non-boolean") }
+            return try evaluate(flag ? yes : no)
+        }
+    }
+
+    private func snapshot(_ base: RuleExpression, _ method: String) throws(RuleEvaluationError) -> RuleSnapshot {
+        guard case .snapshot(let snapshot) = try evaluate(base) else { throw RuleEvaluationError("\(method)() on a non-snapshot") }
+        return snapshot
+    }
+
+    /// `name` on a value whose type is known only now: members of `auth` objects, `length` of a
+    /// string; anything on null (or without such a member) is null.
+    static func member(_ object: RuleValue, _ name: String) -> RuleValue {
+        switch object {
+        case .json(let json):
+            if case .array(let elements) = json {
+                if name == "length" { return .number(Double(elements.count)) }
+                guard let index = Int(name), index >= 0, index < elements.count else { return .null }
+                return RuleValue(elements[index])
+            }
+            return json[name].map(RuleValue.init) ?? .null
+        case .string(let text): return name == "length" ? .number(Double(text.utf16.count)) : .null
+        default: return .null
+        }
+    }
+
+    /// The keys of a `child()`/`hasChild()` argument, which must be a string. Live Firebase
+    /// accepts any text (`child('a/b@c.d')` is simply absent data), so the segments are not
+    /// validated as storable keys: one that could never be stored just finds nothing.
+    static func pathKeys(_ value: RuleValue, _ method: String) throws(RuleEvaluationError) -> [Key] {
+        guard case .string(let text) = value else { throw RuleEvaluationError("\(method)() expects a string, got \(value.typeName)") }
+        return pathKeys(text)
+    }
+
+    static func pathKeys(_ text: String) -> [Key] {
+        text.split(separator: "/", omittingEmptySubsequences: true).map { Key(unchecked: String($0)) }
+    }
+
+    private func snapshotMethod(_ snapshot: RuleSnapshot, _ method: RuleSnapshotMethod) throws(RuleEvaluationError) -> RuleValue {
+        switch method {
+        case .val: return snapshot.value
+        case .exists: return .bool(!snapshot.node.isEmpty)
+        case .hasChildren: return .bool(snapshot.hasChildren)
+        case .getPriority: return snapshot.node.priority.map { RuleValue(Leaf($0)) } ?? .null
+        case .isNumber:
+            if case .number? = snapshot.node.leaf { return .bool(true) }
+            return .bool(false)
+        case .isString:
+            if case .string? = snapshot.node.leaf { return .bool(true) }
+            return .bool(false)
+        case .isBoolean:
+            if case .bool? = snapshot.node.leaf { return .bool(true) }
+            return .bool(false)
+        case .parent: return .snapshot(try parent(of: snapshot))
+        }
+    }
+
+    /// The parent location, in the same tree; an error at the root.
+    private func parent(of snapshot: RuleSnapshot) throws(RuleEvaluationError) -> RuleSnapshot {
+        var depth = snapshot.depth
+        var extra = snapshot.extra
+        if extra.isEmpty {
+            guard depth > 0 else { throw RuleEvaluationError("parent() of the root") }
+            depth -= 1
+        } else {
+            extra.removeLast()
+        }
+        var node = snapshot.isNew ? newRoot : oldRoot
+        for key in keys[0..<depth] where !node.isEmpty { node = node.child(key) }
+        for key in extra where !node.isEmpty { node = node.child(key) }
+        return RuleSnapshot(isNew: snapshot.isNew, node: node, depth: depth, extra: extra)
+    }
+
+    private func stringMethod(
+        _ base: RuleExpression,
+        _ method: RuleStringMethod,
+        _ arguments: [RuleExpression]
+    ) throws(RuleEvaluationError) -> RuleValue {
+        guard case .string(let text) = try evaluate(base) else { throw RuleEvaluationError("\(method.rawValue)() on a non-string") }
+        func argument(_ index: Int) throws(RuleEvaluationError) -> String {
+            guard case .string(let value) = try evaluate(arguments[index]) else {
+                throw RuleEvaluationError("\(method.rawValue)() expects a string argument")
+            }
+            return value
+        }
+        switch method {
+        case .contains:
+            let part = try argument(0)
+            return .bool(part.isEmpty || RuleScope.range(of: part, in: text) != nil)
+        case .beginsWith: return .bool(text.utf8.starts(with: try argument(0).utf8))
+        case .endsWith: return .bool(text.utf8.reversed().starts(with: try argument(0).utf8.reversed()))
+        case .replace: return .string(RuleScope.replacingAll(try argument(0), with: try argument(1), in: text))
+        case .toLowerCase: return .string(text.lowercased())
+        case .toUpperCase: return .string(text.uppercased())
+        case .matches: throw RuleEvaluationError("matches() needs a regular expression")
+        }
+    }
+
+    /// The byte offset of the first occurrence of `part` in `text` (exact UTF-8 bytes).
+    static func range(of part: String, in text: String, from start: Int = 0) -> Int? {
+        let haystack = Array(text.utf8)
+        let needle = Array(part.utf8)
+        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
+        var index = start
+        while index + needle.count <= haystack.count {
+            if haystack[index] == needle[0], haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Every occurrence replaced (unlike JavaScript's `replace`); an empty pattern changes nothing.
+    static func replacingAll(_ part: String, with replacement: String, in text: String) -> String {
+        let haystack = Array(text.utf8)
+        let needle = Array(part.utf8)
+        guard !needle.isEmpty else { return text }
+        var result: [UInt8] = []
+        var index = 0
+        while index < haystack.count {
+            if index + needle.count <= haystack.count, haystack[index..<(index + needle.count)].elementsEqual(needle) {
+                result.append(contentsOf: replacement.utf8)
+                index += needle.count
+            } else {
+                result.append(haystack[index])
+                index += 1
+            }
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    static func binary(_ op: RuleBinaryOperator, _ left: RuleValue, _ right: RuleValue) throws(RuleEvaluationError) -> RuleValue {
+        switch op {
+        case .equal: return .bool(RuleValue.strictlyEqual(left, right))
+        case .notEqual: return .bool(!RuleValue.strictlyEqual(left, right))
+        case .add:
+            switch (left, right) {
+            case let (.number(l), .number(r)): return .number(l + r)
+            case let (.string(l), .string(r)): return .string(l + r)
+            case let (.string(l), .number(r)): return .string(l + RuleValue.jsString(r))
+            case let (.number(l), .string(r)): return .string(RuleValue.jsString(l) + r)
+            default: throw RuleEvaluationError("+ needs numbers or strings, got \(left.typeName) and \(right.typeName)")
+            }
+        case .subtract, .multiply, .divide, .remainder:
+            guard case .number(let l) = left, case .number(let r) = right else {
+                throw RuleEvaluationError("\(op.rawValue) needs two numbers, got \(left.typeName) and \(right.typeName)")
+            }
+            switch op {
+            case .subtract: return .number(l - r)
+            case .multiply: return .number(l * r)
+            case .divide: return .number(r == 0 ? .nan : l / r)
+            default: return .number(l.truncatingRemainder(dividingBy: r))
+            }
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            let order: Int
+            switch (left, right) {
+            case let (.number(l), .number(r)):
+                guard !l.isNaN, !r.isNaN else { return .bool(false) }
+                order = l < r ? -1 : (l > r ? 1 : 0)
+            case let (.string(l), .string(r)): order = UTF16Order.compare(l, r)
+            default:
+                throw RuleEvaluationError("\(op.rawValue) needs two numbers or two strings, got \(left.typeName) and \(right.typeName)")
+            }
+            switch op {
+            case .less: return .bool(order < 0)
+            case .lessOrEqual: return .bool(order <= 0)
+            case .greater: return .bool(order > 0)
+            default: return .bool(order >= 0)
+            }
+        }
+    }
+}

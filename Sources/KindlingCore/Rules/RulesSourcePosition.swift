@@ -1,0 +1,7 @@
+/// A place in a rules document's text: 1-based line and column (columns count characters).
+struct RulesSourcePosition: Sendable, Equatable {
+    var line: Int
+    var column: Int
+
+    static let start = RulesSourcePosition(line: 1, column: 1)
+}

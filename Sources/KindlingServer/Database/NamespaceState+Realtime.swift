@@ -1,0 +1,18 @@
+import KindlingProtocol
+
+extension NamespaceState {
+    /// Runs one input of a realtime connection and appends its response (when the request was
+    /// numbered) after whatever the operation sent listeners. Returns the answer, if it ran.
+    @discardableResult
+    mutating func handle(_ input: SessionInput, from connection: ConnectionID, now: Int64, into out: inout [Outgoing]) -> Answer? {
+        switch input {
+        case .operation(let number, let operation):
+            let answer = apply(operation, by: .realtime(connection), now: now, into: &out)
+            if let number { out.append(Outgoing(recipients: [connection], message: answer.wireResponse(number))) }
+            return answer
+        case .reject(let number, let status, let message):
+            out.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: status, message: message)))
+            return nil
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import KindlingCore
+
+/// Everything a client can ask of a namespace, whichever transport carried it: the WebSocket
+/// session, a REST request and an event stream all turn their messages into these, so the
+/// namespace decides every request (rules, preconditions, limits) in one place.
+enum Operation: Sendable {
+    /// Start a listen; `wireQuery` is the query object exactly as the client sent it, kept so a
+    /// revocation can name the listen the way the client identifies it.
+    case listen(path: Path, query: Query, tag: Int?, hash: String, wireQuery: JSONValue?)
+    case unlisten(path: Path, query: Query)
+    /// Read once (a realtime `g`, a REST GET).
+    case get(path: Path, query: Query)
+    /// Replace the data at `path` (null removes it), if `precondition` still holds.
+    case set(path: Path, data: JSONValue, precondition: Precondition?)
+    /// A multi-path update relative to `path`.
+    case update(path: Path, members: [JSONMember])
+    /// Add `data` under a fresh push id below `path`.
+    case push(path: Path, data: JSONValue)
+    case onDisconnectSet(path: Path, data: JSONValue)
+    case onDisconnectUpdate(path: Path, members: [JSONMember])
+    case onDisconnectCancel(path: Path)
+    /// Open a REST event stream at `path`.
+    case openStream(path: Path, query: Query)
+    /// The connection now acts as `auth` (its credential already verified by the transport).
+    case authenticate(AuthState)
+    /// Requests that change nothing and are only acknowledged (stats, App Check), answered
+    /// with `data` already encoded when there is any (`.info` reads, echo).
+    case acknowledge(data: [UInt8]?)
+
+    /// True for operations that change the data when they arrive, and so cannot be taken while
+    /// storage is failing.
+    var writesNow: Bool {
+        switch self {
+        case .set, .update, .push: return true
+        default: return false
+        }
+    }
+}
+
+/// What a conditional write requires of the data it replaces.
+enum Precondition: Sendable, Equatable {
+    /// A transaction: the location's hash (any SDK variant) must be this one.
+    case hash(String)
+    /// REST `if-match`: the location's ETag must be this one.
+    case etag(String)
+}
+
+/// Who asks: a realtime connection (acting as whatever it last authenticated as), an event
+/// stream, or a one-off REST request, each with the identity its transport verified.
+enum Caller: Sendable {
+    case realtime(ConnectionID)
+    case stream(ConnectionID, AuthState)
+    case rest(AuthState)
+}

@@ -1,0 +1,129 @@
+import ArgumentParser
+import KindlingCore
+
+/// `kindling-bench rules`: what security rules cost per request, in the core, no I/O: a
+/// realistic rules document ten levels deep (an organisation's teams, projects and tasks, with
+/// membership looked up through `root`, owner checks, a closed schema and a regex), decided the
+/// way the server decides each write (the tree after the write built, then every rule on the
+/// path and every validate below it).
+struct RulesBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rules",
+        abstract: "Security rule evaluation per write and per listen on a ten-level rules document."
+    )
+
+    @Option(help: "Decisions per measurement.")
+    var repeats = 200_000
+
+    @Option(help: "Tasks in the database (spread over projects of 100).")
+    var tasks = 100_000
+
+    static let document = """
+        {
+          "rules": {
+            ".read": false,
+            "orgs": {
+              "$org": {
+                ".read": "auth != null && root.child('members').child($org).child(auth.uid).exists()",
+                "teams": {
+                  "$team": {
+                    ".write": "auth != null && root.child('members').child($org).child(auth.uid).val() === 'admin'",
+                    "projects": {
+                      "$project": {
+                        "tasks": {
+                          "$task": {
+                            ".write": "auth != null && (!data.exists() || data.child('owner').val() === auth.uid)",
+                            ".validate": "newData.hasChildren(['title', 'owner'])",
+                            "title": { ".validate": "newData.isString() && newData.val().length > 0 && newData.val().length <= 200" },
+                            "owner": { ".validate": "newData.val() === auth.uid" },
+                            "state": { ".validate": "newData.isString() && newData.val().matches(/^(open|doing|done)$/)" },
+                            "estimate": { ".validate": "newData.isNumber() && newData.val() >= 0" },
+                            "$other": { ".validate": false }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "members": { "$org": { "$uid": { ".read": "auth != null && auth.uid === $uid" } } }
+          }
+        }
+        """
+
+    mutating func run() throws {
+        let rules = try RulesDocument.parse(Self.document)
+        var database = DatabaseState<Int>()
+        let clock = ServerValues(timestamp: 0)
+        var projects: [JSONMember] = []
+        for project in 0..<max(1, tasks / 100) {
+            var items: [JSONMember] = []
+            for task in 0..<100 {
+                items.append(JSONMember("k\(task)", .object([
+                    JSONMember("title", .string("task \(task)")), JSONMember("owner", .string("u\(task % 10)")),
+                    JSONMember("state", .string("open")), JSONMember("estimate", .number(Double(task))),
+                ])))
+            }
+            projects.append(JSONMember("p\(project)", .object([JSONMember("tasks", .object(items))])))
+        }
+        _ = database.commit(try database.tree.resolveSet(Path("orgs/o1/teams/t1/projects"), .object(projects), serverValues: clock))
+        _ = database.commit(try database.tree.resolveSet(Path("members/o1"), .object((0..<10).map { JSONMember("u\($0)", .string("member")) }), serverValues: clock))
+        let auth = JSONValue.object([
+            JSONMember("uid", .string("u3")), JSONMember("provider", .string("custom")),
+            JSONMember("token", .object([JSONMember("sub", .string("u3"))])),
+        ])
+        let tree = database.tree
+        let projectCount = max(1, tasks / 100)
+
+        let fieldWrites = try (0..<1024).map { index in
+            try tree.resolveSet(Path("orgs/o1/teams/t1/projects/p\(index % projectCount)/tasks/k\(3 + 10 * (index % 10))/state"), .string(index % 2 == 0 ? "doing" : "done"), serverValues: clock)
+        }
+        let recordWrites = try (0..<1024).map { index in
+            try tree.resolveSet(Path("orgs/o1/teams/t1/projects/p\(index % projectCount)/tasks/n\(index)"), .object([
+                JSONMember("title", .string("new task \(index)")), JSONMember("owner", .string("u3")),
+                JSONMember("state", .string("open")), JSONMember("estimate", .number(3)),
+            ]), serverValues: clock)
+        }
+        var allowed = 0
+        for (name, writes) in [("set of one field of one's own task (10 levels, 3 rules + 3 validates)", fieldWrites), ("set of a new task record (4 fields, 7 validates)", recordWrites)] {
+            let newTrees = writes.map { write -> Node in
+                var after = tree
+                after.apply(write)
+                return after.root
+            }
+            let decide = ContinuousClock().measure {
+                for index in 0..<repeats {
+                    let slot = index & 1023
+                    if rules.canWrite(writes[slot], auth: auth, old: tree.root, new: newTrees[slot], now: 0).allowed { allowed &+= 1 }
+                }
+            }
+            let withTree = ContinuousClock().measure {
+                for index in 0..<repeats {
+                    var after = tree
+                    after.apply(writes[index & 1023])
+                    if rules.canWrite(writes[index & 1023], auth: auth, old: tree.root, new: after.root, now: 0).allowed { allowed &+= 1 }
+                }
+            }
+            report("rules, \(name)", repeats, decide)
+            report("  the same with the tree after the write built, as the server does", repeats, withTree)
+        }
+        let readPaths = try (0..<1024).map { try Path("orgs/o1/teams/t1/projects/p\($0 % projectCount)/tasks") }
+        let reads = ContinuousClock().measure {
+            for index in 0..<repeats where rules.canRead(readPaths[index & 1023], auth: auth, root: tree.root, query: nil, now: 0).allowed { allowed &+= 1 }
+        }
+        report("rules, listen to a project's tasks (membership through root)", repeats, reads)
+        var commitState = database
+        let commits = ContinuousClock().measure {
+            for index in 0..<repeats { _ = commitState.commit(fieldWrites[index & 1023]) }
+        }
+        report("for scale: committing the field write to the tree (no listeners)", repeats, commits)
+        guard allowed == 5 * repeats else {
+            throw ValidationError("expected every decision to allow; \(allowed) of \(5 * repeats) did")
+        }
+    }
+
+    private func report(_ name: String, _ count: Int, _ duration: Duration) {
+        print("\(name): \(count) in \(format(duration)) = \(rate(count, duration)) ops/s, \(format(duration / count)) each")
+    }
+}

@@ -1,0 +1,53 @@
+@testable import KindlingCore
+
+/// Runs reads and writes against a rules document and a tree, as the server will: writes are
+/// resolved (server values included) and applied to get the new tree, then decided.
+struct RulesHarness {
+    var rules: RulesDocument
+    var tree: DataTree
+    var now: Int64 = 1_700_000_000_000
+
+    init(_ rules: String, data: String = "null") throws {
+        self.rules = try RulesDocument.parse(rules)
+        tree = DataTree(root: try Node(jsonText: data))
+    }
+
+    /// `A(uid)`: signed in, with the `auth` shape the server builds from an ID token.
+    static func user(_ uid: String) -> JSONValue {
+        .object([
+            JSONMember("uid", .string(uid)), JSONMember("provider", .string("password")),
+            JSONMember("token", .object([JSONMember("sub", .string(uid))])),
+        ])
+    }
+
+    func read(_ path: String, as auth: JSONValue = .null, query: Query? = nil, explain: Bool = false) throws -> RuleDecision {
+        rules.canRead(try Path(path), auth: auth, root: tree.root, query: query, now: now, explain: explain)
+    }
+
+    /// Decides a set of `json` at `path`; commits it when allowed and `commit` is true.
+    @discardableResult
+    mutating func set(_ path: String, _ json: String, as auth: JSONValue = .null, commit: Bool = true, explain: Bool = false) throws
+        -> RuleDecision
+    {
+        let write = try tree.resolveSet(try Path(path), try JSONParser.parse(json), serverValues: ServerValues(timestamp: Double(now)))
+        return decide(write, auth, commit, explain)
+    }
+
+    /// Decides an update of the members of the JSON object `json` at `path`.
+    @discardableResult
+    mutating func update(_ path: String, _ json: String, as auth: JSONValue = .null, commit: Bool = true, explain: Bool = false) throws
+        -> RuleDecision
+    {
+        guard case .object(let members) = try JSONParser.parse(json) else { throw ValidationError(.invalidJSON, "not an object") }
+        let write = try tree.resolveUpdate(try Path(path), members, serverValues: ServerValues(timestamp: Double(now)))
+        return decide(write, auth, commit, explain)
+    }
+
+    private mutating func decide(_ write: Write, _ auth: JSONValue, _ commit: Bool, _ explain: Bool) -> RuleDecision {
+        var next = tree
+        next.apply(write)
+        let decision = rules.canWrite(write, auth: auth, old: tree.root, new: next.root, now: now, explain: explain)
+        if decision.allowed, commit { tree = next }
+        return decision
+    }
+}
