@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
     ],
     targets: [
         .target(
@@ -48,6 +49,9 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 "CZlib",
             ],
             swiftSettings: strictness
@@ -154,7 +158,13 @@ let package = Package(
         ),
         .testTarget(
             name: "KindlingServerTests",
-            dependencies: ["KindlingServer", "KindlingTesting"],
+            dependencies: [
+                "KindlingServer",
+                "KindlingTesting",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: strictness
         ),
     ],

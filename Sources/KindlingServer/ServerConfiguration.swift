@@ -35,7 +35,8 @@ public struct ServerConfiguration: Sendable {
     /// nothing; the first write to a new namespace over this cap is refused (REST 507, realtime
     /// `unavailable`), so clients cannot fill the disk or the descriptor table with databases.
     public var maxNamespaces: Int
-    /// How credentials are verified, and whether the server runs in emulator mode.
+    /// How credentials are verified, and whether the server runs in emulator mode (by default:
+    /// nothing configured, so emulator mode exactly when `host` is loopback).
     public var auth: AuthSettings
     /// The security rules of every namespace that has none of its own; nil for none (then open
     /// in emulator mode or with `allowOpen`, else everything but admin access is denied).
@@ -62,7 +63,7 @@ public struct ServerConfiguration: Sendable {
         maxEventBytes: Int = 512 * 1024 * 1024,
         eventLoopThreads: Int = 2,
         maxNamespaces: Int = 10_000,
-        auth: AuthSettings = AuthSettings(),
+        auth: AuthSettings? = nil,
         rules: RulesDocument? = nil,
         allowOpen: Bool = false,
         rulesDebug: Bool = false,
@@ -70,7 +71,7 @@ public struct ServerConfiguration: Sendable {
         logger: Logger = Logger(label: "kindling")
     ) {
         self.maxNamespaces = maxNamespaces
-        self.auth = auth
+        self.auth = auth ?? .unconfigured(onLoopback: ProtectedMode.isLoopback(host))
         self.rules = rules
         self.allowOpen = allowOpen
         self.rulesDebug = rulesDebug

@@ -101,6 +101,8 @@ struct Serve: AsyncParsableCommand {
         ))
         } catch let refusal as ProtectedMode.Refusal {
             throw ValidationError(refusal.description)
+        } catch let error as AuthSettingsError {
+            throw ValidationError("Credential settings: \(error)")
         }
         let address = "\(host):\(server.port)"
         print("""

@@ -106,7 +106,7 @@ public enum FuzzEntryPoints {
     }
 
     /// The server's verifier with default settings (emulator mode, as `kindling serve` runs).
-    static let verifier = try? CredentialVerifier(settings: AuthSettings())
+    static let verifier = try? CredentialVerifier(settings: .unconfigured(onLoopback: true))
 
     /// A small tree with numbers, strings, priorities and nesting, so reads, queries and
     /// increments have something to work on.

@@ -1,0 +1,23 @@
+import KindlingCore
+
+/// A client acting as a user: what rules see as `auth`, worked out once per credential.
+public struct AuthenticatedUser: Sendable, Equatable {
+    /// The user id (`sub`, else `user_id`, of a token; `uid` of an override).
+    public let uid: String
+    /// The rules' `auth` value: `{"uid", "provider", "token": {every claim}}` for a token, or
+    /// exactly the object an admin gave as `auth_variable_override`.
+    public let ruleValue: JSONValue
+    /// When the credential stops being valid, in ms since the epoch; nil when no expiry is
+    /// enforced (overrides, emulator mock tokens). A connection past it gets `ac`.
+    public let expiresAt: Int64?
+    /// The token's `exp` claim as it was sent (null when there is none), for the auth reply.
+    public let expiry: JSONValue
+
+    /// A user from its parts.
+    public init(uid: String, ruleValue: JSONValue, expiresAt: Int64?, expiry: JSONValue) {
+        self.uid = uid
+        self.ruleValue = ruleValue
+        self.expiresAt = expiresAt
+        self.expiry = expiry
+    }
+}
