@@ -245,11 +245,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             send(HTTPResponse(.ok, body: Array(JSONWriter.string(names).utf8)), keepAlive: keepAlive, context: context)
         case .rules:
             guard auth == .admin else { return refuse(.unauthorized, "Permission denied") }
-            let namespace = registry.namespace(request.namespace)
             switch request.method {
             case .get:
                 let promise = context.eventLoop.makePromise(of: String.self)
-                namespace.rulesSource(promise: promise)
+                registry.namespace(request.namespace).rulesSource(promise: promise)  // which ends this use
                 promise.futureResult.assumeIsolated().whenSuccess { source in
                     self.send(HTTPResponse(.ok, body: Array(source.utf8)), keepAlive: keepAlive, context: context)
                 }
@@ -262,7 +261,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                     return refuse(.badRequest, error.description)
                 }
                 let promise = context.eventLoop.makePromise(of: Answer.self)
-                namespace.setOwnRules(rules, promise: promise)
+                registry.namespace(request.namespace).setOwnRules(rules, promise: promise)  // which ends this use
                 promise.futureResult.assumeIsolated().whenSuccess { answer in
                     if case .refused(let refusal) = answer { return refuse(refusal.http.status, refusal.http.message) }
                     self.send(HTTPResponse(.ok, body: Array(#"{"status":"ok"}"#.utf8)), keepAlive: keepAlive, context: context)

@@ -105,6 +105,9 @@ struct NamespaceFloodTests {
             await listener.close()
             stream.close()
             #expect(await stream.waitForClose())
+            // Refused writes create nothing either.
+            #expect(try await http.request("PUT", "/w.json?ns=ghost-bad", body: "{nope").status == 400)
+            #expect(try await http.request("PUT", "/.priority/x.json?ns=ghost-bad", body: "1").status == 400)
             // The transient namespaces are forgotten once their users left.
             let deadline = ContinuousClock.now + .seconds(5)
             while server.namespaces != ["ghost-ws"], ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
