@@ -164,12 +164,18 @@ final class Namespace: @unchecked Sendable {
             // Asked at the first write only (a connection that only reads is never refused).
             var refusal: Refusal??
             for input in inputs {
-                if case .operation(_, let operation) = input, operation.writesNow, refusal == nil { refusal = .some(self.writeRefusal) }
-                if case .operation(let number, let operation) = input, operation.writesNow, case let refused?? = refusal {
-                    if let number {
-                        refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refused).wireResponse(number)))
+                if case .operation(let number, let operation) = input, operation.writesNow || operation.writesAtDisconnect {
+                    if refusal == nil { refusal = .some(self.writeRefusal) }
+                    // onDisconnect registrations are refused by the namespace cap only (failing
+                    // storage refuses their writes when they run).
+                    if case let refused?? = refusal, operation.writesNow || refused.isNamespaceLimit {
+                        if let number {
+                            refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refused).wireResponse(number)))
+                        }
+                        continue
                     }
-                } else if case .reject = input {
+                }
+                if case .reject = input {
                     self.state.handle(input, from: connection, now: now, into: &refusals)
                 } else if case .authenticated(let auth)? = self.state.handle(input, from: connection, now: now, into: &out), let expiresAt = auth.expiresAt {
                     self.expire(connection, at: expiresAt)
@@ -438,4 +444,12 @@ final class Namespace: @unchecked Sendable {
 enum SessionInput: Sendable {
     case operation(number: Int?, Operation)
     case reject(number: Int, status: WireStatus, message: String)
+}
+
+extension Refusal {
+    /// True for the namespace cap's refusal.
+    fileprivate var isNamespaceLimit: Bool {
+        if case .namespaceLimit = self { return true }
+        return false
+    }
 }

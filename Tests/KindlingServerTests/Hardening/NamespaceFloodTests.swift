@@ -133,6 +133,9 @@ struct NamespaceFloodTests {
             let reply = try await client.request("p", .object([JSONMember("p", .string("/x")), JSONMember("d", .number(3))]))
             #expect(Self.status(reply) == "unavailable")
             #expect(reply.last?["d"]?["b"]?["d"]?.stringValue?.contains("maximum of 2 namespaces") == true)
+            // An onDisconnect write would create it too: refused when registered.
+            let onDisconnect = try await client.request("o", .object([JSONMember("p", .string("/gone")), JSONMember("d", .number(1))]))
+            #expect(Self.status(onDisconnect) == "unavailable")
             await client.close()
             // Existing namespaces keep taking writes.
             #expect(try await http.request("PUT", "/y.json?ns=one", body: "1").status == 200)
