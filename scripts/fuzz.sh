@@ -11,12 +11,15 @@ shift $(( $# > 2 ? 2 : $# ))
 targets=${*:-json websocket rest}
 
 if [ "${KINDLING_LIBFUZZER:-0}" = 1 ]; then
+    # The seeds come from the ordinary build of the driver.
+    swift build --product kindling-fuzz
+    seeder=$(swift build --show-bin-path)/kindling-fuzz
     build=.build-fuzz
     swift build -c debug --scratch-path "$build" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DKINDLING_LIBFUZZER --product kindling-fuzz
     binary=$(swift build -c debug --scratch-path "$build" --show-bin-path)/kindling-fuzz
     for target in $targets; do
         corpus="$build/corpus-$target"
-        mkdir -p "$corpus"
+        "$seeder" "$target" --write-seeds "$corpus"
         echo "libFuzzer: $target, $count runs"
         KINDLING_FUZZ_TARGET=$target "$binary" -runs="$count" -seed="$seed" -max_len=4096 -print_final_stats=1 "$corpus"
     done

@@ -17,6 +17,23 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     return 0
 }
 
+/// libFuzzer's driver, which parses its options and calls the entry point for each input.
+@_silgen_name("LLVMFuzzerRunDriver")
+func runLibFuzzer(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+/// The process's `main`: SwiftPM links an executable with `main` defined as
+/// `<module>_main`, so libFuzzer's own `main` is not used; this starts its driver instead.
+@_cdecl("kindling_fuzz_main")
+public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var count = argc
+    var arguments = argv
+    return runLibFuzzer(&count, &arguments) { data, size in fuzzOneInput(data, size) }
+}
+
 enum LibFuzzerTarget {
     static let selected: FuzzTarget = {
         let name = getenv("KINDLING_FUZZ_TARGET").map { String(cString: $0) } ?? "json"
@@ -26,6 +43,7 @@ enum LibFuzzerTarget {
 #else
 import ArgumentParser
 import Dispatch
+import Foundation
 
 /// Runs the seeded mutation fuzzer on one target for a number of inputs, printing progress, so
 /// long runs need no libFuzzer. A crash ends the process; the seed and the count reached replay it.
@@ -45,9 +63,19 @@ struct FuzzCommand: ParsableCommand {
     @Option(help: "The random seed (the same seed replays the same inputs).")
     var seed: UInt64 = 1
 
+    @Option(name: .customLong("write-seeds"), help: "Write the target's seed inputs as files into this directory (a libFuzzer corpus) and stop.")
+    var seedDirectory: String?
+
     func run() throws {
         guard let target = FuzzTarget(rawValue: target) else {
             throw ValidationError("unknown target \(target); use json, websocket or rest")
+        }
+        if let seedDirectory {
+            try FileManager.default.createDirectory(atPath: seedDirectory, withIntermediateDirectories: true)
+            for (index, seed) in target.seeds.enumerated() {
+                try Data(seed.utf8).write(to: URL(fileURLWithPath: seedDirectory).appendingPathComponent("seed-\(index)"))
+            }
+            return
         }
         var driver = FuzzDriver(target: target, seed: seed)
         let started = DispatchTime.now()

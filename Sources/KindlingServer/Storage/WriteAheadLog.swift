@@ -175,7 +175,7 @@ final class WriteAheadLog: @unchecked Sendable {
                 return
             }
         }
-        if let durable {
+        if durable != nil {
             do {
                 if mode == .always { try sync() } else { unsynced = true }
             } catch {
