@@ -120,6 +120,14 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
+        .executableTarget(
+            name: "kindling-fuzz",
+            dependencies: [
+                "KindlingTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictness
+        ),
         .testTarget(
             name: "KindlingCoreTests",
             dependencies: ["KindlingCore"],

@@ -32,7 +32,7 @@ public final class KindlingServer: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         let registry = NamespaceRegistry(
             logger: configuration.logger, storage: configuration.storage, rules: configuration.defaultRules,
-            rulesDebug: configuration.rulesDebug, limits: configuration.connectionLimits
+            rulesDebug: configuration.rulesDebug, limits: configuration.connectionLimits, maxNamespaces: configuration.maxNamespaces
         )
         do {
             try registry.recoverAll()
@@ -97,8 +97,10 @@ public final class KindlingServer: Sendable {
             maxFrameSize: configuration.maxFrameBytes,
             automaticErrorHandling: false,
             shouldUpgrade: { channel, head in
+                // An invalid namespace name is not upgraded: the HTTP handler answers 400.
                 let target = RequestTarget(uri: head.uri)
-                return channel.eventLoop.makeSucceededFuture(target.path == "/.ws" ? HTTPHeaders() : nil)
+                let name = RequestTarget.namespace(parameters: target.parameters, host: head.headers.first(name: "host"), fallback: configuration.defaultNamespace)
+                return channel.eventLoop.makeSucceededFuture(target.path == "/.ws" && NamespaceName.isValid(name) ? HTTPHeaders() : nil)
             },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
@@ -107,6 +109,14 @@ public final class KindlingServer: Sendable {
                     let name = RequestTarget.namespace(parameters: target.parameters, host: host, fallback: configuration.defaultNamespace)
                     let handshakeHost = host ?? "\(configuration.host):\(channel.localAddress?.port ?? configuration.port)"
                     let shares = perEventLoop.shares(of: channel.eventLoop)
+                    // The channel is unwritable while more than the limit waits: the session
+                    // checks that after each flush to find readers that fell behind.
+                    let limit = configuration.maxPendingOutboundBytes
+                    try channel.syncOptions?.setOption(
+                        ChannelOptions.writeBufferWaterMark,
+                        value: ChannelOptions.Types.WriteBufferWaterMark(low: limit, high: limit)
+                    )
+                    // One use of the namespace, which the session's detach ends.
                     let session = WebSocketSessionHandler(
                         namespace: registry.namespace(name),
                         outbox: shares.outbox,
@@ -114,13 +124,6 @@ public final class KindlingServer: Sendable {
                         handshakeHost: handshakeHost,
                         verifier: verifier,
                         configuration: configuration
-                    )
-                    // The channel is unwritable while more than the limit waits: the session
-                    // checks that after each flush to find readers that fell behind.
-                    let limit = configuration.maxPendingOutboundBytes
-                    try channel.syncOptions?.setOption(
-                        ChannelOptions.writeBufferWaterMark,
-                        value: ChannelOptions.Types.WriteBufferWaterMark(low: limit, high: limit)
                     )
                     try channel.pipeline.syncOperations.addHandler(session)
                 }
@@ -154,5 +157,6 @@ extension KindlingServer {
             namespace.submit(ConnectionID(value: -1), [.operation(number: nil, .set(path: path, data: .number(Double(index)), precondition: nil))])
         }
         namespace.drainStorage()
+        registry.released(namespace)
     }
 }

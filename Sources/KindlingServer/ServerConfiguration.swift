@@ -31,6 +31,10 @@ public struct ServerConfiguration: Sendable {
     public var maxEventBytes: Int
     /// Event-loop threads for network I/O.
     public var eventLoopThreads: Int
+    /// The most namespaces the server holds. Reads of a namespace that does not exist create
+    /// nothing; the first write to a new namespace over this cap is refused (REST 507, realtime
+    /// `unavailable`), so clients cannot fill the disk or the descriptor table with databases.
+    public var maxNamespaces: Int
     /// How credentials are verified, and whether the server runs in emulator mode (by default:
     /// nothing configured, so emulator mode exactly when `host` is loopback).
     public var auth: AuthSettings
@@ -58,6 +62,7 @@ public struct ServerConfiguration: Sendable {
         eventStreamKeepAlive: Duration = .seconds(10),
         maxEventBytes: Int = 512 * 1024 * 1024,
         eventLoopThreads: Int = 2,
+        maxNamespaces: Int = 10_000,
         auth: AuthSettings? = nil,
         rules: RulesDocument? = nil,
         allowOpen: Bool = false,
@@ -65,6 +70,7 @@ public struct ServerConfiguration: Sendable {
         connectionLimits: ConnectionLimits = ConnectionLimits(),
         logger: Logger = Logger(label: "kindling")
     ) {
+        self.maxNamespaces = maxNamespaces
         self.auth = auth ?? .unconfigured(onLoopback: ProtectedMode.isLoopback(host))
         self.rules = rules
         self.allowOpen = allowOpen
@@ -109,14 +115,19 @@ public struct StorageConfiguration: Sendable {
     public var snapshotInterval: Duration
     /// Cut a log at a damaged record instead of refusing to start (the writes after it are lost).
     public var repair: Bool
+    /// How long a namespace's log file stays open without writes before it is closed (it is
+    /// opened again at the next write), so idle namespaces hold no descriptors.
+    public var logIdleTimeout: Duration
 
     public init(
         directory: String,
         fsync: FsyncMode = .always,
         snapshotAfterBytes: Int = 64 * 1024 * 1024,
         snapshotInterval: Duration = .seconds(600),
-        repair: Bool = false
+        repair: Bool = false,
+        logIdleTimeout: Duration = .seconds(60)
     ) {
+        self.logIdleTimeout = logIdleTimeout
         self.directory = directory
         self.snapshotInterval = snapshotInterval
         self.fsync = fsync

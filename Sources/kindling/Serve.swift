@@ -52,6 +52,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("keep-alive"), help: "Seconds between keep-alive events on REST event streams.")
     var keepAliveSeconds = 10.0
 
+    @Option(name: .customLong("max-namespaces"), help: "Most namespaces the server holds; a write creating one more is refused (507).")
+    var maxNamespaces = 10_000
+
     @OptionGroup(title: "Security")
     var security: SecurityOptions
 
@@ -65,6 +68,8 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("Unknown log level \"\(logLevel)\"; use trace, debug, info, notice, warning, error or critical.")
         }
         guard (0...65535).contains(port) else { throw ValidationError("Port \(port) is out of range.") }
+        guard NamespaceName.isValid(namespace) else { throw ValidationError("--namespace: \(NamespaceName.rule).") }
+        guard maxNamespaces >= 1 else { throw ValidationError("--max-namespaces must be at least 1.") }
     }
 
     func run() async throws {
@@ -93,6 +98,7 @@ struct Serve: AsyncParsableCommand {
             maxPendingOutboundBytes: maxPendingBytes,
             eventStreamKeepAlive: .milliseconds(Int64(keepAliveSeconds * 1000)),
             eventLoopThreads: ProcessInfo.processInfo.activeProcessorCount,
+            maxNamespaces: maxNamespaces,
             auth: auth,
             rules: rules,
             allowOpen: security.allowOpen,

@@ -106,8 +106,13 @@ extension Query {
         return found
     }
 
+    /// A limit's count: digits only, at most `QueryLimit.maxCount` (the realtime protocol's
+    /// bound), so a REST query and a listen accept the same limits.
     private static func restLimit(_ text: String, _ name: String) throws(ValidationError) -> Int {
         guard let count = Int(text), count >= 0 else { throw restError("\(name) must be a non-negative integer") }
+        guard count <= QueryLimit.maxCount else {
+            throw restError("\(name) must be at most \(QueryLimit.maxCount)")
+        }
         return count
     }
 

@@ -24,7 +24,7 @@ extension Query {
             )
         }
         if let count = wire["l"] {
-            guard let number = count.numberValue, number >= 0, number == number.rounded(), number <= Double(Int32.max) else {
+            guard let number = count.numberValue, number >= 0, number == number.rounded(), number <= Double(QueryLimit.maxCount) else {
                 throw Query.invalid("\"l\" must be a non-negative integer")
             }
             let viewFrom = wire["vf"]?.stringValue ?? (start != nil ? "l" : "r")

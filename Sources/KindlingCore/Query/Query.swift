@@ -71,7 +71,7 @@ public struct Query: Sendable, Hashable {
         var entries = children.filter { matches($0.key, $0.node) }
         entries.sort { index.compare($0, $1) < 0 }
         guard let limit, entries.count > limit.count else { return entries }
-        return limit.fromEnd ? Array(entries.suffix(limit.count)) : Array(entries.prefix(limit.count))
+        return limit.fromEnd ? Array(entries.suffix(max(0, limit.count))) : Array(entries.prefix(max(0, limit.count)))
     }
 
     private func keyWindow(_ children: ChildMap) -> [(key: Key, node: Node)] {
@@ -87,9 +87,7 @@ public struct Query: Sendable, Hashable {
             high = children.rank(of: key) + (end.inclusive && children[key] != nil ? 1 : 0)
         }
         guard low < high else { return [] }
-        if let limit {
-            if limit.fromEnd { low = max(low, high - limit.count) } else { high = min(high, low + limit.count) }
-        }
+        if let limit { (low, high) = limit.clamp(low, high) }
         return (low..<high).map { children.entry(at: $0) }
     }
 
@@ -143,6 +141,10 @@ public enum BoundName: Sendable, Hashable {
 
 /// A window size, from the first or the last child in query order.
 public struct QueryLimit: Sendable, Hashable {
+    /// The largest count a client may ask for, on the wire (`l`) and over REST alike: 2³¹−1, the
+    /// SDKs' own bound. Larger counts are refused as invalid queries, never clamped.
+    public static let maxCount = Int(Int32.max)
+
     public var count: Int
     /// True for `limitToLast` (`vf: "r"`).
     public var fromEnd: Bool
@@ -150,6 +152,14 @@ public struct QueryLimit: Sendable, Hashable {
     public init(count: Int, fromEnd: Bool) {
         self.count = count
         self.fromEnd = fromEnd
+    }
+
+    /// The ranks `low..<high` cut to this limit's window. Written so no count can overflow: the
+    /// window is only cut when the count is smaller than the range, and a negative count is none.
+    func clamp(_ low: Int, _ high: Int) -> (low: Int, high: Int) {
+        let wanted = max(0, count)
+        guard wanted < high - low else { return (low, high) }
+        return fromEnd ? (high - wanted, high) : (low, low + wanted)
     }
 }
 

@@ -40,9 +40,7 @@ public struct SortedIndex: Sendable {
             high = entries.rank(of: post) + (end.inclusive && entries[post] != nil ? 1 : 0)
         }
         guard low < high else { return [] }
-        if let limit = query.limit {
-            if limit.fromEnd { low = max(low, high - limit.count) } else { high = min(high, low + limit.count) }
-        }
+        if let limit = query.limit { (low, high) = limit.clamp(low, high) }
         return (low..<high).map { rank in
             let entry = entries.entry(at: rank)
             guard case .key(let key) = entry.key.name else { preconditionFailure("Internal inconsistency: a post in an index") }

@@ -30,6 +30,8 @@ enum Refusal: Error, Sendable {
     case preconditionFailed(current: Node?)
     /// Storage is failing; nothing was written and a retry is safe.
     case unavailable(String)
+    /// The write would create a namespace over the server's cap (`maxNamespaces`).
+    case namespaceLimit(String)
     /// The connection is over one of its limits (listens, onDisconnect operations or bytes).
     case limitExceeded(String)
     /// The credential could not be verified.

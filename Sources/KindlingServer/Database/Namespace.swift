@@ -36,9 +36,19 @@ final class Namespace: @unchecked Sendable {
     private var defaultRules: (RulesDocument, Bool)
     /// Where this namespace's own rules are kept; nil in memory.
     private var rulesFile: NamespaceRulesFile?
+    /// The registry that made the namespace: asked before its first write, told when a use ends.
+    private weak var lifecycle: (any NamespaceLifecycle)?
+    /// True once the namespace holds writes (or was loaded from disk, or has no registry), so
+    /// has its storage; confined to `queue`.
+    private var claimed: Bool
 
-    init(name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false, limits: ConnectionLimits = ConnectionLimits()) {
+    init(
+        name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
+        limits: ConnectionLimits = ConnectionLimits(), lifecycle: (any NamespaceLifecycle)? = nil
+    ) {
         self.name = name
+        self.lifecycle = lifecycle
+        self.claimed = lifecycle == nil
         self.defaultRules = (rules, rulesAreOpen)
         self.queue = DispatchQueue(label: "kindling.namespace.\(name)")
         var logger = logger
@@ -56,21 +66,55 @@ final class Namespace: @unchecked Sendable {
         queue.sync { self.storageUnavailable = true }
     }
 
-    /// True when writes may be taken now.
-    private var writable: Bool { !storageUnavailable && (storage?.log.isHealthy ?? true) }
+    /// Nil when writes may be taken now, else the refusal; confined to `queue`. A namespace not
+    /// yet claimed asks the registry whether a new one is allowed (the namespace cap).
+    private var writeRefusal: Refusal? {
+        if !claimed, let message = lifecycle?.refusalOfNewNamespace() { return .namespaceLimit(message) }
+        if storageUnavailable || storage?.log.isHealthy == false { return .unavailable(Namespace.unwritable) }
+        return nil
+    }
 
-    /// Makes the namespace durable: writes from now on are logged after `lastSequence`; the
-    /// newest snapshot on disk covers the writes through `snapshotSequence`.
-    func attachStorage(directory: String, configuration: StorageConfiguration, lastSequence: UInt64, snapshotSequence: UInt64) throws {
-        let storage = try NamespaceStorage(
+    /// The first write of a namespace not yet claimed: the registry counts it and this creates
+    /// its directory and files, here on the namespace's own queue (never on an event loop).
+    private func claim() {
+        guard !claimed, let lifecycle else { return }
+        claimed = true
+        guard case .stored(let directory, let configuration, let budget) = lifecycle.claim(self) else { return }
+        do {
+            let storage = try makeStorage(directory: directory, configuration: configuration, budget: budget, lastSequence: 0)
+            self.storage = storage
+            rulesFile = NamespaceRulesFile(directory: directory)
+        } catch {
+            logger.error("cannot create the namespace's storage; its writes are refused: \(error)")
+            storageUnavailable = true
+        }
+    }
+
+    /// Ends one use of the namespace (see `NamespaceRegistry.namespace`); confined to `queue`.
+    private func release() { lifecycle?.released(self) }
+
+    private func makeStorage(
+        directory: String, configuration: StorageConfiguration, budget: OpenLogBudget?, lastSequence: UInt64
+    ) throws -> NamespaceStorage {
+        try NamespaceStorage(
             directory: directory,
             configuration: configuration,
             startSequence: lastSequence + 1,
+            budget: budget,
             logger: logger,
             onDurable: { [weak self] sequence in self?.durable(through: sequence) }
         )
+    }
+
+    /// Makes the namespace durable: writes from now on are logged after `lastSequence`; the
+    /// newest snapshot on disk covers the writes through `snapshotSequence`.
+    func attachStorage(
+        directory: String, configuration: StorageConfiguration, budget: OpenLogBudget? = nil, lastSequence: UInt64, snapshotSequence: UInt64
+    ) throws {
+        let storage = try makeStorage(directory: directory, configuration: configuration, budget: budget, lastSequence: lastSequence)
         queue.sync {
             self.storage = storage
+            self.claimed = true
             self.lastSequence = lastSequence
             self.snapshotSequence = snapshotSequence
             self.rulesFile = NamespaceRulesFile(directory: directory)
@@ -117,13 +161,21 @@ final class Namespace: @unchecked Sendable {
             // nothing, so it need not wait behind writes held for the disk.
             var refusals: [Outgoing] = []
             let now = Namespace.now()
-            let writable = self.writable
+            // Asked at the first write only (a connection that only reads is never refused).
+            var refusal: Refusal??
             for input in inputs {
-                if case .operation(let number, let operation) = input, !writable, operation.writesNow {
-                    if let number {
-                        refusals.append(Outgoing(recipients: [connection], message: Answer.refused(.unavailable(Namespace.unwritable)).wireResponse(number)))
+                if case .operation(let number, let operation) = input, operation.writesNow || operation.writesAtDisconnect {
+                    if refusal == nil { refusal = .some(self.writeRefusal) }
+                    // onDisconnect registrations are refused by the namespace cap only (failing
+                    // storage refuses their writes when they run).
+                    if case let refused?? = refusal, operation.writesNow || refused.isNamespaceLimit {
+                        if let number {
+                            refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refused).wireResponse(number)))
+                        }
+                        continue
                     }
-                } else if case .reject = input {
+                }
+                if case .reject = input {
                     self.state.handle(input, from: connection, now: now, into: &refusals)
                 } else if case .authenticated(let auth)? = self.state.handle(input, from: connection, now: now, into: &out), let expiresAt = auth.expiresAt {
                     self.expire(connection, at: expiresAt)
@@ -157,6 +209,7 @@ final class Namespace: @unchecked Sendable {
     /// durable, after anything still held.
     private func finish(_ out: [Outgoing], then: (@Sendable () -> Void)? = nil) {
         let writes = state.takeJournal()
+        if !writes.isEmpty { claim() }
         guard let storage else {
             dispatch(out)
             then?()
@@ -206,6 +259,7 @@ final class Namespace: @unchecked Sendable {
                 self.logger.warning("\(problem)", metadata: ["connection": "\(connection)"])
             }
             self.finish(out)
+            self.release()
         }
     }
 
@@ -213,10 +267,12 @@ final class Namespace: @unchecked Sendable {
     /// (a read never shows a write that a crash could still erase), and a write's changes are
     /// handed to the listeners' sinks before it, so a client that waits for the HTTP response
     /// finds the event already on its way.
+    /// Ends one use of the namespace.
     func perform(_ operation: Operation, as auth: AuthState, promise: EventLoopPromise<Answer>) {
         queue.async {
-            guard self.writable || !operation.writesNow else {
-                promise.succeed(.refused(.unavailable(Namespace.unwritable)))
+            defer { self.release() }
+            if operation.writesNow, let refusal = self.writeRefusal {
+                promise.succeed(.refused(refusal))
                 return
             }
             var out: [Outgoing] = []
@@ -233,7 +289,10 @@ final class Namespace: @unchecked Sendable {
             self.outbounds[stream] = .eventStream(outbound)
             var out: [Outgoing] = []
             let answer = self.state.apply(.openStream(path: path, query: query), by: .stream(stream, auth), now: Namespace.now(), into: &out)
-            if case .refused = answer { self.outbounds[stream] = nil }
+            if case .refused = answer {
+                self.outbounds[stream] = nil
+                self.release()  // no closeStream follows
+            }
             self.logDenials()
             self.finish(out) { promise.succeed(answer) }
         }
@@ -242,8 +301,9 @@ final class Namespace: @unchecked Sendable {
     /// Forgets an event stream that ended.
     func closeStream(_ stream: ConnectionID) {
         queue.async {
-            self.outbounds[stream] = nil
+            guard self.outbounds.removeValue(forKey: stream) != nil else { return }  // refused, or closed
             self.state.closeStream(stream)
+            self.release()
         }
     }
 
@@ -261,13 +321,23 @@ final class Namespace: @unchecked Sendable {
 
     /// The rules in force, as they were given.
     func rulesSource(promise: EventLoopPromise<String>) {
-        queue.async { promise.succeed(self.state.rules.source) }
+        queue.async {
+            promise.succeed(self.state.rules.source)
+            self.release()
+        }
     }
 
     /// Puts rules of this namespace's own in force, stored in its data directory first so a
     /// restart keeps them. Fails (and changes nothing) when they cannot be stored.
     func setOwnRules(_ rules: RulesDocument, promise: EventLoopPromise<Answer>) {
         queue.async {
+            defer { self.release() }
+            // Rules are stored with the namespace's data: they make it exist.
+            if let refusal = self.writeRefusal {
+                promise.succeed(.refused(refusal))
+                return
+            }
+            self.claim()
             if let rulesFile = self.rulesFile {
                 do {
                     try rulesFile.save(rules.source)
@@ -374,4 +444,12 @@ final class Namespace: @unchecked Sendable {
 enum SessionInput: Sendable {
     case operation(number: Int?, Operation)
     case reject(number: Int, status: WireStatus, message: String)
+}
+
+extension Refusal {
+    /// True for the namespace cap's refusal.
+    fileprivate var isNamespaceLimit: Bool {
+        if case .namespaceLimit = self { return true }
+        return false
+    }
 }

@@ -3,19 +3,47 @@ import KindlingCore
 import Logging
 import Synchronization
 
-/// The namespaces of a server, each created on first use, and their storage.
-final class NamespaceRegistry: Sendable {
-    private let namespaces = Mutex<[String: Namespace]>([:])
+/// The namespaces of a server and their storage.
+///
+/// A namespace exists once something was written to it (or it was found on disk at start); only
+/// then does it have a directory and count against `maxNamespaces`. Anything else that names
+/// one (a read, a listen, an event stream) gets a transient namespace (`namespace(_:)`), shared
+/// by everyone using that name so a later write reaches them, with no storage; it is forgotten
+/// when its last use ends without a write. A write first asks `refusalOfNewNamespace` (the cap)
+/// and then `claim`s the namespace on its own queue, which creates its directory and files
+/// there: never on an event loop, never under this registry's lock.
+final class NamespaceRegistry: NamespaceLifecycle {
+    private struct Entry {
+        let namespace: Namespace
+        /// Connections, streams and REST requests using the namespace now.
+        var uses: Int
+        /// Written to, or found on disk: kept for the life of the process.
+        var claimed: Bool
+    }
+
+    private struct Entries {
+        var byName: [String: Entry] = [:]
+        var claimed = 0
+    }
+
+    private let namespaces = Mutex(Entries())
     private let logger: Logger
     private let storage: StorageConfiguration?
+    private let maxNamespaces: Int
     private let lock = Mutex<DataDirectoryLock?>(nil)
+    /// Bounds the namespace logs open at once.
+    let openLogs = OpenLogBudget()
     /// The rules of namespaces without their own, whether they are open, and `--rules-debug`.
     private let defaultRules: Mutex<(rules: RulesDocument, open: Bool, debug: Bool)>
     private let limits: ConnectionLimits
 
-    init(logger: Logger, storage: StorageConfiguration?, rules: (rules: RulesDocument, open: Bool), rulesDebug: Bool = false, limits: ConnectionLimits = ConnectionLimits()) {
+    init(
+        logger: Logger, storage: StorageConfiguration?, rules: (rules: RulesDocument, open: Bool), rulesDebug: Bool = false,
+        limits: ConnectionLimits = ConnectionLimits(), maxNamespaces: Int = 10_000
+    ) {
         self.logger = logger
         self.storage = storage
+        self.maxNamespaces = maxNamespaces
         self.defaultRules = Mutex((rules.rules, rules.open, rulesDebug))
         self.limits = limits
     }
@@ -23,7 +51,10 @@ final class NamespaceRegistry: Sendable {
     /// A new namespace under the server's rules.
     private func makeNamespace(_ name: String, root: Node = .empty) -> Namespace {
         let rules = defaultRules.withLock { $0 }
-        return Namespace(name: name, logger: logger, root: root, rules: rules.rules, rulesAreOpen: rules.open, rulesDebug: rules.debug, limits: limits)
+        return Namespace(
+            name: name, logger: logger, root: root, rules: rules.rules, rulesAreOpen: rules.open, rulesDebug: rules.debug, limits: limits,
+            lifecycle: self
+        )
     }
 
     /// Puts new server rules in force in every namespace without rules of its own (a reloaded
@@ -33,11 +64,12 @@ final class NamespaceRegistry: Sendable {
             current = (rules, open, current.debug)
             return current.debug
         }
-        for namespace in namespaces.withLock({ Array($0.values) }) { namespace.useDefaultRules(rules, open: open, debug: debug) }
+        for namespace in namespaces.withLock({ $0.byName.values.map(\.namespace) }) { namespace.useDefaultRules(rules, open: open, debug: debug) }
     }
 
     /// Loads every namespace found in the data directory, logging what it loaded and how long
-    /// it took. Damage that recovery will not cut without `--repair` stops the start.
+    /// it took. Damage that recovery will not cut without `--repair` stops the start. No log file
+    /// stays open: each is opened at its namespace's next write.
     func recoverAll() throws {
         guard let storage else { return }
         try StorageLayout.createDirectory(storage.directory)
@@ -47,17 +79,25 @@ final class NamespaceRegistry: Sendable {
         for directoryName in names.sorted() {
             let directory = storage.directory + "/" + directoryName
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
-                let name = StorageLayout.namespace(fromDirectoryName: directoryName)
-            else { continue }
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
+            guard let name = StorageLayout.namespace(fromDirectoryName: directoryName), NamespaceName.isValid(name) else {
+                logger.warning(
+                    "skipped a directory that is not a valid namespace name",
+                    metadata: ["directory": "\(ValidationError.quoted(directoryName))", "rule": "\(NamespaceName.rule)"]
+                )
+                continue
+            }
             let started = ContinuousClock.now
             let recovered = try NamespaceStorage.recover(directory: directory, repair: storage.repair, logger: logger)
             let namespace = makeNamespace(name, root: recovered.root)
             try namespace.attachStorage(
-                directory: directory, configuration: storage, lastSequence: recovered.lastSequence,
+                directory: directory, configuration: storage, budget: openLogs, lastSequence: recovered.lastSequence,
                 snapshotSequence: recovered.snapshotSequence
             )
-            namespaces.withLock { $0[name] = namespace }
+            namespaces.withLock { all in
+                all.byName[name] = Entry(namespace: namespace, uses: 0, claimed: true)
+                all.claimed += 1
+            }
             logger.notice(
                 "loaded namespace",
                 metadata: [
@@ -69,42 +109,94 @@ final class NamespaceRegistry: Sendable {
         }
     }
 
-    /// The namespace called `name`, created if new.
+    /// The namespace called `name` for one use, which the namespace ends: a connection (its
+    /// `detach`), an event stream (`closeStream`, or `openStream` when refused), a REST request
+    /// (`perform`) or a rules request (`rulesSource`, `setOwnRules`). A name not in use gets a
+    /// transient namespace without storage. The name must be valid (`NamespaceName`).
     func namespace(_ name: String) -> Namespace {
         namespaces.withLock { all in
-            if let existing = all[name] { return existing }
-            let created = makeNamespace(name)
-            if let storage {
-                let directory = StorageLayout.directory(dataDirectory: storage.directory, namespace: name)
-                do {
-                    try created.attachStorage(directory: directory, configuration: storage, lastSequence: 0, snapshotSequence: 0)
-                } catch {
-                    logger.critical("cannot store namespace \(name); its writes are refused: \(error)")
-                    created.refuseWrites()
-                }
+            if var entry = all.byName[name] {
+                entry.uses += 1
+                all.byName[name] = entry
+                return entry.namespace
             }
-            all[name] = created
-            logger.info("created namespace", metadata: ["namespace": "\(name)"])
+            let created = makeNamespace(name)
+            all.byName[name] = Entry(namespace: created, uses: 1, claimed: false)
             return created
         }
+    }
+
+    /// One use of `namespace` ended; a transient one that nobody uses any more is forgotten.
+    func released(_ namespace: Namespace) {
+        namespaces.withLock { all in
+            guard var entry = all.byName[namespace.name], entry.namespace === namespace else { return }
+            entry.uses -= 1
+            if entry.uses <= 0, !entry.claimed {
+                all.byName[namespace.name] = nil
+            } else {
+                all.byName[namespace.name] = entry
+            }
+        }
+    }
+
+    /// Why a namespace that holds nothing yet may not take a first write (the cap), or nil.
+    func refusalOfNewNamespace() -> String? {
+        let count = namespaces.withLock { $0.claimed }
+        guard count >= maxNamespaces else { return nil }
+        logger.warning("refused a new namespace: the server holds its maximum", metadata: ["cap": "\(maxNamespaces)"])
+        return "This server holds its maximum of \(maxNamespaces) namespaces; writes to a new one are refused."
+    }
+
+    /// The first write to `namespace` (after `refusalOfNewNamespace`): counts it and says where
+    /// its files go. Called on the namespace's queue.
+    func claim(_ namespace: Namespace) -> NamespaceClaim {
+        namespaces.withLock { all in
+            guard var entry = all.byName[namespace.name], entry.namespace === namespace, !entry.claimed else { return }
+            entry.claimed = true
+            all.byName[namespace.name] = entry
+            all.claimed += 1
+        }
+        logger.info("created namespace", metadata: ["namespace": "\(namespace.name)"])
+        guard let storage else { return .inMemory }
+        return .stored(
+            directory: StorageLayout.directory(dataDirectory: storage.directory, namespace: namespace.name), configuration: storage, budget: openLogs
+        )
     }
 
     /// Starts a snapshot of every namespace with writes its newest snapshot lacks; returns the
     /// names of those namespaces.
     func snapshotAll() -> [String] {
-        namespaces.withLock { $0 }.sorted { $0.key < $1.key }.filter { $0.value.snapshotNow() }.map(\.key)
+        namespaces.withLock { $0.byName.mapValues(\.namespace) }.sorted { $0.key < $1.key }.filter { $0.value.snapshotNow() }.map(\.key)
     }
 
-    /// The names of the namespaces in use, sorted.
-    var names: [String] { namespaces.withLock { Array($0.keys) }.sorted() }
+    /// The names of the namespaces that exist or are in use, sorted.
+    var names: [String] { namespaces.withLock { Array($0.byName.keys) }.sorted() }
 
     /// Waits until every namespace's writes and snapshots are on disk, then lets go of the data
     /// directory.
     func drain() {
-        for namespace in namespaces.withLock({ Array($0.values) }) { namespace.drainStorage() }
+        for namespace in namespaces.withLock({ $0.byName.values.map(\.namespace) }) { namespace.drainStorage() }
         lock.withLock { held in
             held?.release()
             held = nil
         }
     }
+}
+
+/// What a namespace may ask of the registry that made it.
+protocol NamespaceLifecycle: AnyObject, Sendable {
+    /// Why a first write may not create the namespace now, or nil.
+    func refusalOfNewNamespace() -> String?
+    /// Its first write: count it, and say where its storage goes.
+    func claim(_ namespace: Namespace) -> NamespaceClaim
+    /// One use of it ended.
+    func released(_ namespace: Namespace)
+}
+
+/// Where a claimed namespace keeps its data.
+enum NamespaceClaim: Sendable {
+    /// Nowhere: an in-memory server.
+    case inMemory
+    /// In `directory`, its log open within `budget`.
+    case stored(directory: String, configuration: StorageConfiguration, budget: OpenLogBudget)
 }

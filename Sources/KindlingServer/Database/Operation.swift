@@ -35,6 +35,15 @@ enum Operation: Sendable {
         default: return false
         }
     }
+
+    /// True for onDisconnect writes: they write later, so a namespace that could not take a
+    /// first write (the namespace cap) cannot take them either.
+    var writesAtDisconnect: Bool {
+        switch self {
+        case .onDisconnectSet, .onDisconnectUpdate: return true
+        default: return false
+        }
+    }
 }
 
 /// What a conditional write requires of the data it replaces.

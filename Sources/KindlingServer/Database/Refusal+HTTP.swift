@@ -11,6 +11,8 @@ extension Refusal {
         case .invalid(let error): return (RESTError(error).status, error.message)
         case .dataStale, .preconditionFailed: return (.preconditionFailed, "The data changed since it was read")
         case .unavailable(let message): return (.serviceUnavailable, message)
+        // 507: the server is full, which a retry (firebase-admin retries 503s) does not change.
+        case .namespaceLimit(let message): return (.insufficientStorage, message)
         case .limitExceeded(let message): return (.payloadTooLarge, message)
         case .invalidToken(let message): return (.unauthorized, message)
         case .expiredToken: return (.unauthorized, "Auth token is expired.")

@@ -10,7 +10,7 @@ extension Refusal {
         case .invalid(let error): return (WireStatus(error), error.message)
         case .dataStale: return (.dataStale, "The data changed since the transaction read it")
         case .preconditionFailed: return (.dataStale, "The data changed since it was read")
-        case .unavailable(let message): return (.unavailable, message)
+        case .unavailable(let message), .namespaceLimit(let message): return (.unavailable, message)
         case .limitExceeded(let message): return (.tooBig, message)
         case .invalidToken(let message): return (.invalidToken, message)
         case .expiredToken: return (.expiredToken, "Auth token is expired.")

@@ -95,7 +95,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         if target.path == "/.ws" {
-            send(HTTPResponse(.badRequest, body: RESTRendering.error("Expected a WebSocket upgrade at /.ws", print: .compact)), keepAlive: head.isKeepAlive, context: context)
+            // Also where an upgrade refused for its namespace name ends up.
+            let name = RequestTarget.namespace(parameters: target.parameters, host: head.headers.first(name: "host"), fallback: configuration.defaultNamespace)
+            let message = NamespaceName.isValid(name) ? "Expected a WebSocket upgrade at /.ws" : "Invalid namespace: \(NamespaceName.rule)"
+            send(HTTPResponse(.badRequest, body: RESTRendering.error(message, print: .compact)), keepAlive: head.isKeepAlive, context: context)
             return
         }
         let request: RESTRequest
@@ -171,6 +174,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             write = try RESTBody.operation(request.method, body: body)
         } catch {
             send(HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print)), keepAlive: keepAlive, context: context)
+            registry.released(namespace)  // no perform ends this use
             return
         }
         let promise = context.eventLoop.makePromise(of: Answer.self)
@@ -241,11 +245,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             send(HTTPResponse(.ok, body: Array(JSONWriter.string(names).utf8)), keepAlive: keepAlive, context: context)
         case .rules:
             guard auth == .admin else { return refuse(.unauthorized, "Permission denied") }
-            let namespace = registry.namespace(request.namespace)
             switch request.method {
             case .get:
                 let promise = context.eventLoop.makePromise(of: String.self)
-                namespace.rulesSource(promise: promise)
+                registry.namespace(request.namespace).rulesSource(promise: promise)  // which ends this use
                 promise.futureResult.assumeIsolated().whenSuccess { source in
                     self.send(HTTPResponse(.ok, body: Array(source.utf8)), keepAlive: keepAlive, context: context)
                 }
@@ -258,7 +261,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                     return refuse(.badRequest, error.description)
                 }
                 let promise = context.eventLoop.makePromise(of: Answer.self)
-                namespace.setOwnRules(rules, promise: promise)
+                registry.namespace(request.namespace).setOwnRules(rules, promise: promise)  // which ends this use
                 promise.futureResult.assumeIsolated().whenSuccess { answer in
                     if case .refused(let refusal) = answer { return refuse(refusal.http.status, refusal.http.message) }
                     self.send(HTTPResponse(.ok, body: Array(#"{"status":"ok"}"#.utf8)), keepAlive: keepAlive, context: context)

@@ -44,7 +44,10 @@ struct RequestTarget: Sendable {
     }
 
     /// The namespace a request is for: `?ns=`, else the first label of the Host header's name
-    /// (for `mydb.localhost:9000`, not for an address or a one-label name), else the default.
+    /// (for `mydb.localhost:9000`, not for an address or a one-label name; lowercased, as host
+    /// names are case-insensitive, and only when it is a valid name: a machine's own name such as
+    /// `my_pc.lan` is no database), else the default. `?ns=` is not validated here: a bad one is
+    /// refused (see `NamespaceName`).
     static func namespace(parameters: [String: String], host: String?, fallback: String) -> String {
         if let ns = parameters["ns"], !ns.isEmpty { return ns }
         guard let host else { return fallback }
@@ -55,6 +58,7 @@ struct RequestTarget: Sendable {
         guard labels.count >= 2, !labels.allSatisfy({ $0.allSatisfy(\.isNumber) }), let first = labels.first else {
             return fallback
         }
-        return String(first)
+        let label = first.lowercased()
+        return NamespaceName.isValid(label) ? label : fallback
     }
 }

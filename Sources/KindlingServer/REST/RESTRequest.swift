@@ -59,6 +59,7 @@ struct RESTRequest: Sendable {
             }
         }
         namespace = RequestTarget.namespace(parameters: parameters, host: head.headers.first(name: "host"), fallback: defaultNamespace)
+        guard NamespaceName.isValid(namespace) else { throw RESTError(.badRequest, "Invalid namespace: \(NamespaceName.rule)") }
         switch parameters["print"] {
         case "pretty"?: print = .pretty
         case "silent"?: print = .silent

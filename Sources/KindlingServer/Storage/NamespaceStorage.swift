@@ -27,6 +27,7 @@ final class NamespaceStorage: Sendable {
         directory: String,
         configuration: StorageConfiguration,
         startSequence: UInt64,
+        budget: OpenLogBudget? = nil,
         logger: Logger,
         onDurable: @escaping @Sendable (UInt64) -> Void
     ) throws {
@@ -35,7 +36,10 @@ final class NamespaceStorage: Sendable {
         self.logger = logger
         self.snapshots = DispatchQueue(label: "kindling.snapshots.\(directory)")
         try StorageLayout.createDirectory(directory)
-        self.log = try WriteAheadLog(directory: directory, mode: configuration.fsync, startSequence: startSequence, logger: logger, onDurable: onDurable)
+        self.log = WriteAheadLog(
+            directory: directory, mode: configuration.fsync, startSequence: startSequence, idleTimeout: configuration.logIdleTimeout,
+            budget: budget, logger: logger, onDurable: onDurable
+        )
     }
 
     /// When the last snapshot started (or the storage opened).
@@ -59,6 +63,9 @@ final class NamespaceStorage: Sendable {
             let started = ContinuousClock.now
             do {
                 let written = try SnapshotFile.write(root, to: StorageLayout.snapshotPath(directory, sequence: sequence))
+                // Records the log could not write (a failing disk) are in the snapshot: the log
+                // drops them and rotates, which clears its failure.
+                log.covered(through: sequence)
                 // The rotation must have happened before the old segments are listed, or a
                 // segment opened after the listing would outlive the snapshot that covers it.
                 log.drain()
@@ -92,6 +99,13 @@ final class NamespaceStorage: Sendable {
     /// stops the start, unless `repair` is set.
     static func recover(directory: String, repair: Bool, logger: Logger) throws -> Recovered {
         var warnings: [String] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".tmp") {
+            // A snapshot (or other atomic write) cut short by a crash: never renamed into place,
+            // so nothing refers to it.
+            if (try? FileManager.default.removeItem(atPath: directory + "/" + name)) != nil {
+                logger.notice("removed an unfinished file left by an interrupted write", metadata: ["file": "\(name)"])
+            }
+        }
         var root = Node.empty
         var snapshotSequence: UInt64 = 0
         var snapshotBytes = 0

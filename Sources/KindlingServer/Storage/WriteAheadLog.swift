@@ -27,7 +27,12 @@ public enum FsyncMode: String, Sendable, CaseIterable {
 /// number. While a flush runs, new appends gather for the next one, so throughput grows with
 /// load without weakening the promise. A failing write (a full disk) keeps the bytes queued,
 /// marks the log unhealthy, and retries every second; nothing after the failure is reported
-/// durable until it succeeds.
+/// durable until it succeeds, or until a snapshot that covers the queued records is on disk.
+///
+/// The segment file is opened at the first write after start or rotation and closed again after
+/// `idleTimeout` without writes, so a server with many namespaces holds descriptors only for the
+/// ones being written; a server-wide `OpenLogBudget` closes the least recently written one when
+/// too many are open.
 final class WriteAheadLog: @unchecked Sendable {
     /// What waits for the next flush, in order: records, and rotations between them.
     private enum Item {
@@ -47,33 +52,39 @@ final class WriteAheadLog: @unchecked Sendable {
     private let queued = Mutex(Queued())
     private let onDurable: @Sendable (UInt64) -> Void
     private let logger: Logger
+    private let idleTimeout: Duration
+    private let budget: OpenLogBudget?
     // Confined to `queue`.
     private var descriptor: Int32 = -1
     private var fileLength = 0
     private let bytesSinceRotation = Atomic<Int>(0)
     private var unsynced = false
-    private var syncTimer: (any DispatchSourceTimer)?
+    /// An everysec sync is scheduled.
+    private var syncScheduled = false
+    /// A check for closing the idle segment is scheduled.
+    private var idleCheckScheduled = false
+    private var lastWrite = ContinuousClock.now
 
-    init(directory: String, mode: FsyncMode, startSequence: UInt64, logger: Logger, onDurable: @escaping @Sendable (UInt64) -> Void) throws {
+    init(
+        directory: String, mode: FsyncMode, startSequence: UInt64, idleTimeout: Duration = .seconds(60), budget: OpenLogBudget? = nil,
+        logger: Logger, onDurable: @escaping @Sendable (UInt64) -> Void
+    ) {
+        self.budget = budget
         self.directory = directory
         self.mode = mode
         self.logger = logger
         self.onDurable = onDurable
+        self.idleTimeout = idleTimeout
+        self.segmentPath = StorageLayout.segmentPath(directory, startingAt: startSequence)
         self.queue = DispatchQueue(label: "kindling.log.\(directory)")
-        try openSegment(startingAt: startSequence)
-        if mode == .everysec {
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now() + 1, repeating: 1)
-            timer.setEventHandler { [weak self] in self?.syncIfNeeded() }
-            timer.resume()
-            syncTimer = timer
-        }
     }
 
     deinit {
-        syncTimer?.cancel()
         if descriptor >= 0 { close(descriptor) }
     }
+
+    /// True while the segment file is open (for tests of the idle close).
+    var isOpen: Bool { queue.sync { descriptor >= 0 } }
 
     /// False while writes are failing; the namespace then refuses new writes.
     var isHealthy: Bool { queued.withLock { $0.failure == nil } }
@@ -106,6 +117,29 @@ final class WriteAheadLog: @unchecked Sendable {
         if schedule { queue.async { self.flushQueued() } }
     }
 
+    /// A snapshot holding every write through `sequence` is safely on disk: records still queued
+    /// up to there (kept by a failing disk) need no log any more. They are dropped and reported
+    /// durable, and the queue is flushed at once, so the rotation behind them runs and a log that
+    /// failed only on its old segment is healthy again.
+    func covered(through sequence: UInt64) {
+        queue.sync {
+            let dropped = queued.withLock { state -> Bool in
+                let before = state.items.count
+                state.items.removeAll { item in
+                    if case .records(_, let last) = item { return last <= sequence }
+                    return false
+                }
+                return state.items.count != before
+            }
+            if dropped {
+                // The bytes of a failed append were cut from the old segment; it is deleted with
+                // the others the snapshot covers.
+                onDurable(sequence)
+            }
+            flushQueued()
+        }
+    }
+
     /// Waits until everything appended so far is written (and synced, in `always` mode).
     func drain() {
         queue.sync { self.flushQueued() }
@@ -132,7 +166,8 @@ final class WriteAheadLog: @unchecked Sendable {
                     if durable != nil, mode == .always { try sync() }
                     if let durable { onDurable(durable) }
                     durable = nil
-                    try openSegment(startingAt: sequence)
+                    closeSegment()
+                    segmentPath = StorageLayout.segmentPath(directory, startingAt: sequence)
                 }
                 items.removeFirst()
             } catch {
@@ -140,25 +175,54 @@ final class WriteAheadLog: @unchecked Sendable {
                 return
             }
         }
-        guard let durable else { return }
-        do {
-            if mode == .always { try sync() } else { unsynced = true }
-        } catch {
-            fail(error, remaining: [])
-            return
+        if durable != nil {
+            do {
+                if mode == .always { try sync() } else { unsynced = true }
+            } catch {
+                fail(error, remaining: [])
+                return
+            }
         }
+        // Everything queued went through: whatever failed before works again.
         let recovered = queued.withLock { state in
             defer { state.failure = nil }
             return state.failure != nil
         }
         if recovered { logger.notice("the log is writable again; acknowledging writes") }
-        onDurable(durable)
+        if let durable { onDurable(durable) }
+        scheduleTimers()
+    }
+
+    /// After a flush: a sync a second later in everysec mode, and a check for closing the
+    /// segment once it has been idle for `idleTimeout`; confined to `queue`.
+    private func scheduleTimers() {
+        if unsynced, mode == .everysec, !syncScheduled {
+            syncScheduled = true
+            queue.asyncAfter(deadline: .now() + 1) { [weak self] in
+                guard let self else { return }
+                self.syncScheduled = false
+                self.syncIfNeeded()
+            }
+        }
+        if descriptor >= 0, !idleCheckScheduled {
+            idleCheckScheduled = true
+            let wait = lastWrite + idleTimeout - ContinuousClock.now
+            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(max(0, wait / .nanoseconds(1))))) { [weak self] in
+                guard let self else { return }
+                self.idleCheckScheduled = false
+                if ContinuousClock.now - self.lastWrite >= self.idleTimeout, self.isHealthy {
+                    self.closeSegment()
+                } else {
+                    self.scheduleTimers()
+                }
+            }
+        }
     }
 
     /// Puts what was not written back in front of anything queued since, cuts the file back to
     /// its last whole record, and tries again in a second.
     private func fail(_ error: any Error, remaining: [Item]) {
-        _ = ftruncate(descriptor, off_t(fileLength))
+        if descriptor >= 0 { _ = ftruncate(descriptor, off_t(fileLength)) }
         let first = queued.withLock { state -> Bool in
             state.items = remaining + state.items
             defer { state.failure = "\(error)" }
@@ -179,6 +243,8 @@ final class WriteAheadLog: @unchecked Sendable {
     }
 
     private func writeAll(_ bytes: [UInt8]) throws {
+        if descriptor < 0 { try openSegment() } else { budget?.used(self) }
+        lastWrite = ContinuousClock.now
         try bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -194,24 +260,35 @@ final class WriteAheadLog: @unchecked Sendable {
     }
 
     private func sync() throws {
+        guard descriptor >= 0 else {
+            unsynced = false
+            return
+        }
         if fdatasync(descriptor) != 0 {
             throw StorageError.io("fdatasync of \(segmentPath) failed: \(String(cString: strerror(errno)))")
         }
         unsynced = false
     }
 
-    private(set) var segmentPath = ""
+    private(set) var segmentPath: String
 
-    private func openSegment(startingAt sequence: UInt64) throws {
-        if descriptor >= 0 {
-            _ = fdatasync(descriptor)
-            close(descriptor)
-        }
-        segmentPath = StorageLayout.segmentPath(directory, startingAt: sequence)
+    /// Syncs and closes the segment file, if open; confined to `queue`.
+    private func closeSegment() {
+        guard descriptor >= 0 else { return }
+        _ = fdatasync(descriptor)
+        close(descriptor)
+        descriptor = -1
+        budget?.closed(self)
+        unsynced = false
+    }
+
+    /// Opens (or creates) the current segment for appending; confined to `queue`.
+    private func openSegment() throws {
         descriptor = open(segmentPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw StorageError.io("cannot open \(segmentPath): \(String(cString: strerror(errno)))")
         }
+        if let victim = budget?.opened(self) { victim.queue.async { victim.closeSegment() } }
         let end = lseek(descriptor, 0, SEEK_END)
         fileLength = end >= 0 ? Int(end) : 0
         StorageLayout.syncDirectory(directory)

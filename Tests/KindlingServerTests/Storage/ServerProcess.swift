@@ -16,10 +16,17 @@ final class ServerProcess {
     var pid: Int32 { process.processIdentifier }
     private let errors = ErrorOutput()
 
-    /// Starts the server on `dataDirectory` and waits for its banner.
-    init(dataDirectory: String, arguments: [String] = []) throws {
-        process.executableURL = URL(fileURLWithPath: ServerProcess.binary)
-        process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory, "--log-level", "error"] + arguments
+    /// Starts the server on `dataDirectory` and waits for its banner; `descriptorLimit` starts it
+    /// under util-linux's `prlimit` with that many open files at most.
+    init(dataDirectory: String, arguments: [String] = [], descriptorLimit: Int? = nil) throws {
+        let serve = ["serve", "--port", "0", "--data-dir", dataDirectory, "--log-level", "error"] + arguments
+        if let descriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.arguments = ["--nofile=\(descriptorLimit):\(descriptorLimit)", "--", ServerProcess.binary] + serve
+        } else {
+            process.executableURL = URL(fileURLWithPath: ServerProcess.binary)
+            process.arguments = serve
+        }
         let output = Pipe()
         process.standardOutput = output
         let errorPipe = Pipe()

@@ -1,0 +1,186 @@
+import Foundation
+import KindlingCore
+import KindlingTesting
+import Logging
+import Testing
+
+@testable import KindlingServer
+
+/// No flood of namespace names can exhaust the server: names are validated, reads create
+/// nothing, new namespaces are capped, and log files are open only while written.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct NamespaceFloodTests {
+    static func temporaryDirectory() -> String { NSTemporaryDirectory() + "kindling-flood-\(UUID().uuidString)" }
+
+    static func withServer(
+        directory: String?, maxNamespaces: Int = 10_000, logIdleTimeout: Duration = .seconds(60),
+        _ body: (KindlingServer) async throws -> Void
+    ) async throws {
+        var logger = Logger(label: "kindling-test")
+        logger.logLevel = .critical
+        let storage = directory.map { StorageConfiguration(directory: $0, logIdleTimeout: logIdleTimeout) }
+        let configuration = ServerConfiguration(
+            port: 0, storage: storage, eventStreamKeepAlive: .milliseconds(200), maxNamespaces: maxNamespaces, logger: logger
+        )
+        let server = try await KindlingServer.start(configuration)
+        do {
+            try await body(server)
+        } catch {
+            try await server.shutdown()
+            throw error
+        }
+        try await server.shutdown()
+    }
+
+    /// The namespace directories in a data directory.
+    static func folders(_ directory: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { name in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: directory + "/" + name, isDirectory: &isDirectory) && isDirectory.boolValue
+        }.sorted()
+    }
+
+    /// This process's open files under `directory`.
+    static func openFiles(under directory: String) -> Int {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.filter { descriptor in
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + descriptor)) ?? ""
+            return target.hasPrefix(directory) && target.hasSuffix(".klog")
+        }.count
+    }
+
+    static func status(_ reply: [JSONValue]) -> String? { reply.last?["d"]?["b"]?["s"]?.stringValue }
+
+    @Test func badNamesAreAClean400AndNoUpgrade() async throws {
+        try await Self.withServer(directory: nil) { server in
+            let http = try await TestHTTPConnection.connect(port: server.port)
+            defer { http.close() }
+            let long = String(repeating: "a", count: 64)
+            for name in ["%0Aforged%20line", long, "Upper", "a_b", "-a", "a.b", "%2E%2E", "%C3%A9"] {
+                let response = try await http.request("PUT", "/x.json?ns=\(name)", body: "1")
+                #expect(response.status == 400, "\(name)")
+                #expect(response.text.contains("Invalid namespace"))
+                #expect(!response.text.contains("forged"))
+                #expect(try await http.request("GET", "/x.json?ns=\(name)").status == 400)
+            }
+            #expect(try await http.request("PUT", "/x.json?ns=\(String(repeating: "a", count: 63))", body: "1").status == 200)
+            #expect(try await http.request("PUT", "/x.json?ns=0-ok", body: "1").status == 200)
+            // The WebSocket upgrade is refused the same way.
+            let upgrade = try await http.request("GET", "/.ws?v=5&ns=%0Aforged", headers: [
+                ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+                ("Sec-WebSocket-Version", "13"),
+            ])
+            #expect(upgrade.status == 400 && upgrade.text.contains("Invalid namespace"))
+            #expect(server.namespaces == ["0-ok", String(repeating: "a", count: 63)])
+        }
+    }
+
+    @Test func readsOfMissingNamespacesCreateNothing() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await Self.withServer(directory: directory) { server in
+            let http = try await TestHTTPConnection.connect(port: server.port)
+            defer { http.close() }
+            for index in 0..<200 {
+                let response = try await http.request("GET", "/a/b.json?ns=ghost\(index)")
+                #expect(response.status == 200 && response.text == "null")
+            }
+            let stream = try await TestHTTPConnection.connect(port: server.port)
+            try await stream.send("GET", "/s.json?ns=ghost-sse", headers: [("Accept", "text/event-stream")])
+            #expect(try await stream.responseHead().status == 200)
+            #expect(try await stream.nextEvent().data == #"{"path":"/","data":null}"#)
+            let listener = try await TestClient.connect(port: server.port, namespace: "ghost-ws")
+            let get = try await listener.request("g", .object([JSONMember("p", .string("/w")), JSONMember("q", .object([]))]))
+            #expect(get.last?["d"]?["b"]?["d"] == .null)
+            #expect(Self.status(try await listener.request("q", .object([JSONMember("p", .string("/w")), JSONMember("h", .string(""))]))) == "ok")
+            #expect(Self.folders(directory).isEmpty, "a read created a namespace")
+            #expect(Self.openFiles(under: directory) == 0)
+
+            // A write to a namespace someone listens to reaches them, and only then is stored.
+            #expect(try await http.request("PUT", "/w.json?ns=ghost-ws", body: "7").status == 200)
+            var message = try await listener.nextMessage()
+            while message["d"]?["a"]?.stringValue != "d" { message = try await listener.nextMessage() }
+            #expect(message["d"]?["b"]?["d"] == .number(7))
+            await listener.close()
+            stream.close()
+            #expect(await stream.waitForClose())
+            // Refused writes create nothing either.
+            #expect(try await http.request("PUT", "/w.json?ns=ghost-bad", body: "{nope").status == 400)
+            #expect(try await http.request("PUT", "/.priority/x.json?ns=ghost-bad", body: "1").status == 400)
+            // The transient namespaces are forgotten once their users left.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while server.namespaces != ["ghost-ws"], ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(server.namespaces == ["ghost-ws"])
+            #expect(Self.folders(directory) == ["ghost-ws"])
+        }
+    }
+
+    @Test func newNamespacesOverTheCapAreRefused() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await Self.withServer(directory: directory, maxNamespaces: 2) { server in
+            let http = try await TestHTTPConnection.connect(port: server.port)
+            defer { http.close() }
+            #expect(try await http.request("PUT", "/x.json?ns=one", body: "1").status == 200)
+            #expect(try await http.request("PUT", "/x.json?ns=two", body: "2").status == 200)
+            let refused = try await http.request("PUT", "/x.json?ns=three", body: "3")
+            #expect(refused.status == 507)
+            #expect(refused.text.contains("maximum of 2 namespaces"))
+            // Reads of it are still answered, and a realtime write is refused alike.
+            #expect(try await http.request("GET", "/x.json?ns=three").text == "null")
+            let client = try await TestClient.connect(port: server.port, namespace: "three")
+            let reply = try await client.request("p", .object([JSONMember("p", .string("/x")), JSONMember("d", .number(3))]))
+            #expect(Self.status(reply) == "unavailable")
+            #expect(reply.last?["d"]?["b"]?["d"]?.stringValue?.contains("maximum of 2 namespaces") == true)
+            // An onDisconnect write would create it too: refused when registered.
+            let onDisconnect = try await client.request("o", .object([JSONMember("p", .string("/gone")), JSONMember("d", .number(1))]))
+            #expect(Self.status(onDisconnect) == "unavailable")
+            await client.close()
+            // Existing namespaces keep taking writes.
+            #expect(try await http.request("PUT", "/y.json?ns=one", body: "1").status == 200)
+            #expect(Self.folders(directory) == ["one", "two"])
+        }
+    }
+
+    @Test func logFilesAreClosedWhenIdle() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await Self.withServer(directory: directory, logIdleTimeout: .milliseconds(200)) { server in
+            let http = try await TestHTTPConnection.connect(port: server.port)
+            defer { http.close() }
+            for index in 0..<20 {
+                #expect(try await http.request("PUT", "/x.json?ns=n\(index)", body: "\(index)").status == 200)
+            }
+            let deadline = ContinuousClock.now + .seconds(5)
+            while Self.openFiles(under: directory) > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(Self.openFiles(under: directory) == 0, "idle logs stay open")
+            // The next write opens the log again, and appends to it.
+            #expect(try await http.request("PUT", "/y.json?ns=n3", body: "4").status == 200)
+            #expect(try await http.request("GET", "/.json?ns=n3").text == #"{"x":3,"y":4}"#)
+        }
+        let server = try ServerProcess(dataDirectory: directory)
+        #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/.json?ns=n3").text == #"{"x":3,"y":4}"#)
+        server.kill()
+    }
+
+    @Test func startsWithMoreNamespacesThanOpenFilesAllowed() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await Self.withServer(directory: directory) { server in
+            let http = try await TestHTTPConnection.connect(port: server.port)
+            defer { http.close() }
+            for index in 0..<300 {
+                #expect(try await http.request("PUT", "/v.json?ns=db\(index)", body: "\(index)").status == 200)
+            }
+        }
+        #expect(Self.folders(directory).count == 300)
+        let server = try ServerProcess(dataDirectory: directory, descriptorLimit: 100)
+        #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/v.json?ns=db299").text == "299")
+        // Writes to many of them go through: each log is opened for its write.
+        for index in stride(from: 0, to: 300, by: 3) {
+            #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/w.json?ns=db\(index)", body: "1").status == 200)
+        }
+        server.kill()
+    }
+}
