@@ -2,6 +2,7 @@ import KindlingCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// Plain HTTP requests on the server's port (everything but the WebSocket upgrade at `/.ws`):
 /// the REST API at `/<path>.json`, event streams, CORS preflight and `/.inspect/databases.json`.
@@ -25,10 +26,13 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let registry: NamespaceRegistry
     private let configuration: ServerConfiguration
+    /// Parse and render large bodies away from the event loop.
+    private let workers: NIOThreadPool
     private var state = State.idle
 
-    init(registry: NamespaceRegistry, configuration: ServerConfiguration) {
+    init(registry: NamespaceRegistry, workers: NIOThreadPool, configuration: ServerConfiguration) {
         self.registry = registry
+        self.workers = workers
         self.configuration = configuration
     }
 
@@ -137,21 +141,32 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                     return
                 }
             }
-            let response = request.print == .silent
-                ? HTTPResponse(.noContent, headers: headers)
-                : HTTPResponse(.ok, body: RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print), headers: headers)
-            self.send(response, keepAlive: keepAlive, context: context)
+            guard request.print != .silent else {
+                self.send(HTTPResponse(.noContent, headers: headers), keepAlive: keepAlive, context: context)
+                return
+            }
+            RESTRendering.offLoop(node, above: self.configuration.offLoopBytes, workers: self.workers, eventLoop: context.eventLoop) {
+                RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print)
+            }.assumeIsolated().whenSuccess { body in
+                self.send(HTTPResponse(.ok, body: body, headers: headers), keepAlive: keepAlive, context: context)
+            }
         }
     }
 
     private func write(_ request: RESTRequest, body: ByteBuffer, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
-        let operation: RESTWrite.Operation
-        do throws(RESTError) {
-            operation = try RESTBody.operation(request.method, body: body)
-        } catch {
-            send(HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print)), keepAlive: keepAlive, context: context)
-            return
-        }
+        RESTBody.operation(request.method, body: body, offLoopAbove: configuration.offLoopBytes, workers: workers, eventLoop: context.eventLoop)
+            .assumeIsolated().whenComplete { result in
+                switch result {
+                case .success(let operation):
+                    self.write(request, operation: operation, namespace: namespace, keepAlive: keepAlive, context: context)
+                case .failure(let failure):
+                    let error = failure as? RESTError ?? RESTError(.unavailable, "The server is shutting down")
+                    self.send(HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print)), keepAlive: keepAlive, context: context)
+                }
+            }
+    }
+
+    private func write(_ request: RESTRequest, operation: RESTWrite.Operation, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
         let promise = context.eventLoop.makePromise(of: RESTWriteOutcome.self)
         namespace.write(RESTWrite(path: request.path, operation: operation, ifMatch: request.ifMatch), promise: promise)
         promise.futureResult.assumeIsolated().whenSuccess { outcome in

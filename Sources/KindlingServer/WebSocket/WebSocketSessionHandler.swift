@@ -37,8 +37,14 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private var closing = false
     /// Frames were written since the last flush.
     private var unflushed = false
+    /// The bytes of a message received in part, counted against the server-wide budget.
+    private let held: HeldMessageBytes
 
-    init(namespace: Namespace, outbox: EventLoopOutbox, idleSweep: IdleSweep, handshakeHost: String, configuration: ServerConfiguration) {
+    init(
+        namespace: Namespace, outbox: EventLoopOutbox, idleSweep: IdleSweep, handshakeHost: String, budget: InFlightBudget,
+        configuration: ServerConfiguration
+    ) {
+        self.held = HeldMessageBytes(budget: budget)
         self.namespace = namespace
         self.outbox = outbox
         self.idleSweep = idleSweep
@@ -75,9 +81,10 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
         case .text where frame.fin:
-            receive(String(buffer: frame.unmaskedData), context: context)
+            receiveUTF8(frame.unmaskedData, context: context)
         case .text:
             fragments = .text(frame.unmaskedData)
+            holding(frame.unmaskedData.readableBytes, context: context)
         case .continuation:
             continueMessage(frame, context: context)
         case .binary:
@@ -86,7 +93,12 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         case .ping:
             var payload = frame.unmaskedData
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: payload.readSlice(length: payload.readableBytes) ?? ByteBuffer())
-            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+            // Counted with everything else waiting to be sent: a ping flood from a client that
+            // does not read is a reader that fell behind.
+            guard !closing else { return }
+            context.write(wrapOutboundOut(pong), promise: nil)
+            unflushed = true
+            flush()
         case .connectionClose:
             close(context: context, code: .normalClosure, reason: "client closed")
         default:
@@ -111,9 +123,11 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             }
             collected.writeBuffer(&piece)
             if frame.fin {
-                receive(String(buffer: collected), context: context)
+                holding(0, context: context)
+                receiveUTF8(collected, context: context)
             } else {
                 fragments = .text(collected)
+                holding(collected.readableBytes, context: context)
             }
         }
     }
@@ -126,6 +140,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        held.update(to: 0)
         logger.debug("disconnected", metadata: metadata)
         namespace.detach(connection)
         idleSweep.remove(self)
@@ -149,6 +164,26 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             closing = true
             context.close(promise: nil)
         }
+    }
+
+    /// Receives a whole text frame's payload, which RFC 6455 requires to be valid UTF-8 (1007).
+    private func receiveUTF8(_ payload: ByteBuffer, context: ChannelHandlerContext) {
+        guard let text = payload.withUnsafeReadableBytes({ String(validating: $0, as: UTF8.self) }) else {
+            logger.notice("closing: a text frame that is not valid UTF-8", metadata: metadata)
+            close(context: context, code: .dataInconsistentWithMessage, reason: "text frame is not valid UTF-8")
+            return
+        }
+        receive(text, context: context)
+        holding(assembler.bufferedBytes, context: context)
+    }
+
+    /// Counts `bytes` of a message received in part against the server-wide budget; closes
+    /// the connection (1013, try again later) when the budget cannot hold them.
+    private func holding(_ bytes: Int, context: ChannelHandlerContext) {
+        guard !held.update(to: bytes) else { return }
+        fragments = .none
+        logger.warning("closing: the server holds too many partly received messages (budget \(held.budget.limit) bytes)", metadata: metadata)
+        close(context: context, code: WebSocketErrorCode(codeNumber: 1013), reason: "server busy; retry later")
     }
 
     private func receive(_ text: String, context: ChannelHandlerContext) {

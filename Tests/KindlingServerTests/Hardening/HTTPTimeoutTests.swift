@@ -1,0 +1,76 @@
+import KindlingCore
+import KindlingServer
+import KindlingTesting
+import Testing
+
+/// No HTTP connection stays open on a client's silence: header, body and keep-alive timeouts.
+@Suite(.timeLimit(.minutes(1)))
+struct HTTPTimeoutTests {
+    static func short(_ configuration: inout ServerConfiguration) {
+        configuration.headerTimeout = .milliseconds(300)
+        configuration.bodyTimeout = .milliseconds(300)
+        configuration.keepAliveTimeout = .milliseconds(300)
+    }
+
+    @Test func aSilentConnectionIsClosed() async throws {
+        try await HardeningServer.with(Self.short) { server, _ in
+            let raw = try await RawConnection.connect(port: server.port)
+            defer { raw.close() }
+            #expect(await raw.waitForClose(timeout: .seconds(5)))
+        }
+    }
+
+    @Test func headersSentAByteAtATimeAreCutOff() async throws {
+        try await HardeningServer.with(Self.short) { server, _ in
+            let raw = try await RawConnection.connect(port: server.port)
+            defer { raw.close() }
+            try await raw.send("GET /a.json HTTP/1.1\r\n")
+            // Keeps sending, slower than a request could complete in time.
+            for _ in 0..<40 where !raw.isClosed {
+                try? await raw.send("X")
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(raw.isClosed)
+        }
+    }
+
+    @Test func anIdleKeptAliveConnectionIsClosedAfterItsResponse() async throws {
+        try await HardeningServer.with(Self.short) { server, _ in
+            let raw = try await RawConnection.connect(port: server.port)
+            defer { raw.close() }
+            try await raw.send("GET /a.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(await raw.waitFor("\r\n\r\nnull"))
+            #expect(!raw.isClosed)
+            #expect(await raw.waitForClose(timeout: .seconds(5)))
+        }
+    }
+
+    @Test func anUnfinishedBodyIsCutOff() async throws {
+        try await HardeningServer.with(Self.short) { server, _ in
+            let raw = try await RawConnection.connect(port: server.port)
+            defer { raw.close() }
+            try await raw.send("PUT /a.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n[1,2,")
+            #expect(await raw.waitForClose(timeout: .seconds(5)))
+            #expect(!raw.receivedText.contains("200 OK"))
+        }
+    }
+
+    @Test func anEventStreamAndAWebSocketOutliveTheTimeouts() async throws {
+        try await HardeningServer.with(Self.short) { server, _ in
+            let stream = try await TestHTTPConnection.connect(port: server.port)
+            defer { stream.close() }
+            try await stream.send("GET", "/s.json?ns=test", headers: [("Accept", "text/event-stream")])
+            #expect(try await stream.responseHead().status == 200)
+            let realtime = try await TestClient.connect(port: server.port)
+            try await Task.sleep(for: .seconds(1))
+            let ok = try await realtime.request("p", .object([.init("p", .string("/s")), .init("d", .number(1))]))
+            #expect(ok.last?["d"]?["b"]?["s"]?.stringValue == "ok")
+            var sawValue = false
+            for _ in 0..<10 where !sawValue {
+                sawValue = try await stream.nextEvent().data?.contains(#""data":1"#) == true
+            }
+            #expect(sawValue)
+            await realtime.close()
+        }
+    }
+}
