@@ -1,0 +1,95 @@
+import Foundation
+import KindlingCore
+import KindlingServer
+import KindlingTesting
+import Testing
+
+/// Memory one client can make the server hold is bounded: pongs count against the slow-reader
+/// limit, pipelined requests are not read while answers are not draining, and unfinished
+/// bodies and messages share a server-wide budget.
+@Suite(.timeLimit(.minutes(2)), .serialized)
+struct BackpressureTests {
+    /// The resident memory of this process (the in-process server's included).
+    static func residentBytes() -> Int {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = statm.split(separator: " ")
+        return fields.count > 1 ? (Int(fields[1]) ?? 0) * 4096 : 0
+    }
+
+    @Test func aPingFloodFromAClientThatNeverReadsIsCutOff() async throws {
+        try await HardeningServer.with({ $0.maxPendingOutboundBytes = 128 * 1024 }) { server, logs in
+            let raw = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
+            defer { raw.close() }
+            try await raw.upgradeToWebSocket()
+            raw.pauseReading()
+            let ping = RawConnection.frame(opcode: 9, [UInt8](repeating: 0x70, count: 120))
+            let batch = Array([[UInt8]](repeating: ping, count: 1000).joined())
+            // 100,000 pings: 12.7 MB of pongs, far more than the limit and the socket buffers.
+            for _ in 0..<100 {
+                guard (try? await raw.send(batch)) != nil else { break }
+            }
+            raw.resumeReading()
+            #expect(await raw.waitForClose(timeout: .seconds(10)))
+            #expect(raw.receivedCount < 100_000 * 122)
+            #expect(logs.contains("fell behind"))
+        }
+    }
+
+    @Test func pipelinedRequestsFromAClientThatNeverReadsAreNotAllAnswered() async throws {
+        try await HardeningServer.with { server, _ in
+            let big = "\"" + String(repeating: "b", count: 1024 * 1024) + "\""
+            #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/big.json?ns=t&print=silent", body: big).status == 204)
+            let before = Self.residentBytes()
+            let raw = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
+            defer { raw.close() }
+            raw.pauseReading()
+            // 500 answers of 1 MB each, if the server answered them all.
+            try await raw.send(String(repeating: "GET /big.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", count: 500))
+            try await Task.sleep(for: .seconds(3))
+            let grown = Self.residentBytes() - before
+            #expect(grown < 150 * 1024 * 1024, "grew by \(grown / 1024 / 1024) MB")
+            // Other clients are served meanwhile.
+            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/small.json?ns=u").status == 200)
+        }
+    }
+
+    @Test func unfinishedBodiesShareAServerWideBudget() async throws {
+        try await HardeningServer.with({ $0.inFlightBudgetBytes = 1024 * 1024 }) { server, logs in
+            let first = try await RawConnection.connect(port: server.port)
+            defer { first.close() }
+            try await first.send("PUT /a.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 900000\r\n\r\n\"" + String(repeating: "a", count: 700_000))
+            try await Task.sleep(for: .milliseconds(300))
+            let second = try await RawConnection.connect(port: server.port)
+            defer { second.close() }
+            try? await second.send("PUT /b.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 900000\r\n\r\n\"" + String(repeating: "b", count: 500_000))
+            #expect(await second.waitFor("HTTP/1.1 503"))
+            #expect(await second.waitForClose())
+            #expect(logs.contains("refusing a request body"))
+            // The first finishes and is served; then the budget is free again.
+            try await first.send(String(repeating: "a", count: 199_998) + "\"")
+            #expect(await first.waitFor("HTTP/1.1 200"))
+            let third = try await TestHTTPConnection.request(port: server.port, "PUT", "/c.json?ns=t", body: "\"" + String(repeating: "c", count: 800_000) + "\"")
+            #expect(third.status == 200)
+        }
+    }
+
+    @Test func partlyReceivedRealtimeMessagesShareTheBudget() async throws {
+        try await HardeningServer.with({ $0.inFlightBudgetBytes = 100 * 1024 }) { server, logs in
+            let piece = RawConnection.frame(opcode: 1, [UInt8](repeating: 0x78, count: 16_384))
+            let first = try await RawConnection.connect(port: server.port)
+            defer { first.close() }
+            try await first.upgradeToWebSocket()
+            try await first.send(RawConnection.frame(opcode: 1, Array("10".utf8)) + piece + piece + piece + piece)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!first.isClosed)
+            let second = try await RawConnection.connect(port: server.port)
+            defer { second.close() }
+            try await second.upgradeToWebSocket()
+            try? await second.send(RawConnection.frame(opcode: 1, Array("10".utf8)) + piece + piece + piece + piece)
+            #expect(await second.waitForClose(timeout: .seconds(5)))
+            #expect(second.closeCode == 1013)
+            #expect(logs.contains("too many partly received messages"))
+            #expect(!first.isClosed)
+        }
+    }
+}
