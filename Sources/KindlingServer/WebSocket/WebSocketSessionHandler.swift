@@ -37,6 +37,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private var closing = false
     /// Frames were written since the last flush.
     private var unflushed = false
+    /// The payload of the latest ping not yet answered.
+    private var pendingPong: ByteBuffer?
     /// The bytes of a message received in part, counted against the server-wide budget.
     private let held: HeldMessageBytes
 
@@ -91,14 +93,13 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             if !frame.fin { fragments = .binary }
             logger.debug("ignored a binary frame", metadata: metadata)
         case .ping:
+            // RFC 6455 §5.5.3: only the latest ping needs its pong. One pong goes out after the
+            // read that brought the pings, so a ping flood from a client that does not read
+            // costs one small frame per read, not one per ping.
             var payload = frame.unmaskedData
-            let pong = WebSocketFrame(fin: true, opcode: .pong, data: payload.readSlice(length: payload.readableBytes) ?? ByteBuffer())
-            // Counted with everything else waiting to be sent: a ping flood from a client that
-            // does not read is a reader that fell behind.
-            guard !closing else { return }
-            context.write(wrapOutboundOut(pong), promise: nil)
-            unflushed = true
-            flush()
+            let scheduled = pendingPong != nil
+            pendingPong = payload.readSlice(length: payload.readableBytes) ?? ByteBuffer()
+            if !scheduled { context.eventLoop.assumeIsolated().execute { self.sendPong() } }
         case .connectionClose:
             close(context: context, code: .normalClosure, reason: "client closed")
         default:
@@ -206,6 +207,15 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             logger.notice("closing: \(error.message)", metadata: metadata)
             close(context: context, code: error.kind == .tooLarge ? .messageTooLarge : .unacceptableData, reason: error.message)
         }
+    }
+
+    /// Answers the latest ping; counted with everything else waiting to be sent.
+    private func sendPong() {
+        guard let payload = pendingPong, let context, !closing else { return }
+        pendingPong = nil
+        context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: payload)), promise: nil)
+        unflushed = true
+        flush()
     }
 
     /// Writes encoded frames now (the session's own replies).

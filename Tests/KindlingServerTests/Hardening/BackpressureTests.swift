@@ -8,22 +8,29 @@ import Testing
 /// bodies and messages share a server-wide budget.
 @Suite(.timeLimit(.minutes(2)), .serialized)
 struct BackpressureTests {
-    @Test func aPingFloodFromAClientThatNeverReadsIsCutOff() async throws {
-        try await HardeningServer.with({ $0.maxPendingOutboundBytes = 128 * 1024 }) { server, logs in
+    @Test func aPingFloodFromAClientThatNeverReadsQueuesNoPongPerPing() async throws {
+        try await HardeningServer.with({ $0.maxPendingOutboundBytes = 128 * 1024 }) { server, _ in
             let raw = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
             defer { raw.close() }
             try await raw.upgradeToWebSocket()
             raw.pauseReading()
             let ping = RawConnection.frame(opcode: 9, [UInt8](repeating: 0x70, count: 120))
             let batch = Array([[UInt8]](repeating: ping, count: 1000).joined())
-            // 100,000 pings: 12.7 MB of pongs, far more than the limit and the socket buffers.
+            // 100,000 pings: 12.2 MB of pongs if each got its own, far more than the limit.
+            var sent = 0
             for _ in 0..<100 {
                 guard (try? await raw.send(batch)) != nil else { break }
+                sent += 1000
             }
             raw.resumeReading()
-            #expect(await raw.waitForClose(timeout: .seconds(10)))
-            #expect(raw.receivedCount < 100_000 * 122)
-            #expect(logs.contains("fell behind"))
+            try await Task.sleep(for: .seconds(1))
+            // Either the server answered only the latest pings, or cut the reader off; it never
+            // holds a pong for each ping.
+            #expect(raw.receivedCount < sent * 122 / 10, "received \(raw.receivedCount) bytes for \(sent) pings")
+            if !raw.isClosed {
+                try await raw.send(RawConnection.frame(opcode: 9, Array("last".utf8)))
+                #expect(await raw.waitFor("last"))
+            }
         }
     }
 
