@@ -6,8 +6,10 @@ import NIOHTTP1
 /// nothing or too little: the request headers must arrive within the header timeout of the
 /// connection opening, the body within the body timeout of the headers, and a kept-alive
 /// connection's next request within the keep-alive timeout of the last response. While the
-/// server answers (including an event stream, which may last for hours) no limit runs. Removed
-/// with the other HTTP handlers when the connection upgrades to a WebSocket.
+/// server answers (including an event stream, which may last for hours) none of these runs,
+/// but a client that takes none of its answers for the keep-alive timeout (the connection stays
+/// unwritable: it pipelines requests and never reads) is closed too. Removed with the other
+/// HTTP handlers when the connection upgrades to a WebSocket.
 final class HTTPTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -20,6 +22,8 @@ final class HTTPTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let idle: IdleConnections
     private let logger: Logger
     private var timer: Scheduled<Void>?
+    /// Runs while the connection is unwritable.
+    private var drainTimer: Scheduled<Void>?
     /// A request was read in full and its response has not ended yet.
     private var answering = false
 
@@ -47,6 +51,21 @@ final class HTTPTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         stop(context: context)
         context.fireChannelInactive()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            drainTimer?.cancel()
+            drainTimer = nil
+        } else if drainTimer == nil {
+            let limit = keepAliveTimeout
+            drainTimer = context.eventLoop.assumeIsolated().scheduleTask(in: limit) {
+                self.drainTimer = nil
+                self.logger.info("closing an HTTP connection that took none of its answers for \(limit.nanoseconds / 1_000_000) ms")
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -89,6 +108,8 @@ final class HTTPTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func stop(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
+        drainTimer?.cancel()
+        drainTimer = nil
         idle.remove(context.channel)
     }
 }

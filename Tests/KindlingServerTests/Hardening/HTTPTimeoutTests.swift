@@ -55,6 +55,18 @@ struct HTTPTimeoutTests {
         }
     }
 
+    @Test func aClientThatTakesNoneOfItsAnswersIsClosed() async throws {
+        try await HardeningServer.with(Self.short) { server, logs in
+            let value = "\"" + String(repeating: "v", count: 256 * 1024) + "\""
+            #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/v.json?ns=t&print=silent", body: value).status == 204)
+            let raw = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
+            defer { raw.close() }
+            raw.pauseReading()
+            try await raw.send(String(repeating: "GET /v.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", count: 100))
+            #expect(await logs.waitFor("took none of its answers", timeout: .seconds(10)))
+        }
+    }
+
     @Test func anEventStreamAndAWebSocketOutliveTheTimeouts() async throws {
         try await HardeningServer.with(Self.short) { server, _ in
             let stream = try await TestHTTPConnection.connect(port: server.port)
