@@ -50,20 +50,11 @@ public final class KindlingServer: Sendable {
             workers: workers
         )
         let logger = configuration.logger
-        let acceptFailures = RateLimitedNotice(every: .seconds(10))
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    // Out of descriptors (EMFILE/ENFILE) or memory, accept fails at once every
-                    // time it is tried: pause accepting instead of spinning on it.
-                    let backoff = AcceptBackoffHandler(backoffProvider: { error in
-                        if acceptFailures.shouldLog() {
-                            logger.error("cannot accept connections (\(error)); pausing accepts for 100 ms at a time")
-                        }
-                        return .milliseconds(100)
-                    })
-                    try channel.pipeline.syncOperations.addHandler(backoff)
+                    try channel.pipeline.syncOperations.addHandler(AcceptPauseHandler(pause: .milliseconds(100), logger: logger))
                     try channel.pipeline.syncOperations.addHandler(ConnectionLimitHandler(limit: maxConnections, idle: resources.idle, logger: logger))
                 }
             }
