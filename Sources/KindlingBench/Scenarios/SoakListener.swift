@@ -6,6 +6,7 @@ final class SoakListener: RealtimeBehaviour {
     static let sentKey = Array(#""sent":"#.utf8)
     private let path: String
     private let samples: SoakSamples
+    private var keepAlive: RepeatedTask?
 
     init(path: String, samples: SoakSamples) {
         self.path = path
@@ -15,6 +16,13 @@ final class SoakListener: RealtimeBehaviour {
     func ready(_ connection: RealtimeConnection) {
         connection.request("q", body: Array(#"{"p":"\#(path)","h":""}"#.utf8))
         connection.flush()
+        // The SDKs' keepalive (a `0` frame), so the server does not take a listener that only
+        // receives for a dead connection.
+        let bound = NIOLoopBound(connection, eventLoop: connection.eventLoop)
+        keepAlive = connection.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(30), delay: .seconds(30)) { _ in
+            bound.value.send(message: Array("0".utf8))
+            bound.value.flush()
+        }
     }
 
     func received(_ message: ByteBuffer, on connection: RealtimeConnection) {
