@@ -146,6 +146,7 @@ public final class KindlingServer: Sendable {
             let httpOnly: [any RemovableChannelHandler] = [
                 ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)),
                 HTTPServerPipelineHandler(),
+                NIOHTTPResponseHeadersValidator(),
                 HTTPErrorResponder(),
                 HTTPTimeoutHandler(configuration: configuration, idle: resources.idle),
                 BrowserGuardHandler(policy: resources.policy, logger: configuration.logger),
