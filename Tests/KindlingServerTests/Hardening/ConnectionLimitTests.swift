@@ -60,6 +60,22 @@ struct ConnectionLimitTests {
         #expect(try await server.waitForLog(containing: "connections"))
     }
 
+    @Test func theSoftDescriptorLimitIsRaisedToTheHardOneAtStart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-fd-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try LimitedServerProcess(descriptorLimit: 64, softOnly: true, arguments: ["--data-dir", directory, "--log-level", "notice"])
+        defer { server.stop() }
+        var open: [TestHTTPConnection] = []
+        defer { open.forEach { $0.close() } }
+        // 150 connections, each answered: more than 64 descriptors in use at once.
+        for index in 0..<150 {
+            let connection = try await TestHTTPConnection.connect(port: server.port)
+            open.append(connection)
+            #expect(try await connection.request("GET", "/n\(index).json?ns=t", timeout: .seconds(5)).status == 200)
+        }
+        #expect(open.count == 150)
+    }
+
     @Test func outOfDescriptorsTheServerPausesAcceptingInsteadOfSpinning() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-fd-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -94,11 +110,12 @@ final class LimitedServerProcess {
     private let errors = Pipe()
     private let log = LogText()
 
-    init(descriptorLimit: Int, arguments: [String]) throws {
+    /// `softOnly` lowers only the soft limit, which the server may raise up to the hard one.
+    init(descriptorLimit: Int, softOnly: Bool = false, arguments: [String]) throws {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let binary = bundle.appendingPathComponent("kindling").path
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", binary, "serve", "--port", "0"] + arguments
+        process.arguments = ["-c", "ulimit \(softOnly ? "-S " : "")-n \(descriptorLimit) && exec \"$0\" \"$@\"", binary, "serve", "--port", "0"] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = errors
