@@ -5,8 +5,9 @@ import NIOHTTP1
 /// Applies the `BrowserAccessPolicy` to every plain HTTP request and WebSocket upgrade before
 /// anything else sees it: a disallowed `Host` or `Origin` is answered 403 and the connection
 /// closed. It also writes each response's CORS origin: the request's own `Origin` when allowed
-/// (with `Vary: Origin`), none when the request had no `Origin`, or `*` when every origin is
-/// allowed.
+/// (with `Vary: Origin`), or `*` when every origin is allowed. A response to a request without
+/// `Origin` keeps the handler's `*`: no browser made it, and browsers send `Origin` on every
+/// cross-origin request, so no page can read it.
 final class BrowserGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -45,15 +46,12 @@ final class BrowserGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard !policy.allowsAnyOrigin, case .head(var head) = unwrapOutboundIn(data) else {
+        guard !policy.allowsAnyOrigin, let origin, case .head(var head) = unwrapOutboundIn(data) else {
             context.write(data, promise: promise)
             return
         }
-        head.headers.remove(name: "Access-Control-Allow-Origin")
-        if let origin {
-            head.headers.add(name: "Access-Control-Allow-Origin", value: origin)
-            head.headers.add(name: "Vary", value: "Origin")
-        }
+        head.headers.replaceOrAdd(name: "Access-Control-Allow-Origin", value: origin)
+        head.headers.add(name: "Vary", value: "Origin")
         context.write(wrapOutboundOut(.head(head)), promise: promise)
     }
 
