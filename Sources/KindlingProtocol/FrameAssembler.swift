@@ -25,6 +25,13 @@ public struct FrameAssembler: Sendable {
         self.maxMessageBytes = maxMessageBytes
     }
 
+    /// The bytes of the pieces of a split message received so far (what a server holds for
+    /// this connection until the message is complete).
+    public var bufferedBytes: Int {
+        if case .collecting(_, _, let size) = state { return size }
+        return 0
+    }
+
     /// Takes one text frame.
     public mutating func receive(_ frame: String) throws(ProtocolError) -> Result {
         switch state {

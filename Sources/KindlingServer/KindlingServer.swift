@@ -12,15 +12,19 @@ public final class KindlingServer: Sendable {
     public let configuration: ServerConfiguration
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
+    private let workers: NIOThreadPool
     let registry: NamespaceRegistry
 
     /// The port actually bound (useful when the configuration asked for 0).
     public var port: Int { channel.localAddress?.port ?? configuration.port }
 
-    private init(configuration: ServerConfiguration, group: MultiThreadedEventLoopGroup, channel: any Channel, registry: NamespaceRegistry) {
+    private init(
+        configuration: ServerConfiguration, group: MultiThreadedEventLoopGroup, channel: any Channel, workers: NIOThreadPool, registry: NamespaceRegistry
+    ) {
         self.configuration = configuration
         self.group = group
         self.channel = channel
+        self.workers = workers
         self.registry = registry
     }
 
@@ -41,8 +45,26 @@ public final class KindlingServer: Sendable {
             throw error
         }
         let perEventLoop = PerEventLoop(idleTimeout: configuration.idleTimeout)
+        let descriptors = DescriptorLimit.raise()
+        let maxConnections = configuration.maxConnections ?? DescriptorLimit.connections(under: descriptors)
+        let workers = NIOThreadPool(numberOfThreads: 2)
+        workers.start()
+        let resources = ServerResources(
+            budget: InFlightBudget(limit: configuration.inFlightBudgetBytes),
+            idle: IdleConnections(),
+            policy: BrowserAccessPolicy(configuration: configuration),
+            workers: workers,
+            verifier: verifier
+        )
+        let logger = configuration.logger
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptPauseHandler(pause: .milliseconds(100), logger: logger))
+                    try channel.pipeline.syncOperations.addHandler(ConnectionLimitHandler(limit: maxConnections, idle: resources.idle, logger: logger))
+                }
+            }
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
@@ -50,13 +72,14 @@ public final class KindlingServer: Sendable {
             // connection costs little; it grows while a connection reads a lot.
             .childChannelOption(ChannelOptions.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 256, maximum: 65_536))
             .childChannelInitializer { channel in
-                KindlingServer.configure(channel, registry: registry, verifier: verifier, perEventLoop: perEventLoop, configuration: configuration)
+                KindlingServer.configure(channel, registry: registry, perEventLoop: perEventLoop, resources: resources, configuration: configuration)
             }
         do {
             let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
-            return KindlingServer(configuration: configuration, group: group, channel: channel, registry: registry)
+            return KindlingServer(configuration: configuration, group: group, channel: channel, workers: workers, registry: registry)
         } catch {
             try? await group.shutdownGracefully()
+            try? await workers.shutdownGracefully()
             throw error
         }
     }
@@ -66,6 +89,7 @@ public final class KindlingServer: Sendable {
     public func shutdown() async throws {
         try? await channel.close()
         try await group.shutdownGracefully()
+        try await workers.shutdownGracefully()
         registry.drain()
     }
 
@@ -91,7 +115,7 @@ public final class KindlingServer: Sendable {
     }
 
     private static func configure(
-        _ channel: any Channel, registry: NamespaceRegistry, verifier: CredentialVerifier, perEventLoop: PerEventLoop, configuration: ServerConfiguration
+        _ channel: any Channel, registry: NamespaceRegistry, perEventLoop: PerEventLoop, resources: ServerResources, configuration: ServerConfiguration
     ) -> EventLoopFuture<Void> {
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: configuration.maxFrameBytes,
@@ -122,27 +146,43 @@ public final class KindlingServer: Sendable {
                         outbox: shares.outbox,
                         idleSweep: shares.idleSweep,
                         handshakeHost: handshakeHost,
-                        verifier: verifier,
+                        verifier: resources.verifier,
+                        budget: resources.budget,
                         configuration: configuration
                     )
+                    try channel.pipeline.syncOperations.addHandler(WebSocketFrameValidator(logger: configuration.logger))
                     try channel.pipeline.syncOperations.addHandler(session)
                 }
             }
         )
         let httpHandlerName = "kindling.http"
         return channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-                withServerUpgrade: (
-                    upgraders: [upgrader],
-                    completionHandler: { context in
-                        context.pipeline.removeHandler(name: httpHandlerName, promise: nil)
-                    }
-                )
+            // SwiftNIO's server pipeline, with Kindling's own handlers between the request
+            // decoder and the upgrade: all of them are HTTP-only and leave on an upgrade.
+            let responseEncoder = HTTPResponseEncoder()
+            let httpOnly: [any RemovableChannelHandler] = [
+                ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)),
+                HTTPServerPipelineHandler(),
+                NIOHTTPResponseHeadersValidator(),
+                HTTPErrorResponder(),
+                HTTPTimeoutHandler(configuration: configuration, idle: resources.idle),
+                BrowserGuardHandler(policy: resources.policy, logger: configuration.logger),
+                HTTPBackpressureHandler(),
+                HTTPBodyBudgetHandler(budget: resources.budget, logger: configuration.logger),
+            ]
+            let requests = HTTPRequestHandler(registry: registry, workers: resources.workers, verifier: resources.verifier, configuration: configuration)
+            let upgrade = HTTPServerUpgradeHandler(
+                upgraders: [upgrader],
+                httpEncoder: responseEncoder,
+                extraHTTPHandlers: httpOnly,
+                upgradeCompletionHandler: { context in
+                    context.pipeline.syncOperations.removeHandler(name: httpHandlerName, promise: nil)
+                }
             )
-            try channel.pipeline.syncOperations.addHandler(
-                HTTPRequestHandler(registry: registry, verifier: verifier, configuration: configuration),
-                name: httpHandlerName
-            )
+            try channel.pipeline.syncOperations.addHandler(responseEncoder)
+            try channel.pipeline.syncOperations.addHandlers(httpOnly)
+            try channel.pipeline.syncOperations.addHandler(upgrade)
+            try channel.pipeline.syncOperations.addHandler(requests, name: httpHandlerName)
         }
     }
 }

@@ -31,6 +31,29 @@ public struct ServerConfiguration: Sendable {
     public var maxEventBytes: Int
     /// Event-loop threads for network I/O.
     public var eventLoopThreads: Int
+    /// How long a plain HTTP connection may take to deliver a request's headers, from when it
+    /// connects: a silent or slowloris connection is closed after it.
+    public var headerTimeout: Duration
+    /// How long a request's body may take to arrive in full, from its headers.
+    public var bodyTimeout: Duration
+    /// How long a kept-alive HTTP connection may wait for its next request after a response.
+    public var keepAliveTimeout: Duration
+    /// Browser origins allowed besides the loopback ones (`http(s)://localhost`, `127.0.0.1`,
+    /// `[::1]`, any port), for CORS and the WebSocket upgrade; `*` allows every origin. A
+    /// request without `Origin` (not from a browser) is not affected.
+    public var corsOrigins: [String]
+    /// Host names accepted besides `localhost`, `127.0.0.1`, `[::1]` and `*.localhost` while the
+    /// server listens on loopback (so a DNS-rebinding page cannot reach it); `*` accepts any.
+    public var allowedHosts: [String]
+    /// The most connections open at once; nil keeps a reserve below the process's descriptor
+    /// limit. A connection over it is closed at once (the oldest idle HTTP one goes first).
+    public var maxConnections: Int?
+    /// Bytes of partly received request bodies and realtime messages the whole server may hold
+    /// at once; a connection whose next bytes would exceed it is refused (503, or close 1013).
+    public var inFlightBudgetBytes: Int
+    /// REST bodies and responses larger than this are parsed and rendered on a worker thread,
+    /// so the event loop keeps serving other connections meanwhile.
+    public var offLoopBytes: Int
     /// The most namespaces the server holds. Reads of a namespace that does not exist create
     /// nothing; the first write to a new namespace over this cap is refused (REST 507, realtime
     /// `unavailable`), so clients cannot fill the disk or the descriptor table with databases.
@@ -62,6 +85,14 @@ public struct ServerConfiguration: Sendable {
         eventStreamKeepAlive: Duration = .seconds(10),
         maxEventBytes: Int = 512 * 1024 * 1024,
         eventLoopThreads: Int = 2,
+        headerTimeout: Duration = .seconds(20),
+        bodyTimeout: Duration = .seconds(60),
+        keepAliveTimeout: Duration = .seconds(60),
+        corsOrigins: [String] = [],
+        allowedHosts: [String] = [],
+        maxConnections: Int? = nil,
+        inFlightBudgetBytes: Int = 1024 * 1024 * 1024,
+        offLoopBytes: Int = 1024 * 1024,
         maxNamespaces: Int = 10_000,
         auth: AuthSettings? = nil,
         rules: RulesDocument? = nil,
@@ -70,6 +101,14 @@ public struct ServerConfiguration: Sendable {
         connectionLimits: ConnectionLimits = ConnectionLimits(),
         logger: Logger = Logger(label: "kindling")
     ) {
+        self.headerTimeout = headerTimeout
+        self.bodyTimeout = bodyTimeout
+        self.keepAliveTimeout = keepAliveTimeout
+        self.corsOrigins = corsOrigins
+        self.allowedHosts = allowedHosts
+        self.maxConnections = maxConnections
+        self.inFlightBudgetBytes = inFlightBudgetBytes
+        self.offLoopBytes = offLoopBytes
         self.maxNamespaces = maxNamespaces
         self.auth = auth ?? .unconfigured(onLoopback: ProtectedMode.isLoopback(host))
         self.rules = rules

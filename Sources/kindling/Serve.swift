@@ -57,8 +57,28 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup(title: "Security")
     var security: SecurityOptions
+    // Limits on what one client may hold, and who may connect from a browser.
+    @Option(name: .customLong("header-timeout"), help: "Seconds an HTTP connection may take to send a request's headers.")
+    var headerTimeoutSeconds = 20.0
+    @Option(name: .customLong("body-timeout"), help: "Seconds a request body may take to arrive in full.")
+    var bodyTimeoutSeconds = 60.0
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a kept-alive HTTP connection may wait for its next request.")
+    var keepAliveTimeoutSeconds = 60.0
+    @Option(name: .customLong("max-connections"), help: "Most connections open at once (default: the descriptor limit less a reserve).")
+    var maxConnections: Int?
+    @Option(name: .customLong("cors-origin"), help: "A browser origin allowed besides loopback ones (repeatable; '*' allows any).")
+    var corsOrigins: [String] = []
+    @Option(name: .customLong("allowed-host"), help: "A Host name accepted besides localhost names while listening on loopback (repeatable; '*' accepts any).")
+    var allowedHosts: [String] = []
+    @Option(name: .customLong("max-unfinished-mb"), help: "Megabytes of partly received requests and messages the server holds at once.")
+    var maxUnfinishedMegabytes = 1024
 
     func validate() throws {
+        for (name, seconds) in [("--header-timeout", headerTimeoutSeconds), ("--body-timeout", bodyTimeoutSeconds), ("--idle-timeout", keepAliveTimeoutSeconds)] {
+            guard seconds >= 0.01, seconds <= 86_400 else { throw ValidationError("\(name) must be between 0.01 and 86400 seconds.") }
+        }
+        if let maxConnections { guard maxConnections >= 1, maxConnections <= 10_000_000 else { throw ValidationError("--max-connections must be between 1 and 10000000.") } }
+        guard maxUnfinishedMegabytes >= 1, maxUnfinishedMegabytes <= 1 << 30 else { throw ValidationError("--max-unfinished-mb must be between 1 and 1073741824.") }
         guard FsyncMode(rawValue: fsync) != nil else { throw ValidationError("--fsync must be always, everysec or never.") }
         guard snapshotMegabytes >= 1 else { throw ValidationError("--snapshot-mb must be at least 1.") }
         guard keepAliveSeconds >= 0.01, keepAliveSeconds <= 3600 else {
@@ -98,6 +118,13 @@ struct Serve: AsyncParsableCommand {
             maxPendingOutboundBytes: maxPendingBytes,
             eventStreamKeepAlive: .milliseconds(Int64(keepAliveSeconds * 1000)),
             eventLoopThreads: ProcessInfo.processInfo.activeProcessorCount,
+            headerTimeout: .milliseconds(Int64(headerTimeoutSeconds * 1000)),
+            bodyTimeout: .milliseconds(Int64(bodyTimeoutSeconds * 1000)),
+            keepAliveTimeout: .milliseconds(Int64(keepAliveTimeoutSeconds * 1000)),
+            corsOrigins: corsOrigins,
+            allowedHosts: allowedHosts,
+            maxConnections: maxConnections,
+            inFlightBudgetBytes: maxUnfinishedMegabytes * 1024 * 1024,
             maxNamespaces: maxNamespaces,
             auth: auth,
             rules: rules,

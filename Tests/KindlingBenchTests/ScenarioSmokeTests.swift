@@ -90,6 +90,21 @@ struct ScenarioSmokeTests {
         #expect(writes.value("acknowledged writes") ?? 0 > 0)
         #expect(writes.value("refused writes") == 0)
     }
+
+    @Test("soak: normal clients keep being served while hostile ones attack")
+    func soak() async throws {
+        let options = SoakOptions(
+            duration: .seconds(3), interval: .seconds(1), pairs: 2, writeEvery: .milliseconds(50), pingFlooders: 1, nonReaders: 1,
+            slowloris: 2, namespacesPerSecond: 5, partialBodies: 1, maxResidentMegabytes: 1024, progress: false
+        )
+        let report = try await withInProcessServer { target in
+            try await SoakScenario.run(kindling: target, group: group, options: options)
+        }
+        #expect(report.passed, "\(report.checks)")
+        #expect((report.latencies.first?.count ?? 0) > 0)
+        #expect((report.value("hostile connections opened") ?? 0) >= 5)
+        #expect(report.value("hostile bytes sent") ?? 0 > 0)
+    }
 }
 
 /// True when `kindling` was built next to this test executable (it is, by `swift build --build-tests`).

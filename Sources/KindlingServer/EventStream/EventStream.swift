@@ -1,4 +1,5 @@
 import KindlingCore
+import Logging
 import NIOCore
 import NIOHTTP1
 
@@ -15,6 +16,7 @@ final class EventStream {
     private let context: ChannelHandlerContext
     private let maxPendingBytes: Int
     private let maxEventBytes: Int
+    private let logger: Logger
     private var pendingBytes = 0
     private var keepAlive: RepeatedTask?
     private var expiry: Scheduled<Void>?
@@ -27,6 +29,7 @@ final class EventStream {
         self.context = context
         self.maxPendingBytes = configuration.maxPendingOutboundBytes
         self.maxEventBytes = configuration.maxEventBytes
+        self.logger = configuration.logger
     }
 
     /// Starts the timers: keep-alives every `interval`, and the revocation at `expiresAt` (Unix
@@ -71,6 +74,7 @@ final class EventStream {
         promise.futureResult.assumeIsolated().whenComplete { _ in self.pendingBytes -= size }
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(chunks[chunks.count - 1]))), promise: promise)
         if pendingBytes > maxPendingBytes {
+            logger.warning("disconnecting an event-stream reader that fell behind: more than \(maxPendingBytes) bytes waiting", metadata: ["stream": "\(id)"])
             ended = true
             stopTimers()
             context.close(promise: nil)

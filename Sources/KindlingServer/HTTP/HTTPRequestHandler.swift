@@ -2,6 +2,7 @@ import KindlingCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// Plain HTTP requests on the server's port (everything but the WebSocket upgrade at `/.ws`):
 /// the REST API at `/<path>.json`, event streams, CORS preflight and `/.inspect/databases.json`.
@@ -26,10 +27,13 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let registry: NamespaceRegistry
     private let configuration: ServerConfiguration
     private let verifier: CredentialVerifier
+    /// Parse and render large bodies away from the event loop.
+    private let workers: NIOThreadPool
     private var state = State.idle
 
-    init(registry: NamespaceRegistry, verifier: CredentialVerifier, configuration: ServerConfiguration) {
+    init(registry: NamespaceRegistry, workers: NIOThreadPool, verifier: CredentialVerifier, configuration: ServerConfiguration) {
         self.registry = registry
+        self.workers = workers
         self.verifier = verifier
         self.configuration = configuration
     }
@@ -161,22 +165,33 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                     return
                 }
             }
-            let response = request.print == .silent
-                ? HTTPResponse(.noContent, headers: headers)
-                : HTTPResponse(.ok, body: RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print), headers: headers)
-            self.send(response, keepAlive: keepAlive, context: context)
+            guard request.print != .silent else {
+                self.send(HTTPResponse(.noContent, headers: headers), keepAlive: keepAlive, context: context)
+                return
+            }
+            RESTRendering.offLoop(node, above: self.configuration.offLoopBytes, workers: self.workers, eventLoop: context.eventLoop) {
+                RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print)
+            }.assumeIsolated().whenSuccess { body in
+                self.send(HTTPResponse(.ok, body: body, headers: headers), keepAlive: keepAlive, context: context)
+            }
         }
     }
 
     private func write(_ request: RESTRequest, as auth: AuthState, body: ByteBuffer, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
-        let write: RESTWrite
-        do throws(RESTError) {
-            write = try RESTBody.operation(request.method, body: body)
-        } catch {
-            send(HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print)), keepAlive: keepAlive, context: context)
-            registry.released(namespace)  // no perform ends this use
-            return
-        }
+        RESTBody.operation(request.method, body: body, offLoopAbove: configuration.offLoopBytes, workers: workers, eventLoop: context.eventLoop)
+            .assumeIsolated().whenComplete { result in
+                switch result {
+                case .success(let write):
+                    self.write(request, write, as: auth, namespace: namespace, keepAlive: keepAlive, context: context)
+                case .failure(let failure):
+                    let error = failure as? RESTError ?? RESTError(.unavailable, "The server is shutting down")
+                    self.send(HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print)), keepAlive: keepAlive, context: context)
+                    self.registry.released(namespace)  // no perform ends this use
+                }
+            }
+    }
+
+    private func write(_ request: RESTRequest, _ write: RESTWrite, as auth: AuthState, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
         let promise = context.eventLoop.makePromise(of: Answer.self)
         namespace.perform(write.operation(at: request.path, ifMatch: request.ifMatch), as: auth, promise: promise)
         promise.futureResult.assumeIsolated().whenSuccess { answer in

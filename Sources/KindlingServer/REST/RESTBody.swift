@@ -1,5 +1,6 @@
 import KindlingCore
 import NIOCore
+import NIOPosix
 
 /// Reads a REST write's body into the operation it asks for.
 ///
@@ -21,7 +22,10 @@ enum RESTBody {
         }
         switch method {
         case .put: return .set(json)
-        case .post: return .push(json)
+        case .post:
+            // Pushing null would store nothing under a fresh id the client is told about.
+            guard json != .null else { throw RESTError(.noData, "Invalid data; a POST must carry a value other than null.") }
+            return .push(json)
         case .patch:
             guard case .object(let members) = json else {
                 throw RESTError(.badRequest, "Invalid data; couldn't parse JSON object. Are you sending a JSON object with valid key names?")
@@ -29,6 +33,18 @@ enum RESTBody {
             return .update(members)
         case .get, .delete: return .remove
         }
+    }
+
+    /// `operation`, on one of `workers` when the body is over `threshold` bytes (parsing a
+    /// body of hundreds of megabytes takes seconds, which would stall every other connection of
+    /// the event loop); the result comes back on `eventLoop`.
+    static func operation(
+        _ method: RESTRequest.Method, body: ByteBuffer, offLoopAbove threshold: Int, workers: NIOThreadPool, eventLoop: any EventLoop
+    ) -> EventLoopFuture<RESTWrite> {
+        guard body.readableBytes > threshold else {
+            return eventLoop.makeCompletedFuture(withResultOf: { try operation(method, body: body) })
+        }
+        return workers.runIfActive(eventLoop: eventLoop) { try operation(method, body: body) }
     }
 
     private static func isBlank(_ byte: UInt8) -> Bool {

@@ -1,4 +1,6 @@
 import KindlingCore
+import NIOCore
+import NIOPosix
 
 /// The JSON bodies of REST responses.
 ///
@@ -45,6 +47,37 @@ enum RESTRendering {
             writer.writeRaw("}".utf8)
         }
         return finish(writer.bytes, print)
+    }
+
+    /// `render()`, on one of `workers` when `node` is over `threshold` bytes as JSON (rendering
+    /// hundreds of megabytes takes seconds, which would stall every other connection of the
+    /// event loop); the bytes come back on `eventLoop`.
+    static func offLoop(
+        _ node: Node, above threshold: Int, workers: NIOThreadPool, eventLoop: any EventLoop, render: @escaping @Sendable () -> [UInt8]
+    ) -> EventLoopFuture<[UInt8]> {
+        guard isLarge(node, over: threshold) else { return eventLoop.makeSucceededFuture(render()) }
+        return workers.runIfActive(eventLoop: eventLoop, render)
+    }
+
+    /// Whether `node` renders to more than about `threshold` bytes, found by a walk that stops
+    /// as soon as it has seen that many (so it costs little for a small node and at most a
+    /// bounded part of a big one).
+    static func isLarge(_ node: Node, over threshold: Int) -> Bool {
+        var remaining = threshold
+        var pending = [node]
+        while let next = pending.popLast() {
+            if let leaf = next.leaf {
+                if case .string(let text) = leaf { remaining -= text.utf8.count + 2 } else { remaining -= 8 }
+            } else {
+                for (key, child) in next.children {
+                    remaining -= key.string.utf8.count + 4
+                    pending.append(child)
+                    if remaining < 0 { return true }
+                }
+            }
+            if remaining < 0 { return true }
+        }
+        return false
     }
 
     /// `{"error": message}`.

@@ -38,9 +38,17 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private var closing = false
     /// Frames were written since the last flush.
     private var unflushed = false
+    /// The payload of the latest ping not yet answered.
+    private var pendingPong: ByteBuffer?
+    /// The bytes of a message received in part, counted against the server-wide budget.
+    private let held: HeldMessageBytes
 
-    init(namespace: Namespace, outbox: EventLoopOutbox, idleSweep: IdleSweep, handshakeHost: String, verifier: CredentialVerifier, configuration: ServerConfiguration) {
+    init(
+        namespace: Namespace, outbox: EventLoopOutbox, idleSweep: IdleSweep, handshakeHost: String, verifier: CredentialVerifier,
+        budget: InFlightBudget, configuration: ServerConfiguration
+    ) {
         self.verifier = verifier
+        self.held = HeldMessageBytes(budget: budget)
         self.namespace = namespace
         self.outbox = outbox
         self.idleSweep = idleSweep
@@ -77,18 +85,23 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
         case .text where frame.fin:
-            receive(String(buffer: frame.unmaskedData), context: context)
+            receiveUTF8(frame.unmaskedData, context: context)
         case .text:
             fragments = .text(frame.unmaskedData)
+            holding(frame.unmaskedData.readableBytes, context: context)
         case .continuation:
             continueMessage(frame, context: context)
         case .binary:
             if !frame.fin { fragments = .binary }
             logger.debug("ignored a binary frame", metadata: metadata)
         case .ping:
+            // RFC 6455 §5.5.3: only the latest ping needs its pong. One pong goes out after the
+            // read that brought the pings, so a ping flood from a client that does not read
+            // costs one small frame per read, not one per ping.
             var payload = frame.unmaskedData
-            let pong = WebSocketFrame(fin: true, opcode: .pong, data: payload.readSlice(length: payload.readableBytes) ?? ByteBuffer())
-            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+            let scheduled = pendingPong != nil
+            pendingPong = payload.readSlice(length: payload.readableBytes) ?? ByteBuffer()
+            if !scheduled { context.eventLoop.assumeIsolated().execute { self.sendPong() } }
         case .connectionClose:
             close(context: context, code: .normalClosure, reason: "client closed")
         default:
@@ -113,9 +126,11 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             }
             collected.writeBuffer(&piece)
             if frame.fin {
-                receive(String(buffer: collected), context: context)
+                holding(0, context: context)
+                receiveUTF8(collected, context: context)
             } else {
                 fragments = .text(collected)
+                holding(collected.readableBytes, context: context)
             }
         }
     }
@@ -128,6 +143,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        held.update(to: 0)
         logger.debug("disconnected", metadata: metadata)
         namespace.detach(connection)
         idleSweep.remove(self)
@@ -153,6 +169,26 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         }
     }
 
+    /// Receives a whole text frame's payload, which RFC 6455 requires to be valid UTF-8 (1007).
+    private func receiveUTF8(_ payload: ByteBuffer, context: ChannelHandlerContext) {
+        guard let text = payload.withUnsafeReadableBytes({ String(validating: $0, as: UTF8.self) }) else {
+            logger.notice("closing: a text frame that is not valid UTF-8", metadata: metadata)
+            close(context: context, code: .dataInconsistentWithMessage, reason: "text frame is not valid UTF-8")
+            return
+        }
+        receive(text, context: context)
+        holding(assembler.bufferedBytes, context: context)
+    }
+
+    /// Counts `bytes` of a message received in part against the server-wide budget; closes
+    /// the connection (1013, try again later) when the budget cannot hold them.
+    private func holding(_ bytes: Int, context: ChannelHandlerContext) {
+        guard !held.update(to: bytes) else { return }
+        fragments = .none
+        logger.warning("closing: the server holds too many partly received messages (budget \(held.budget.limit) bytes)", metadata: metadata)
+        close(context: context, code: WebSocketErrorCode(codeNumber: 1013), reason: "server busy; retry later")
+    }
+
     private func receive(_ text: String, context: ChannelHandlerContext) {
         do throws(ProtocolError) {
             guard case .message(let message) = try assembler.receive(text) else { return }
@@ -173,6 +209,15 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             logger.notice("closing: \(error.message)", metadata: metadata)
             close(context: context, code: error.kind == .tooLarge ? .messageTooLarge : .unacceptableData, reason: error.message)
         }
+    }
+
+    /// Answers the latest ping; counted with everything else waiting to be sent.
+    private func sendPong() {
+        guard let payload = pendingPong, let context, !closing else { return }
+        pendingPong = nil
+        context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: payload)), promise: nil)
+        unflushed = true
+        flush()
     }
 
     /// Writes encoded frames now (the session's own replies).

@@ -1,0 +1,80 @@
+/// Which browser pages may use the server, so that a web page the developer happens to visit
+/// cannot read or wipe a local database: by cross-origin `fetch` (CORS), by a WebSocket from the
+/// page, or by DNS rebinding (a hostile name resolving to 127.0.0.1).
+///
+/// A request carrying `Origin` (browsers add it to cross-origin requests and every WebSocket)
+/// is served only for loopback origins (`http(s)://localhost`, `127.0.0.1`, `[::1]`, any port)
+/// and the configured ones; `*` allows all. While the server listens on loopback, the `Host`
+/// must also be a loopback name (`*.localhost` included, for namespace-from-host) or a
+/// configured one. Requests without these headers (SDKs, curl) are unaffected.
+struct BrowserAccessPolicy: Sendable {
+    let allowsAnyOrigin: Bool
+    private let origins: Set<String>
+    /// False when the server listens beyond loopback, or `*` is among the allowed hosts.
+    let checksHost: Bool
+    private let hosts: Set<String>
+
+    init(configuration: ServerConfiguration) {
+        allowsAnyOrigin = configuration.corsOrigins.contains("*")
+        origins = Set(configuration.corsOrigins.map { BrowserAccessPolicy.normalizedOrigin($0) })
+        checksHost = BrowserAccessPolicy.isLoopback(configuration.host) && !configuration.allowedHosts.contains("*")
+        hosts = Set(configuration.allowedHosts.map { BrowserAccessPolicy.hostName($0) })
+    }
+
+    /// Whether a request with this `Origin` header may be served.
+    func allows(origin: String) -> Bool {
+        if allowsAnyOrigin { return true }
+        let normalized = BrowserAccessPolicy.normalizedOrigin(origin)
+        if origins.contains(normalized) { return true }
+        for scheme in ["http://", "https://"] where normalized.hasPrefix(scheme) {
+            let authority = String(normalized.dropFirst(scheme.count))
+            return BrowserAccessPolicy.isLoopbackName(BrowserAccessPolicy.hostName(authority), subdomains: false)
+        }
+        return false
+    }
+
+    /// Whether a request with this `Host` header may be served.
+    func allows(host: String) -> Bool {
+        guard checksHost else { return true }
+        let name = BrowserAccessPolicy.hostName(host)
+        return BrowserAccessPolicy.isLoopbackName(name, subdomains: true) || hosts.contains(name)
+    }
+
+    /// The name part of a `host[:port]` authority, lower-cased; nil-safe for anything malformed
+    /// (it then matches no allowed name). An IPv6 literal keeps its brackets.
+    static func hostName(_ authority: String) -> String {
+        let lowered = authority.lowercased()
+        if lowered.hasPrefix("[") {
+            guard let close = lowered.firstIndex(of: "]") else { return lowered }
+            let rest = lowered[lowered.index(after: close)...]
+            guard rest.isEmpty || BrowserAccessPolicy.isPort(rest) else { return lowered }
+            return String(lowered[...close])
+        }
+        guard let colon = lowered.lastIndex(of: ":") else { return lowered }
+        let port = lowered[colon...]
+        guard BrowserAccessPolicy.isPort(port) else { return lowered }
+        return String(lowered[..<colon])
+    }
+
+    /// `:` then 1 to 5 digits.
+    private static func isPort(_ text: Substring) -> Bool {
+        text.first == ":" && (2...6).contains(text.count) && text.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    private static func isLoopbackName(_ name: String, subdomains: Bool) -> Bool {
+        if name == "localhost" || name == "127.0.0.1" || name == "[::1]" { return true }
+        return subdomains && name.hasSuffix(".localhost") && name.count > ".localhost".count
+    }
+
+    /// An origin compares lower-cased and without a trailing slash.
+    private static func normalizedOrigin(_ origin: String) -> String {
+        var lowered = origin.lowercased()
+        while lowered.hasSuffix("/") { lowered.removeLast() }
+        return lowered
+    }
+
+    /// Whether the listening address only accepts local connections.
+    static func isLoopback(_ address: String) -> Bool {
+        address == "localhost" || address == "::1" || address == "[::1]" || address.hasPrefix("127.")
+    }
+}

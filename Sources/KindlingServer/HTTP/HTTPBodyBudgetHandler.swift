@@ -1,0 +1,69 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Counts each request body against the server-wide `InFlightBudget` as it arrives, and gives
+/// the bytes back when the response ends (the body is held until then) or the connection
+/// closes. A body that would exceed the budget is answered 503 (nothing was written, so a
+/// retry is safe) and the connection closed, with a log line.
+final class HTTPBodyBudgetHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let budget: InFlightBudget
+    private let logger: Logger
+    private var reserved = 0
+    private var refusing = false
+
+    init(budget: InFlightBudget, logger: Logger) {
+        self.budget = budget
+        self.logger = logger
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refusing else { return }
+        if case .body(let chunk) = unwrapInboundIn(data) {
+            guard budget.reserve(chunk.readableBytes) else {
+                refuse(context: context)
+                return
+            }
+            reserved += chunk.readableBytes
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { giveBack() }
+        context.write(data, promise: promise)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        giveBack()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) { giveBack() }
+
+    private func giveBack() {
+        budget.release(reserved)
+        reserved = 0
+    }
+
+    private func refuse(context: ChannelHandlerContext) {
+        refusing = true
+        giveBack()
+        logger.warning("refusing a request body: the server already holds \(budget.inUse) bytes of unfinished requests (limit \(budget.limit))")
+        let body = RESTRendering.error("The server is holding too many unfinished requests; retry later", print: .compact)
+        let headers = HTTPHeaders([
+            ("Content-Type", "application/json; charset=utf-8"),
+            ("Content-Length", String(body.count)),
+            ("Connection", "close"),
+            ("Retry-After", "1"),
+        ])
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .serviceUnavailable, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+}

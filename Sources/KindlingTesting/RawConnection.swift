@@ -1,0 +1,187 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A bare TCP connection for tests of what well-behaved clients never send: malformed or
+/// unmasked WebSocket frames, headers a byte at a time, bodies that never finish, requests
+/// whose answers are never read. It sends exactly the bytes given and keeps every byte
+/// received.
+public final class RawConnection: Sendable {
+    private let channel: any Channel
+    private let state: RawState
+
+    private init(channel: any Channel, state: RawState) {
+        self.channel = channel
+        self.state = state
+    }
+
+    /// Connects to 127.0.0.1:`port`. A small `receiveBufferBytes` makes the kernel hold little
+    /// for a connection that stops reading, so the server's backlog grows sooner.
+    public static func connect(
+        port: Int,
+        receiveBufferBytes: Int? = nil,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> RawConnection {
+        let state = RawState()
+        var bootstrap = ClientBootstrap(group: group).channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+        if let receiveBufferBytes {
+            bootstrap = bootstrap.channelOption(ChannelOptions.socketOption(.so_rcvbuf), value: .init(receiveBufferBytes))
+        }
+        let channel = try await bootstrap
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(RawReceiver(state: state)) }
+            }
+            .connect(host: "127.0.0.1", port: port)
+            .get()
+        return RawConnection(channel: channel, state: state)
+    }
+
+    /// Sends bytes as they are; throws once the connection is closed.
+    public func send(_ bytes: [UInt8]) async throws {
+        try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
+    }
+
+    public func send(_ text: String) async throws {
+        try await send(Array(text.utf8))
+    }
+
+    /// Every byte received so far.
+    public var received: [UInt8] { state.bytes.withLock { $0 } }
+
+    /// How many bytes were received so far.
+    public var receivedCount: Int { state.count.withLock { $0 } }
+
+    /// The received bytes as text (for HTTP responses).
+    public var receivedText: String { String(decoding: received, as: UTF8.self) }
+
+    /// Forgets what was received so far.
+    public func clearReceived() { state.bytes.withLock { $0 = [] } }
+
+    /// Stops reading, as a client that never reads its answers.
+    public func pauseReading() {
+        channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+    }
+
+    /// Reads again after `pauseReading`.
+    public func resumeReading() {
+        channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+        channel.read()
+    }
+
+    /// True once `text` has arrived (within `timeout`).
+    public func waitFor(_ text: String, timeout: Duration = .seconds(10)) async -> Bool {
+        let needle = Array(text.utf8)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if received.firstRange(of: needle) != nil { return true }
+            if isClosed { return received.firstRange(of: needle) != nil }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    /// True once the server has closed the connection (within `timeout`).
+    public func waitForClose(timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if isClosed { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return isClosed
+    }
+
+    /// Whether the connection has ended.
+    public var isClosed: Bool { state.closed.withLock { $0 } }
+
+    public func close() { channel.close(promise: nil) }
+
+    /// Sends a WebSocket upgrade for `/.ws` and waits for the 101; the handshake response is
+    /// then forgotten, so `received` holds only frames.
+    public func upgradeToWebSocket(namespace: String = "test", headers: [(String, String)] = [], timeout: Duration = .seconds(10)) async throws {
+        var request = "GET /.ws?v=5&ns=\(namespace) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        try await send(request + "\r\n")
+        guard await waitFor("\r\n\r\n", timeout: timeout), receivedText.hasPrefix("HTTP/1.1 101") else { throw RawConnectionError.upgradeRefused(receivedText) }
+        let end = received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound ?? 0
+        state.bytes.withLock { $0.removeSubrange(..<min(end, $0.count)) }
+    }
+
+    /// One client WebSocket frame (RFC 6455 §5.2): masked unless `masked` is false, with the
+    /// given RSV bits (0 to 7) and any opcode, reserved ones included.
+    public static func frame(opcode: UInt8, _ payload: [UInt8], fin: Bool = true, masked: Bool = true, rsv: UInt8 = 0) -> [UInt8] {
+        var bytes: [UInt8] = [(fin ? 0x80 : 0) | ((rsv & 7) << 4) | (opcode & 0x0F)]
+        let maskBit: UInt8 = masked ? 0x80 : 0
+        switch payload.count {
+        case ..<126:
+            bytes.append(maskBit | UInt8(payload.count))
+        case ..<65_536:
+            bytes.append(maskBit | 126)
+            bytes.append(contentsOf: [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)])
+        default:
+            bytes.append(maskBit | 127)
+            bytes.append(contentsOf: (0..<8).reversed().map { UInt8((UInt64(payload.count) >> (8 * UInt64($0))) & 0xFF) })
+        }
+        guard masked else { return bytes + payload }
+        let key: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
+        bytes.append(contentsOf: key)
+        bytes.append(contentsOf: payload.enumerated().map { $0.element ^ key[$0.offset % 4] })
+        return bytes
+    }
+
+    /// The status code of the first close frame the server sent, if one has arrived.
+    public var closeCode: Int? {
+        var bytes = received[...]
+        while bytes.count >= 2 {
+            let opcode = bytes[bytes.startIndex] & 0x0F
+            var length = Int(bytes[bytes.startIndex + 1] & 0x7F)
+            var header = 2
+            if length == 126 {
+                guard bytes.count >= 4 else { return nil }
+                length = Int(bytes[bytes.startIndex + 2]) << 8 | Int(bytes[bytes.startIndex + 3])
+                header = 4
+            } else if length == 127 {
+                guard bytes.count >= 10 else { return nil }
+                length = (2..<10).reduce(0) { $0 << 8 | Int(bytes[bytes.startIndex + $1]) }
+                header = 10
+            }
+            guard bytes.count >= header + length else { return nil }
+            if opcode == 0x8 {
+                guard length >= 2 else { return nil }
+                return Int(bytes[bytes.startIndex + header]) << 8 | Int(bytes[bytes.startIndex + header + 1])
+            }
+            bytes = bytes.dropFirst(header + length)
+        }
+        return nil
+    }
+}
+
+public enum RawConnectionError: Error {
+    case upgradeRefused(String)
+}
+
+/// What a raw connection received, shared with its handler.
+private final class RawState: Sendable {
+    let bytes = Mutex<[UInt8]>([])
+    let count = Mutex(0)
+    let closed = Mutex(false)
+}
+
+private final class RawReceiver: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    let state: RawState
+
+    init(state: RawState) { self.state = state }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        state.bytes.withLock { $0.append(contentsOf: buffer.readableBytesView) }
+        state.count.withLock { $0 += buffer.readableBytes }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        state.closed.withLock { $0 = true }
+        context.fireChannelInactive()
+    }
+}

@@ -1,0 +1,100 @@
+import KindlingCore
+import KindlingServer
+import KindlingTesting
+import Testing
+
+/// Memory one client can make the server hold is bounded: pongs count against the slow-reader
+/// limit, pipelined requests are not read while answers are not draining, and unfinished
+/// bodies and messages share a server-wide budget.
+@Suite(.timeLimit(.minutes(2)), .serialized)
+struct BackpressureTests {
+    @Test func aPingFloodFromAClientThatNeverReadsQueuesNoPongPerPing() async throws {
+        try await HardeningServer.with({ $0.maxPendingOutboundBytes = 128 * 1024 }) { server, _ in
+            let raw = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
+            defer { raw.close() }
+            try await raw.upgradeToWebSocket()
+            raw.pauseReading()
+            let ping = RawConnection.frame(opcode: 9, [UInt8](repeating: 0x70, count: 120))
+            let batch = Array([[UInt8]](repeating: ping, count: 1000).joined())
+            // 100,000 pings: 12.2 MB of pongs if each got its own, far more than the limit.
+            var sent = 0
+            for _ in 0..<100 {
+                guard (try? await raw.send(batch)) != nil else { break }
+                sent += 1000
+            }
+            raw.resumeReading()
+            try await Task.sleep(for: .seconds(1))
+            // Either the server answered only the latest pings, or cut the reader off; it never
+            // holds a pong for each ping.
+            #expect(raw.receivedCount < sent * 122 / 10, "received \(raw.receivedCount) bytes for \(sent) pings")
+            if !raw.isClosed {
+                try await raw.send(RawConnection.frame(opcode: 9, Array("last".utf8)))
+                #expect(await raw.waitFor("last"))
+            }
+        }
+    }
+
+    @Test func pipelinedRequestsFromAClientThatNeverReadsAreNotAllAnswered() async throws {
+        try await HardeningServer.with { server, _ in
+            let value = "\"" + String(repeating: "b", count: 100 * 1024) + "\""
+            #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/big.json?ns=t&print=silent", body: value).status == 204)
+            let raw = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
+            defer { raw.close() }
+            raw.pauseReading()
+            // 300 answers of 100 KB (30 MB, far more than the socket buffers hold), then a write
+            // that happens only if the server answered every one of them.
+            let get = "GET /big.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            try await raw.send(String(repeating: get, count: 300) + "PUT /marker.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\n\r\n1")
+            let observer = try await TestHTTPConnection.connect(port: server.port)
+            defer { observer.close() }
+            for _ in 0..<20 {
+                try await Task.sleep(for: .milliseconds(250))
+                #expect(try await observer.request("GET", "/marker.json?ns=t").text == "null")
+            }
+            // Once the client reads, the rest is answered in order.
+            raw.resumeReading()
+            #expect(await raw.waitFor("\r\n\r\n1", timeout: .seconds(60)))
+            #expect(try await observer.request("GET", "/marker.json?ns=t").text == "1")
+        }
+    }
+
+    @Test func unfinishedBodiesShareAServerWideBudget() async throws {
+        try await HardeningServer.with({ $0.inFlightBudgetBytes = 1024 * 1024 }) { server, logs in
+            let first = try await RawConnection.connect(port: server.port)
+            defer { first.close() }
+            try await first.send("PUT /a.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 900000\r\n\r\n\"" + String(repeating: "a", count: 700_000))
+            try await Task.sleep(for: .milliseconds(300))
+            let second = try await RawConnection.connect(port: server.port)
+            defer { second.close() }
+            try? await second.send("PUT /b.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 900000\r\n\r\n\"" + String(repeating: "b", count: 500_000))
+            #expect(await second.waitFor("HTTP/1.1 503"))
+            #expect(await second.waitForClose())
+            #expect(logs.contains("refusing a request body"))
+            // The first finishes and is served; then the budget is free again.
+            try await first.send(String(repeating: "a", count: 199_998) + "\"")
+            #expect(await first.waitFor("HTTP/1.1 200"))
+            let third = try await TestHTTPConnection.request(port: server.port, "PUT", "/c.json?ns=t", body: "\"" + String(repeating: "c", count: 800_000) + "\"")
+            #expect(third.status == 200)
+        }
+    }
+
+    @Test func partlyReceivedRealtimeMessagesShareTheBudget() async throws {
+        try await HardeningServer.with({ $0.inFlightBudgetBytes = 100 * 1024 }) { server, logs in
+            let piece = RawConnection.frame(opcode: 1, [UInt8](repeating: 0x78, count: 16_384))
+            let first = try await RawConnection.connect(port: server.port)
+            defer { first.close() }
+            try await first.upgradeToWebSocket()
+            try await first.send(RawConnection.frame(opcode: 1, Array("10".utf8)) + piece + piece + piece + piece)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!first.isClosed)
+            let second = try await RawConnection.connect(port: server.port)
+            defer { second.close() }
+            try await second.upgradeToWebSocket()
+            try? await second.send(RawConnection.frame(opcode: 1, Array("10".utf8)) + piece + piece + piece + piece)
+            #expect(await second.waitForClose(timeout: .seconds(5)))
+            #expect(second.closeCode == 1013)
+            #expect(logs.contains("too many partly received messages"))
+            #expect(!first.isClosed)
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import KindlingServer
+import KindlingTesting
+import Testing
+
+/// The descriptor limit is not a cliff: connections are capped below it, the longest-idle HTTP
+/// connection makes room for a new client, and a server started with a low `ulimit -n` keeps
+/// serving new clients while idle ones pile up.
+@Suite(.timeLimit(.minutes(2)))
+struct ConnectionLimitTests {
+    @Test func theLongestIdleConnectionMakesRoomForANewClient() async throws {
+        try await HardeningServer.with({ $0.maxConnections = 10 }) { server, logs in
+            var idle: [RawConnection] = []
+            for _ in 0..<10 {
+                idle.append(try await RawConnection.connect(port: server.port))
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            defer { idle.forEach { $0.close() } }
+            let response = try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t")
+            #expect(response.status == 200)
+            // One idle connection (the first to have become idle) was closed for it.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ContinuousClock.now < deadline, !idle.contains(where: \.isClosed) { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(idle.filter(\.isClosed).count == 1)
+            #expect(logs.contains("closed the longest-idle"))
+        }
+    }
+
+    @Test func connectionsOverTheLimitAreClosedWhenNoneIsIdle() async throws {
+        try await HardeningServer.with({ $0.maxConnections = 3 }) { server, logs in
+            var clients: [TestClient] = []
+            for _ in 0..<3 { clients.append(try await TestClient.connect(port: server.port)) }
+            let extra = try await RawConnection.connect(port: server.port)
+            defer { extra.close() }
+            #expect(await extra.waitForClose(timeout: .seconds(5)))
+            #expect(logs.contains("refusing connections"))
+            await clients[0].close()
+            try await Task.sleep(for: .milliseconds(200))
+            let again = try await TestClient.connect(port: server.port)
+            await again.close()
+            for client in clients.dropFirst() { await client.close() }
+        }
+    }
+
+    @Test func aServerAtALowDescriptorLimitKeepsServingNewClients() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-fd-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try LimitedServerProcess(descriptorLimit: 128, arguments: ["--data-dir", directory, "--log-level", "notice"])
+        defer { server.stop() }
+        var idle: [RawConnection] = []
+        defer { idle.forEach { $0.close() } }
+        for _ in 0..<200 {
+            guard let connection = try? await RawConnection.connect(port: server.port) else { break }
+            idle.append(connection)
+        }
+        for attempt in 0..<5 {
+            let response = try await TestHTTPConnection.request(port: server.port, "PUT", "/n.json?ns=t", body: "\(attempt)")
+            #expect(response.status == 200)
+        }
+        #expect(try await server.waitForLog(containing: "connections"))
+    }
+
+    @Test func theSoftDescriptorLimitIsRaisedToTheHardOneAtStart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-fd-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try LimitedServerProcess(descriptorLimit: 64, softOnly: true, arguments: ["--data-dir", directory, "--log-level", "notice"])
+        defer { server.stop() }
+        var open: [TestHTTPConnection] = []
+        defer { open.forEach { $0.close() } }
+        // 150 connections, each answered: more than 64 descriptors in use at once.
+        for index in 0..<150 {
+            let connection = try await TestHTTPConnection.connect(port: server.port)
+            open.append(connection)
+            #expect(try await connection.request("GET", "/n\(index).json?ns=t", timeout: .seconds(5)).status == 200)
+        }
+        #expect(open.count == 150)
+    }
+
+    @Test func outOfDescriptorsTheServerPausesAcceptingInsteadOfSpinning() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-fd-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // A connection limit above the descriptor limit: accept itself runs out (EMFILE).
+        let server = try LimitedServerProcess(
+            descriptorLimit: 64, arguments: ["--data-dir", directory, "--log-level", "notice", "--max-connections", "100000"])
+        defer { server.stop() }
+        var idle: [RawConnection] = []
+        defer { idle.forEach { $0.close() } }
+        for _ in 0..<100 {
+            guard let connection = try? await RawConnection.connect(port: server.port) else { break }
+            idle.append(connection)
+        }
+        #expect(try await server.waitForLog(containing: "cannot accept connections"))
+        let before = server.cpuSeconds()
+        try await Task.sleep(for: .seconds(2))
+        let used = server.cpuSeconds() - before
+        #expect(used < 1.0, "the server used \(used) s of CPU in 2 s while out of descriptors")
+        // Once descriptors free up, new clients are served again.
+        idle.forEach { $0.close() }
+        idle = []
+        try await Task.sleep(for: .milliseconds(500))
+        let response = try await TestHTTPConnection.request(port: server.port, "GET", "/n.json?ns=t")
+        #expect(response.status == 200)
+    }
+}
+
+/// `kindling serve` in a child process under `ulimit -n`.
+final class LimitedServerProcess {
+    let process = Process()
+    let port: Int
+    private let errors = Pipe()
+    private let log = LogText()
+
+    /// `softOnly` lowers only the soft limit, which the server may raise up to the hard one.
+    init(descriptorLimit: Int, softOnly: Bool = false, arguments: [String]) throws {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let binary = bundle.appendingPathComponent("kindling").path
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit \(softOnly ? "-S " : "")-n \(descriptorLimit) && exec \"$0\" \"$@\"", binary, "serve", "--port", "0"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        errors.fileHandleForReading.readabilityHandler = { [log] handle in log.append(handle.availableData) }
+        try process.run()
+        var text = ""
+        while !text.contains("\n") {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        guard let line = text.split(separator: "\n").first, let port = line.split(separator: ":").last.flatMap({ Int($0) }) else {
+            process.terminate()
+            throw TestClientError.timedOut
+        }
+        self.port = port
+    }
+
+    func waitForLog(containing text: String, timeout: Duration = .seconds(10)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if log.contains(text) { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    /// The CPU seconds (user and system) the server has used so far.
+    func cpuSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// A child's standard error so far.
+private final class LogText: @unchecked Sendable {
+    private let lock = NSLock()
+    private var text = ""
+
+    func append(_ data: Data) {
+        lock.lock()
+        text += String(decoding: data, as: UTF8.self)
+        lock.unlock()
+    }
+
+    func contains(_ needle: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return text.contains(needle)
+    }
+}
