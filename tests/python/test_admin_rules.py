@@ -4,13 +4,14 @@
 The rules are set for this file's own namespace through `PUT /.settings/rules.json`, as
 firebase-tools deploys them to the emulator.
 """
-import json
 import urllib.request
+import uuid
 
 import pytest
 from firebase_admin import db, exceptions
 
-NAMESPACE = "kindling-rules"
+# A namespace of this run's own: the server's data directory outlives the run.
+NAMESPACE = "rules-" + uuid.uuid4().hex[:12]
 
 RULES = """{
   // The seed apps' rules, trimmed.
@@ -77,7 +78,11 @@ def _app(server, name, override):
 
 @pytest.fixture(scope="module")
 def apps(server, rules):
+    import os
+
     import firebase_admin
+
+    os.environ["FIREBASE_DATABASE_EMULATOR_HOST"] = server
 
     made = {
         "admin": _app(server, "rules-admin", "admin"),
