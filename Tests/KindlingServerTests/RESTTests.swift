@@ -11,14 +11,7 @@ struct RESTTests {
         var logger = Logger(label: "kindling-test")
         logger.logLevel = .critical
         let configuration = ServerConfiguration(port: 0, maxRESTBodyBytes: maxBodyBytes, eventStreamKeepAlive: .milliseconds(200), logger: logger)
-        let server = try await KindlingServer.start(configuration)
-        do {
-            try await body(server)
-        } catch {
-            try await server.shutdown()
-            throw error
-        }
-        try await server.shutdown()
+        try await KindlingServer.run(configuration, body)
     }
 
     @Test func everyMethod() async throws {

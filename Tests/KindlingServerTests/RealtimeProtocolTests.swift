@@ -15,16 +15,7 @@ struct RealtimeProtocolTests {
     ) async throws {
         var logger = Logger(label: "kindling-test")
         logger.logLevel = .critical
-        let server = try await KindlingServer.start(
-            ServerConfiguration(port: 0, maxPendingOutboundBytes: maxPendingBytes, idleTimeout: idleTimeout, logger: logger)
-        )
-        do {
-            try await body(server)
-        } catch {
-            try await server.shutdown()
-            throw error
-        }
-        try await server.shutdown()
+        try await KindlingServer.run(ServerConfiguration(port: 0, maxPendingOutboundBytes: maxPendingBytes, idleTimeout: idleTimeout, logger: logger), body)
     }
 
     func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }

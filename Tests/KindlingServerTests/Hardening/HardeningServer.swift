@@ -1,4 +1,5 @@
 import KindlingServer
+import KindlingTesting
 import Logging
 import Synchronization
 
@@ -14,14 +15,7 @@ enum HardeningServer {
         logger.logLevel = .debug
         var configuration = ServerConfiguration(port: 0, logger: logger)
         adjust(&configuration)
-        let server = try await KindlingServer.start(configuration)
-        do {
-            try await body(server, lines)
-        } catch {
-            try await server.shutdown()
-            throw error
-        }
-        try await server.shutdown()
+        try await KindlingServer.run(configuration) { try await body($0, lines) }
     }
 }
 

@@ -22,14 +22,7 @@ struct NamespaceFloodTests {
         let configuration = ServerConfiguration(
             port: 0, storage: storage, eventStreamKeepAlive: .milliseconds(200), maxNamespaces: maxNamespaces, logger: logger
         )
-        let server = try await KindlingServer.start(configuration)
-        do {
-            try await body(server)
-        } catch {
-            try await server.shutdown()
-            throw error
-        }
-        try await server.shutdown()
+        try await KindlingServer.run(configuration, body)
     }
 
     /// The namespace directories in a data directory.

@@ -77,14 +77,7 @@ struct RulesEnforcementTests {
         var configuration = ServerConfiguration(port: 0, eventStreamKeepAlive: .milliseconds(200), logger: logger)
         configuration.rules = try rules.map { try RulesDocument.parse($0) }
         configuration.storage = storage.map { StorageConfiguration(directory: $0) }
-        let server = try await KindlingServer.start(configuration)
-        do {
-            try await body(server)
-        } catch {
-            try await server.shutdown()
-            throw error
-        }
-        try await server.shutdown()
+        try await KindlingServer.run(configuration, body)
     }
 
     static func status(_ reply: [JSONValue]) -> String? { reply.last?["d"]?["b"]?["s"]?.stringValue }

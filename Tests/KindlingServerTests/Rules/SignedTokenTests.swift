@@ -37,14 +37,7 @@ struct SignedTokenTests {
         auth.clockSkew = .seconds(0)
         var configuration = ServerConfiguration(port: 0, auth: auth, logger: logger)
         configuration.rules = try RulesDocument.parse(#"{"rules":{"notes":{"$uid":{".read":"auth.uid === $uid",".write":"auth.uid === $uid"}}}}"#)
-        let server = try await KindlingServer.start(configuration)
-        do {
-            try await body(server)
-        } catch {
-            try await server.shutdown()
-            throw error
-        }
-        try await server.shutdown()
+        try await KindlingServer.run(configuration, body)
     }
 
     static func status(_ reply: [JSONValue]) -> String? { reply.last?["d"]?["b"]?["s"]?.stringValue }
