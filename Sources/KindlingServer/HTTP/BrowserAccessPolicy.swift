@@ -17,7 +17,7 @@ struct BrowserAccessPolicy: Sendable {
     init(configuration: ServerConfiguration) {
         allowsAnyOrigin = configuration.corsOrigins.contains("*")
         origins = Set(configuration.corsOrigins.map { BrowserAccessPolicy.normalizedOrigin($0) })
-        checksHost = BrowserAccessPolicy.isLoopback(configuration.host) && !configuration.allowedHosts.contains("*")
+        checksHost = ProtectedMode.isLoopback(configuration.host) && !configuration.allowedHosts.contains("*")
         hosts = Set(configuration.allowedHosts.map { BrowserAccessPolicy.hostName($0) })
     }
 
@@ -71,10 +71,5 @@ struct BrowserAccessPolicy: Sendable {
         var lowered = origin.lowercased()
         while lowered.hasSuffix("/") { lowered.removeLast() }
         return lowered
-    }
-
-    /// Whether the listening address only accepts local connections.
-    static func isLoopback(_ address: String) -> Bool {
-        address == "localhost" || address == "::1" || address == "[::1]" || address.hasPrefix("127.")
     }
 }
