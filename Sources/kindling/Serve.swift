@@ -72,8 +72,17 @@ struct Serve: AsyncParsableCommand {
     var allowedHosts: [String] = []
     @Option(name: .customLong("max-unfinished-mb"), help: "Megabytes of partly received requests and messages the server holds at once.")
     var maxUnfinishedMegabytes = 1024
+    @Option(name: .customLong("max-listens"), help: "Listens one realtime connection may hold at once.")
+    var maxListens = ConnectionLimits().maxListens
+    @Option(name: .customLong("max-ondisconnect"), help: "onDisconnect operations one realtime connection may queue.")
+    var maxOnDisconnect = ConnectionLimits().maxOnDisconnectOperations
+    @Option(name: .customLong("max-ondisconnect-mb"), help: "Megabytes of onDisconnect data one realtime connection may queue.")
+    var maxOnDisconnectMegabytes = ConnectionLimits().maxOnDisconnectBytes / (1024 * 1024)
 
     func validate() throws {
+        for (name, value, limit) in [("--max-listens", maxListens, 10_000_000), ("--max-ondisconnect", maxOnDisconnect, 10_000_000), ("--max-ondisconnect-mb", maxOnDisconnectMegabytes, 1 << 20)] {
+            guard value >= 1, value <= limit else { throw ValidationError("\(name) must be between 1 and \(limit).") }
+        }
         for (name, seconds) in [("--header-timeout", headerTimeoutSeconds), ("--body-timeout", bodyTimeoutSeconds), ("--idle-timeout", keepAliveTimeoutSeconds)] {
             guard seconds >= 0.01, seconds <= 86_400 else { throw ValidationError("\(name) must be between 0.01 and 86400 seconds.") }
         }
@@ -130,6 +139,9 @@ struct Serve: AsyncParsableCommand {
             rules: rules,
             allowOpen: security.allowOpen,
             rulesDebug: security.rulesDebug,
+            connectionLimits: ConnectionLimits(
+                maxListens: maxListens, maxOnDisconnectOperations: maxOnDisconnect, maxOnDisconnectBytes: maxOnDisconnectMegabytes * 1024 * 1024
+            ),
             logger: logger
         ))
         } catch let refusal as ProtectedMode.Refusal {
