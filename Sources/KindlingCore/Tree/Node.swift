@@ -157,6 +157,14 @@ public struct Node: Sendable {
         return copy
     }
 
+    /// This node with `node` written at `keys[depth...]`, for the rules' view of the tree after a
+    /// write, which rebuilds only the levels a rule reads.
+    func setting(_ node: Node, at keys: [Key], from depth: Int) -> Node {
+        var copy = self
+        copy.set(node, at: keys, from: depth)
+        return copy
+    }
+
     /// Writes `node` at `keys[depth...]` below this node. The keys array is passed whole with an
     /// offset: slicing it at every level would cost a retain per level on the hottest path.
     private mutating func set(_ node: Node, at keys: [Key], from depth: Int) {

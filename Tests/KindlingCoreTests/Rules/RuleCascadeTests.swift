@@ -120,7 +120,7 @@ struct RuleCascadeTests {
     @Test func anEmptyMergeIsAllowed() throws {
         let rules = try RulesDocument.parse(#"{"rules": {}}"#)
         let write = Write.merge(try Path("/a"), [])
-        #expect(rules.canWrite(write, auth: .null, old: .empty, new: .empty, now: 0).allowed)
+        #expect(rules.canWrite(write, auth: .null, old: .empty, now: 0).allowed)
     }
 
     @Test func rootIsTheOldTreeAndNewDataParentsStayInTheNewTree() throws {
