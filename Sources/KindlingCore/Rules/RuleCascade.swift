@@ -105,7 +105,7 @@ struct RuleCascade {
             node = next
             scope.depth += 1
         }
-        guard validated, node.validatesBelow else { return (permitted, validated) }
+        guard validated, node.validatesUnder else { return (permitted, validated) }
         scope.reachNewData()
         scope.reachData()
         if !scope.newData.isEmpty { validated = validateBelow(node, &scope) }
