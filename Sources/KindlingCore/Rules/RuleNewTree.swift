@@ -9,15 +9,22 @@
 /// applies its entries the same way, in order. A merge of many entries is applied to the whole
 /// tree once instead, so that no location rescans every entry.
 struct RuleNewTree {
-    private enum Source {
-        /// The tree after the write, already built (reads see the empty tree).
-        case built(Node)
-        /// The old tree and the write's locations (full paths) and nodes, in the write's order.
-        case set(old: Node, keys: [Key], node: Node)
-        case merge(old: Node, entries: [(keys: [Key], node: Node)])
+    private enum Kind {
+        /// The tree after the write is `old`, already built (reads see the empty tree).
+        case built
+        /// A set of `setNode` at `setKeys` on `old`.
+        case set
+        /// A merge: `entries` (full paths and nodes) applied to `old` in order.
+        case merge
     }
 
-    private let source: Source
+    // Stored apart rather than as an enum's payloads, so that reading them while a rule runs
+    // copies nothing.
+    private let kind: Kind
+    private let old: Node
+    private let setKeys: [Key]
+    private let setNode: Node
+    private let entries: [(keys: [Key], node: Node)]
 
     /// Merges with more entries than this are applied to the whole tree up front: a lazy location
     /// costs one comparison per entry, the built tree one path copy per entry in all.
@@ -27,43 +34,36 @@ struct RuleNewTree {
     init(old: Node, write: Write) {
         switch write {
         case .set(let path, let node):
-            source = .set(old: old, keys: path.keys, node: node)
+            (kind, self.old, setKeys, setNode, entries) = (.set, old, path.keys, node, [])
         case .merge(let base, let entries) where entries.count <= RuleNewTree.lazyEntryLimit:
-            source = .merge(old: old, entries: entries.map { (base.keys + $0.path.keys, $0.node) })
+            (kind, self.old, setKeys, setNode) = (.merge, old, [], .empty)
+            self.entries = entries.map { (base.keys + $0.path.keys, $0.node) }
         case .merge(let base, let entries):
             var root = old
             for entry in entries { root.set(entry.node, at: base.appending(entry.path)) }
-            source = .built(root)
+            (kind, self.old, setKeys, setNode, self.entries) = (.built, root, [], .empty, [])
         }
     }
 
     /// A tree given whole: the empty tree for reads, or one built eagerly (tests compare the two).
     init(built root: Node) {
-        source = .built(root)
+        (kind, old, setKeys, setNode, entries) = (.built, root, [], .empty, [])
     }
 
     /// The node at `keys[0..<count]` in the new tree. `old`, when given, is the old tree's node
     /// there (the caller often has it already).
     func node(at keys: [Key], count: Int, old: Node?) -> Node {
-        let oldRoot: Node
-        switch source {
-        case .built(let root): return RuleNewTree.descend(root, keys, from: 0, to: count)
-        case .set(let root, _, _), .merge(let root, _): oldRoot = root
-        }
+        if case .built = kind { return RuleNewTree.descend(self.old, keys, from: 0, to: count) }
         // A priority is set on the node that holds it, so below a `.priority` key the node is
         // read from the level above it.
         for index in 0..<count where keys[index].isPriority {
             return RuleNewTree.descend(node(at: keys, count: index, old: nil), keys, from: index, to: count)
         }
-        let current = old ?? RuleNewTree.descend(oldRoot, keys, from: 0, to: count)
-        switch source {
-        case .built: return current
-        case .set(_, let written, let node): return RuleNewTree.apply(node, at: written, to: current, at: keys, count)
-        case .merge(_, let entries):
-            var result = current
-            for entry in entries { result = RuleNewTree.apply(entry.node, at: entry.keys, to: result, at: keys, count) }
-            return result
-        }
+        let current = old ?? RuleNewTree.descend(self.old, keys, from: 0, to: count)
+        if case .set = kind { return RuleNewTree.apply(setNode, at: setKeys, to: current, at: keys, count) }
+        var result = current
+        for entry in entries { result = RuleNewTree.apply(entry.node, at: entry.keys, to: result, at: keys, count) }
+        return result
     }
 
     /// `current`, the node at `keys[0..<count]`, after `node` is written at `written`.
