@@ -177,6 +177,10 @@ struct RuleScope {
     ) throws(RuleEvaluationError) -> RuleSnapshot {
         switch path {
         case .keys(let keys): return snapshot.child(keys, tracksLocation: tracksLocation)
+        case .expression(.capture(let index)) where index < keys.count:
+            // `child($wildcard)`: the path's own key, never empty and without a `/`, is used as
+            // it is instead of being made again from its text.
+            return tracksLocation ? snapshot.child([keys[index]], tracksLocation: true) : snapshot.child(keys[index])
         case .expression(let expression):
             guard case .string(let text) = try evaluate(expression) else {
                 throw RuleEvaluationError("\(method)() expects a string argument")

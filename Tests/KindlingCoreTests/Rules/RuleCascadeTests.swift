@@ -123,6 +123,14 @@ struct RuleCascadeTests {
         #expect(rules.canWrite(write, auth: .null, old: .empty, now: 0).allowed)
     }
 
+    @Test func aWildcardChildKeepsItsLocationForParent() throws {
+        var harness = try RulesHarness(
+            #"{"rules": {"a": {"$x": {".write": "root.child('users').child($x).parent().child('bob').exists() && root.child('users').child($x).exists()"}}}}"#,
+            data: #"{"users": {"alice": 1, "bob": 2}}"#)
+        #expect(try harness.set("/a/alice", "1", commit: false).allowed)
+        #expect(try !harness.set("/a/carol", "1", commit: false).allowed)
+    }
+
     @Test func rootIsTheOldTreeAndNewDataParentsStayInTheNewTree() throws {
         var harness = try RulesHarness(
             """
