@@ -93,7 +93,7 @@ struct RuleCascade {
         while true {
             // Once granted, nothing is left to check where the new data is gone (an empty node
             // stays empty below, so any level already walked tells).
-            if permitted && scope.newData.isEmpty { return (permitted, validated) }
+            if permitted && scope.newDataKnown && scope.newData.isEmpty { return (permitted, validated) }
             if !permitted, let rule = node.write { permitted = run(rule, ".write", &scope) }
             if validated, let rule = node.validate {
                 scope.reachNewData()
@@ -105,7 +105,7 @@ struct RuleCascade {
             node = next
             scope.depth += 1
         }
-        guard validated, node.validatesBelow else { return (permitted, validated) }
+        guard validated, node.validatesUnder else { return (permitted, validated) }
         scope.reachNewData()
         scope.reachData()
         if !scope.newData.isEmpty { validated = validateBelow(node, &scope) }

@@ -15,6 +15,9 @@ final class RuleNode: Sendable {
     /// True when this node or one below it has a `.validate` rule: a write's walk over the
     /// written data skips every branch where this is false.
     let validatesBelow: Bool
+    /// True when a node strictly below this one has a `.validate` rule: a write's location is
+    /// walked below only then (its own rule ran on the way down).
+    let validatesUnder: Bool
 
     init(
         read: CompiledRule?,
@@ -37,7 +40,8 @@ final class RuleNode: Sendable {
         }
         wildcardName = wildcard?.name
         self.wildcard = wildcard?.node
-        validatesBelow = validate != nil || literals.contains { $0.1.validatesBelow } || wildcard?.node.validatesBelow == true
+        validatesUnder = literals.contains { $0.1.validatesBelow } || wildcard?.node.validatesBelow == true
+        validatesBelow = validate != nil || validatesUnder
     }
 
     /// The literal child named `key`.

@@ -44,6 +44,12 @@ struct RuleRegex: Sendable {
     let anchoredStart: Bool
     let anchoredEnd: Bool
     let program: [Instruction]
+    /// For a program of at most 64 instructions (most rules' patterns), each instruction's
+    /// closure as a bit set: the character tests and matches reachable from it without reading a
+    /// character. Matching then keeps its live states in one word and allocates nothing.
+    let closures: [UInt64]
+    /// The `.match` instructions, as a bit set (when `closures` is used).
+    let matchMask: UInt64
 
     /// Checks `pattern` against the subset and compiles it; `offset` places errors.
     init(pattern: String, flags: String, offset: Int) throws(RuleCompileError) {
@@ -63,10 +69,42 @@ struct RuleRegex: Sendable {
         try builder.emit(.alternation(alternatives), offset: offset)
         builder.program.append(.match)
         program = builder.program
+        (closures, matchMask) = RuleRegex.closureSets(program)
+    }
+
+    /// The closure bit sets and the match mask of `program`, or none when it is too long.
+    private static func closureSets(_ program: [Instruction]) -> ([UInt64], UInt64) {
+        guard program.count <= 64 else { return ([], 0) }
+        var matchMask: UInt64 = 0
+        var closures: [UInt64] = []
+        for start in program.indices {
+            var set: UInt64 = 0
+            var seen: UInt64 = 0
+            var stack = [start]
+            while let pc = stack.popLast() {
+                guard seen & (1 << UInt64(pc)) == 0 else { continue }
+                seen |= 1 << UInt64(pc)
+                switch program[pc] {
+                case .jump(let target): stack.append(target)
+                case .split(let first, let second): stack += [second, first]
+                case .match:
+                    set |= 1 << UInt64(pc)
+                    matchMask |= 1 << UInt64(pc)
+                case .scalar, .any, .set: set |= 1 << UInt64(pc)
+                }
+            }
+            closures.append(set)
+        }
+        return (closures, matchMask)
     }
 
     /// True when the pattern matches somewhere in `text`.
     func matches(_ text: String) -> Bool {
+        closures.isEmpty ? matchesByLists(text) : matchesInWord(text)
+    }
+
+    /// `matches` for any program: the live states in lists, each state added once per step.
+    func matchesByLists(_ text: String) -> Bool {
         var marks = [Int](repeating: -1, count: program.count)
         var generation = 0
         var current: [Int] = []
@@ -93,6 +131,34 @@ struct RuleRegex: Sendable {
             if current.isEmpty { return false }
         }
         return accepts(current, atEnd: true)
+    }
+
+    /// `matches` for a program of at most 64 instructions: the same simulation, its live states
+    /// one bit each.
+    func matchesInWord(_ text: String) -> Bool {
+        var current = closures[0]
+        for scalar in text.unicodeScalars {
+            if !anchoredEnd, current & matchMask != 0 { return true }
+            let value = caseInsensitive ? RuleRegex.fold(scalar.value) : scalar.value
+            var next: UInt64 = 0
+            var live = current & ~matchMask
+            while live != 0 {
+                let pc = live.trailingZeroBitCount
+                live &= live - 1
+                let passes: Bool
+                switch program[pc] {
+                case .scalar(let expected): passes = expected == value
+                case .any: passes = !RuleRegex.isLineTerminator(value)
+                case .set(let set): passes = RuleRegex.contains(set, scalar.value, caseInsensitive: caseInsensitive)
+                case .split, .jump, .match: passes = false
+                }
+                if passes { next |= closures[pc + 1] }
+            }
+            if !anchoredStart { next |= closures[0] }
+            current = next
+            if current == 0 { return false }
+        }
+        return current & matchMask != 0
     }
 
     private func accepts(_ threads: [Int], atEnd: Bool) -> Bool {

@@ -6,28 +6,30 @@
 struct RuleScope {
     var auth: JSONValue
     var oldRoot: Node
-    var newRoot: Node
+    var newTree: RuleNewTree
     var keys: [Key]
     var depth: Int
     var now: Double
     var query: Query?
     /// The old node at `keys[0..<dataDepth]` and the new one at `keys[0..<newDataDepth]`: they
-    /// are walked down to `depth` only when a rule needs them (`reachData`, `reachNewData`).
+    /// are walked down to `depth` only when a rule needs them (`reachData`, `reachNewData`);
+    /// `newData` means nothing until `newDataKnown`, since the new tree is never built whole.
     var data: Node
     var newData: Node
     var dataDepth = 0
     var newDataDepth = 0
+    var newDataKnown = false
 
-    init(auth: JSONValue, oldRoot: Node, newRoot: Node, now: Double, query: Query?) {
+    init(auth: JSONValue, oldRoot: Node, newTree: RuleNewTree, now: Double, query: Query?) {
         self.auth = auth
         self.oldRoot = oldRoot
-        self.newRoot = newRoot
+        self.newTree = newTree
         self.keys = []
         self.depth = 0
         self.now = now
         self.query = query
         self.data = oldRoot
-        self.newData = newRoot
+        self.newData = .empty
     }
 
     /// Brings `data` down to `depth`.
@@ -38,8 +40,16 @@ struct RuleScope {
         }
     }
 
-    /// Brings `newData` down to `depth`.
+    /// Brings `newData` down to `depth`: from the new node of a level above when one is known,
+    /// else from the old node at `depth` with the write applied there.
     mutating func reachNewData() {
+        if !newDataKnown || newDataDepth > depth {
+            reachData()
+            newData = newTree.node(at: keys, count: depth, old: data)
+            newDataDepth = depth
+            newDataKnown = true
+            return
+        }
         while newDataDepth < depth {
             if !newData.isEmpty { newData = newData.child(keys[newDataDepth]) }
             newDataDepth += 1
@@ -52,8 +62,9 @@ struct RuleScope {
         depth = 0
         dataDepth = 0
         newDataDepth = 0
+        newDataKnown = false
         data = oldRoot
-        newData = newRoot
+        newData = .empty
     }
 
     /// Runs a rule: true only when it evaluates to `true`; errors are returned for the trace.
@@ -166,6 +177,10 @@ struct RuleScope {
     ) throws(RuleEvaluationError) -> RuleSnapshot {
         switch path {
         case .keys(let keys): return snapshot.child(keys, tracksLocation: tracksLocation)
+        case .expression(.capture(let index)) where index < keys.count:
+            // `child($wildcard)`: the path's own key, never empty and without a `/`, is used as
+            // it is instead of being made again from its text.
+            return tracksLocation ? snapshot.child([keys[index]], tracksLocation: true) : snapshot.child(keys[index])
         case .expression(let expression):
             guard case .string(let text) = try evaluate(expression) else {
                 throw RuleEvaluationError("\(method)() expects a string argument")
@@ -206,7 +221,12 @@ struct RuleScope {
         } else {
             extra.removeLast()
         }
-        var node = snapshot.isNew ? newRoot : oldRoot
+        if snapshot.isNew {
+            let location = Array(keys[0..<depth]) + extra
+            let node = newTree.node(at: location, count: location.count, old: nil)
+            return RuleSnapshot(isNew: true, node: node, depth: depth, extra: extra)
+        }
+        var node = oldRoot
         for key in keys[0..<depth] where !node.isEmpty { node = node.child(key) }
         for key in extra where !node.isEmpty { node = node.child(key) }
         return RuleSnapshot(isNew: snapshot.isNew, node: node, depth: depth, extra: extra)

@@ -47,22 +47,28 @@ public struct RulesDocument: Sendable {
         explain: Bool = false
     ) -> RuleDecision {
         var cascade = RuleCascade(root: self.root, explain: explain)
-        var scope = RuleScope(auth: auth, oldRoot: root, newRoot: .empty, now: Double(now), query: query)
+        var scope = RuleScope(auth: auth, oldRoot: root, newTree: RuleNewTree(built: .empty), now: Double(now), query: query)
         scope.start(at: path.keys)
         return cascade.canRead(&scope)
     }
 
-    /// Writes: `write` is the resolved write (server values already resolved; `.set` or
-    /// `.merge`), `old` the tree before, `new` the tree after applying the whole write.
+    /// Writes: may `auth` make `write`, the resolved write (server values already resolved;
+    /// `.set` or `.merge`), to the tree `old`? The rules' `newData` is the tree after the whole
+    /// write, computed only at the levels a rule reads it (the tree is never built whole).
     /// A merge is one decision: each entry's full path (write.path + entry.path) needs its own
-    /// `.write` grant at or above it, validation runs against the merged `new`; an empty merge is
-    /// allowed.
-    public func canWrite(_ write: Write, auth: JSONValue, old: Node, new: Node, now: Int64, explain: Bool = false) -> RuleDecision {
+    /// `.write` grant at or above it, validation runs against the merged new tree; an empty merge
+    /// is allowed.
+    public func canWrite(_ write: Write, auth: JSONValue, old: Node, now: Int64, explain: Bool = false) -> RuleDecision {
+        canWrite(write, auth: auth, old: old, new: RuleNewTree(old: old, write: write), now: now, explain: explain)
+    }
+
+    /// `canWrite` with the new tree given (tests compare the lazy tree with one built whole).
+    func canWrite(_ write: Write, auth: JSONValue, old: Node, new: RuleNewTree, now: Int64, explain: Bool) -> RuleDecision {
         if case .merge(_, let entries) = write, entries.isEmpty {
             return RuleDecision(allowed: true, trace: explain ? ["An empty update changes nothing: allowed."] : [])
         }
         var cascade = RuleCascade(root: root, explain: explain)
-        var scope = RuleScope(auth: auth, oldRoot: old, newRoot: new, now: Double(now), query: nil)
+        var scope = RuleScope(auth: auth, oldRoot: old, newTree: new, now: Double(now), query: nil)
         return cascade.canWrite(write, &scope)
     }
 }

@@ -98,11 +98,12 @@ public struct Node: Sendable {
 
     /// The child named `key`; `.priority` reads the priority as a leaf. Empty when absent.
     public func child(_ key: Key) -> Node {
-        if key.isPriority { return priority.map { Node(Leaf($0)) } ?? .empty }
+        // `.priority` is never stored as a child, and only a node with storage has a priority,
+        // so the key is checked only where a lookup comes back empty.
         switch representation {
         case .shared(let storage):
-            guard case .children(let map) = storage.content else { return .empty }
-            return map[key] ?? .empty
+            if case .children(let map) = storage.content, let child = map[key] { return child }
+            return key.isPriority ? storage.priority.map { Node(Leaf($0)) } ?? .empty : .empty
         case .packed(let packed): return packed.child(key) ?? .empty
         case .empty, .leaf: return .empty
         }
@@ -154,6 +155,14 @@ public struct Node: Sendable {
     public func setting(_ node: Node, at path: Path) -> Node {
         var copy = self
         copy.set(node, at: path)
+        return copy
+    }
+
+    /// This node with `node` written at `keys[depth...]`, for the rules' view of the tree after a
+    /// write, which rebuilds only the levels a rule reads.
+    func setting(_ node: Node, at keys: [Key], from depth: Int) -> Node {
+        var copy = self
+        copy.set(node, at: keys, from: depth)
         return copy
     }
 

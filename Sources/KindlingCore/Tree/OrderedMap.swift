@@ -40,10 +40,8 @@ public struct OrderedMap<K: OrderedKey>: @unchecked Sendable {
 
     /// The child named `key`, if present.
     public subscript(key: K) -> Node? {
-        guard var page = root else { return nil }
-        while !page.isLeaf { page = page.children[page.childIndex(for: key)] }
-        let (index, found) = page.search(key)
-        return found ? page.node(at: index) : nil
+        guard let root else { return nil }
+        return withExtendedLifetime(root) { Page.find(key, below: Unmanaged.passUnretained(root)) }
     }
 
     /// Gives `body` the child named `key` (empty if absent) to change in place: an empty result

@@ -95,6 +95,27 @@ final class OrderedMapPage<K: OrderedKey>: ManagedBuffer<OrderedMapPageHeader<K>
         return found ? index : Swift.max(index - 1, 0)
     }
 
+    /// The node under `key` in the pages below `root`, walked without a reference count per page:
+    /// the caller keeps `root` alive, each page keeps its children, and pages that anyone shares
+    /// never change, so every page on the way outlives the walk.
+    static func find(_ key: K, below root: Unmanaged<OrderedMapPage>) -> Node? {
+        var page = root
+        while true {
+            let next: Unmanaged<OrderedMapPage>? = page._withUnsafeGuaranteedRef { page in
+                let children = page.fields
+                guard !children.pointee.children.isEmpty else { return nil }
+                let index = page.childIndex(for: key)
+                return children.pointee.children.withUnsafeBufferPointer { Unmanaged.passUnretained($0[index]) }
+            }
+            guard let next else { break }
+            page = next
+        }
+        return page._withUnsafeGuaranteedRef { page in
+            let (index, found) = page.search(key)
+            return found ? page.node(at: index) : nil
+        }
+    }
+
     /// Makes `page` unshared with room for `capacity` entries: left alone when it already is,
     /// moved into a bigger allocation when only the room is missing, copied when shared.
     static func reserve(_ page: inout OrderedMapPage, capacity: Int) {

@@ -198,12 +198,11 @@ struct NamespaceState: Sendable {
         }
     }
 
-    /// May `auth` make this (resolved) write? The rules see the whole tree as it would be after it.
+    /// May `auth` make this (resolved) write? The rules see the tree as it would be after it,
+    /// computed only where they read it.
     private mutating func authorizeWrite(_ write: Write, as auth: AuthState, now: Int64) throws(Refusal) {
         guard !bypassesRules(auth) else { return }
-        var after = database.tree
-        after.apply(write)
-        let decision = rules.canWrite(write, auth: auth.ruleValue, old: database.tree.root, new: after.root, now: now, explain: rulesDebug)
+        let decision = rules.canWrite(write, auth: auth.ruleValue, old: database.tree.root, now: now, explain: rulesDebug)
         guard decision.allowed else {
             if rulesDebug { denials.append("write \(write.path) denied:\n" + decision.trace.joined(separator: "\n")) }
             throw Refusal.permissionDenied

@@ -120,7 +120,15 @@ struct RuleCascadeTests {
     @Test func anEmptyMergeIsAllowed() throws {
         let rules = try RulesDocument.parse(#"{"rules": {}}"#)
         let write = Write.merge(try Path("/a"), [])
-        #expect(rules.canWrite(write, auth: .null, old: .empty, new: .empty, now: 0).allowed)
+        #expect(rules.canWrite(write, auth: .null, old: .empty, now: 0).allowed)
+    }
+
+    @Test func aWildcardChildKeepsItsLocationForParent() throws {
+        var harness = try RulesHarness(
+            #"{"rules": {"a": {"$x": {".write": "root.child('users').child($x).parent().child('bob').exists() && root.child('users').child($x).exists()"}}}}"#,
+            data: #"{"users": {"alice": 1, "bob": 2}}"#)
+        #expect(try harness.set("/a/alice", "1", commit: false).allowed)
+        #expect(try !harness.set("/a/carol", "1", commit: false).allowed)
     }
 
     @Test func rootIsTheOldTreeAndNewDataParentsStayInTheNewTree() throws {

@@ -21,6 +21,34 @@ struct RuleRegexTests {
         #expect(try RuleRegexTests.regex(pattern).matches(text) == expected)
     }
 
+    /// The one-word simulation (programs of at most 64 instructions) answers as the lists do, on
+    /// random patterns of the subset and random texts.
+    @Test func theWordSimulationAgreesWithTheLists() throws {
+        var random = SeededGenerator(seed: 0x2E6E_0001)
+        let atoms = ["a", "b", "ab", ".", "[a-c]", "[^b]", "\\d", "\\w", "\\s", "(a|b)", "(ab|c|)", "(?:ba)", "(a|bc)"]
+        let suffixes = ["", "", "*", "+", "?", "{2}", "{1,3}", "{0,}"]
+        let letters = Array("abc1 .A")
+        var checked = 0
+        var matched = 0
+        for _ in 0..<600 {
+            var pattern = Bool.random(using: &random) ? "^" : ""
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                pattern += atoms.randomElement(using: &random)! + suffixes.randomElement(using: &random)!
+            }
+            if Bool.random(using: &random) { pattern += "$" }
+            guard let regex = try? RuleRegexTests.regex(pattern, Bool.random(using: &random) ? "i" : "") else { continue }
+            guard !regex.closures.isEmpty else { continue }
+            for _ in 0..<20 {
+                let text = String((0..<Int.random(in: 0...6, using: &random)).map { _ in letters.randomElement(using: &random)! })
+                let expected = regex.matchesByLists(text)
+                #expect(regex.matchesInWord(text) == expected, "\(pattern) on \"\(text)\"")
+                checked += 1
+                if expected { matched += 1 }
+            }
+        }
+        #expect(checked > 5000 && matched > 1000 && checked - matched > 1000)
+    }
+
     @Test func theIFlagIgnoresCase() throws {
         #expect(try RuleRegexTests.regex("BAR", "i").matches("a bar"))
         #expect(try RuleRegexTests.regex("^[A-Z]+$", "i").matches("qwe"))

@@ -57,7 +57,7 @@ struct RulesDocumentLoaderTests {
         let open = RulesDocument.open
         #expect(open.canRead(try Path("/a/b"), auth: .null, root: .empty, query: nil, now: 0).allowed)
         let write = Write.set(try Path("/a"), Node(.number(1)))
-        #expect(open.canWrite(write, auth: .null, old: .empty, new: Node.empty.setting(Node(.number(1)), at: try Path("/a")), now: 0).allowed)
+        #expect(open.canWrite(write, auth: .null, old: .empty, now: 0).allowed)
         #expect(try RulesDocument.parse(open.source).canRead(.root, auth: .null, root: .empty, query: nil, now: 0).allowed)
     }
 

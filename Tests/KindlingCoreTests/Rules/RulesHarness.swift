@@ -1,3 +1,5 @@
+import Testing
+
 @testable import KindlingCore
 
 /// Runs reads and writes against a rules document and a tree, as the server will: writes are
@@ -46,7 +48,11 @@ struct RulesHarness {
     private mutating func decide(_ write: Write, _ auth: JSONValue, _ commit: Bool, _ explain: Bool) -> RuleDecision {
         var next = tree
         next.apply(write)
-        let decision = rules.canWrite(write, auth: auth, old: tree.root, new: next.root, now: now, explain: explain)
+        let decision = rules.canWrite(write, auth: auth, old: tree.root, now: now, explain: explain)
+        // The new tree is never built for a decision: every decision here is also made against
+        // the tree built whole, and must agree to the last line of its trace.
+        let eager = rules.canWrite(write, auth: auth, old: tree.root, new: RuleNewTree(built: next.root), now: now, explain: explain)
+        #expect(decision == eager, "lazy and built new trees disagree on \(write)")
         if decision.allowed, commit { tree = next }
         return decision
     }
