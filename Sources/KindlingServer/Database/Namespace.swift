@@ -371,8 +371,10 @@ final class Namespace: @unchecked Sendable {
         var out: [Outgoing] = []
         let ended = state.replaceRules(rules, open: open, now: Namespace.now(), into: &out)
         for stream in ended {
+            // The stream's use of the namespace ends here: its later closeStream finds nothing.
             if case .eventStream(let outbound)? = outbounds.removeValue(forKey: stream) {
                 outbound.end(with: EventStreamEncoding.cancel)
+                release()
             }
         }
         finish(out)
