@@ -168,6 +168,9 @@ struct Serve: AsyncParsableCommand {
         } else if security.rules == nil {
             logger.warning("no security rules: only admin credentials have access until rules are set (--rules FILE or PUT /.settings/rules.json)")
         }
+        if security.allowOpen, !ProtectedMode.isLoopback(host) {
+            logger.warning("--allow-open: serving \(host), which other machines can reach, without the protection it would otherwise require")
+        }
         if auth.emulatorMode { logger.notice("emulator mode: `owner` is an admin and unsigned tokens are accepted (loopback, no key or secret configured)") }
         let watcher = security.rules.map { RulesFileWatcher(path: $0, server: server, logger: logger, loadedText: rulesText) }
         watcher?.start()
