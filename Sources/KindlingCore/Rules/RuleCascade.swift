@@ -95,6 +95,10 @@ struct RuleCascade {
             // stays empty below, so any level already walked tells).
             if permitted && scope.newDataKnown && scope.newData.isEmpty { return (permitted, validated) }
             if !permitted, let rule = node.write { permitted = run(rule, ".write", &scope) }
+            // Without a trace, a write that no `.write` on the rest of the path can grant is refused
+            // whatever its validation says, so its `.validate` rules (and the new data they read)
+            // are not run.
+            if !explain, !permitted, !node.writesUnder { return (permitted, validated) }
             if validated, let rule = node.validate {
                 scope.reachNewData()
                 if !scope.newData.isEmpty { validated = run(rule, ".validate", &scope) }
