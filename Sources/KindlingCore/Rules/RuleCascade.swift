@@ -95,6 +95,10 @@ struct RuleCascade {
             // stays empty below, so any level already walked tells).
             if permitted && scope.newDataKnown && scope.newData.isEmpty { return (permitted, validated) }
             if !permitted, let rule = node.write { permitted = run(rule, ".write", &scope) }
+            // Without a trace, a write that no `.write` on the rest of the path can grant is refused
+            // whatever its validation says, so its `.validate` rules (and the new data they read)
+            // are not run.
+            if !explain, !permitted, !node.writesUnder { return (permitted, validated) }
             if validated, let rule = node.validate {
                 scope.reachNewData()
                 if !scope.newData.isEmpty { validated = run(rule, ".validate", &scope) }
@@ -122,7 +126,19 @@ struct RuleCascade {
             }
             return true
         }
-        for (key, child) in scope.newData.children {
+        // A packed record is walked as it is, in the same key order, rather than first turned
+        // into a child map.
+        if case .packed(let packed) = scope.newData.representation { return visitEach(node, packed, &scope) }
+        return visitEach(node, scope.newData.children, &scope)
+    }
+
+    /// Visits, in order, each of `children` that `node` has rules with a `.validate` for.
+    private mutating func visitEach(
+        _ node: RuleNode,
+        _ children: some Sequence<(key: Key, node: Node)>,
+        _ scope: inout RuleScope
+    ) -> Bool {
+        for (key, child) in children {
             guard let rules = node.child(key), rules.validatesBelow else { continue }
             if !visit(rules, key, child, &scope) { return false }
         }

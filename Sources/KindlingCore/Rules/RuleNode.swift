@@ -18,6 +18,9 @@ final class RuleNode: Sendable {
     /// True when a node strictly below this one has a `.validate` rule: a write's location is
     /// walked below only then (its own rule ran on the way down).
     let validatesUnder: Bool
+    /// True when a node strictly below this one has a `.write` rule: where this is false and no
+    /// `.write` at or above has granted, nothing further down the path can grant.
+    let writesUnder: Bool
 
     init(
         read: CompiledRule?,
@@ -42,6 +45,8 @@ final class RuleNode: Sendable {
         self.wildcard = wildcard?.node
         validatesUnder = literals.contains { $0.1.validatesBelow } || wildcard?.node.validatesBelow == true
         validatesBelow = validate != nil || validatesUnder
+        writesUnder = literals.contains { $0.1.write != nil || $0.1.writesUnder }
+            || wildcard.map { $0.node.write != nil || $0.node.writesUnder } == true
     }
 
     /// The literal child named `key`.

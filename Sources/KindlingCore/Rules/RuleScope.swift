@@ -3,34 +3,25 @@
 ///
 /// `keys` is the path being checked and `depth` how much of it the current rule level covers:
 /// `data` and `newData` are at `keys[0..<depth]`, and a `$wildcard` reads `keys[i]`.
+///
+/// Made with the memberwise initializer (`data` starts as `oldRoot`): a custom one built the
+/// scope in a temporary and copied it out, retaining and releasing every field per decision.
 struct RuleScope {
     var auth: JSONValue
     var oldRoot: Node
     var newTree: RuleNewTree
-    var keys: [Key]
-    var depth: Int
+    var keys: [Key] = []
+    var depth = 0
     var now: Double
     var query: Query?
     /// The old node at `keys[0..<dataDepth]` and the new one at `keys[0..<newDataDepth]`: they
     /// are walked down to `depth` only when a rule needs them (`reachData`, `reachNewData`);
     /// `newData` means nothing until `newDataKnown`, since the new tree is never built whole.
     var data: Node
-    var newData: Node
+    var newData: Node = .empty
     var dataDepth = 0
     var newDataDepth = 0
     var newDataKnown = false
-
-    init(auth: JSONValue, oldRoot: Node, newTree: RuleNewTree, now: Double, query: Query?) {
-        self.auth = auth
-        self.oldRoot = oldRoot
-        self.newTree = newTree
-        self.keys = []
-        self.depth = 0
-        self.now = now
-        self.query = query
-        self.data = oldRoot
-        self.newData = .empty
-    }
 
     /// Brings `data` down to `depth`.
     mutating func reachData() {

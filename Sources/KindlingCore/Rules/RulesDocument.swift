@@ -47,7 +47,7 @@ public struct RulesDocument: Sendable {
         explain: Bool = false
     ) -> RuleDecision {
         var cascade = RuleCascade(root: self.root, explain: explain)
-        var scope = RuleScope(auth: auth, oldRoot: root, newTree: RuleNewTree(built: .empty), now: Double(now), query: query)
+        var scope = RuleScope(auth: auth, oldRoot: root, newTree: RuleNewTree(built: .empty), now: Double(now), query: query, data: root)
         scope.start(at: path.keys)
         return cascade.canRead(&scope)
     }
@@ -68,7 +68,7 @@ public struct RulesDocument: Sendable {
             return RuleDecision(allowed: true, trace: explain ? ["An empty update changes nothing: allowed."] : [])
         }
         var cascade = RuleCascade(root: root, explain: explain)
-        var scope = RuleScope(auth: auth, oldRoot: old, newTree: new, now: Double(now), query: nil)
+        var scope = RuleScope(auth: auth, oldRoot: old, newTree: new, now: Double(now), query: nil, data: old)
         return cascade.canWrite(write, &scope)
     }
 }

@@ -183,4 +183,18 @@ struct RuleCascadeTests {
         let decision = try harness.read("/", explain: true)
         #expect(decision.allowed, "\(decision.trace)")
     }
+
+    @Test func aWriteNoRuleBelowCanGrantIsDeniedAndItsTraceStillRunsTheValidates() throws {
+        var harness = try RulesHarness(#"""
+            {"rules": {"a": {".write": false, ".validate": "newData.hasChildren()", "b": {".write": true, ".validate": true},
+              "c": {".validate": "newData.isString()"}}, "w": {"$w": {".validate": "newData.hasChildren()", "x": {".write": true}}}}}
+            """#)
+        #expect(try harness.set("/a/b", "1", commit: false).allowed)
+        #expect(try harness.set("/w/q/x", "1", commit: false).allowed)
+        #expect(try !harness.set("/a/c", "1", commit: false).allowed)
+        #expect(try !harness.set("/a/c", #""s""#, commit: false).allowed)
+        let explained = try harness.set("/a/c", #""s""#, commit: false, explain: true)
+        #expect(!explained.allowed)
+        #expect(explained.trace.contains { $0.hasPrefix("/a/c: .validate") }, "\(explained.trace)")
+    }
 }
