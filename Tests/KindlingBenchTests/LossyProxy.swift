@@ -5,7 +5,7 @@ import NIOWebSocket
 
 /// A deliberately broken server for the invariant checks: a WebSocket proxy in front of a real
 /// Kindling server that forwards every frame both ways, except that it answers every
-/// `dropEvery`-th transaction put (a `p` carrying `"h"`) with `ok` itself and never forwards it:
+/// `dropEvery`-th transaction put (a `p` carrying `"h"`, counted over all its connections) with `ok` itself and never forwards it:
 /// an acknowledged update that is lost.
 final class LossyProxy: Sendable {
     let port: Int
@@ -17,6 +17,7 @@ final class LossyProxy: Sendable {
     }
 
     static func start(upstreamPort: Int, dropEvery: Int) async throws -> LossyProxy {
+        let transactions = TransactionCount()
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -24,7 +25,7 @@ final class LossyProxy: Sendable {
                     shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
                     upgradePipelineHandler: { channel, _ in
                         channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(ProxyDownstream(upstreamPort: upstreamPort, dropEvery: dropEvery))
+                            try channel.pipeline.syncOperations.addHandler(ProxyDownstream(upstreamPort: upstreamPort, dropEvery: dropEvery, transactions: transactions))
                         }
                     }
                 )

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+import Synchronization
 
 /// The client's side of one proxied connection.
 final class ProxyDownstream: ChannelInboundHandler {
@@ -12,12 +13,15 @@ final class ProxyDownstream: ChannelInboundHandler {
 
     private let upstreamPort: Int
     private let dropEvery: Int
-    private var transactions = 0
+    /// Transaction puts seen by every connection of the proxy: counted across connections, so
+    /// updates are lost even when each student sends only a few (a loaded machine in CI).
+    private let transactions: TransactionCount
     private var upstream: EventLoopFuture<any Channel>?
 
-    init(upstreamPort: Int, dropEvery: Int) {
+    init(upstreamPort: Int, dropEvery: Int, transactions: TransactionCount) {
         self.upstreamPort = upstreamPort
         self.dropEvery = dropEvery
+        self.transactions = transactions
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -56,8 +60,8 @@ final class ProxyDownstream: ChannelInboundHandler {
         }
         let text = String(buffer: frame.unmaskedData)
         if text.contains(#""a":"p""#), text.contains(#""h":""#) {
-            transactions += 1
-            if transactions % dropEvery == 0, let number = try? JSONParser.parse(text)["d"]?["r"]?.numberValue {
+            let seen = transactions.value.add(1, ordering: .relaxed).newValue
+            if seen % dropEvery == 0, let number = try? JSONParser.parse(text)["d"]?["r"]?.numberValue {
                 let ok = context.channel.allocator.buffer(string: #"{"t":"d","d":{"r":\#(Int(number)),"b":{"s":"ok","d":{}}}}"#)
                 context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: ok)), promise: nil)
                 return
@@ -71,4 +75,9 @@ final class ProxyDownstream: ChannelInboundHandler {
         upstream?.whenSuccess { $0.close(promise: nil) }
         context.fireChannelInactive()
     }
+}
+
+/// A count shared by every connection of one proxy.
+final class TransactionCount: Sendable {
+    let value = Atomic<Int>(0)
 }
