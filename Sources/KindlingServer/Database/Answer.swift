@@ -9,8 +9,9 @@ enum Answer: Sendable {
     case data(Node)
     /// An acknowledgement with data already encoded.
     case encoded([UInt8])
-    /// A committed write: what it stored, and the location's data now (for the ETag).
-    case written(RESTWriteResult, location: Node)
+    /// A committed write: what it stored, and for a one-off request the location's data now
+    /// (for its ETag; a realtime write is answered `ok` alone, so its hot path skips the lookup).
+    case written(RESTWriteResult, location: Node?)
     /// The connection is now authenticated as this.
     case authenticated(AuthState)
     /// Nothing was changed, for this reason.

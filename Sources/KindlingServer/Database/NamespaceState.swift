@@ -115,13 +115,14 @@ struct NamespaceState: Sendable {
                 if let precondition { try check(precondition, at: path, as: auth, now: now) }
                 commit(write, into: &out)
                 guard case .set(_, let node) = write else { return .ok }
-                return .written(.stored(node), location: database.tree.node(at: path))
+                // A set leaves exactly its node at the path.
+                return .written(.stored(node), location: node)
             case .update(let path, let members):
                 let write = try resolve { tree throws(ValidationError) in try tree.resolveUpdate(path, members, serverValues: ServerValues(timestamp: Double(now))) }
                 try authorizeWrite(write, as: auth, now: now)
                 commit(write, into: &out)
                 guard case .merge(_, let entries) = write else { return .ok }
-                return .written(.updated(entries), location: database.tree.node(at: path))
+                return .written(.updated(entries), location: location(at: path, for: caller))
             case .push(let path, let data):
                 if path.last?.isPriority == true {
                     throw Refusal.invalid(ValidationError(.invalidPath, "Can't push below \".priority\" at \(path)"))
@@ -136,7 +137,7 @@ struct NamespaceState: Sendable {
                 let write = try resolve { tree throws(ValidationError) in try tree.resolveSet(path.child(name), data, serverValues: ServerValues(timestamp: Double(now))) }
                 try authorizeWrite(write, as: auth, now: now)
                 commit(write, into: &out)
-                return .written(.pushed(name), location: database.tree.node(at: path))
+                return .written(.pushed(name), location: location(at: path, for: caller))
             case .onDisconnectSet(let path, let data):
                 guard case .realtime(let connection) = caller, connections[connection] != nil else { return .ok }
                 let write = try resolve { tree throws(ValidationError) in try tree.resolveSet(path, data, serverValues: ServerValues(timestamp: Double(now))) }
@@ -170,6 +171,13 @@ struct NamespaceState: Sendable {
         } catch {
             return .refused(error)
         }
+    }
+
+    /// The data at a written path, for a one-off request's ETag; a realtime connection's answer
+    /// carries none.
+    private func location(at path: Path, for caller: Caller) -> Node? {
+        if case .rest = caller { return database.tree.node(at: path) }
+        return nil
     }
 
     /// Validates and resolves a write against the current tree, as a refusal when invalid.

@@ -203,7 +203,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func response(to answer: Answer, _ request: RESTRequest) -> HTTPResponse {
         switch answer {
         case .written(let result, let location):
-            let headers = request.wantsETag || request.ifMatch != nil ? [("ETag", ETag.of(location))] : []
+            let headers = (request.wantsETag || request.ifMatch != nil ? location : nil).map { [("ETag", ETag.of($0))] } ?? []
             return request.print == .silent
                 ? HTTPResponse(.noContent, headers: headers)
                 : HTTPResponse(.ok, body: RESTRendering.result(result, format: request.format, print: request.print), headers: headers)
