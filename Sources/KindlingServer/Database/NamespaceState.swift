@@ -233,13 +233,14 @@ struct NamespaceState: Sendable {
 
     private mutating func queueOnDisconnect(_ operation: OnDisconnectQueue.Operation, for connection: ConnectionID) throws(Refusal) {
         guard let queue = connections[connection]?.onDisconnect else { return }
-        guard queue.operations.count < limits.maxOnDisconnectOperations else {
+        guard queue.count < limits.maxOnDisconnectOperations else {
             throw Refusal.limitExceeded("A connection may queue at most \(limits.maxOnDisconnectOperations) onDisconnect operations")
         }
-        guard queue.bytes + operation.bytes <= limits.maxOnDisconnectBytes else {
+        let size = operation.bytes
+        guard queue.bytes + size <= limits.maxOnDisconnectBytes else {
             throw Refusal.limitExceeded("A connection may queue at most \(limits.maxOnDisconnectBytes) bytes of onDisconnect data")
         }
-        connections[connection]?.onDisconnect.append(operation)
+        connections[connection]?.onDisconnect.append(operation, bytes: size)
     }
 
     /// Applies a resolved write (from any source) and appends the changes for its listeners.

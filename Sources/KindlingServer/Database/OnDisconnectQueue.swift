@@ -24,26 +24,32 @@ struct OnDisconnectQueue: Sendable {
         }
     }
 
-    private(set) var operations: [Operation] = []
+    /// The operations in order, each with its size (measured once, when queued).
+    private var entries: [(operation: Operation, bytes: Int)] = []
     private(set) var bytes = 0
 
-    mutating func append(_ operation: Operation) {
-        operations.append(operation)
-        bytes += operation.bytes
+    var count: Int { entries.count }
+
+    mutating func append(_ operation: Operation, bytes size: Int) {
+        entries.append((operation, size))
+        bytes += size
     }
 
     /// Drops what is queued at `path` and below (the SDK documentation's meaning of cancel).
     mutating func cancel(at path: Path) {
-        operations.removeAll { path.contains($0.path) }
-        bytes = operations.reduce(0) { $0 + $1.bytes }
+        entries.removeAll { entry in
+            guard path.contains(entry.operation.path) else { return false }
+            bytes -= entry.bytes
+            return true
+        }
     }
 
     /// Hands over the operations, leaving the queue empty.
     mutating func drain() -> [Operation] {
         defer {
-            operations = []
+            entries = []
             bytes = 0
         }
-        return operations
+        return entries.map(\.operation)
     }
 }
