@@ -32,8 +32,6 @@ final class Namespace: @unchecked Sendable {
     /// Rules set for this namespace alone (`PUT /.settings/rules.json`); they override the
     /// server's default rules.
     private var ownRules: RulesDocument?
-    /// The server's rules, and whether they are the open rules of emulator mode.
-    private var defaultRules: (RulesDocument, Bool)
     /// Where this namespace's own rules are kept; nil in memory.
     private var rulesFile: NamespaceRulesFile?
     /// The registry that made the namespace: asked before its first write, told when a use ends.
@@ -49,13 +47,11 @@ final class Namespace: @unchecked Sendable {
         self.name = name
         self.lifecycle = lifecycle
         self.claimed = lifecycle == nil
-        self.defaultRules = (rules, rulesAreOpen)
         self.queue = DispatchQueue(label: "kindling.namespace.\(name)")
         var logger = logger
         logger[metadataKey: "namespace"] = "\(name)"
         self.logger = logger
-        self.state = NamespaceState(name: name, root: root, rules: rules, rulesAreOpen: rulesAreOpen, limits: limits)
-        self.state.rulesDebug = rulesDebug
+        self.state = NamespaceState(name: name, root: root, rules: rules, rulesAreOpen: rulesAreOpen, rulesDebug: rulesDebug, limits: limits)
     }
 
     /// Set when storage could not be opened: the namespace then refuses every write.
@@ -310,10 +306,8 @@ final class Namespace: @unchecked Sendable {
     // MARK: Rules
 
     /// Puts the server's default rules in force here, unless the namespace has rules of its own.
-    func useDefaultRules(_ rules: RulesDocument, open: Bool, debug: Bool) {
+    func useDefaultRules(_ rules: RulesDocument, open: Bool) {
         queue.async {
-            self.defaultRules = (rules, open)
-            self.state.rulesDebug = debug
             guard self.ownRules == nil else { return }
             self.replaceRules(rules, open: open)
         }

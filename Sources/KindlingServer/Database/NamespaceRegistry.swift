@@ -33,8 +33,10 @@ final class NamespaceRegistry: NamespaceLifecycle {
     private let lock = Mutex<DataDirectoryLock?>(nil)
     /// Bounds the namespace logs open at once.
     let openLogs = OpenLogBudget()
-    /// The rules of namespaces without their own, whether they are open, and `--rules-debug`.
-    private let defaultRules: Mutex<(rules: RulesDocument, open: Bool, debug: Bool)>
+    /// The rules of namespaces without their own, and whether they are the open rules.
+    private let defaultRules: Mutex<(rules: RulesDocument, open: Bool)>
+    /// `--rules-debug`: fixed for the server's life.
+    private let rulesDebug: Bool
     private let limits: ConnectionLimits
 
     init(
@@ -44,7 +46,8 @@ final class NamespaceRegistry: NamespaceLifecycle {
         self.logger = logger
         self.storage = storage
         self.maxNamespaces = maxNamespaces
-        self.defaultRules = Mutex((rules.rules, rules.open, rulesDebug))
+        self.defaultRules = Mutex(rules)
+        self.rulesDebug = rulesDebug
         self.limits = limits
     }
 
@@ -52,7 +55,7 @@ final class NamespaceRegistry: NamespaceLifecycle {
     private func makeNamespace(_ name: String, root: Node = .empty) -> Namespace {
         let rules = defaultRules.withLock { $0 }
         return Namespace(
-            name: name, logger: logger, root: root, rules: rules.rules, rulesAreOpen: rules.open, rulesDebug: rules.debug, limits: limits,
+            name: name, logger: logger, root: root, rules: rules.rules, rulesAreOpen: rules.open, rulesDebug: rulesDebug, limits: limits,
             lifecycle: self
         )
     }
@@ -60,11 +63,8 @@ final class NamespaceRegistry: NamespaceLifecycle {
     /// Puts new server rules in force in every namespace without rules of its own (a reloaded
     /// `--rules` file).
     func setDefaultRules(_ rules: RulesDocument, open: Bool) {
-        let debug = defaultRules.withLock { current in
-            current = (rules, open, current.debug)
-            return current.debug
-        }
-        for namespace in namespaces.withLock({ $0.byName.values.map(\.namespace) }) { namespace.useDefaultRules(rules, open: open, debug: debug) }
+        defaultRules.withLock { $0 = (rules, open) }
+        for namespace in namespaces.withLock({ $0.byName.values.map(\.namespace) }) { namespace.useDefaultRules(rules, open: open) }
     }
 
     /// Loads every namespace found in the data directory, logging what it loaded and how long

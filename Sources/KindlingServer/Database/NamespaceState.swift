@@ -37,7 +37,7 @@ struct NamespaceState: Sendable {
     private(set) var rules: RulesDocument
     private(set) var rulesAreOpen: Bool
     /// Evaluate rules with a trace and keep the traces of denials for the log (`--rules-debug`).
-    var rulesDebug = false
+    let rulesDebug: Bool
     /// Traces of denied requests since the owner last took them (only with `rulesDebug`).
     private var denials: [String] = []
     let limits: ConnectionLimits
@@ -46,8 +46,12 @@ struct NamespaceState: Sendable {
     /// The writes committed since the owner last took them, in order, for the log.
     private var journal: [Write] = []
 
-    init(name: String, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, limits: ConnectionLimits = ConnectionLimits()) {
+    init(
+        name: String, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
+        limits: ConnectionLimits = ConnectionLimits()
+    ) {
         self.name = name
+        self.rulesDebug = rulesDebug
         self.database = DatabaseState(root: root)
         self.rules = rules
         self.rulesAreOpen = rulesAreOpen
