@@ -33,6 +33,8 @@ enum Refusal: Error, Sendable {
     case unavailable(String)
     /// The write would create a namespace over the server's cap (`maxNamespaces`).
     case namespaceLimit(String)
+    /// A rules document that does not load (its path, line, column and what is wrong).
+    case invalidRules(String)
     /// The connection is over one of its limits (listens, onDisconnect operations or bytes).
     case limitExceeded(String)
     /// The credential could not be verified.

@@ -313,32 +313,43 @@ final class Namespace: @unchecked Sendable {
         }
     }
 
-    /// The rules in force, as they were given.
-    func rulesSource(promise: EventLoopPromise<String>) {
+    /// The rules in force, as they were given, for an admin (`.encoded`). Ends one use.
+    func rulesSource(as auth: AuthState, promise: EventLoopPromise<Answer>) {
         queue.async {
-            promise.succeed(self.state.rules.source)
-            self.release()
+            defer { self.release() }
+            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return promise.succeed(.refused(refusal)) }
+            promise.succeed(.encoded(Array(self.state.rules.source.utf8)))
         }
     }
 
-    /// Puts rules of this namespace's own in force, stored in its data directory first so a
-    /// restart keeps them. Fails (and changes nothing) when they cannot be stored.
-    func setOwnRules(_ rules: RulesDocument, promise: EventLoopPromise<Answer>) {
+    /// The largest rules document taken (the hosted service's limit for a rules file).
+    static let maxRulesBytes = 256 * 1024
+
+    /// Puts rules of this namespace's own in force, for an admin: loaded (refused with their
+    /// line and column when they do not), stored in its data directory first so a restart keeps
+    /// them. Changes nothing when any step fails. Ends one use.
+    func setOwnRules(_ text: String, as auth: AuthState, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
-            // Rules are stored with the namespace's data: they make it exist.
-            if let refusal = self.writeRefusal {
-                promise.succeed(.refused(refusal))
-                return
+            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return promise.succeed(.refused(refusal)) }
+            guard text.utf8.count <= Namespace.maxRulesBytes else {
+                return promise.succeed(.refused(.limitExceeded("A rules document may be at most \(Namespace.maxRulesBytes) bytes")))
             }
+            let rules: RulesDocument
+            do throws(RulesError) {
+                rules = try RulesDocument.parse(text)
+            } catch {
+                return promise.succeed(.refused(.invalidRules(error.description)))
+            }
+            // Rules are stored with the namespace's data: they make it exist.
+            if let refusal = self.writeRefusal { return promise.succeed(.refused(refusal)) }
             self.claim()
             if let rulesFile = self.rulesFile {
                 do {
                     try rulesFile.save(rules.source)
                 } catch {
                     self.logger.error("could not store the namespace's rules: \(error)")
-                    promise.succeed(.refused(.unavailable("The rules could not be stored: \(error)")))
-                    return
+                    return promise.succeed(.refused(.unavailable("The rules could not be stored: \(error)")))
                 }
             }
             self.ownRules = rules

@@ -193,6 +193,9 @@ struct NamespaceState: Sendable {
         }
     }
 
+    /// Only admins read or replace a namespace's rules, whatever the rules say.
+    func refusalOfRulesAccess(by auth: AuthState) -> Refusal? { auth == .admin ? nil : .permissionDenied }
+
     /// Admins, and everyone while the rules are open, skip rule evaluation.
     private func bypassesRules(_ auth: AuthState) -> Bool { rulesAreOpen || auth == .admin }
 

@@ -13,6 +13,7 @@ extension Refusal {
         case .unavailable(let message): return (.serviceUnavailable, message)
         // 507: the server is full, which a retry (firebase-admin retries 503s) does not change.
         case .namespaceLimit(let message): return (.insufficientStorage, message)
+        case .invalidRules(let message): return (.badRequest, message)
         case .limitExceeded(let message): return (.payloadTooLarge, message)
         case .invalidToken(let message): return (.unauthorized, message)
         case .expiredToken: return (.unauthorized, "Auth token is expired.")

@@ -259,30 +259,23 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             let names = JSONValue.array(registry.names.map { .string($0) })
             send(HTTPResponse(.ok, body: Array(JSONWriter.string(names).utf8)), keepAlive: keepAlive, context: context)
         case .rules:
-            guard auth == .admin else { return refuse(.unauthorized, "Permission denied") }
+            // The namespace decides who may read or replace its rules, and loads them.
+            let promise = context.eventLoop.makePromise(of: Answer.self)
             switch request.method {
             case .get:
-                let promise = context.eventLoop.makePromise(of: String.self)
-                registry.namespace(request.namespace).rulesSource(promise: promise)  // which ends this use
-                promise.futureResult.assumeIsolated().whenSuccess { source in
-                    self.send(HTTPResponse(.ok, body: Array(source.utf8)), keepAlive: keepAlive, context: context)
-                }
+                registry.namespace(request.namespace).rulesSource(as: auth, promise: promise)  // which ends this use
             case .put:
                 let text = String(decoding: body.readableBytesView, as: UTF8.self)
-                let rules: RulesDocument
-                do throws(RulesError) {
-                    rules = try RulesDocument.parse(text)
-                } catch {
-                    return refuse(.badRequest, error.description)
-                }
-                let promise = context.eventLoop.makePromise(of: Answer.self)
-                registry.namespace(request.namespace).setOwnRules(rules, promise: promise)  // which ends this use
-                promise.futureResult.assumeIsolated().whenSuccess { answer in
-                    if case .refused(let refusal) = answer { return refuse(refusal.http.status, refusal.http.message) }
-                    self.send(HTTPResponse(.ok, body: Array(#"{"status":"ok"}"#.utf8)), keepAlive: keepAlive, context: context)
-                }
+                registry.namespace(request.namespace).setOwnRules(text, as: auth, promise: promise)  // which ends this use
             default:
-                refuse(.methodNotAllowed, "Use GET or PUT on /.settings/rules.json")
+                return refuse(.methodNotAllowed, "Use GET or PUT on /.settings/rules.json")
+            }
+            promise.futureResult.assumeIsolated().whenSuccess { answer in
+                switch answer {
+                case .encoded(let source): self.send(HTTPResponse(.ok, body: source), keepAlive: keepAlive, context: context)
+                case .refused(let refusal): refuse(refusal.http.status, refusal.http.message)
+                default: self.send(HTTPResponse(.ok, body: Array(#"{"status":"ok"}"#.utf8)), keepAlive: keepAlive, context: context)
+                }
             }
         }
     }
