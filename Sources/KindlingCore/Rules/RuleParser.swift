@@ -1,8 +1,11 @@
 /// Parses one rule expression with JavaScript's precedence (§4.2 of the rules spec), refusing
 /// every construct the rules language leaves out (assignment, `**`, statements, …).
 struct RuleParser {
-    /// Deeper nesting is refused, so that no expression can exhaust the stack.
-    static let maxNesting = 100
+    /// Deeper nesting is refused, so that no expression can exhaust the stack: compiling,
+    /// evaluating and freeing a syntax tree recurse once per level. Parentheses, `?:`, unary
+    /// operators and every link of a chain (`a + b + c`, `a.b.c`, `f()()`) each count as a level,
+    /// since each makes the tree one level deeper.
+    static let maxNesting = 500
 
     private var lexer: RuleLexer
     private var token: RuleToken
@@ -39,10 +42,15 @@ struct RuleParser {
     }
 
     private mutating func nested<T>(_ body: (inout RuleParser) throws(RuleCompileError) -> T) throws(RuleCompileError) -> T {
-        depth += 1
+        try deepen()
         defer { depth -= 1 }
-        guard depth <= RuleParser.maxNesting else { throw RuleCompileError("The expression nests too deeply", at: token.offset) }
         return try body(&self)
+    }
+
+    /// One level deeper; the caller gives it back.
+    private mutating func deepen() throws(RuleCompileError) {
+        depth += 1
+        guard depth <= RuleParser.maxNesting else { throw RuleCompileError("The expression nests too deeply", at: token.offset) }
     }
 
     private mutating func expression() throws(RuleCompileError) -> RuleSyntax {
@@ -67,7 +75,10 @@ struct RuleParser {
     private mutating func logical(level: Int) throws(RuleCompileError) -> RuleSyntax {
         guard level < RuleParser.levels.count else { return try unary() }
         var left = try logical(level: level + 1)
+        let outer = depth
+        defer { depth = outer }
         while case .symbol(let symbol) = token.kind, RuleParser.levels[level].contains(symbol) {
+            try deepen()
             try advance()
             let right = try logical(level: level + 1)
             let kind: RuleSyntax.Kind = level < 2 ? .logical(symbol, left, right) : .binary(symbol, left, right)
@@ -77,12 +88,11 @@ struct RuleParser {
     }
 
     private mutating func unary() throws(RuleCompileError) -> RuleSyntax {
-        if token.isSymbol("!") || token.isSymbol("-") {
-            let start = token
+        if case .symbol(let symbol) = token.kind, symbol == "!" || symbol == "-" {
+            let offset = token.offset
             try advance()
-            guard case .symbol(let symbol) = start.kind else { return try postfix() }
             let operand = try nested { (parser: inout RuleParser) throws(RuleCompileError) in try parser.unary() }
-            return RuleSyntax(kind: .unary(symbol, operand), offset: start.offset)
+            return RuleSyntax(kind: .unary(symbol, operand), offset: offset)
         }
         if case .symbol(let symbol) = token.kind, ["+", "++", "--", "~"].contains(symbol) {
             throw RuleCompileError("Unsupported operator '\(symbol)'", at: token.offset)
@@ -92,7 +102,10 @@ struct RuleParser {
 
     private mutating func postfix() throws(RuleCompileError) -> RuleSyntax {
         var value = try primary()
+        let outer = depth
+        defer { depth = outer }
         while true {
+            if token.isSymbol(".") || token.isSymbol("[") || token.isSymbol("(") { try deepen() }
             if token.isSymbol(".") {
                 try advance()
                 guard case .identifier(let name) = token.kind else {

@@ -29,6 +29,24 @@ struct RulesDocumentLoaderTests {
         #expect(error.message.contains(part), "\(error)", sourceLocation: sourceLocation)
     }
 
+    /// A long flat chain makes the syntax tree as deep as it is long; it is refused at load
+    /// instead of overflowing the stack when compiled, evaluated or freed.
+    @Test func longChainsAreRefusedNotRecursedInto() throws {
+        let sum = Array(repeating: "1", count: 50_000).joined(separator: " + ") + " == 1"
+        let members = "auth" + String(repeating: ".a", count: 50_000) + " == 1"
+        let calls = "auth.uid.toLowerCase()" + String(repeating: ".toLowerCase()", count: 50_000) + " == ''"
+        for rule in [sum, members, calls] {
+            let error = try #require(Self.error("{\"rules\": {\".read\": \"\(rule)\"}}"))
+            #expect(error.message.contains("nests too deeply"), "\(error)")
+        }
+        // A chain of a few hundred links, as generated rules may have, still loads and runs.
+        let allowed = (0..<300).map { "auth.uid == 'u\($0)'" }.joined(separator: " || ")
+        let rules = try RulesDocument.parse("{\"rules\": {\".read\": \"\(allowed)\"}}")
+        let auth = JSONValue.object([JSONMember("uid", .string("u299"))])
+        #expect(rules.canRead(.root, auth: auth, root: .empty, query: nil, now: 0).allowed)
+        #expect(!rules.canRead(.root, auth: .object([JSONMember("uid", .string("x"))]), root: .empty, query: nil, now: 0).allowed)
+    }
+
     @Test func commentsAndMultiLineStringsLoad() throws {
         let text = """
             // Rules for the app.
