@@ -241,7 +241,7 @@ struct RuleScope {
             return .bool(part.isEmpty || RuleScope.range(of: part, in: text) != nil)
         case .beginsWith: return .bool(text.utf8.starts(with: try argument(0).utf8))
         case .endsWith: return .bool(text.utf8.reversed().starts(with: try argument(0).utf8.reversed()))
-        case .replace: return .string(RuleScope.replacingAll(try argument(0), with: try argument(1), in: text))
+        case .replace: return .string(try RuleScope.replacingAll(try argument(0), with: try argument(1), in: text))
         case .toLowerCase: return .string(text.lowercased())
         case .toUpperCase: return .string(text.uppercased())
         case .matches: throw RuleEvaluationError("matches() needs a regular expression")
@@ -249,11 +249,11 @@ struct RuleScope {
     }
 
     /// The byte offset of the first occurrence of `part` in `text` (exact UTF-8 bytes).
-    static func range(of part: String, in text: String, from start: Int = 0) -> Int? {
+    static func range(of part: String, in text: String) -> Int? {
         let haystack = Array(text.utf8)
         let needle = Array(part.utf8)
         guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
-        var index = start
+        var index = 0
         while index + needle.count <= haystack.count {
             if haystack[index] == needle[0], haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
             index += 1
@@ -262,7 +262,9 @@ struct RuleScope {
     }
 
     /// Every occurrence replaced (unlike JavaScript's `replace`); an empty pattern changes nothing.
-    static func replacingAll(_ part: String, with replacement: String, in text: String) -> String {
+    /// A result longer than any stored string is an error, so chained replacements cannot grow
+    /// a value without bound.
+    static func replacingAll(_ part: String, with replacement: String, in text: String) throws(RuleEvaluationError) -> String {
         let haystack = Array(text.utf8)
         let needle = Array(part.utf8)
         guard !needle.isEmpty else { return text }
@@ -272,6 +274,9 @@ struct RuleScope {
             if index + needle.count <= haystack.count, haystack[index..<(index + needle.count)].elementsEqual(needle) {
                 result.append(contentsOf: replacement.utf8)
                 index += needle.count
+                guard result.count <= Node.maxStringBytes else {
+                    throw RuleEvaluationError("replace() would make a string over \(Node.maxStringBytes) bytes")
+                }
             } else {
                 result.append(haystack[index])
                 index += 1
@@ -287,7 +292,11 @@ struct RuleScope {
         case .add:
             switch (left, right) {
             case let (.number(l), .number(r)): return .number(l + r)
-            case let (.string(l), .string(r)): return .string(l + r)
+            case let (.string(l), .string(r)):
+                guard l.utf8.count + r.utf8.count <= Node.maxStringBytes else {
+                    throw RuleEvaluationError("+ would make a string over \(Node.maxStringBytes) bytes")
+                }
+                return .string(l + r)
             case let (.string(l), .number(r)): return .string(l + RuleValue.jsString(r))
             case let (.number(l), .string(r)): return .string(RuleValue.jsString(l) + r)
             default: throw RuleEvaluationError("+ needs numbers or strings, got \(left.typeName) and \(right.typeName)")

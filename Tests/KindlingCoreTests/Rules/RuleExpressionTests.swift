@@ -25,6 +25,17 @@ struct RuleExpressionTests {
         #expect(try RuleExpressionTests.holds(expression, auth: auth))
     }
 
+    /// Chained replacements and concatenations cannot grow a string past what the tree stores:
+    /// past that the rule fails at once (it is false) instead of allocating gigabytes.
+    @Test func stringsCannotGrowWithoutBound() throws {
+        let grow = "auth.uid" + String(repeating: ".replace('a', 'aaaaaaaaaa')", count: 8) + ".length > 0"
+        let auth = JSONValue.object([JSONMember("uid", .string(String(repeating: "a", count: 100)))])
+        #expect(try !RuleExpressionTests.holds(grow, auth: auth))
+        #expect(try RuleExpressionTests.holds("auth.uid.replace('a', 'aa').length == 200", auth: auth))
+        let big = JSONValue.object([JSONMember("uid", .string(String(repeating: "a", count: Node.maxStringBytes / 2 + 1)))])
+        #expect(try !RuleExpressionTests.holds("(auth.uid + auth.uid).length > 0", auth: big))
+    }
+
     @Test(arguments: [
         "auth.uid + 1 == 'x'", "root.val() < 1", "'a' < auth.uid", "auth.uid.length > 0", "root.child(auth.x).exists()", "-auth.uid == 1",
         "root.val().contains('x')", "auth.x.toLowerCase() == 'x'", "root.parent().exists()", "1 + auth.flag == 2",
