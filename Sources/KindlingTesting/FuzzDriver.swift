@@ -34,10 +34,12 @@ public struct FuzzDriver: Sendable {
         return bytes
     }
 
-    /// Runs `count` inputs; returns how many ran.
+    /// Runs `count` inputs; returns how many got past the parsers (to the namespace, or to a
+    /// tree for JSON), so a run that only ever hits refusals shows.
     public mutating func run(count: Int) -> Int {
-        for _ in 0..<count { target.run(next()) }
-        return count
+        var accepted = 0
+        for _ in 0..<count where target.run(next()) { accepted += 1 }
+        return accepted
     }
 
     private mutating func mutate(_ bytes: inout [UInt8], seeds: [String]) {

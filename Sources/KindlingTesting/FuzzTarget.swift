@@ -8,7 +8,8 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
     case rest
 
     /// Runs one input.
-    public func run(_ bytes: [UInt8]) {
+    @discardableResult
+    public func run(_ bytes: [UInt8]) -> Bool {
         switch self {
         case .json: FuzzEntryPoints.json(bytes)
         case .webSocket: FuzzEntryPoints.webSocket(bytes)

@@ -81,12 +81,15 @@ struct FuzzCommand: ParsableCommand {
         let started = DispatchTime.now()
         let step = max(1, count / 10)
         var done = 0
+        var accepted = 0
         while done < count {
-            done += driver.run(count: min(step, count - done))
-            print("\(target.rawValue): \(done) inputs")
+            let batch = min(step, count - done)
+            accepted += driver.run(count: batch)
+            done += batch
+            print("\(target.rawValue): \(done) inputs, \(accepted) past the parsers")
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        print("\(target.rawValue): \(done) inputs, seed \(seed), no crash, \(Int(seconds)) s")
+        print("\(target.rawValue): \(done) inputs (\(accepted) past the parsers), seed \(seed), no crash, \(Int(seconds)) s")
     }
 }
 #endif

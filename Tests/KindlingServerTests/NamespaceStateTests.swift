@@ -22,7 +22,7 @@ struct NamespaceStateTests {
     /// Runs a request as a realtime connection's session would hand it over (emulator mode).
     func handle(_ state: inout NamespaceState, _ request: Request, from connection: ConnectionID, now: Int64, into out: inout [Outgoing]) throws {
         let verifier = try CredentialVerifier(settings: AuthSettings())
-        guard let input = SessionInput.from(request, verifier: verifier, now: now) else { return }
+        guard let input = SessionInput.from(request, verifier: verifier) else { return }
         state.handle(input, from: connection, now: now, into: &out)
     }
 

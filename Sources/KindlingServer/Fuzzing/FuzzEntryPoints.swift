@@ -6,27 +6,32 @@ import NIOHTTP1
 /// Whole-input entry points for fuzzing what a client controls: each takes arbitrary bytes, runs
 /// them through the same parsers as the server (and the accepted results through a throwaway
 /// namespace, so query windows, server values and priorities are exercised too) and returns
-/// normally. Every refusal is a typed error caught here; a trap is a bug the fuzzer reports.
+/// whether the input got past the parsers. Every refusal is a typed error caught here; a trap is
+/// a bug the fuzzer reports.
 ///
 /// Public so the `kindling-fuzz` driver (seeded mutation or libFuzzer) can reach parsers that are
 /// internal to the server.
 public enum FuzzEntryPoints {
     /// The JSON parser, then the tree built from what it accepted and written back out.
-    public static func json(_ bytes: [UInt8]) {
-        guard let value = try? JSONParser.parse(bytes) else { return }
+    @discardableResult
+    public static func json(_ bytes: [UInt8]) -> Bool {
+        guard let value = try? JSONParser.parse(bytes) else { return false }
         _ = JSONWriter.string(value)
         if let node = try? Node(json: value) { _ = node.hash }
+        return true
     }
 
     /// The realtime decoder: the bytes are cut into frames at each 0x00 byte (so the count
     /// headers of split messages are reached), reassembled and decoded; each request is then
     /// handled by a fresh namespace's state, as one connection's would be.
-    public static func webSocket(_ bytes: [UInt8]) {
+    @discardableResult
+    public static func webSocket(_ bytes: [UInt8]) -> Bool {
         var assembler = FrameAssembler(maxMessageBytes: 64 * 1024)
         var state = NamespaceState(name: "fuzz", root: seedRoot)
         let connection = ConnectionID(value: 1)
         state.connect(connection)
         var out: [Outgoing] = []
+        var handled = false
         for frame in bytes.split(separator: 0, omittingEmptySubsequences: false) {
             let text = String(decoding: frame, as: UTF8.self)
             let result: FrameAssembler.Result
@@ -42,21 +47,24 @@ public enum FuzzEntryPoints {
             } catch {
                 continue
             }
-            if case .request(let request) = decoded, let verifier, let input = SessionInput.from(request, verifier: verifier, now: 1_700_000_000_000) {
+            if case .request(let request) = decoded, let verifier, let input = SessionInput.from(request, verifier: verifier) {
                 _ = state.handle(input, from: connection, now: 1_700_000_000_000, into: &out)
+                handled = true
             }
         }
         _ = state.disconnect(connection, now: 1_700_000_000_001, into: &out)
+        return handled
     }
 
     /// The REST request parser: the first line is `METHOD URI`, the lines up to an empty line
     /// are headers (`name: value`), the rest is the body. An accepted request is read from, or
     /// written to, a fresh namespace's state.
-    public static func rest(_ bytes: [UInt8]) {
+    @discardableResult
+    public static func rest(_ bytes: [UInt8]) -> Bool {
         var lines = bytes.split(separator: 10, maxSplits: 64, omittingEmptySubsequences: false)[...]
-        guard let first = lines.popFirst() else { return }
+        guard let first = lines.popFirst() else { return false }
         let requestLine = String(decoding: first, as: UTF8.self).split(separator: " ", maxSplits: 1)
-        guard requestLine.count == 2 else { return }
+        guard requestLine.count == 2 else { return false }
         var headers = HTTPHeaders()
         var body: [UInt8] = []
         while let line = lines.popFirst() {
@@ -75,17 +83,15 @@ public enum FuzzEntryPoints {
         let isAdminSDK = headers.first(name: "user-agent")?.hasPrefix("Firebase/HTTP/") == true
         let target = RequestTarget(uri: head.uri, plusIsSpace: !isAdminSDK)
         let request: RESTRequest
+        let auth: AuthState
         do throws(RESTError) {
             request = try RESTRequest(head: head, target: target, defaultNamespace: "kindling")
+            guard let verifier else { return false }
+            auth = try request.identity(verifier: verifier, now: 1_700_000_000_000)
         } catch {
-            return
+            return false
         }
-        var auth = AuthState.admin
-        if let credential = request.credential, let verifier {
-            guard case .success(let verified) = verifier.authenticate(credential.token, as: credential.kind, now: 1_700_000_000_000) else { return }
-            auth = verified
-        }
-        guard request.endpoint == nil else { return }
+        guard request.endpoint == nil else { return false }
         let operation: Operation
         if request.method == .get {
             operation = .get(path: request.path, query: request.query)
@@ -93,7 +99,7 @@ public enum FuzzEntryPoints {
             do throws(RESTError) {
                 operation = try RESTBody.operation(request.method, body: ByteBuffer(bytes: body)).operation(at: request.path, ifMatch: request.ifMatch)
             } catch {
-                return
+                return false
             }
         }
         var state = NamespaceState(name: "fuzz", root: seedRoot)
@@ -103,6 +109,7 @@ public enum FuzzEntryPoints {
         case .written(let result, _): _ = RESTRendering.result(result, format: request.format, print: request.print)
         default: break
         }
+        return true
     }
 
     /// The server's verifier with default settings (emulator mode, as `kindling serve` runs).

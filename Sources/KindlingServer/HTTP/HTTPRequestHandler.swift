@@ -109,7 +109,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         let auth: AuthState
         do throws(RESTError) {
             request = try RESTRequest(head: head, target: target, defaultNamespace: configuration.defaultNamespace)
-            auth = try identity(of: request)
+            auth = try request.identity(verifier: verifier, now: Namespace.now())
         } catch {
             var response = HTTPResponse(error.status, body: RESTRendering.error(error.message, print: target.parameters["print"] == "pretty" ? .pretty : .compact))
             if case .methodNotAllowed = error.kind {
@@ -132,20 +132,6 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         } else {
             write(request, as: auth, body: body, namespace: namespace, keepAlive: head.isKeepAlive, context: context)
         }
-    }
-
-    /// Who the request acts as: its credential verified, then firebase-admin's
-    /// `auth_variable_override`, honoured for admins only.
-    private func identity(of request: RESTRequest) throws(RESTError) -> AuthState {
-        var auth = AuthState.anonymous
-        if let credential = request.credential {
-            switch verifier.authenticate(credential.token, as: credential.kind, now: Namespace.now()) {
-            case .success(let verified): auth = verified
-            case .failure(let refusal): throw RESTError(refusal: Refusal(refusal))
-            }
-        }
-        if auth == .admin, let override = request.authOverride { auth = .overridden(by: override) }
-        return auth
     }
 
     private func read(_ request: RESTRequest, as auth: AuthState, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {

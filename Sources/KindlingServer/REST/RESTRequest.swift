@@ -130,4 +130,18 @@ struct RESTRequest: Sendable {
         default: throw RESTError(.badRequest, "auth_variable_override must be a JSON object or null")
         }
     }
+
+    /// Who the request acts as: its credential verified, then firebase-admin's
+    /// `auth_variable_override`, honoured for admins only. No credential is anonymous.
+    func identity(verifier: CredentialVerifier, now: Int64) throws(RESTError) -> AuthState {
+        var auth = AuthState.anonymous
+        if let credential {
+            switch verifier.authenticate(credential.token, as: credential.kind, now: now) {
+            case .success(let verified): auth = verified
+            case .failure(let refusal): throw RESTError(refusal: Refusal(refusal))
+            }
+        }
+        if auth == .admin, let authOverride { auth = .overridden(by: authOverride) }
+        return auth
+    }
 }

@@ -5,13 +5,13 @@ extension SessionInput {
     /// Turns a realtime request into what its namespace runs. Credentials are verified here, on
     /// the connection's event loop, so the namespace's queue only records who the connection is.
     /// Nil for a request that needs no answer and changes nothing.
-    static func from(_ request: Request, verifier: CredentialVerifier, now: Int64) -> SessionInput? {
+    static func from(_ request: Request, verifier: CredentialVerifier) -> SessionInput? {
         let operation: Operation
         switch request.action {
         case .stats, .appCheck, .unappCheck:
             operation = .acknowledge(data: nil)
         case .auth(let auth):
-            switch verifier.authenticate(auth.credential, as: auth.isGoogleToken ? .accessToken : .idToken, now: now) {
+            switch verifier.authenticate(auth.credential, as: auth.isGoogleToken ? .accessToken : .idToken, now: Namespace.now()) {
             case .success(var identity):
                 // The Admin SDK's `databaseAuthVariableOverride`, honoured for admins only.
                 if identity == .admin, auth.noAuth {

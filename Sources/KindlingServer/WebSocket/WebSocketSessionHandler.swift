@@ -198,7 +198,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             case .otherControl:
                 break
             case .request(let request):
-                if let input = SessionInput.from(request, verifier: verifier, now: Namespace.now()) { inputs.append(input) }
+                if let input = SessionInput.from(request, verifier: verifier) { inputs.append(input) }
             }
         } catch {
             if let number = error.requestNumber {

@@ -8,7 +8,11 @@ struct FuzzDriverTests {
     @Test(arguments: FuzzTarget.allCases)
     func aFixedSeedRunSurvives(target: FuzzTarget) {
         var driver = FuzzDriver(target: target, seed: 20_261_123)
-        #expect(driver.run(count: Self.count(target)) == Self.count(target))
+        let accepted = driver.run(count: Self.count(target))
+        // Mutated inputs both pass and fail the parsers: the run reached the namespace's checks
+        // and the refusals alike (a broken harness or verifier would pass nothing).
+        #expect(accepted > Self.count(target) / 100, "\(accepted) of \(Self.count(target)) accepted")
+        #expect(accepted < Self.count(target), "every input accepted: the mutations do nothing")
     }
 
     /// Inputs per target, about 1.5 s each in a debug build.
