@@ -63,9 +63,10 @@ final class Namespace: @unchecked Sendable {
     }
 
     /// Nil when writes may be taken now, else the refusal; confined to `queue`. A namespace not
-    /// yet claimed asks the registry whether a new one is allowed (the namespace cap).
+    /// yet claimed reserves a place under the registry's cap for its first write (given back by
+    /// `settleReservation` when that write does not happen).
     private var writeRefusal: Refusal? {
-        if !claimed, let message = lifecycle?.refusalOfNewNamespace() { return .namespaceLimit(message) }
+        if !claimed, let message = lifecycle?.reserve(self) { return .namespaceLimit(message) }
         if storageUnavailable || storage?.log.isHealthy == false { return .unavailable(Namespace.unwritable) }
         return nil
     }
@@ -84,6 +85,12 @@ final class Namespace: @unchecked Sendable {
             logger.error("cannot create the namespace's storage; its writes are refused: \(error)")
             storageUnavailable = true
         }
+    }
+
+    /// After a block that asked `writeRefusal`: a place reserved for a first write that did not
+    /// happen (refused, or an onDisconnect registration) goes back; confined to `queue`.
+    private func settleReservation() {
+        if !claimed { lifecycle?.unreserve(self) }
     }
 
     /// Ends one use of the namespace (see `NamespaceRegistry.namespace`); confined to `queue`.
@@ -180,6 +187,7 @@ final class Namespace: @unchecked Sendable {
             self.dispatch(refusals)
             self.logDenials()
             self.finish(out)
+            if refusal != nil { self.settleReservation() }
         }
     }
 
@@ -275,6 +283,7 @@ final class Namespace: @unchecked Sendable {
             let answer = self.state.apply(operation, by: .rest(auth), now: Namespace.now(), into: &out)
             self.logDenials()
             self.finish(out) { promise.succeed(answer) }
+            if operation.writesNow { self.settleReservation() }
         }
     }
 

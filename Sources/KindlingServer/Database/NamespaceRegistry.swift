@@ -9,9 +9,9 @@ import Synchronization
 /// then does it have a directory and count against `maxNamespaces`. Anything else that names
 /// one (a read, a listen, an event stream) gets a transient namespace (`namespace(_:)`), shared
 /// by everyone using that name so a later write reaches them, with no storage; it is forgotten
-/// when its last use ends without a write. A write first asks `refusalOfNewNamespace` (the cap)
-/// and then `claim`s the namespace on its own queue, which creates its directory and files
-/// there: never on an event loop, never under this registry's lock.
+/// when its last use ends without a write. A first write reserves a place under the cap
+/// (`reserve`), then `claim`s the namespace on its own queue, which creates its directory and
+/// files there: never on an event loop, never under this registry's lock.
 final class NamespaceRegistry: NamespaceLifecycle {
     private struct Entry {
         let namespace: Namespace
@@ -19,11 +19,16 @@ final class NamespaceRegistry: NamespaceLifecycle {
         var uses: Int
         /// Written to, or found on disk: kept for the life of the process.
         var claimed: Bool
+        /// Holds one of the cap's places while its first write is decided.
+        var reserved = false
     }
 
     private struct Entries {
         var byName: [String: Entry] = [:]
         var claimed = 0
+        /// Places held by first writes being decided, so concurrent first writes to new names
+        /// (each on its own namespace's queue) cannot all pass the cap.
+        var reserved = 0
     }
 
     private let namespaces = Mutex(Entries())
@@ -132,6 +137,7 @@ final class NamespaceRegistry: NamespaceLifecycle {
             guard var entry = all.byName[namespace.name], entry.namespace === namespace else { return }
             entry.uses -= 1
             if entry.uses <= 0, !entry.claimed {
+                if entry.reserved { all.reserved -= 1 }
                 all.byName[namespace.name] = nil
             } else {
                 all.byName[namespace.name] = entry
@@ -139,19 +145,40 @@ final class NamespaceRegistry: NamespaceLifecycle {
         }
     }
 
-    /// Why a namespace that holds nothing yet may not take a first write (the cap), or nil.
-    func refusalOfNewNamespace() -> String? {
-        let count = namespaces.withLock { $0.claimed }
-        guard count >= maxNamespaces else { return nil }
+    /// Holds a place under the cap for `namespace`'s first write while it is decided; the
+    /// refusal when the server is full, else nil (also when it holds a place or data already).
+    /// Checked and counted under one lock, so concurrent first writes cannot overshoot the cap.
+    func reserve(_ namespace: Namespace) -> String? {
+        let full = namespaces.withLock { all -> Bool in
+            guard var entry = all.byName[namespace.name], entry.namespace === namespace, !entry.claimed, !entry.reserved else { return false }
+            guard all.claimed + all.reserved < maxNamespaces else { return true }
+            entry.reserved = true
+            all.byName[namespace.name] = entry
+            all.reserved += 1
+            return false
+        }
+        guard full else { return nil }
         logger.warning("refused a new namespace: the server holds its maximum", metadata: ["cap": "\(maxNamespaces)"])
         return "This server holds its maximum of \(maxNamespaces) namespaces; writes to a new one are refused."
     }
 
-    /// The first write to `namespace` (after `refusalOfNewNamespace`): counts it and says where
-    /// its files go. Called on the namespace's queue.
+    /// Gives back the place `reserve` held when the first write did not happen after all.
+    func unreserve(_ namespace: Namespace) {
+        namespaces.withLock { all in
+            guard var entry = all.byName[namespace.name], entry.namespace === namespace, entry.reserved else { return }
+            entry.reserved = false
+            all.byName[namespace.name] = entry
+            all.reserved -= 1
+        }
+    }
+
+    /// The first write to `namespace`: counts it (taking the place it reserved, if any) and says
+    /// where its files go. Called on the namespace's queue.
     func claim(_ namespace: Namespace) -> NamespaceClaim {
         namespaces.withLock { all in
             guard var entry = all.byName[namespace.name], entry.namespace === namespace, !entry.claimed else { return }
+            if entry.reserved { all.reserved -= 1 }
+            entry.reserved = false
             entry.claimed = true
             all.byName[namespace.name] = entry
             all.claimed += 1
@@ -185,8 +212,10 @@ final class NamespaceRegistry: NamespaceLifecycle {
 
 /// What a namespace may ask of the registry that made it.
 protocol NamespaceLifecycle: AnyObject, Sendable {
-    /// Why a first write may not create the namespace now, or nil.
-    func refusalOfNewNamespace() -> String?
+    /// Holds a place under the cap for a first write being decided; the refusal when full.
+    func reserve(_ namespace: Namespace) -> String?
+    /// The first write did not happen: give the place back.
+    func unreserve(_ namespace: Namespace)
     /// Its first write: count it, and say where its storage goes.
     func claim(_ namespace: Namespace) -> NamespaceClaim
     /// One use of it ended.

@@ -136,6 +136,35 @@ struct NamespaceFloodTests {
         }
     }
 
+    /// First writes to many new names at once, each decided on its own namespace's queue, take
+    /// exactly the cap's places: none slips past it while the others are being decided.
+    @Test func concurrentFirstWritesDoNotOvershootTheCap() async throws {
+        try await Self.withServer(directory: nil, maxNamespaces: 5) { server in
+            let port = server.port
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<40 {
+                    group.addTask { try await TestHTTPConnection.request(port: port, "PUT", "/v.json?ns=burst\(index)", body: "1").status }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 5, "\(statuses)")
+            #expect(statuses.filter { $0 == 507 }.count == 35, "\(statuses)")
+            #expect(server.namespaces.count == 5)
+        }
+    }
+
+    /// A first write that is refused (here: invalid data) gives its place under the cap back.
+    @Test func aRefusedFirstWriteGivesItsPlaceBack() async throws {
+        try await Self.withServer(directory: nil, maxNamespaces: 1) { server in
+            let bad = try await TestHTTPConnection.request(port: server.port, "PUT", "/v.json?ns=first", body: #"{"a.b":1}"#)
+            #expect(bad.status == 400)
+            let good = try await TestHTTPConnection.request(port: server.port, "PUT", "/v.json?ns=second", body: "1")
+            #expect(good.status == 200)
+            let third = try await TestHTTPConnection.request(port: server.port, "PUT", "/v.json?ns=third", body: "1")
+            #expect(third.status == 507)
+        }
+    }
+
     @Test func logFilesAreClosedWhenIdle() async throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
