@@ -34,9 +34,12 @@ public final class KindlingServer: Sendable {
         try ProtectedMode.check(configuration)
         let verifier = try CredentialVerifier(settings: configuration.auth)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
+        // Raised first, so the logs' and the connections' shares come from the limit in force.
+        let descriptors = DescriptorLimit.raise()
         let registry = NamespaceRegistry(
             logger: configuration.logger, storage: configuration.storage, rules: configuration.defaultRules,
-            rulesDebug: configuration.rulesDebug, limits: configuration.connectionLimits, maxNamespaces: configuration.maxNamespaces
+            rulesDebug: configuration.rulesDebug, limits: configuration.connectionLimits, maxNamespaces: configuration.maxNamespaces,
+            openLogs: OpenLogBudget(limit: DescriptorLimit.logs(under: descriptors))
         )
         do {
             try registry.recoverAll()
@@ -45,7 +48,6 @@ public final class KindlingServer: Sendable {
             throw error
         }
         let perEventLoop = PerEventLoop(idleTimeout: configuration.idleTimeout)
-        let descriptors = DescriptorLimit.raise()
         let maxConnections = configuration.maxConnections ?? DescriptorLimit.connections(under: descriptors)
         let workers = NIOThreadPool(numberOfThreads: 2)
         workers.start()

@@ -28,9 +28,16 @@ enum DescriptorLimit {
         return limits.rlim_cur > rlim_t(Int32.max) ? Int(Int32.max) : Int(limits.rlim_cur)
     }
 
-    /// The most connections worth accepting under a soft limit of `soft` descriptors.
+    /// The namespace logs kept open at once under a soft limit of `soft` descriptors: a quarter
+    /// (at least 8, at most 65,536).
+    static func logs(under soft: Int) -> Int {
+        max(8, min(soft / 4, 1 << 16))
+    }
+
+    /// The most connections worth accepting under a soft limit of `soft` descriptors: what the
+    /// logs and the reserve leave.
     static func connections(under soft: Int) -> Int {
-        max(8, soft - max(reserve, soft / 10))
+        max(8, soft - logs(under: soft) - reserve)
     }
 
     #if canImport(Glibc)

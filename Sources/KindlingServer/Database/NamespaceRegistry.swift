@@ -37,7 +37,7 @@ final class NamespaceRegistry: NamespaceLifecycle {
     private let maxNamespaces: Int
     private let lock = Mutex<DataDirectoryLock?>(nil)
     /// Bounds the namespace logs open at once.
-    let openLogs = OpenLogBudget()
+    let openLogs: OpenLogBudget
     /// The rules of namespaces without their own, and whether they are the open rules.
     private let defaultRules: Mutex<(rules: RulesDocument, open: Bool)>
     /// `--rules-debug`: fixed for the server's life.
@@ -46,8 +46,9 @@ final class NamespaceRegistry: NamespaceLifecycle {
 
     init(
         logger: Logger, storage: StorageConfiguration?, rules: (rules: RulesDocument, open: Bool), rulesDebug: Bool = false,
-        limits: ConnectionLimits = ConnectionLimits(), maxNamespaces: Int = 10_000
+        limits: ConnectionLimits = ConnectionLimits(), maxNamespaces: Int = 10_000, openLogs: OpenLogBudget = OpenLogBudget(limit: 256)
     ) {
+        self.openLogs = openLogs
         self.logger = logger
         self.storage = storage
         self.maxNamespaces = maxNamespaces

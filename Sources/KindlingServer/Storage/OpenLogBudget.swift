@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 
 /// How many namespace logs may be open at once, server-wide: opening one more closes the one
@@ -17,17 +12,10 @@ final class OpenLogBudget: Sendable {
     }
     private let state = Mutex(State())
 
-    /// `limit` logs at most; nil allows a quarter of the process's descriptor limit (at least 8),
-    /// leaving the rest to connections.
-    init(limit: Int? = nil) {
-        self.limit = max(1, limit ?? OpenLogBudget.quarterOfDescriptorLimit())
-    }
-
-    private static func quarterOfDescriptorLimit() -> Int {
-        var limits = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return 256 }
-        // An unlimited soft limit reads as the largest value: the cap below applies.
-        return Int(max(8, min(UInt64(limits.rlim_cur) / 4, 1 << 16)))
+    /// `limit` logs at most (the server gives them their share of the descriptor limit,
+    /// `DescriptorLimit.logs(under:)`).
+    init(limit: Int) {
+        self.limit = max(1, limit)
     }
 
     /// `log` opened its file; returns the log to close to stay within the budget, if any.
@@ -36,7 +24,8 @@ final class OpenLogBudget: Sendable {
             state.clock += 1
             state.open[ObjectIdentifier(log)] = (log, state.clock)
             guard state.open.count > limit else { return nil }
-            guard let oldest = state.open.filter({ $0.key != ObjectIdentifier(log) }).min(by: { $0.value.lastUse < $1.value.lastUse }) else {
+            // The least recently used other log (the one just opened is the most recent).
+            guard let oldest = state.open.min(by: { $0.value.lastUse < $1.value.lastUse }), oldest.key != ObjectIdentifier(log) else {
                 return nil
             }
             state.open[oldest.key] = nil
