@@ -18,6 +18,11 @@ struct RulesBenchmark: ParsableCommand {
     @Option(help: "Tasks in the database (spread over projects of 100).")
     var tasks = 100_000
 
+    func validate() throws {
+        guard (1...100_000_000).contains(repeats) else { throw ValidationError("--repeats must be between 1 and 100000000.") }
+        guard (100...10_000_000).contains(tasks) else { throw ValidationError("--tasks must be between 100 and 10000000.") }
+    }
+
     static let document = """
         {
           "rules": {

@@ -239,7 +239,10 @@ struct CredentialVerifierTests {
         #expect(user.ruleValue["token"]?["isAdmin"] == .bool(true))
         #expect(user.ruleValue["token"]?["firebase"]?["sign_in_provider"] == .string("google.com"))
         #expect(user.ruleValue["token"]?["exp"] == .number(t + 3600))
-        guard case .object(let members) = user.ruleValue else { return }
+        guard case .object(let members) = user.ruleValue else {
+            Issue.record("the rules' auth value is not an object: \(user.ruleValue)")
+            return
+        }
         #expect(members.map(\.key) == ["uid", "provider", "token"])
     }
 
