@@ -9,8 +9,7 @@ final class RuleNode: Sendable {
     let literalKeys: [Key]
     let literalNodes: [RuleNode]
     private let literalIndex: [Key: Int]?
-    /// The `$name` child, if any.
-    let wildcardName: String?
+    /// The `$name` child, if any (its name lives in the compiled rules' capture slots).
     let wildcard: RuleNode?
     /// True when this node or one below it has a `.validate` rule: a write's walk over the
     /// written data skips every branch where this is false.
@@ -41,7 +40,6 @@ final class RuleNode: Sendable {
         } else {
             literalIndex = nil
         }
-        wildcardName = wildcard?.name
         self.wildcard = wildcard?.node
         validatesUnder = literals.contains { $0.1.validatesBelow } || wildcard?.node.validatesBelow == true
         validatesBelow = validate != nil || validatesUnder

@@ -1,5 +1,5 @@
 /// The properties of the `query` variable (rules spec §5.7), read from a Kindling `Query`.
-enum RuleQueryProperty: String, Sendable, CaseIterable {
+enum RuleQueryProperty: String, Sendable {
     case orderByKey
     case orderByPriority
     case orderByValue

@@ -1,6 +1,6 @@
 /// The `RuleDataSnapshot` methods that take no argument (`child`, `hasChild` and
 /// `hasChildren([…])` have their own expression cases).
-enum RuleSnapshotMethod: String, Sendable, CaseIterable {
+enum RuleSnapshotMethod: String, Sendable {
     case val
     case parent
     case exists

@@ -1,5 +1,5 @@
 /// The string methods of the rules language (`matches` has its own expression case).
-enum RuleStringMethod: String, Sendable, CaseIterable {
+enum RuleStringMethod: String, Sendable {
     case contains
     case beginsWith
     case endsWith

@@ -6,8 +6,6 @@ enum RuleType: Sendable, Equatable, CustomStringConvertible {
     case number
     case string
     case null
-    case regexp
-    case array
     case snapshot
     case query
     case any
@@ -20,7 +18,7 @@ enum RuleType: Sendable, Equatable, CustomStringConvertible {
     var isComparable: Bool {
         switch self {
         case .boolean, .number, .string, .null, .any, .primitive: return true
-        case .regexp, .array, .snapshot, .query: return false
+        case .snapshot, .query: return false
         }
     }
 
@@ -30,8 +28,6 @@ enum RuleType: Sendable, Equatable, CustomStringConvertible {
         case .number: return "number"
         case .string: return "string"
         case .null: return "null"
-        case .regexp: return "RegExp"
-        case .array: return "array"
         case .snapshot: return "RuleDataSnapshot"
         case .query: return "Query"
         case .any: return "any"

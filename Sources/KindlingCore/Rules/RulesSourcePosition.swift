@@ -2,6 +2,4 @@
 struct RulesSourcePosition: Sendable, Equatable {
     var line: Int
     var column: Int
-
-    static let start = RulesSourcePosition(line: 1, column: 1)
 }

@@ -17,7 +17,7 @@ public enum AuthState: Sendable, Equatable {
     /// when the credential itself was the admin.
     public static func overridden(by value: JSONValue) -> AuthState {
         guard case .object = value else { return .anonymous }
-        return .user(AuthenticatedUser(uid: value["uid"]?.stringValue ?? "", ruleValue: value, expiresAt: nil, expiry: .null))
+        return .user(AuthenticatedUser(ruleValue: value, expiresAt: nil, expiry: .null))
     }
 
     /// The `auth` value rules see: null for anonymous, the user's value, and for the admin (who

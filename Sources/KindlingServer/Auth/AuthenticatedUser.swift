@@ -2,8 +2,9 @@ import KindlingCore
 
 /// A client acting as a user: what rules see as `auth`, worked out once per credential.
 public struct AuthenticatedUser: Sendable, Equatable {
-    /// The user id (`sub`, else `user_id`, of a token; `uid` of an override).
-    public let uid: String
+    /// The user id (`sub`, else `user_id`, of a token; `uid` of an override): the `uid` of the
+    /// rules' value, read from it rather than kept twice.
+    public var uid: String { ruleValue["uid"]?.stringValue ?? "" }
     /// The rules' `auth` value: `{"uid", "provider", "token": {every claim}}` for a token, or
     /// exactly the object an admin gave as `auth_variable_override`.
     public let ruleValue: JSONValue
@@ -14,8 +15,7 @@ public struct AuthenticatedUser: Sendable, Equatable {
     public let expiry: JSONValue
 
     /// A user from its parts.
-    public init(uid: String, ruleValue: JSONValue, expiresAt: Int64?, expiry: JSONValue) {
-        self.uid = uid
+    public init(ruleValue: JSONValue, expiresAt: Int64?, expiry: JSONValue) {
         self.ruleValue = ruleValue
         self.expiresAt = expiresAt
         self.expiry = expiry

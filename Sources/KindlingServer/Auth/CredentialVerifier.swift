@@ -177,6 +177,6 @@ public final class CredentialVerifier: Sendable {
             JSONMember("provider", .string(provider)),
             JSONMember("token", claims),
         ])
-        return .success(AuthenticatedUser(uid: uid, ruleValue: auth, expiresAt: expiresAt, expiry: claims["exp"] ?? .null))
+        return .success(AuthenticatedUser(ruleValue: auth, expiresAt: expiresAt, expiry: claims["exp"] ?? .null))
     }
 }
