@@ -99,9 +99,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             // read that brought the pings, so a ping flood from a client that does not read
             // costs one small frame per read, not one per ping.
             var payload = frame.unmaskedData
-            let scheduled = pendingPong != nil
             pendingPong = payload.readSlice(length: payload.readableBytes) ?? ByteBuffer()
-            if !scheduled { context.eventLoop.assumeIsolated().execute { self.sendPong() } }
         case .connectionClose:
             close(context: context, code: .normalClosure, reason: "client closed")
         default:
@@ -137,6 +135,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     func channelReadComplete(context: ChannelHandlerContext) {
         lastRead = .now()
+        sendPong()
         guard !inputs.isEmpty else { return }
         namespace.submit(connection, inputs)
         inputs = []
