@@ -58,14 +58,6 @@ final class BrowserGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func refuse(context: ChannelHandlerContext, _ message: String) {
         refusing = true
         logger.notice("refused a browser request: \(message)")
-        let body = RESTRendering.error(message, print: .compact)
-        let headers = HTTPHeaders([
-            ("Content-Type", "application/json; charset=utf-8"),
-            ("Content-Length", String(body.count)),
-            ("Connection", "close"),
-        ])
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .forbidden, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        HTTPErrorReply.sendAndClose(.forbidden, message, context: context)
     }
 }

@@ -55,15 +55,7 @@ final class HTTPBodyBudgetHandler: ChannelDuplexHandler, RemovableChannelHandler
         refusing = true
         giveBack()
         logger.warning("refusing a request body: the server already holds \(budget.inUse) bytes of unfinished requests (limit \(budget.limit))")
-        let body = RESTRendering.error("The server is holding too many unfinished requests; retry later", print: .compact)
-        let headers = HTTPHeaders([
-            ("Content-Type", "application/json; charset=utf-8"),
-            ("Content-Length", String(body.count)),
-            ("Connection", "close"),
-            ("Retry-After", "1"),
-        ])
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .serviceUnavailable, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        HTTPErrorReply.sendAndClose(
+            .serviceUnavailable, "The server is holding too many unfinished requests; retry later", headers: [("Retry-After", "1")], context: context)
     }
 }

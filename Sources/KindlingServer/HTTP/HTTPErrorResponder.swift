@@ -22,12 +22,12 @@ final class HTTPErrorResponder: ChannelDuplexHandler, RemovableChannelHandler {
         if !responseUnderway {
             let status: HTTPResponseStatus
             let message: String
-            var headers = HTTPHeaders([("Connection", "close")])
+            var headers: [(String, String)] = []
             switch parserError {
             case .invalidMethod:
                 status = .methodNotAllowed
                 message = "Method not supported; use GET, PUT, POST, PATCH or DELETE"
-                headers.add(name: "Allow", value: "GET, PUT, POST, PATCH, DELETE, OPTIONS")
+                headers.append(("Allow", "GET, PUT, POST, PATCH, DELETE, OPTIONS"))
             case .headerOverflow:
                 status = .requestHeaderFieldsTooLarge
                 message = "Request headers too large"
@@ -35,12 +35,7 @@ final class HTTPErrorResponder: ChannelDuplexHandler, RemovableChannelHandler {
                 status = .badRequest
                 message = "Malformed HTTP request"
             }
-            let body = RESTRendering.error(message, print: .compact)
-            headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
-            headers.add(name: "Content-Length", value: String(body.count))
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            HTTPErrorReply.sendAndClose(status, message, headers: headers, context: context)
         } else {
             context.close(promise: nil)
         }
