@@ -134,11 +134,12 @@ struct NamespaceState: Sendable {
                 if path.count >= Path.maxDepth {
                     throw Refusal.invalid(ValidationError(.tooDeep, "Path \(path)/<push id> exceeds the maximum depth of \(Path.maxDepth) levels"))
                 }
-                if data.isNull {
-                    throw Refusal.invalid(ValidationError(.invalidData, "A push needs data; null would write nothing"))
-                }
                 let name = nextPushID(now: now)
                 let write = try resolve { tree throws(ValidationError) in try tree.resolveSet(path.child(name), data, serverValues: ServerValues(timestamp: Double(now))) }
+                // Null or an empty object would store nothing under an id the client is told about.
+                if case .set(_, let node) = write, node.isEmpty {
+                    throw Refusal.invalid(ValidationError(.invalidData, "A push needs data; \(JSONWriter.string(data)) would write nothing"))
+                }
                 try authorizeWrite(write, as: auth, now: now)
                 commit(write, into: &out)
                 return .written(.pushed(name), location: location(at: path, for: caller))

@@ -22,10 +22,7 @@ enum RESTBody {
         }
         switch method {
         case .put: return .set(json)
-        case .post:
-            // Pushing null would store nothing under a fresh id the client is told about.
-            guard json != .null else { throw RESTError(.noData, "Invalid data; a POST must carry a value other than null.") }
-            return .push(json)
+        case .post: return .push(json)
         case .patch:
             guard case .object(let members) = json else {
                 throw RESTError(.badRequest, "Invalid data; couldn't parse JSON object. Are you sending a JSON object with valid key names?")

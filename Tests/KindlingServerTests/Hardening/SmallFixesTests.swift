@@ -27,6 +27,8 @@ struct SmallFixesTests {
             let response = try await TestHTTPConnection.request(port: server.port, "POST", "/list.json?ns=t", body: "null")
             #expect(response.status == 400)
             #expect(try response.json()["error"]?.stringValue != nil)
+            let empty = try await TestHTTPConnection.request(port: server.port, "POST", "/list.json?ns=t", body: "{}")
+            #expect(empty.status == 400)
             #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/list.json?ns=t").text == "null")
             let value = try await TestHTTPConnection.request(port: server.port, "POST", "/list.json?ns=t", body: "1")
             #expect(value.status == 200)
