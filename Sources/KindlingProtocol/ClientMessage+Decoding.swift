@@ -69,7 +69,7 @@ extension Action {
                 query: try query(body),
                 tag: try tag(body),
                 hash: body["h"]?.stringValue ?? "",
-                wireQuery: body["q"].flatMap { $0.isNull ? nil : $0 }
+                wireQuery: body["q"].flatMap { $0.isNull ? JSONValue?.none : $0 }
             ))
         case "n": return .unlisten(path: try path(body), query: try query(body))
         case "p":
