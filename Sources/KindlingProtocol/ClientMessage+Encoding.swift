@@ -14,18 +14,26 @@ extension ClientMessage {
             writer.write(type)
             writer.writeRaw(#","d":{}}}"#.utf8)
         case .request(let request):
-            writer.writeRaw(#"{"t":"d","d":{"#.utf8)
-            if let number = request.number {
-                writer.writeRaw(#""r":"#.utf8)
-                writer.writeRaw(String(number).utf8)
-                writer.writeRaw(",".utf8)
-            }
-            writer.writeRaw(#""a":"#.utf8)
-            writer.write(request.action.wireName)
-            writer.writeRaw(#","b":"#.utf8)
-            writer.write(request.action.wireBody)
-            writer.writeRaw("}}".utf8)
+            return Self.request(number: request.number, action: request.action.wireName, body: request.action.wireBody)
         }
+        return writer.text
+    }
+
+    /// A request envelope for any action name and body, valid or not: what `encoded` writes for
+    /// a typed request, and what a test client sends when it probes the server with a bad one.
+    public static func request(number: Int?, action: String, body: JSONValue) -> String {
+        var writer = JSONWriter()
+        writer.writeRaw(#"{"t":"d","d":{"#.utf8)
+        if let number {
+            writer.writeRaw(#""r":"#.utf8)
+            writer.writeRaw(String(number).utf8)
+            writer.writeRaw(",".utf8)
+        }
+        writer.writeRaw(#""a":"#.utf8)
+        writer.write(action)
+        writer.writeRaw(#","b":"#.utf8)
+        writer.write(body)
+        writer.writeRaw("}}".utf8)
         return writer.text
     }
 }
