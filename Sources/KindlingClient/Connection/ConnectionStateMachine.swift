@@ -224,11 +224,12 @@ struct ConnectionStateMachine: Sendable {
         var actions: [Action] = []
         var id = 0
         let connected = isConnected
-        perform({ engine, effects in
-            id = engine.observe(
-                path: path, query: query, eventType: eventType, queue: queue, callback: callback, cancel: cancel,
-                connected: connected, into: &effects)
-        }, into: &actions)
+        perform(
+            { engine, effects in
+                id = engine.observe(
+                    path: path, query: query, eventType: eventType, queue: queue, callback: callback, cancel: cancel,
+                    connected: connected, into: &effects)
+            }, into: &actions)
         return (id, actions)
     }
 

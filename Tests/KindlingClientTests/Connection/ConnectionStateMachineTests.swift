@@ -15,10 +15,11 @@ struct ConnectionStateMachineTests {
     static func connected() -> (ConnectionStateMachine, [ConnectionStateMachine.Action]) {
         var machine = ConnectionStateMachine()
         var actions = machine.connect()
-        actions += machine.observe(
-            path: Path(keys: [Key("rooms")]), query: .all, eventType: .value, queue: DispatchQueue(label: "test"),
-            callback: { _ in }, cancel: nil
-        ).1
+        actions +=
+            machine.observe(
+                path: Path(keys: [Key("rooms")]), query: .all, eventType: .value, queue: DispatchQueue(label: "test"),
+                callback: { _ in }, cancel: nil
+            ).1
         actions += machine.received(hello, on: 1)
         return (machine, actions)
     }
