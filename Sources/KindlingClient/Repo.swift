@@ -39,16 +39,27 @@ final class Repo: Sendable {
     // MARK: Performing the state machine's actions
 
     /// One critical section: `change` asks the machine, and its actions are carried out before
-    /// the lock is released (all of them only enqueue work).
+    /// the lock is released (all of them only enqueue work). Completions that run on no queue
+    /// (resuming a caller, a write's completion block) run right after, outside the lock, so a
+    /// completion block may call the database again.
     @discardableResult
     private func withMachine<Value: Sendable>(
         _ change: (inout ConnectionStateMachine, inout WebSocketConnection?) -> (Value, [ConnectionStateMachine.Action])
     ) -> Value {
-        state.withLock { state in
+        let (result, completions) = state.withLock { state -> (Value, [Delivery]) in
             let (result, actions) = change(&state.machine, &state.socket)
-            for action in actions { perform(action, socket: &state.socket) }
-            return result
+            var completions: [Delivery] = []
+            for action in actions {
+                if case .deliver(let delivery) = action, delivery.queue == nil {
+                    completions.append(delivery)
+                } else {
+                    perform(action, socket: &state.socket)
+                }
+            }
+            return (result, completions)
         }
+        for completion in completions { completion.run() }
+        return result
     }
 
     private func perform(_ action: ConnectionStateMachine.Action, socket: inout WebSocketConnection?) {
@@ -95,7 +106,10 @@ final class Repo: Sendable {
 
     /// The socket `id` closed or could not be opened.
     private func closed(_ id: Int) {
-        withMachine { machine, _ in ((), machine.closed(id)) }
+        withMachine { machine, socket in
+            if socket?.id == id { socket = nil }
+            return ((), machine.closed(id))
+        }
     }
 
     /// Sends `0` when nothing has been sent for 45 s, so idle-closing proxies (and the server's
