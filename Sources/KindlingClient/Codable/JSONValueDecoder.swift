@@ -16,15 +16,8 @@ import KindlingCore
 ///   a missing key elsewhere is `keyNotFound`;
 /// - a `Date` is read from milliseconds since 1970 (see `dateDecodingStrategy`).
 public struct JSONValueDecoder: Sendable {
-    /// How a `Date` is read.
-    public enum DateDecodingStrategy: Sendable {
-        /// From milliseconds since 1970, the unit of server timestamps (the default).
-        case millisecondsSince1970
-        /// From seconds since 1970.
-        case secondsSince1970
-        /// The date's own `Codable` form (seconds since 2001).
-        case deferredToDate
-    }
+    /// How a `Date` is read (Foundation's name for it).
+    public typealias DateDecodingStrategy = DateRepresentation
 
     public var dateDecodingStrategy: DateDecodingStrategy
 

@@ -14,15 +14,8 @@ import KindlingCore
 /// keyed `"0"`, `"1"`, …), and a `Date` is a number of milliseconds since 1970, the unit
 /// `ServerValue.timestamp()` resolves to (see `dateEncodingStrategy`).
 public struct JSONValueEncoder: Sendable {
-    /// How a `Date` is written.
-    public enum DateEncodingStrategy: Sendable {
-        /// Milliseconds since 1970 as a number, like a server timestamp (the default).
-        case millisecondsSince1970
-        /// Seconds since 1970 as a number.
-        case secondsSince1970
-        /// The date's own `Codable` form (seconds since 2001), for compatibility with other encoders.
-        case deferredToDate
-    }
+    /// How a `Date` is written (Foundation's name for it).
+    public typealias DateEncodingStrategy = DateRepresentation
 
     public var dateEncodingStrategy: DateEncodingStrategy
 
