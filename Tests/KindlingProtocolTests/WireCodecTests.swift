@@ -90,4 +90,21 @@ struct WireCodecTests {
     func unreadableServerMessagesAreErrorsNotTraps(text: String) {
         #expect(throws: ProtocolError.self) { try ServerEnvelope.decode(text) }
     }
+
+    @Test func theCodecWritesExactlyTheWireLiterals() {
+        func starts(_ bytes: [UInt8], with parts: [UInt8]...) -> Bool { bytes.starts(with: parts.joined()) }
+        let response = ServerMessage.response(12, status: .ok)
+        #expect(starts(response, with: WireLiterals.numberedDataPrefix, Array("12".utf8), WireLiterals.responseStatusKey))
+        let push = ServerMessage.push(merge: false, path: Self.path, data: Array("1".utf8), tag: nil)
+        #expect(
+            starts(
+                push, with: WireLiterals.pushPrefix, Array("d\",".utf8), WireLiterals.pushPathKey, Array("rooms/a".utf8),
+                WireLiterals.pushDataKey))
+        let request = Array(ClientMessage.request(Request(number: 3, action: .unauth)).encoded.utf8)
+        #expect(
+            starts(
+                request, with: WireLiterals.numberedDataPrefix, Array("3".utf8), WireLiterals.requestActionKey, Array("unauth".utf8),
+                WireLiterals.requestBodyKey))
+        #expect(starts(Array(ClientMessage.ping.encoded.utf8), with: WireLiterals.pingPrefix))
+    }
 }
