@@ -11,29 +11,46 @@ final class EncodingSlot {
     }
 
     var content = Content.empty
+    /// The member slots by name (UTF-8 bytes), so encoding n members is O(n), not O(n²).
+    private var memberIndex: [[UInt8]: EncodingSlot] = [:]
 
     /// The member slot for `key`, reusing the slot when the key was encoded before (the later
     /// value wins, as with `JSONEncoder`).
     func member(_ key: String) -> EncodingSlot {
-        var members: [(key: String, slot: EncodingSlot)] = []
-        if case .object(let existing) = content { members = existing }
-        if let found = members.first(where: { $0.key.utf8.elementsEqual(key.utf8) }) { return found.slot }
+        let name = Array(key.utf8)
+        guard case .object(var members) = content else {
+            let slot = EncodingSlot()
+            content = .object([(key, slot)])
+            memberIndex = [name: slot]
+            return slot
+        }
+        if let found = memberIndex[name] { return found }
+        // Released while appending, so the array is extended in place rather than copied.
+        content = .empty
         let slot = EncodingSlot()
         members.append((key, slot))
         content = .object(members)
+        memberIndex[name] = slot
         return slot
     }
 
     func appendElement() -> EncodingSlot {
         var elements: [EncodingSlot] = []
         if case .array(let existing) = content { elements = existing }
+        content = .empty
         let slot = EncodingSlot()
         elements.append(slot)
         content = .array(elements)
         return slot
     }
 
-    func makeObject() { if case .object = content {} else { content = .object([]) } }
+    func makeObject() {
+        guard case .object = content else {
+            content = .object([])
+            memberIndex = [:]
+            return
+        }
+    }
     func makeArray() { if case .array = content {} else { content = .array([]) } }
 
     /// The finished JSON; nil when nothing was encoded here.

@@ -127,12 +127,23 @@ struct ValueDecoder: Decoder {
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: ValueDecoder
     let members: [JSONMember]
+    /// The members by name (UTF-8 bytes, the last of a repeated name winning), so decoding an
+    /// object of n members is O(n), not O(n²) (a dictionary of thousands of children). Small
+    /// objects are searched in place.
+    private let index: [[UInt8]: JSONValue]?
     var codingPath: [any CodingKey] { decoder.codingPath }
+
+    init(decoder: ValueDecoder, members: [JSONMember]) {
+        self.decoder = decoder
+        self.members = members
+        index = members.count > 16 ? Dictionary(members.map { (Array($0.key.utf8), $0.value) }, uniquingKeysWith: { $1 }) : nil
+    }
 
     var allKeys: [Key] { members.compactMap { Key(stringValue: $0.key) } }
 
     private func member(_ key: some CodingKey) -> JSONValue? {
-        members.last { $0.key.utf8.elementsEqual(key.stringValue.utf8) }?.value
+        if let index { return index[Array(key.stringValue.utf8)] }
+        return members.last { $0.key.utf8.elementsEqual(key.stringValue.utf8) }?.value
     }
 
     func contains(_ key: Key) -> Bool { member(key) != nil }
