@@ -153,14 +153,9 @@ final class Repo: Sendable {
     // MARK: Operations
 
     /// The server's clock as best known: local time corrected by the handshake's offset.
-    var estimatedServerTime: Double {
-        state.withLock { Date().timeIntervalSince1970 * 1000 + $0.machine.serverTimeOffset }
-    }
+    var estimatedServerTime: Double { state.withLock { $0.machine.estimatedServerTime() } }
 
-    func nextPushID() -> Key {
-        let now = Int64(estimatedServerTime)
-        return state.withLock { $0.machine.nextPushID(timestamp: now) }
-    }
+    func nextPushID() -> Key { state.withLock { $0.machine.nextPushID() } }
 
     func observe(
         path: Path, query: Query, eventType: DataEventType, queue: DispatchQueue,

@@ -161,7 +161,8 @@ struct ConnectionStateMachine: Sendable {
     /// whoever this says), then every listen and unacknowledged write, then queued requests.
     private mutating func handshake(_ hello: ServerHandshake, on id: Int, now: Date, into actions: inout [Action]) {
         guard !isConnected else { return }
-        if let serverTime = hello.timestamp, serverTime.isFinite {
+        // A clock before 1970 or beyond 2^53 ms is no clock; the local one stands in for it.
+        if let serverTime = hello.timestamp, serverTime >= 0, serverTime < 9_007_199_254_740_992 {
             serverTimeOffset = serverTime - now.timeIntervalSince1970 * 1000
         }
         lifecycle = .connected(id: id)
@@ -260,7 +261,16 @@ struct ConnectionStateMachine: Sendable {
         return actions
     }
 
-    mutating func nextPushID(timestamp: Int64) -> Key { engine.nextPushID(timestamp: timestamp) }
+    /// The server's clock as best known, in milliseconds: local time corrected by the last
+    /// handshake's offset.
+    func estimatedServerTime(now: Date = Date()) -> Double { now.timeIntervalSince1970 * 1000 + serverTimeOffset }
+
+    /// A push id for the estimated server time, clamped into what its eight time characters
+    /// hold (0 to 2^48 - 1 ms), so no offset a server's handshake implies can trap the encoding.
+    mutating func nextPushID(now: Date = Date()) -> Key {
+        let milliseconds = min(max(estimatedServerTime(now: now), 0), 281_474_976_710_655)
+        return engine.nextPushID(timestamp: Int64(milliseconds))
+    }
 
     /// Sets the credential sent first on every connection; true when connected (the caller then
     /// sends it now, awaiting the answer).

@@ -82,4 +82,18 @@ struct ConnectionStateMachineTests {
         #expect(Self.closeError(actions) == nil)
         #expect(machine.isConnected)
     }
+
+    @Test(arguments: ["1e300", "-1e300", "-1000000000000", "0", "9007199254740991", "\"soon\"", "null"])
+    func anyServerClockStillGivesPushIDs(timestamp: String) throws {
+        var machine = ConnectionStateMachine()
+        _ = machine.connect()
+        _ = machine.received(#"{"t":"c","d":{"t":"h","d":{"ts":\#(timestamp),"v":"5","h":"x","s":"s"}}}"#, on: 1)
+        #expect(machine.isConnected)
+        let first = machine.nextPushID()
+        let second = machine.nextPushID()
+        #expect(first.string.utf8.count == 20)
+        #expect(first.string < second.string)
+        #expect(machine.estimatedServerTime().isFinite)
+    }
 }
+
