@@ -17,6 +17,10 @@ struct ConnectionStateMachineFuzzTests {
         #"{"t":"d","d":{"a":"d","b":{"p":"/rooms/a/.priority","d":5}}}"#,
         #"{"t":"d","d":{"a":"m","b":{"p":"/rooms","d":{"a/n":2,"c":[1,2,{"z":null}]}}}}"#,
         #"{"t":"d","d":{"a":"d","b":{"p":"/rooms","d":{"q":1},"t":1}}}"#,
+        #"{"t":"d","d":{"a":"d","b":{"p":"/rooms","d":{"a":{"n":3},"b":{"n":1},"c":{"n":2}},"t":1}}}"#,
+        #"{"t":"d","d":{"a":"m","b":{"p":"/rooms","d":{"b/n":9,"d":{"n":0}},"t":1}}}"#,
+        #"{"t":"d","d":{"a":"d","b":{"p":"/rooms/c","d":null,"t":1}}}"#,
+        #"{"t":"d","d":{"r":3,"b":{"s":"ok","d":{}}}}"#,
         #"{"t":"d","d":{"a":"c","b":{"p":"/rooms","q":[{"l":1}]}}}"#,
         #"{"t":"d","d":{"a":"ac","b":{"s":"expired_token","d":"gone"}}}"#,
         #"{"t":"d","d":{"a":"sd","b":{"msg":"debug"}}}"#,
@@ -32,8 +36,9 @@ struct ConnectionStateMachineFuzzTests {
         "\"\\ud800\"", "1e-400",
     ]
 
-    @Test func randomAndMutatedMessagesNeverTrapAndEndInACleanDisconnect() {
-        var random = SplitMix64(seed: 19)
+    @Test(arguments: [19, 20, 21, 22] as [UInt64])
+    func randomAndMutatedMessagesNeverTrapAndEndInACleanDisconnect(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
         var machine = ConnectionStateMachine()
         var id = 0
         var disconnects = 0
@@ -50,9 +55,13 @@ struct ConnectionStateMachineFuzzTests {
             if !machine.isConnected { Issue.record("the handshake did not connect: \(hello)") }
         }
 
-        _ = machine.observe(
-            path: Path(keys: [Key("rooms")]), query: .all, eventType: .value, queue: DispatchQueue(label: "fuzz"),
-            callback: { _ in }, cancel: nil)
+        let queue = DispatchQueue(label: "fuzz")
+        _ = machine.observe(path: Path(keys: ["rooms"]), query: .all, eventType: .value, queue: queue, callback: { _ in }, cancel: nil)
+        // A filtered query too, so tagged pushes reach a view of their own.
+        let window = Query(index: .child(Path(keys: ["n"])), limit: QueryLimit(count: 2, fromEnd: true))
+        for eventType in [DataEventType.childAdded, .childMoved, .value] {
+            _ = machine.observe(path: Path(keys: ["rooms"]), query: window, eventType: eventType, queue: queue, callback: { _ in }, cancel: nil)
+        }
         reconnect()
         for _ in 0..<20_000 {
             let base = Self.corpus[Int.random(in: 0..<Self.corpus.count, using: &random)]
