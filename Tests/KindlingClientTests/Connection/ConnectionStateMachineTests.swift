@@ -96,4 +96,3 @@ struct ConnectionStateMachineTests {
         #expect(machine.estimatedServerTime().isFinite)
     }
 }
-
