@@ -107,4 +107,16 @@ struct WireCodecTests {
                 WireLiterals.requestBodyKey))
         #expect(starts(Array(ClientMessage.ping.encoded.utf8), with: WireLiterals.pingPrefix))
     }
+
+    @Test func aMergeIsWrittenOneWay() throws {
+        let entries = [
+            MergeEntry(path: Path(keys: ["a", "b"]), node: Node(.number(1))),
+            MergeEntry(path: Path(keys: ["c"]), node: try Node(json: ["d": true, ".priority": 2])),
+        ]
+        #expect(String(decoding: ServerMessage.mergeData(entries), as: UTF8.self) == #"{"a/b":1,"c":{"d":true,".priority":2}}"#)
+        var plain = JSONWriter()
+        plain.write(entries, format: .plain)
+        #expect(plain.text == #"{"a/b":1,"c":{"d":true}}"#)
+    }
 }
+
