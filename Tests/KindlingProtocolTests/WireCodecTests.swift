@@ -119,4 +119,3 @@ struct WireCodecTests {
         #expect(plain.text == #"{"a/b":1,"c":{"d":true}}"#)
     }
 }
-
