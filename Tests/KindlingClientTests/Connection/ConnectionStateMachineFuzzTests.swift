@@ -38,7 +38,7 @@ struct ConnectionStateMachineFuzzTests {
 
     @Test(arguments: [19, 20, 21, 22] as [UInt64])
     func randomAndMutatedMessagesNeverTrapAndEndInACleanDisconnect(seed: UInt64) {
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var machine = ConnectionStateMachine()
         var id = 0
         var disconnects = 0
@@ -90,7 +90,7 @@ struct ConnectionStateMachineFuzzTests {
         #expect(machine.isConnected)
     }
 
-    static func mutate(_ message: String, using random: inout SplitMix64) -> String {
+    static func mutate(_ message: String, using random: inout SeededGenerator) -> String {
         var bytes = Array(message.utf8)
         switch Int.random(in: 0..<6, using: &random) {
         case 0:
@@ -124,7 +124,7 @@ struct ConnectionStateMachineFuzzTests {
 
 extension String {
     /// Replaces one value after a `:` (a number, a string, `null`…) with `replacement`.
-    fileprivate func replacingFirstValue(with replacement: String, using random: inout SplitMix64) -> String {
+    fileprivate func replacingFirstValue(with replacement: String, using random: inout SeededGenerator) -> String {
         let utf8 = Array(self.utf8)
         let colons = utf8.indices.filter { utf8[$0] == UInt8(ascii: ":") }
         guard let colon = colons.randomElement(using: &random) else { return self }
@@ -132,18 +132,5 @@ extension String {
         let stops: Set<UInt8> = [UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")]
         while end < utf8.count, !stops.contains(utf8[end]) { end += 1 }
         return String(decoding: utf8[...colon] + Array(replacement.utf8) + utf8[end...], as: UTF8.self)
-    }
-}
-
-/// A small seeded generator, so a failure can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
