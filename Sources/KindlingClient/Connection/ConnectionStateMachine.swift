@@ -150,9 +150,13 @@ struct ConnectionStateMachine: Sendable {
                 carryOut(effects, into: &actions)
             }
         } catch {
+            // A failure counts as a failed attempt: the back-off keeps growing while a server
+            // answers every connection with garbage before its handshake.
+            var attempt = 1
+            if case .connecting(_, let failures) = lifecycle { attempt = failures + 1 }
             actions.append(.close(id: id, error: error))
-            drop(next: .waiting(attempt: 1), into: &actions)
-            actions.append(.reconnect(after: Self.backOff(attempt: 1)))
+            drop(next: .waiting(attempt: attempt), into: &actions)
+            actions.append(.reconnect(after: Self.backOff(attempt: attempt)))
         }
         return actions
     }

@@ -95,4 +95,18 @@ struct ConnectionStateMachineTests {
         #expect(first.string < second.string)
         #expect(machine.estimatedServerTime().isFinite)
     }
+
+    @Test func garbageBeforeTheHandshakeBacksOffFurtherEachTime() {
+        var machine = ConnectionStateMachine()
+        for expected in 1...3 {
+            guard case .open(let id)? = machine.connect().first else {
+                Issue.record("did not connect")
+                return
+            }
+            let actions = machine.received("not json", on: id)
+            #expect(Self.closeError(actions) != nil)
+            #expect(machine.lifecycle == .waiting(attempt: expected))
+        }
+    }
 }
+
