@@ -3,6 +3,7 @@ import Foundation
 import KindlingCore
 import KindlingProtocol
 import NIOCore
+import NIOSSL
 import Synchronization
 
 /// The engine behind a `Database`: one connection, one sync tree, and everything waiting on them.
@@ -18,12 +19,15 @@ final class Repo: Sendable {
     let host: String
     let port: Int
     let namespace: String
+    /// Set for an `https://` database.
+    let tls: NIOSSLContext?
     private let state = Mutex(State())
 
-    init(host: String, port: Int, namespace: String) {
+    init(host: String, port: Int, namespace: String, tls: NIOSSLContext? = nil) {
         self.host = host
         self.port = port
         self.namespace = namespace
+        self.tls = tls
     }
 
     /// How a request's response is routed.
@@ -103,7 +107,7 @@ final class Repo: Sendable {
         Task {
             do {
                 _ = try await WebSocketConnection.open(
-                    id: id, host: host, port: port, namespace: namespace,
+                    id: id, host: host, port: port, namespace: namespace, tls: tls,
                     onFrame: { [weak self] connection, text in self?.received(text, on: connection) },
                     onClose: { [weak self] id in self?.closed(id) })
             } catch {
