@@ -85,6 +85,37 @@ struct TLSServingTests {
         }
     }
 
+    @Test func anEventStreamOverHTTPSGetsItsEvents() async throws {
+        let authority = try TestCertificateAuthority()
+        try await Self.withTLSServer(try authority.issue(serial: 1010)) { server, _ in
+            let trust = try TestTLS.trusting(caPEM: authority.certificatePEM)
+            let stream = try await TestHTTPConnection.connect(port: server.port, tls: trust)
+            defer { stream.close() }
+            try await stream.send("GET", "/feed.json?ns=sse", headers: [("Accept", "text/event-stream")])
+            #expect(try await stream.responseHead().status == 200)
+            #expect(try await stream.nextEvent().data == #"{"path":"/","data":null}"#)
+            #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/feed/a.json?ns=sse", body: "7", tls: trust).status == 200)
+            var event = try await stream.nextEvent()
+            while event.event == "keep-alive" { event = try await stream.nextEvent() }
+            #expect(event.event == "put")
+            #expect(event.data == #"{"path":"/a","data":7}"#)
+        }
+    }
+
+    @Test func aClientThatStartsAHandshakeAndFallsSilentIsClosedAtTheHeaderTimeout() async throws {
+        let authority = try TestCertificateAuthority()
+        let files = try Files()
+        defer { files.remove() }
+        try files.write(try authority.issue(serial: 1011))
+        var configuration = ServerConfiguration(port: 0, tls: files.tls, logger: Self.quietLogger)
+        configuration.headerTimeout = .milliseconds(300)
+        try await KindlingServer.run(configuration) { server in
+            let raw = try await RawConnection.connect(port: server.port)
+            try await raw.send([0x16, 0x03, 0x01])
+            #expect(await raw.waitForClose(timeout: .seconds(5)))
+        }
+    }
+
     @Test(arguments: TestCertificateAuthority.KeyForm.allCases)
     func everyKeyFormServes(_ form: TestCertificateAuthority.KeyForm) async throws {
         let authority = try TestCertificateAuthority()
