@@ -34,6 +34,7 @@ public final class KindlingServer: Sendable {
 
     /// Binds and starts serving. Refuses to start unprotected on an address other computers can
     /// reach (see `ProtectedMode`).
+    ///
     /// With `configuration.tls`, the certificate and key are loaded and checked first, so a
     /// bad file or a key that does not match refuses the start (`TLSFileError`).
     public static func start(_ configuration: ServerConfiguration) async throws -> KindlingServer {
