@@ -41,6 +41,10 @@ public final class KindlingServer: Sendable {
         try ProtectedMode.check(configuration)
         let verifier = try CredentialVerifier(settings: configuration.auth)
         let tls = try configuration.tls.map { files throws(TLSFileError) in try ServerTLS(files: files) }
+        if let certificate = tls?.summary {
+            configuration.logger.info("serving TLS with the certificate \(certificate)")
+            if certificate.isExpired { configuration.logger.warning("the TLS certificate has expired: clients will refuse it (\(certificate))") }
+        }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         // Raised first, so the logs' and the connections' shares come from the limit in force.
         let descriptors = DescriptorLimit.raise()

@@ -62,8 +62,10 @@ public struct TestCertificateAuthority: Sendable {
     }
 
     /// Issues a server certificate for `127.0.0.1`, `::1` and `localhost` with serial `serial`, and
-    /// its key in `form`.
-    public func issue(serial: UInt64, commonName: String = "kindling test server", keyForm form: KeyForm = .ecPKCS8) throws -> Leaf {
+    /// its key in `form`; valid for a day, or until `notValidAfter`.
+    public func issue(
+        serial: UInt64, commonName: String = "kindling test server", keyForm form: KeyForm = .ecPKCS8, notValidAfter: Date? = nil
+    ) throws -> Leaf {
         let publicKey: Certificate.PublicKey
         let keyPEM: String
         switch form {
@@ -81,8 +83,8 @@ public struct TestCertificateAuthority: Sendable {
             version: .v3,
             serialNumber: Certificate.SerialNumber(serial),
             publicKey: publicKey,
-            notValidBefore: now - 3600,
-            notValidAfter: now + 86_400,
+            notValidBefore: now - 7200,
+            notValidAfter: notValidAfter ?? now + 86_400,
             issuer: name,
             subject: try DistinguishedName { CommonName(commonName) },
             signatureAlgorithm: .ecdsaWithSHA256,

@@ -22,6 +22,7 @@ enum HangupSignal {
         do throws(TLSFileError) {
             guard let certificate = try server.reloadTLS() else { return }
             logger.notice("TLS certificate reloaded: new connections get \(certificate)")
+            if certificate.isExpired { logger.warning("the reloaded TLS certificate has expired: clients will refuse it") }
         } catch {
             logger.error("TLS files do not load; the certificate in force stays: \(error)")
         }

@@ -8,6 +8,9 @@ public struct TLSCertificateSummary: Sendable, Equatable, CustomStringConvertibl
     /// When the leaf certificate expires, in seconds since 1970.
     public var notValidAfter: Int
 
+    /// True once the certificate's validity has ended (clients refuse it from then on).
+    public var isExpired: Bool { Date().timeIntervalSince1970 > TimeInterval(notValidAfter) }
+
     public var description: String {
         let expiry = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(notValidAfter)))
         return "serial \(serial), expires \(expiry)"

@@ -223,6 +223,30 @@ struct TLSServingTests {
         }
     }
 
+    @Test func anExpiredCertificateIsServedButSaidToBeExpiredAndClientsRefuseIt() async throws {
+        let authority = try TestCertificateAuthority()
+        try await Self.withTLSServer(try authority.issue(serial: 1012, notValidAfter: Date() - 60)) { server, _ in
+            #expect(server.tlsCertificate?.isExpired == true)
+            await #expect(throws: (any Error).self) {
+                _ = try await TestHTTPConnection.request(port: server.port, "GET", "/.json", tls: try TestTLS.trusting(caPEM: authority.certificatePEM))
+            }
+        }
+        try await Self.withTLSServer(try authority.issue(serial: 1013)) { server, _ in
+            #expect(server.tlsCertificate?.isExpired == false)
+        }
+    }
+
+    @Test func tlsDoesNotLiftProtectedMode() async throws {
+        let authority = try TestCertificateAuthority()
+        let files = try Files()
+        defer { files.remove() }
+        try files.write(try authority.issue(serial: 1014))
+        await #expect(throws: ProtectedMode.Refusal.self) {
+            let server = try await KindlingServer.start(ServerConfiguration(host: "0.0.0.0", port: 0, tls: files.tls, logger: Self.quietLogger))
+            try await server.shutdown()
+        }
+    }
+
     @Test func aKeyThatDoesNotMatchTheCertificateIsRefusedAtStart() async throws {
         let authority = try TestCertificateAuthority()
         let leaf = try authority.issue(serial: 1007)
