@@ -85,6 +85,30 @@ struct TLSServingTests {
         }
     }
 
+    @Test func aWSSReaderThatFallsBehindIsDisconnected() async throws {
+        // The outbound limit counts what waits below the TLS handler too: a stalled wss reader is
+        // cut off as a plain one is.
+        let authority = try TestCertificateAuthority()
+        let files = try Files()
+        defer { files.remove() }
+        try files.write(try authority.issue(serial: 1015))
+        let configuration = ServerConfiguration(port: 0, maxPendingOutboundBytes: 4096, tls: files.tls, logger: Self.quietLogger)
+        try await KindlingServer.run(configuration) { server in
+            let trust = try TestTLS.trusting(caPEM: authority.certificatePEM)
+            let writer = try await TestClient.connect(port: server.port, tls: trust)
+            let slow = try await TestClient.connect(port: server.port, receiveBufferBytes: 16 * 1024, tls: trust)
+            _ = try await slow.request("q", try JSONParser.parse(#"{"p":"/flood","h":""}"#))
+            slow.pauseReading()
+            for round in 0..<40 {
+                let text = String(repeating: "x", count: 200_000) + String(round)
+                _ = try await writer.request("p", .object([JSONMember("p", .string("/flood")), JSONMember("d", .string(text))]))
+            }
+            slow.resumeReading()
+            #expect(await slow.waitForClose())
+            await writer.close()
+        }
+    }
+
     @Test func anEventStreamOverHTTPSGetsItsEvents() async throws {
         let authority = try TestCertificateAuthority()
         try await Self.withTLSServer(try authority.issue(serial: 1010)) { server, _ in
