@@ -132,11 +132,12 @@ struct TLSServingTests {
         defer { files.remove() }
         try files.write(try authority.issue(serial: 1011))
         var configuration = ServerConfiguration(port: 0, tls: files.tls, logger: Self.quietLogger)
-        configuration.headerTimeout = .milliseconds(300)
+        configuration.headerTimeout = .seconds(1)
         try await KindlingServer.run(configuration) { server in
             let raw = try await RawConnection.connect(port: server.port)
-            try await raw.send([0x16, 0x03, 0x01])
-            #expect(await raw.waitForClose(timeout: .seconds(5)))
+            // On a loaded machine the timeout may pass before these bytes go out; closed either way.
+            try? await raw.send([0x16, 0x03, 0x01])
+            #expect(await raw.waitForClose(timeout: .seconds(10)))
         }
     }
 
