@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 
 /// A running Kindling server: one port serving the realtime protocol at `/.ws` and HTTP
@@ -13,15 +14,18 @@ public final class KindlingServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     private let workers: NIOThreadPool
+    private let tls: ServerTLS?
     let registry: NamespaceRegistry
 
     /// The port actually bound (useful when the configuration asked for 0).
     public var port: Int { channel.localAddress?.port ?? configuration.port }
 
     private init(
-        configuration: ServerConfiguration, group: MultiThreadedEventLoopGroup, channel: any Channel, workers: NIOThreadPool, registry: NamespaceRegistry
+        configuration: ServerConfiguration, group: MultiThreadedEventLoopGroup, channel: any Channel, workers: NIOThreadPool, tls: ServerTLS?,
+        registry: NamespaceRegistry
     ) {
         self.configuration = configuration
+        self.tls = tls
         self.group = group
         self.channel = channel
         self.workers = workers
@@ -30,9 +34,17 @@ public final class KindlingServer: Sendable {
 
     /// Binds and starts serving. Refuses to start unprotected on an address other computers can
     /// reach (see `ProtectedMode`).
+    ///
+    /// With `configuration.tls`, the certificate and key are loaded and checked first, so a
+    /// bad file or a key that does not match refuses the start (`TLSFileError`).
     public static func start(_ configuration: ServerConfiguration) async throws -> KindlingServer {
         try ProtectedMode.check(configuration)
         let verifier = try CredentialVerifier(settings: configuration.auth)
+        let tls = try configuration.tls.map { files throws(TLSFileError) in try ServerTLS(files: files) }
+        if let certificate = tls?.summary {
+            configuration.logger.info("serving TLS with the certificate \(certificate)")
+            if certificate.isExpired { configuration.logger.warning("the TLS certificate has expired: clients will refuse it (\(certificate))") }
+        }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         // Raised first, so the logs' and the connections' shares come from the limit in force.
         let descriptors = DescriptorLimit.raise()
@@ -74,11 +86,12 @@ public final class KindlingServer: Sendable {
             // connection costs little; it grows while a connection reads a lot.
             .childChannelOption(ChannelOptions.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 256, maximum: 65_536))
             .childChannelInitializer { channel in
-                KindlingServer.configure(channel, registry: registry, perEventLoop: perEventLoop, resources: resources, configuration: configuration)
+                KindlingServer.configure(
+                    channel, registry: registry, perEventLoop: perEventLoop, resources: resources, tls: tls?.context, configuration: configuration)
             }
         do {
             let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
-            return KindlingServer(configuration: configuration, group: group, channel: channel, workers: workers, registry: registry)
+            return KindlingServer(configuration: configuration, group: group, channel: channel, workers: workers, tls: tls, registry: registry)
         } catch {
             try? await group.shutdownGracefully()
             try? await workers.shutdownGracefully()
@@ -116,8 +129,21 @@ public final class KindlingServer: Sendable {
         registry.setDefaultRules(rules, open: false)
     }
 
+    /// The certificate served now, or nil without TLS.
+    public var tlsCertificate: TLSCertificateSummary? { tls?.summary }
+
+    /// Reads the TLS certificate and key files again (a renewed certificate, on SIGHUP) and
+    /// serves new connections with them; open connections keep the certificate they started
+    /// with. Files that do not load throw, and the certificate in force stays. Returns the new
+    /// certificate, or nil when the server does not serve TLS.
+    @discardableResult
+    public func reloadTLS() throws(TLSFileError) -> TLSCertificateSummary? {
+        try tls?.reload()
+    }
+
     private static func configure(
-        _ channel: any Channel, registry: NamespaceRegistry, perEventLoop: PerEventLoop, resources: ServerResources, configuration: ServerConfiguration
+        _ channel: any Channel, registry: NamespaceRegistry, perEventLoop: PerEventLoop, resources: ServerResources, tls: NIOSSLContext?,
+        configuration: ServerConfiguration
     ) -> EventLoopFuture<Void> {
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: configuration.maxFrameBytes,
@@ -161,6 +187,12 @@ public final class KindlingServer: Sendable {
         return channel.eventLoop.makeCompletedFuture {
             // SwiftNIO's server pipeline, with Kindling's own handlers between the request
             // decoder and the upgrade: all of them are HTTP-only and leave on an upgrade.
+            if let tls {
+                // TLS first: everything after it sees plain bytes, as without TLS.
+                try channel.pipeline.syncOperations.addHandler(PlainTextRefusalHandler(logger: configuration.logger))
+                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+                try channel.pipeline.syncOperations.addHandler(TLSErrorFilter(logger: configuration.logger))
+            }
             let responseEncoder = HTTPResponseEncoder()
             let httpOnly: [any RemovableChannelHandler] = [
                 ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)),

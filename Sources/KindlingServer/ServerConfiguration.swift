@@ -70,6 +70,9 @@ public struct ServerConfiguration: Sendable {
     public var rulesDebug: Bool
     /// What one realtime connection may hold.
     public var connectionLimits: ConnectionLimits
+    /// Serve `https://` and `wss://` with this certificate and key instead of plain HTTP, on the
+    /// same port; nil serves plain HTTP (the default, for loopback).
+    public var tls: TLSFiles?
     public var logger: Logger
 
     public init(
@@ -99,8 +102,10 @@ public struct ServerConfiguration: Sendable {
         allowOpen: Bool = false,
         rulesDebug: Bool = false,
         connectionLimits: ConnectionLimits = ConnectionLimits(),
+        tls: TLSFiles? = nil,
         logger: Logger = Logger(label: "kindling")
     ) {
+        self.tls = tls
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
         self.keepAliveTimeout = keepAliveTimeout

@@ -57,6 +57,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup(title: "Security")
     var security: SecurityOptions
+    @OptionGroup(title: "TLS")
+    var tls: TLSOptions
     // Limits on what one client may hold, and who may connect from a browser.
     @Option(name: .customLong("header-timeout"), help: "Seconds an HTTP connection may take to send a request's headers.")
     var headerTimeoutSeconds = 20.0
@@ -142,19 +144,27 @@ struct Serve: AsyncParsableCommand {
             connectionLimits: ConnectionLimits(
                 maxListens: maxListens, maxOnDisconnectOperations: maxOnDisconnect, maxOnDisconnectBytes: maxOnDisconnectMegabytes * 1024 * 1024
             ),
+            tls: tls.files,
             logger: logger
         ))
         } catch let refusal as ProtectedMode.Refusal {
             throw ValidationError(refusal.description)
         } catch let error as AuthSettingsError {
             throw ValidationError("Credential settings: \(error)")
+        } catch let error as TLSFileError {
+            throw ValidationError("TLS: \(error)")
         }
+        // Before the banner, so a supervisor that signals once it reads the banner is heard.
+        let watcher = security.rules.map { RulesFileWatcher(path: $0, server: server, logger: logger, loadedText: rulesText) }
+        let hangup = HangupSignal.install(server: server, rules: watcher, logger: logger)
+        defer { hangup.cancel() }
         let address = "\(host):\(server.port)"
+        let (http, ws) = tls.files == nil ? ("http", "ws") : ("https", "wss")
         print("""
             Kindling is listening on \(address)
-              realtime: ws://\(address)/.ws?v=5&ns=\(namespace)
-              rest:     http://\(address)/<path>.json?ns=\(namespace)
-              http:     http://\(address)/.inspect/databases.json
+              realtime: \(ws)://\(address)/.ws?v=5&ns=\(namespace)
+              rest:     \(http)://\(address)/<path>.json?ns=\(namespace)
+              http:     \(http)://\(address)/.inspect/databases.json
             Point an SDK at it with its emulator setting (host \(host), port \(server.port)), e.g.
               FIREBASE_DATABASE_EMULATOR_HOST=\(address)
             Data: \(inMemory ? "in memory only" : "\(dataDirectory) (fsync \(fsync))")
@@ -172,7 +182,6 @@ struct Serve: AsyncParsableCommand {
             logger.warning("--allow-open: serving \(host), which other machines can reach, without the protection it would otherwise require")
         }
         if auth.emulatorMode { logger.notice("emulator mode: `owner` is an admin and unsigned tokens are accepted (loopback, no key or secret configured)") }
-        let watcher = security.rules.map { RulesFileWatcher(path: $0, server: server, logger: logger, loadedText: rulesText) }
         watcher?.start()
         defer { watcher?.stop() }
         // A file-size limit then fails the write, which storage handles like a full disk
