@@ -1,3 +1,4 @@
+import Dispatch
 import KindlingCore
 import KindlingProtocol
 import Logging
@@ -14,13 +15,16 @@ public final class KindlingServer: Sendable {
     private let channel: any Channel
     private let workers: NIOThreadPool
     let registry: NamespaceRegistry
+    private let health: ServerHealth
 
     /// The port actually bound (useful when the configuration asked for 0).
     public var port: Int { channel.localAddress?.port ?? configuration.port }
 
     private init(
-        configuration: ServerConfiguration, group: MultiThreadedEventLoopGroup, channel: any Channel, workers: NIOThreadPool, registry: NamespaceRegistry
+        configuration: ServerConfiguration, group: MultiThreadedEventLoopGroup, channel: any Channel, workers: NIOThreadPool, registry: NamespaceRegistry,
+        health: ServerHealth
     ) {
+        self.health = health
         self.configuration = configuration
         self.group = group
         self.channel = channel
@@ -36,10 +40,11 @@ public final class KindlingServer: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         // Raised first, so the logs' and the connections' shares come from the limit in force.
         let descriptors = DescriptorLimit.raise()
+        let metrics = ServerMetrics(topNamespaces: configuration.metricsTopNamespaces)
         let registry = NamespaceRegistry(
             logger: configuration.logger, storage: configuration.storage, rules: configuration.defaultRules,
             rulesDebug: configuration.rulesDebug, limits: configuration.connectionLimits, maxNamespaces: configuration.maxNamespaces,
-            openLogs: OpenLogBudget(limit: DescriptorLimit.logs(under: descriptors))
+            openLogs: OpenLogBudget(limit: DescriptorLimit.logs(under: descriptors)), metrics: metrics
         )
         do {
             try registry.recoverAll()
@@ -56,7 +61,9 @@ public final class KindlingServer: Sendable {
             idle: IdleConnections(),
             policy: BrowserAccessPolicy(configuration: configuration),
             workers: workers,
-            verifier: verifier
+            verifier: verifier,
+            metrics: metrics,
+            health: ServerHealth(metrics: metrics)
         )
         let logger = configuration.logger
         let bootstrap = ServerBootstrap(group: group)
@@ -78,7 +85,7 @@ public final class KindlingServer: Sendable {
             }
         do {
             let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
-            return KindlingServer(configuration: configuration, group: group, channel: channel, workers: workers, registry: registry)
+            return KindlingServer(configuration: configuration, group: group, channel: channel, workers: workers, registry: registry, health: resources.health)
         } catch {
             try? await group.shutdownGracefully()
             try? await workers.shutdownGracefully()
@@ -86,13 +93,24 @@ public final class KindlingServer: Sendable {
         }
     }
 
-    /// Stops accepting, closes every connection (their onDisconnect writes run) and stops the
-    /// event loops.
-    public func shutdown() async throws {
+    /// Stops serving, in the order a load balancer and the clients need: readiness (`/.ready`)
+    /// turns 503, the port stops accepting, every connection is closed (their onDisconnect
+    /// writes run, as on any close), the event loops stop, and every namespace's log is written
+    /// and synced. Returns false when the logs were not all on disk within `limit` (a disk
+    /// refusing writes): the server is stopped anyway, and what was not acknowledged is lost as
+    /// in a crash.
+    @discardableResult
+    public func shutdown(within limit: Duration = .seconds(10)) async throws -> Bool {
+        let started = ContinuousClock.now
+        health.startDraining()
         try? await channel.close()
+        // Shutting the loops down closes each channel on its own loop, which detaches its
+        // connection from its namespace first: the onDisconnect writes are queued on the
+        // namespaces' queues before the drain below waits on them.
         try await group.shutdownGracefully()
         try await workers.shutdownGracefully()
-        registry.drain()
+        let registry = self.registry
+        return await DrainDeadline.run(within: limit - (ContinuousClock.now - started)) { registry.drain() }
     }
 
     /// Starts a snapshot of every namespace that has writes its newest snapshot lacks (an
@@ -150,6 +168,7 @@ public final class KindlingServer: Sendable {
                         handshakeHost: handshakeHost,
                         verifier: resources.verifier,
                         budget: resources.budget,
+                        metrics: resources.metrics,
                         configuration: configuration
                     )
                     try channel.pipeline.syncOperations.addHandler(WebSocketFrameValidator(logger: configuration.logger))
@@ -172,7 +191,7 @@ public final class KindlingServer: Sendable {
                 HTTPBackpressureHandler(),
                 HTTPBodyBudgetHandler(budget: resources.budget, logger: configuration.logger),
             ]
-            let requests = HTTPRequestHandler(registry: registry, workers: resources.workers, verifier: resources.verifier, configuration: configuration)
+            let requests = HTTPRequestHandler(registry: registry, resources: resources, configuration: configuration)
             let upgrade = HTTPServerUpgradeHandler(
                 upgraders: [upgrader],
                 httpEncoder: responseEncoder,
