@@ -13,6 +13,14 @@ struct Serve: AsyncParsableCommand {
               JS:      connectDatabaseEmulator(db, "127.0.0.1", 9000)
               Admin:   FIREBASE_DATABASE_EMULATOR_HOST=127.0.0.1:9000
               iOS:     Database.database().useEmulator(withHost: "127.0.0.1", port: 9000)
+
+            Operating it:
+              GET /.health   200 {"status":"ok"} while the process serves (no credential needed).
+              GET /.ready    200 once recovered and taking writes; 503 with a reason while the
+                             disk refuses writes or the server shuts down (no credential needed).
+              GET /.metrics  Prometheus text format; from loopback, or with an admin credential.
+              SIGTERM/SIGINT drain: /.ready turns 503, connections close (their onDisconnect
+                             writes run), every log is synced; exit 0 within --drain-seconds.
             """
     )
 
@@ -45,6 +53,15 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
+
+    @Option(name: .customLong("log-format"), help: "text, or json: one JSON object per line (time, level, label, message, metadata) for log shippers.")
+    var logFormat = "text"
+
+    @Option(name: .customLong("drain-seconds"), help: "Seconds a SIGTERM shutdown may take to close connections and sync the logs before it exits anyway (1 to 3600).")
+    var drainSeconds = 10.0
+
+    @Option(name: .customLong("metrics-top-namespaces"), help: "Namespaces, the largest, that get a kindling_namespace_tree_bytes series at /.metrics (0 to 1000).")
+    var metricsTopNamespaces = 20
 
     @Option(help: "Bytes a connection may have waiting to be sent before it is disconnected as too slow.")
     var maxPendingBytes = 64 * 1024 * 1024
@@ -99,12 +116,16 @@ struct Serve: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("Port \(port) is out of range.") }
         guard NamespaceName.isValid(namespace) else { throw ValidationError("--namespace: \(NamespaceName.rule).") }
         guard maxNamespaces >= 1 else { throw ValidationError("--max-namespaces must be at least 1.") }
+        guard logFormat == "text" || logFormat == "json" else { throw ValidationError("--log-format must be text or json.") }
+        guard drainSeconds >= 1, drainSeconds <= 3600 else { throw ValidationError("--drain-seconds must be between 1 and 3600.") }
+        guard (0...1000).contains(metricsTopNamespaces) else { throw ValidationError("--metrics-top-namespaces must be between 0 and 1000.") }
     }
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        let json = logFormat == "json"
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler: any LogHandler = json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
@@ -142,6 +163,7 @@ struct Serve: AsyncParsableCommand {
             connectionLimits: ConnectionLimits(
                 maxListens: maxListens, maxOnDisconnectOperations: maxOnDisconnect, maxOnDisconnectBytes: maxOnDisconnectMegabytes * 1024 * 1024
             ),
+            metricsTopNamespaces: metricsTopNamespaces,
             logger: logger
         ))
         } catch let refusal as ProtectedMode.Refusal {
@@ -181,8 +203,12 @@ struct Serve: AsyncParsableCommand {
         let snapshotRequests = Serve.snapshotOnSignal(server: server, logger: logger)
         defer { snapshotRequests.cancel() }
         await Serve.waitForTermination()
-        logger.info("shutting down")
-        try await server.shutdown()
+        logger.notice("shutting down: closing connections and syncing the logs", metadata: ["drain-seconds": "\(drainSeconds)"])
+        if try await server.shutdown(within: .milliseconds(Int64(drainSeconds * 1000))) {
+            logger.notice("shut down")
+        } else {
+            logger.error("the logs were not all synced within --drain-seconds (is the disk refusing writes?); exiting anyway")
+        }
     }
 
     /// One line on what protects the server, for the start-up banner.
