@@ -197,7 +197,7 @@ final class Namespace: @unchecked Sendable {
                 }
             }
             self.dispatch(refusals)
-            self.logDenials()
+            self.logRefusals()
             self.finish(out)
             if refusal != nil { self.settleReservation() }
         }
@@ -218,7 +218,7 @@ final class Namespace: @unchecked Sendable {
     /// Logs refused requests, one `info` line each (at most `refusalLines` a second; how many
     /// were left out is told with the next line), and with `--rules-debug` the rule traces of
     /// denied ones. `connection` is the HTTP connection of a one-off REST request.
-    private func logDenials(connection: ConnectionID? = nil) {
+    private func logRefusals(connection: ConnectionID? = nil) {
         let (notes, more) = state.takeRefusals()
         refusalLines.skip(more)
         for note in notes {
@@ -322,14 +322,14 @@ final class Namespace: @unchecked Sendable {
             defer { self.release() }
             if operation.writesNow, let refusal = self.writeRefusal {
                 self.state.count(operation, by: .rest(auth), refusal: refusal)
-                self.logDenials(connection: connection)
+                self.logRefusals(connection: connection)
                 self.report()
                 promise.succeed(.refused(refusal))
                 return
             }
             var out: [Outgoing] = []
             let answer = self.state.apply(operation, by: .rest(auth), now: Namespace.now(), into: &out)
-            self.logDenials(connection: connection)
+            self.logRefusals(connection: connection)
             self.finish(out) { promise.succeed(answer) }
             if operation.writesNow { self.settleReservation() }
         }
@@ -346,7 +346,7 @@ final class Namespace: @unchecked Sendable {
                 self.outbounds[stream] = nil
                 self.release()  // no closeStream follows
             }
-            self.logDenials()
+            self.logRefusals()
             self.finish(out) { promise.succeed(answer) }
         }
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import KindlingCore
 import Logging
 
@@ -64,16 +65,31 @@ public struct JSONLogHandler: LogHandler {
     }
 
     /// The current UTC time as RFC 3339 with milliseconds.
-    static func now() -> String {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        var seconds = time_t(spec.tv_sec)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let milliseconds = Int(spec.tv_nsec) / 1_000_000
-        let fraction = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)Z"
+    static func now() -> String { timestamp(millisecondsSinceEpoch: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))) }
+
+    /// `2026-01-02T03:04:05.678Z` for a Unix time in milliseconds (the proleptic Gregorian
+    /// calendar, by Howard Hinnant's days-to-civil arithmetic; no C time structures involved).
+    static func timestamp(millisecondsSinceEpoch milliseconds: Int64) -> String {
+        // Floor division, so a time before 1970 has a positive millisecond and second of day.
+        let millisecond = (milliseconds % 1000 + 1000) % 1000
+        let seconds = (milliseconds - millisecond) / 1000
+        let secondOfDay = (seconds % 86_400 + 86_400) % 86_400
+        let days = (seconds - secondOfDay) / 86_400
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func padded(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        let time = "\(padded(secondOfDay / 3600, 2)):\(padded(secondOfDay / 60 % 60, 2)):\(padded(secondOfDay % 60, 2))"
+        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))T\(time).\(padded(millisecond, 3))Z"
     }
 
     /// Writes a line to standard error in one system call (retried when interrupted or short).

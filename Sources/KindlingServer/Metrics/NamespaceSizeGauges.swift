@@ -21,7 +21,7 @@ final class NamespaceSizeGauges: Sendable {
     private let state = Mutex(State())
 
     init(limit: Int, factory: PrometheusMetricsFactory) {
-        self.limit = limit
+        self.limit = max(0, limit)
         self.factory = factory
     }
 

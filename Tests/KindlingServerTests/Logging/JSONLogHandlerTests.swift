@@ -1,8 +1,9 @@
 import KindlingCore
-import KindlingServer
 import Logging
 import Synchronization
 import Testing
+
+@testable import KindlingServer
 
 /// `--log-format json`: each log event is exactly one line holding one JSON object.
 struct JSONLogHandlerTests {
@@ -29,5 +30,13 @@ struct JSONLogHandlerTests {
         let time = try #require(object["time"]?.stringValue)
         // 2026-01-02T03:04:05.678Z
         #expect(time.count == 24 && time.hasSuffix("Z") && time.dropFirst(10).first == "T")
+    }
+
+    @Test(arguments: [
+        (Int64(0), "1970-01-01T00:00:00.000Z"), (951_782_400_123, "2000-02-29T00:00:00.123Z"), (1_767_323_045_678, "2026-01-02T03:04:05.678Z"),
+        (4_107_542_399_999, "2100-02-28T23:59:59.999Z"), (-1, "1969-12-31T23:59:59.999Z"),
+    ])
+    func timestampsAreRFC3339InUTC(milliseconds: Int64, text: String) {
+        #expect(JSONLogHandler.timestamp(millisecondsSinceEpoch: milliseconds) == text)
     }
 }
