@@ -14,13 +14,14 @@ struct Serve: AsyncParsableCommand {
               Admin:   FIREBASE_DATABASE_EMULATOR_HOST=127.0.0.1:9000
               iOS:     Database.database().useEmulator(withHost: "127.0.0.1", port: 9000)
 
-            Operating it:
-              GET /.health   200 {"status":"ok"} while the process serves (no credential needed).
-              GET /.ready    200 once recovered and taking writes; 503 with a reason while the
-                             disk refuses writes or the server shuts down (no credential needed).
-              GET /.metrics  Prometheus text format; from loopback, or with an admin credential.
-              SIGTERM/SIGINT drain: /.ready turns 503, connections close (their onDisconnect
-                             writes run), every log is synced; exit 0 within --drain-seconds.
+            Operating it (no credential needed for the first two):
+              GET /.health   200 while the process serves.
+              GET /.ready    200 while writes are taken; 503 with a reason while
+                             the disk refuses writes or shutdown is under way.
+              GET /.metrics  Prometheus text; from loopback or for an admin.
+              SIGTERM        drain: /.ready 503, connections closed (their
+                             onDisconnect writes run), logs synced, exit 0
+                             within --drain-seconds.
             """
     )
 
