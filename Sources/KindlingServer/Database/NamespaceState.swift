@@ -211,6 +211,8 @@ struct NamespaceState: Sendable {
                 connections[connection]?.auth = newAuth
                 revokeUnreadableListens(of: connection, now: now, into: &out)
                 return .authenticated(newAuth)
+            case .refuseCredential(let refusal):
+                throw refusal
             case .acknowledge(let data):
                 return data.map(Answer.encoded) ?? .ok
             }

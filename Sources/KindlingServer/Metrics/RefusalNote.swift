@@ -18,7 +18,7 @@ struct RefusalNote: Sendable {
             .push(let path, _), .onDisconnectSet(let path, _), .onDisconnectUpdate(let path, _), .onDisconnectCancel(let path),
             .openStream(let path, _):
             self.path = path
-        case .authenticate, .acknowledge:
+        case .authenticate, .refuseCredential, .acknowledge:
             self.path = nil
         }
         switch caller {

@@ -34,7 +34,7 @@ enum RequestAction: Int, Sendable, CaseIterable {
         case .push: self = .push
         case .onDisconnectSet, .onDisconnectUpdate, .onDisconnectCancel: self = .ondisconnect
         case .openStream: self = .stream
-        case .authenticate: self = .auth
+        case .authenticate, .refuseCredential: self = .auth
         case .acknowledge: return nil
         }
     }

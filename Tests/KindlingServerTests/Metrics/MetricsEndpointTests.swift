@@ -150,13 +150,21 @@ struct MetricsEndpointTests {
             let socket = try await TestClient.connect(port: server.port, namespace: "logs")
             let reply = try await socket.request("p", Self.put("/locked/b", 2))
             #expect(reply.last?["d"]?["b"]?["s"]?.stringValue == "permission_denied")
+            let auth = try await socket.request("auth", .object([JSONMember("cred", .string("not-a-token"))]))
+            #expect(auth.last?["d"]?["b"]?["s"]?.stringValue == "invalid_token")
+            let metrics = try await Self.scrape(server.port)
+            #expect(metrics.value("kindling_requests_total", ["action": "auth", "outcome": "error"]) == 1)
+            #expect(metrics.value("kindling_requests_total", ["action": "set", "outcome": "permission_denied"]) == 1)
             await socket.close()
         }
         let refusals = try lines.withLock { $0 }.map { try JSONParser.parse($0) }.filter { $0["message"]?.stringValue == "refused a request" }
-        #expect(refusals.count == 2)
-        for (line, (action, path)) in zip(refusals, [("rest_write", "/locked/a"), ("set", "/locked/b")]) {
+        #expect(refusals.count == 3)
+        let expected: [(String, String, String?)] = [
+            ("rest_write", "permission_denied", "/locked/a"), ("set", "permission_denied", "/locked/b"), ("auth", "invalid_token", nil),
+        ]
+        for (line, (action, refusal, path)) in zip(refusals, expected) {
             #expect(line["level"]?.stringValue == "info")
-            #expect(line["metadata"]?["refusal"]?.stringValue == "permission_denied")
+            #expect(line["metadata"]?["refusal"]?.stringValue == refusal)
             #expect(line["metadata"]?["action"]?.stringValue == action)
             #expect(line["metadata"]?["path"]?.stringValue == path)
             #expect(line["metadata"]?["namespace"]?.stringValue == "logs")
