@@ -96,9 +96,10 @@ public final class KindlingServer: Sendable {
     /// Stops serving, in the order a load balancer and the clients need: readiness (`/.ready`)
     /// turns 503, the port stops accepting, every connection is closed (their onDisconnect
     /// writes run, as on any close), the event loops stop, and every namespace's log is written
-    /// and synced. Returns false when the logs were not all on disk within `limit` (a disk
-    /// refusing writes): the server is stopped anyway, and what was not acknowledged is lost as
-    /// in a crash.
+    /// and synced. Returns false when the logs and snapshots were not all on disk within
+    /// `limit` (a slow disk, a large snapshot): the server is stopped anyway, and what was not
+    /// acknowledged is lost as in a crash. (A log whose disk refuses writes does not hold this
+    /// up: its queued writes were never acknowledged.)
     @discardableResult
     public func shutdown(within limit: Duration = .seconds(10)) async throws -> Bool {
         let started = ContinuousClock.now

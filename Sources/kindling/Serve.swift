@@ -208,7 +208,7 @@ struct Serve: AsyncParsableCommand {
         if try await server.shutdown(within: .milliseconds(Int64(drainSeconds * 1000))) {
             logger.notice("shut down")
         } else {
-            logger.error("the logs were not all synced within --drain-seconds (is the disk refusing writes?); exiting anyway")
+            logger.error("the logs and snapshots were not all on disk within --drain-seconds (a slow disk?); exiting anyway")
         }
     }
 

@@ -1,9 +1,10 @@
 import Dispatch
 import Synchronization
 
-/// Bounds the last step of a shutdown, syncing the logs, which a disk refusing writes can hold
-/// up for ever: the work runs on a thread of its own, and the shutdown goes on when it ends or
-/// when the time is up, whichever comes first (the work is not stopped; the process exits).
+/// Bounds the last step of a shutdown, writing and syncing the logs and waiting for snapshots
+/// under way, which a slow disk or a large snapshot can draw out: the work runs on a thread of
+/// its own, and the shutdown goes on when it ends or when the time is up, whichever comes first
+/// (the work is not stopped; the process exits).
 enum DrainDeadline {
     /// Runs `work`; returns whether it ended within `limit`.
     static func run(within limit: Duration, _ work: @escaping @Sendable () -> Void) async -> Bool {

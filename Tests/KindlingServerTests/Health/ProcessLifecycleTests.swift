@@ -72,4 +72,29 @@ struct ProcessLifecycleTests {
         await reader.abort()
         server.kill()
     }
+
+    /// A disk refusing writes does not hold the shutdown: the write it holds was never
+    /// acknowledged, and the process still exits 0 within the drain time.
+    @Test func sigtermExitsZeroWhileTheDiskRefusesWrites() async throws {
+        let directory = NSTemporaryDirectory() + "kindling-drain-full-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try ServerProcess(dataDirectory: directory, arguments: ["--drain-seconds", "2"])
+        let writer = try await TestClient.connect(port: server.port, namespace: "full")
+        #expect(DiskFullTests.status(try await writer.request("p", DiskFullTests.put("/before", 1))) == "ok")
+        try DiskFullTests.limitFileSize(of: server.pid, to: 1)
+        let number = try await writer.sendRequest("p", DiskFullTests.put("/during", 2))
+        #expect(try await server.waitForLog(containing: "writes to the log are failing"))
+
+        let signalled = ContinuousClock.now
+        server.process.terminate()
+        while server.process.isRunning, ContinuousClock.now - signalled < .seconds(4) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(!server.process.isRunning, "still running past the drain time")
+        #expect(server.process.terminationReason == .exit)
+        #expect(server.process.terminationStatus == 0)
+        // The held write was never acknowledged.
+        #expect(!writer.receivedFrames().contains { $0.contains("\"r\":\(number)") && $0.contains("\"ok\"") })
+        await writer.abort()
+    }
 }
