@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import Foundation
 
 /// Bounds the last step of a shutdown, writing and syncing the logs and waiting for snapshots
 /// under way, which a slow disk or a large snapshot can draw out: the work runs on a thread of
@@ -9,22 +9,19 @@ enum DrainDeadline {
     /// Runs `work`; returns whether it ended within `limit`.
     static func run(within limit: Duration, _ work: @escaping @Sendable () -> Void) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let once = ResumeOnce(continuation)
-            DispatchQueue.global().async {
+            // Threads of their own rather than Dispatch's shared pool, whose threads may all be
+            // blocked (by the very work waited for, among others): the deadline must pass
+            // whatever else the process is doing. The waiting thread wakes at the work's end or
+            // at the deadline, so none outlives the shutdown for long.
+            let finished = DispatchSemaphore(value: 0)
+            Thread {
                 work()
-                once.resume(true)
-            }
-            let nanoseconds = max(0, min(limit / .nanoseconds(1), Double(Int.max / 2)))
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { once.resume(false) }
+                finished.signal()
+            }.start()
+            let nanoseconds = max(0, min(limit / .nanoseconds(1), 86_400e9))
+            Thread {
+                continuation.resume(returning: finished.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success)
+            }.start()
         }
     }
-}
-
-/// A continuation that the first of two racing callers resumes.
-private final class ResumeOnce: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Bool, Never>?>
-
-    init(_ continuation: CheckedContinuation<Bool, Never>) { self.continuation = Mutex(continuation) }
-
-    func resume(_ value: Bool) { continuation.withLock { $0.take() }?.resume(returning: value) }
 }

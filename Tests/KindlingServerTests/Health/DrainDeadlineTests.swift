@@ -11,8 +11,8 @@ struct DrainDeadlineTests {
 
     @Test func workPastTheDeadlineIsLeftBehind() async {
         let started = ContinuousClock.now
-        let done = await DrainDeadline.run(within: .milliseconds(100)) { Thread.sleep(forTimeInterval: 2) }
+        let done = await DrainDeadline.run(within: .milliseconds(100)) { Thread.sleep(forTimeInterval: 5) }
         #expect(!done)
-        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(ContinuousClock.now - started < .seconds(4))
     }
 }
