@@ -1,3 +1,4 @@
+import Dispatch
 import KindlingCore
 import KindlingProtocol
 import Logging
@@ -16,14 +17,16 @@ public final class KindlingServer: Sendable {
     private let workers: NIOThreadPool
     private let tls: ServerTLS?
     let registry: NamespaceRegistry
+    private let health: ServerHealth
 
     /// The port actually bound (useful when the configuration asked for 0).
     public var port: Int { channel.localAddress?.port ?? configuration.port }
 
     private init(
         configuration: ServerConfiguration, group: MultiThreadedEventLoopGroup, channel: any Channel, workers: NIOThreadPool, tls: ServerTLS?,
-        registry: NamespaceRegistry
+        registry: NamespaceRegistry, health: ServerHealth
     ) {
+        self.health = health
         self.configuration = configuration
         self.tls = tls
         self.group = group
@@ -48,10 +51,11 @@ public final class KindlingServer: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         // Raised first, so the logs' and the connections' shares come from the limit in force.
         let descriptors = DescriptorLimit.raise()
+        let metrics = ServerMetrics(topNamespaces: configuration.metricsTopNamespaces)
         let registry = NamespaceRegistry(
             logger: configuration.logger, storage: configuration.storage, rules: configuration.defaultRules,
             rulesDebug: configuration.rulesDebug, limits: configuration.connectionLimits, maxNamespaces: configuration.maxNamespaces,
-            openLogs: OpenLogBudget(limit: DescriptorLimit.logs(under: descriptors))
+            openLogs: OpenLogBudget(limit: DescriptorLimit.logs(under: descriptors)), metrics: metrics
         )
         do {
             try registry.recoverAll()
@@ -68,7 +72,9 @@ public final class KindlingServer: Sendable {
             idle: IdleConnections(),
             policy: BrowserAccessPolicy(configuration: configuration),
             workers: workers,
-            verifier: verifier
+            verifier: verifier,
+            metrics: metrics,
+            health: ServerHealth(metrics: metrics)
         )
         let logger = configuration.logger
         let bootstrap = ServerBootstrap(group: group)
@@ -91,7 +97,9 @@ public final class KindlingServer: Sendable {
             }
         do {
             let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
-            return KindlingServer(configuration: configuration, group: group, channel: channel, workers: workers, tls: tls, registry: registry)
+            return KindlingServer(
+                configuration: configuration, group: group, channel: channel, workers: workers, tls: tls, registry: registry, health: resources.health
+            )
         } catch {
             try? await group.shutdownGracefully()
             try? await workers.shutdownGracefully()
@@ -99,13 +107,25 @@ public final class KindlingServer: Sendable {
         }
     }
 
-    /// Stops accepting, closes every connection (their onDisconnect writes run) and stops the
-    /// event loops.
-    public func shutdown() async throws {
+    /// Stops serving, in the order a load balancer and the clients need: readiness (`/.ready`)
+    /// turns 503, the port stops accepting, every connection is closed (their onDisconnect
+    /// writes run, as on any close), the event loops stop, and every namespace's log is written
+    /// and synced. Returns false when the logs and snapshots were not all on disk within
+    /// `limit` (a slow disk, a large snapshot): the server is stopped anyway, and what was not
+    /// acknowledged is lost as in a crash. (A log whose disk refuses writes does not hold this
+    /// up: its queued writes were never acknowledged.)
+    @discardableResult
+    public func shutdown(within limit: Duration = .seconds(10)) async throws -> Bool {
+        let started = ContinuousClock.now
+        health.startDraining()
         try? await channel.close()
+        // Shutting the loops down closes each channel on its own loop, which detaches its
+        // connection from its namespace first: the onDisconnect writes are queued on the
+        // namespaces' queues before the drain below waits on them.
         try await group.shutdownGracefully()
         try await workers.shutdownGracefully()
-        registry.drain()
+        let registry = self.registry
+        return await DrainDeadline.run(within: limit - (ContinuousClock.now - started)) { registry.drain() }
     }
 
     /// Starts a snapshot of every namespace that has writes its newest snapshot lacks (an
@@ -176,6 +196,7 @@ public final class KindlingServer: Sendable {
                         handshakeHost: handshakeHost,
                         verifier: resources.verifier,
                         budget: resources.budget,
+                        metrics: resources.metrics,
                         configuration: configuration
                     )
                     try channel.pipeline.syncOperations.addHandler(WebSocketFrameValidator(logger: configuration.logger))
@@ -204,7 +225,7 @@ public final class KindlingServer: Sendable {
                 HTTPBackpressureHandler(),
                 HTTPBodyBudgetHandler(budget: resources.budget, logger: configuration.logger),
             ]
-            let requests = HTTPRequestHandler(registry: registry, workers: resources.workers, verifier: resources.verifier, configuration: configuration)
+            let requests = HTTPRequestHandler(registry: registry, resources: resources, configuration: configuration)
             let upgrade = HTTPServerUpgradeHandler(
                 upgraders: [upgrader],
                 httpEncoder: responseEncoder,

@@ -13,6 +13,15 @@ struct Serve: AsyncParsableCommand {
               JS:      connectDatabaseEmulator(db, "127.0.0.1", 9000)
               Admin:   FIREBASE_DATABASE_EMULATOR_HOST=127.0.0.1:9000
               iOS:     Database.database().useEmulator(withHost: "127.0.0.1", port: 9000)
+
+            Operating it (no credential needed for the first two):
+              GET /.health   200 while the process serves.
+              GET /.ready    200 while writes are taken; 503 with a reason while
+                             the disk refuses writes or shutdown is under way.
+              GET /.metrics  Prometheus text; from loopback or for an admin.
+              SIGTERM        drain: /.ready 503, connections closed (their
+                             onDisconnect writes run), logs synced, exit 0
+                             within --drain-seconds.
             """
     )
 
@@ -45,6 +54,15 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
+
+    @Option(name: .customLong("log-format"), help: "text, or json: one JSON object per line (time, level, label, message, metadata) for log shippers.")
+    var logFormat = "text"
+
+    @Option(name: .customLong("drain-seconds"), help: "Seconds a SIGTERM shutdown may take to close connections and sync the logs before it exits anyway (1 to 3600).")
+    var drainSeconds = 10.0
+
+    @Option(name: .customLong("metrics-top-namespaces"), help: "Namespaces, the largest, that get a kindling_namespace_tree_bytes series at /.metrics (0 to 1000).")
+    var metricsTopNamespaces = 20
 
     @Option(help: "Bytes a connection may have waiting to be sent before it is disconnected as too slow.")
     var maxPendingBytes = 64 * 1024 * 1024
@@ -101,12 +119,16 @@ struct Serve: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("Port \(port) is out of range.") }
         guard NamespaceName.isValid(namespace) else { throw ValidationError("--namespace: \(NamespaceName.rule).") }
         guard maxNamespaces >= 1 else { throw ValidationError("--max-namespaces must be at least 1.") }
+        guard logFormat == "text" || logFormat == "json" else { throw ValidationError("--log-format must be text or json.") }
+        guard drainSeconds >= 1, drainSeconds <= 3600 else { throw ValidationError("--drain-seconds must be between 1 and 3600.") }
+        guard (0...1000).contains(metricsTopNamespaces) else { throw ValidationError("--metrics-top-namespaces must be between 0 and 1000.") }
     }
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        let json = logFormat == "json"
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler: any LogHandler = json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
@@ -145,6 +167,7 @@ struct Serve: AsyncParsableCommand {
                 maxListens: maxListens, maxOnDisconnectOperations: maxOnDisconnect, maxOnDisconnectBytes: maxOnDisconnectMegabytes * 1024 * 1024
             ),
             tls: tls.files,
+            metricsTopNamespaces: metricsTopNamespaces,
             logger: logger
         ))
         } catch let refusal as ProtectedMode.Refusal {
@@ -190,8 +213,12 @@ struct Serve: AsyncParsableCommand {
         let snapshotRequests = Serve.snapshotOnSignal(server: server, logger: logger)
         defer { snapshotRequests.cancel() }
         await Serve.waitForTermination()
-        logger.info("shutting down")
-        try await server.shutdown()
+        logger.notice("shutting down: closing connections and syncing the logs", metadata: ["drain-seconds": "\(drainSeconds)"])
+        if try await server.shutdown(within: .milliseconds(Int64(drainSeconds * 1000))) {
+            logger.notice("shut down")
+        } else {
+            logger.error("the logs and snapshots were not all on disk within --drain-seconds (a slow disk?); exiting anyway")
+        }
     }
 
     /// One line on what protects the server, for the start-up banner.
