@@ -34,6 +34,11 @@ let package = Package(
         ),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(
+            name: "KindlingConsole",
+            resources: [.embedInCode("Assets")],
+            swiftSettings: strictness
+        ),
+        .target(
             name: "KindlingProtocol",
             dependencies: ["KindlingCore"],
             swiftSettings: strictness
@@ -43,6 +48,7 @@ let package = Package(
             dependencies: [
                 "KindlingCore",
                 "KindlingProtocol",
+                "KindlingConsole",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -4,11 +4,15 @@ enum ServerEndpoint: Sendable, Equatable {
     case databases
     /// `GET`/`PUT /.settings/rules.json`: a namespace's security rules (admin only).
     case rules
+    /// `POST /.settings/rules/simulate.json`: one read or write tried against the rules as a
+    /// chosen `auth`, with the rule that decided (admin only; the console's simulator).
+    case rulesSimulation
 
     init?(uriPath: String) {
         switch uriPath {
         case "/.inspect/databases.json": self = .databases
         case "/.settings/rules.json": self = .rules
+        case "/.settings/rules/simulate.json": self = .rulesSimulation
         default: return nil
         }
     }
