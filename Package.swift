@@ -166,6 +166,7 @@ let package = Package(
             name: "KindlingServerTests",
             dependencies: [
                 "KindlingServer",
+                "KindlingConsole",
                 "KindlingTesting",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,0 +1,310 @@
+"""The web console at /.console, driven in headless Chromium (Debian's `chromium` and
+`chromium-driver`) through Selenium: it loads cleanly, shows and follows the data live, edits
+through the REST API, queries, pages a node with 100,000 children, and every control can be
+reached by keyboard. The tests leave screenshots of the tree, the query panel and the rules
+view in docs/, which README.md shows.
+"""
+import json
+import os
+import shutil
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+# Each run uses namespaces of its own: the server's data directory outlives the run.
+RUN = uuid.uuid4().hex[:8]
+
+
+def _chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    binary, driver_path = _chromium(), shutil.which("chromedriver")
+    if not binary or not driver_path:
+        if os.environ.get("CI"):
+            pytest.fail("chromium and chromium-driver are needed for the console tests (.ci/run installs them)")
+        pytest.skip("chromium or chromedriver is not installed")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,820", "--force-color-profile=srgb"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    yield driver
+    driver.quit()
+
+
+def rest(server, namespace, path, method="GET", body=None):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        f"http://{server}/{path.strip('/')}.json?ns={namespace}", data=data, method=method,
+        headers={"Authorization": "Bearer owner"},
+    )
+    with urllib.request.urlopen(request) as response:
+        return json.loads(response.read() or b"null")
+
+
+def open_console(driver, server, namespace):
+    driver.get(f"http://{server}/.console?ns={namespace}")
+    WebDriverWait(driver, 10).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+
+
+def row(driver, *path, timeout=5):
+    """The tree item at a path, once shown."""
+    selector = "#tree > li" + "".join(f' > ul > li[aria-label^="{key}:"]' for key in path)
+    return WebDriverWait(driver, timeout).until(lambda d: d.find_element(By.CSS_SELECTOR, selector))
+
+
+def expand(driver, *path):
+    item = row(driver, *path)
+    if item.get_attribute("aria-expanded") != "true":
+        item.find_element(By.CSS_SELECTOR, ".twisty").click()
+    WebDriverWait(driver, 5).until(lambda d: item.find_elements(By.CSS_SELECTOR, ":scope > ul > li"))
+    return item
+
+
+def severe_logs(driver):
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def test_console_serves_its_assets_with_a_strict_policy(server):
+    with urllib.request.urlopen(f"http://{server}/.console") as response:
+        assert response.headers["Content-Type"].startswith("text/html")
+        assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+        etag = response.headers["ETag"]
+    request = urllib.request.Request(f"http://{server}/.console/app.js", headers={"If-None-Match": '"nope"'})
+    with urllib.request.urlopen(request) as response:
+        assert response.headers["Content-Type"].startswith("text/javascript")
+    request = urllib.request.Request(f"http://{server}/.console", headers={"If-None-Match": etag})
+    with pytest.raises(urllib.error.HTTPError) as answer:
+        urllib.request.urlopen(request)
+    assert answer.value.code == 304
+
+
+def test_loads_without_console_errors_and_shows_data(browser, server):
+    namespace = f"console-{RUN}"
+    rest(server, namespace, "/", "PUT", {
+        "users": {"alice": {"name": "Alice", "age": 31, "admin": True}, "bob": {"name": "Bob", "age": 27, "admin": False}},
+        "rooms": {"lobby": {"title": "Lobby", "open": True}},
+        "motd": "Welcome!",
+    })
+    open_console(browser, server, namespace)
+    expand(browser, "users")
+    expand(browser, "users", "alice")
+    assert row(browser, "users", "alice", "age").get_attribute("aria-label") == "age: 31"
+    assert row(browser, "users", "alice", "name").get_attribute("aria-label") == 'name: "Alice"'
+    assert row(browser, "motd").get_attribute("aria-label") == 'motd: "Welcome!"'
+    assert severe_logs(browser) == []
+
+
+def test_a_rest_write_appears_within_a_second_and_flashes(browser, server):
+    namespace = f"console-{RUN}"
+    started = time.monotonic()
+    rest(server, namespace, "users/carol", "PUT", {"name": "Carol", "age": 40})
+    carol = row(browser, "users", "carol", timeout=1)
+    assert time.monotonic() - started < 1.0
+    assert "flash-added" in carol.find_element(By.CSS_SELECTOR, ".row").get_attribute("class")
+    rest(server, namespace, "users/alice/age", "PUT", 32)
+    age = row(browser, "users", "alice", "age")
+    WebDriverWait(browser, 1).until(lambda d: age.get_attribute("aria-label") == "age: 32")
+    assert "flash-changed" in age.find_element(By.CSS_SELECTOR, ".row").get_attribute("class")
+    rest(server, namespace, "users/alice/admin", "DELETE")
+    admin = row(browser, "users", "alice", "admin")
+    WebDriverWait(browser, 1).until(lambda d: "flash-removed" in admin.find_element(By.CSS_SELECTOR, ".row").get_attribute("class"))
+    time.sleep(0.3)
+    DOCS.mkdir(exist_ok=True)
+    browser.save_screenshot(str(DOCS / "console-tree.png"))
+
+
+def test_edit_add_and_delete_in_the_console_show_over_rest(browser, server):
+    namespace = f"console-{RUN}"
+    # Inline edit keeps the type: a number stays a number.
+    age = row(browser, "users", "bob", timeout=5)
+    expand(browser, "users", "bob")
+    age = row(browser, "users", "bob", "age")
+    age.find_element(By.CSS_SELECTOR, ".key").click()
+    age.send_keys(Keys.ENTER)
+    field = browser.switch_to.active_element
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys("28", Keys.ENTER)
+    WebDriverWait(browser, 3).until(lambda d: rest(server, namespace, "users/bob/age") == 28)
+    # A child with a chosen key, then one with a push id.
+    row(browser, "users").find_element(By.CSS_SELECTOR, ".key").click()
+    browser.find_element(By.ID, "act-add").click()
+    browser.find_element(By.ID, "add-key").send_keys("dave")
+    browser.find_element(By.ID, "add-value").send_keys('{"name": "Dave", "age": 19}', Keys.ENTER)
+    WebDriverWait(browser, 3).until(lambda d: rest(server, namespace, "users/dave") == {"name": "Dave", "age": 19})
+    row(browser, "rooms").find_element(By.CSS_SELECTOR, ".key").click()
+    browser.find_element(By.ID, "act-add").click()
+    browser.find_element(By.ID, "add-value").send_keys('"pushed"', Keys.ENTER)
+    WebDriverWait(browser, 3).until(lambda d: "pushed" in (rest(server, namespace, "rooms") or {}).values())
+    pushed = [key for key, value in rest(server, namespace, "rooms").items() if value == "pushed"]
+    assert len(pushed) == 1 and pushed[0].startswith("-") and len(pushed[0]) == 20
+    # Delete asks first, saying how many children go.
+    row(browser, "users", "dave").find_element(By.CSS_SELECTOR, ".key").click()
+    browser.switch_to.active_element.send_keys(Keys.DELETE)
+    dialog = WebDriverWait(browser, 3).until(lambda d: d.find_element(By.CSS_SELECTOR, "#dialog[open]"))
+    assert "2 children" in dialog.find_element(By.ID, "dialog-text").text
+    browser.find_element(By.ID, "dialog-ok").click()
+    WebDriverWait(browser, 3).until(lambda d: rest(server, namespace, "users/dave") is None)
+    assert severe_logs(browser) == []
+
+
+def test_query_with_limit_to_last_shows_the_right_children(browser, server):
+    namespace = f"console-{RUN}"
+    rest(server, namespace, "scores", "PUT", {
+        "ann": {"score": 12}, "ben": {"score": 88}, "cid": {"score": 47}, "dee": {"score": 95}, "eve": {"score": 3}, "fay": {"score": 61},
+    })
+    browser.find_element(By.ID, "tab-query").click()
+    path = browser.find_element(By.ID, "q-path")
+    path.clear()
+    path.send_keys("/scores")
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find_element(By.ID, "q-order")).select_by_visible_text("child…")
+    browser.find_element(By.ID, "q-child").send_keys("score")
+    browser.find_element(By.ID, "q-last").send_keys("3")
+    browser.find_element(By.CSS_SELECTOR, "#query-form button[type=submit]").click()
+
+    def keys(driver):
+        return [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#q-result .key")]
+
+    WebDriverWait(browser, 3).until(lambda d: keys(d) == ["fay", "ben", "dee"])
+    rest_url = browser.find_element(By.ID, "q-rest").text
+    assert "limitToLast=3" in rest_url and "orderBy=%22score%22" in rest_url
+    assert 'orderByChild("score")' in browser.find_element(By.ID, "q-sdk").text
+    # The result is live.
+    rest(server, namespace, "scores/gus", "PUT", {"score": 70})
+    WebDriverWait(browser, 2).until(lambda d: keys(d) == ["gus", "ben", "dee"])
+    browser.save_screenshot(str(DOCS / "console-query.png"))
+    browser.find_element(By.ID, "q-stop").click()
+    browser.find_element(By.ID, "tab-data").click()
+
+
+def test_a_node_with_100000_children_opens_fast_and_pages(browser, server):
+    namespace = f"console-big-{RUN}"
+    children = {f"item{index:06d}": index for index in range(100_000)}
+    rest(server, namespace, "big", "PUT", children)
+    rest(server, namespace, "small", "PUT", {"a": 1})
+    open_console(browser, server, namespace)
+    big = row(browser, "big")
+    started = time.monotonic()
+    big.find_element(By.CSS_SELECTOR, ".twisty").click()
+    WebDriverWait(browser, 5).until(lambda d: len(big.find_elements(By.CSS_SELECTOR, ":scope > ul > li[role=treeitem]")) == 100)
+    elapsed = time.monotonic() - started
+    load_ms = float(big.get_attribute("data-load-ms"))
+    print(f"100,000 children: first page shown in {elapsed * 1000:.0f} ms (console's own measure {load_ms:.0f} ms)")
+    assert elapsed < 1.0
+    first = big.find_elements(By.CSS_SELECTOR, ":scope > ul > li[role=treeitem]")[0]
+    assert first.get_attribute("aria-label") == "item000000: 0"
+    big.find_element(By.XPATH, ".//button[text()='Next page ›']").click()
+    WebDriverWait(browser, 3).until(
+        lambda d: big.find_elements(By.CSS_SELECTOR, ":scope > ul > li[role=treeitem]")[0].get_attribute("aria-label") == "item000100: 100")
+    # The page is live too.
+    rest(server, namespace, "big/item000150", "PUT", -1)
+    WebDriverWait(browser, 1).until(lambda d: row(d, "big", "item000150").get_attribute("aria-label") == "item000150: -1")
+    assert severe_logs(browser) == []
+
+
+def test_rules_view_shows_errors_at_their_line_and_simulates(browser, server):
+    namespace = f"console-rules-{RUN}"
+    rest(server, namespace, "users/alice", "PUT", {"name": "Alice"})
+    open_console(browser, server, namespace)
+    browser.find_element(By.ID, "tab-rules").click()
+    text = browser.find_element(By.ID, "rules-text")
+    WebDriverWait(browser, 3).until(lambda d: ".read" in text.get_attribute("value"))
+    bad = '{\n  "rules": {\n    "users": {\n      "$uid": {\n        ".read": "auth.uid == $uid &&",\n        ".write": false\n      }\n    }\n  }\n}'
+    browser.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", text, bad)
+    browser.find_element(By.ID, "rules-save").click()
+    banner = WebDriverWait(browser, 3).until(lambda d: d.find_element(By.CSS_SELECTOR, "#rules-error:not([hidden])"))
+    assert "line 5" in banner.text
+    assert browser.find_element(By.CSS_SELECTOR, "#rules-gutter .bad").text == "5"
+    good = bad.replace("auth.uid == $uid &&", "auth != null && auth.uid == $uid")
+    browser.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", text, good)
+    browser.find_element(By.ID, "rules-save").click()
+    WebDriverWait(browser, 3).until(lambda d: d.find_element(By.ID, "rules-error").get_attribute("hidden") is not None)
+    request = urllib.request.Request(f"http://{server}/.settings/rules.json?ns={namespace}", headers={"Authorization": "Bearer owner"})
+    with urllib.request.urlopen(request) as response:
+        assert response.read().decode() == good
+    path = browser.find_element(By.ID, "sim-path")
+    path.clear()
+    path.send_keys("/users/alice")
+    browser.find_element(By.CSS_SELECTOR, "#sim-form button[type=submit]").click()
+    verdict = WebDriverWait(browser, 3).until(lambda d: d.find_element(By.CSS_SELECTOR, "#sim-result .verdict"))
+    assert "ALLOWED" in verdict.text
+    assert "auth != null && auth.uid == $uid" in browser.find_element(By.CSS_SELECTOR, "#sim-result .decider").text
+    auth = browser.find_element(By.ID, "sim-auth")
+    auth.clear()
+    auth.send_keys('{"uid": "mallory"}')
+    browser.find_element(By.CSS_SELECTOR, "#sim-form button[type=submit]").click()
+    WebDriverWait(browser, 3).until(lambda d: "DENIED" in d.find_element(By.CSS_SELECTOR, "#sim-result .verdict").text)
+    browser.save_screenshot(str(DOCS / "console-rules.png"))
+    assert severe_logs(browser) == []
+
+
+def test_keyboard_reaches_every_control(browser, server):
+    namespace = f"console-{RUN}"
+    open_console(browser, server, namespace)
+    # The tree by arrows alone: down to users, open it, into its first child.
+    tree_item = browser.switch_to.active_element
+    assert tree_item.get_attribute("role") == "treeitem"
+    tree_item.send_keys(Keys.ARROW_DOWN)
+    WebDriverWait(browser, 3).until(lambda d: d.switch_to.active_element.get_attribute("aria-label") is not None
+                                    and d.switch_to.active_element.get_attribute("aria-level") == "2")
+    while not browser.switch_to.active_element.get_attribute("aria-label").startswith("users"):
+        browser.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
+    browser.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+    WebDriverWait(browser, 3).until(lambda d: row(d, "users", "alice"))
+    browser.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+    assert browser.switch_to.active_element.get_attribute("aria-level") == "3"
+
+    def reached(tab_id):
+        """Every focusable control met by Tab from the top of the page with this tab shown."""
+        browser.find_element(By.ID, tab_id).click()
+        browser.find_element(By.TAG_NAME, "body").click()
+        browser.execute_script("document.activeElement.blur(); window.getSelection().removeAllRanges()")
+        seen = []
+        body = browser.find_element(By.TAG_NAME, "body")
+        body.send_keys(Keys.TAB)
+        for _ in range(80):
+            element = browser.switch_to.active_element
+            name = element.get_attribute("id") or element.get_attribute("aria-label") or element.text
+            if seen and name == seen[0]:
+                break
+            seen.append(name)
+            element.send_keys(Keys.TAB)
+        return seen
+
+    expected = {
+        "tab-data": ["namespace", "tab-data", "act-edit", "act-add", "act-delete", "act-import", "act-export", "act-query"],
+        "tab-query": ["q-path", "q-order", "q-startAt", "q-startAfter", "q-endAt", "q-endBefore", "q-equalTo", "q-first", "q-last", "q-stop", "copy-rest", "copy-sdk"],
+        "tab-rules": ["rules-reload", "rules-save", "rules-text", "sim-path", "sim-auth", "sim-data", "sim-draft"],
+    }
+    for tab_id, controls in expected.items():
+        seen = reached(tab_id)
+        missing = [control for control in controls if control not in seen]
+        assert missing == [], f"{tab_id}: not reachable by Tab: {missing} (reached {seen})"
+    # The tabs themselves are arrow-key navigable, as a tablist.
+    browser.find_element(By.ID, "tab-data").click()
+    browser.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+    assert browser.switch_to.active_element.get_attribute("id") == "tab-query"
+    assert browser.find_element(By.ID, "view-query").is_displayed()
+    browser.switch_to.active_element.send_keys(Keys.ARROW_LEFT)
+    assert severe_logs(browser) == []
