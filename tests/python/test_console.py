@@ -80,8 +80,10 @@ def expand(driver, *path):
     return item
 
 
-def severe_logs(driver):
-    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+def severe_logs(driver, expected=()):
+    """Errors in the browser's console, less the failed requests a test caused on purpose."""
+    return [entry for entry in driver.get_log("browser")
+            if entry["level"] == "SEVERE" and not any(text in entry["message"] for text in expected)]
 
 
 def test_console_serves_its_assets_with_a_strict_policy(server):
@@ -205,18 +207,27 @@ def test_a_node_with_100000_children_opens_fast_and_pages(browser, server):
     rest(server, namespace, "small", "PUT", {"a": 1})
     open_console(browser, server, namespace)
     big = row(browser, "big")
-    started = time.monotonic()
-    big.find_element(By.CSS_SELECTOR, ".twisty").click()
-    WebDriverWait(browser, 5).until(lambda d: len(big.find_elements(By.CSS_SELECTOR, ":scope > ul > li[role=treeitem]")) == 100)
-    elapsed = time.monotonic() - started
-    load_ms = float(big.get_attribute("data-load-ms"))
-    print(f"100,000 children: first page shown in {elapsed * 1000:.0f} ms (console's own measure {load_ms:.0f} ms)")
-    assert elapsed < 1.0
-    first = big.find_elements(By.CSS_SELECTOR, ":scope > ul > li[role=treeitem]")[0]
-    assert first.get_attribute("aria-label") == "item000000: 0"
+    # Timed in the page: from the click until the first page's 100 rows show their values.
+    elapsed_ms = browser.execute_async_script("""
+        const [item, done] = arguments;
+        const started = performance.now();
+        item.querySelector('.twisty').click();
+        const check = () => {
+          const rows = item.querySelectorAll(':scope > ul > li[role=treeitem] .value.t-number');
+          if (rows.length === 100) done(performance.now() - started);
+          else if (performance.now() - started > 5000) done(-1);
+          else requestAnimationFrame(check);
+        };
+        check();
+    """, big)
+    print(f"100,000 children: first page shown in {elapsed_ms:.0f} ms (shallow page load {big.get_attribute('data-load-ms')} ms)")
+    assert 0 <= elapsed_ms < 1000
+    first = row(browser, "big").find_element(By.CSS_SELECTOR, ":scope > ul > li[role=treeitem]")
+    WebDriverWait(browser, 2).until(lambda d: first.get_attribute("aria-label") == "item000000: 0")
     big.find_element(By.XPATH, ".//button[text()='Next page ›']").click()
-    WebDriverWait(browser, 3).until(
-        lambda d: big.find_elements(By.CSS_SELECTOR, ":scope > ul > li[role=treeitem]")[0].get_attribute("aria-label") == "item000100: 100")
+    WebDriverWait(browser, 3).until(lambda d: [item.get_attribute("aria-label") for item in big.find_elements(
+        By.CSS_SELECTOR, ":scope > ul > li[role=treeitem]")][:1] == ["item000100: 100"])
+    assert len(big.find_elements(By.CSS_SELECTOR, ":scope > ul > li[role=treeitem]")) == 100
     # The page is live too.
     rest(server, namespace, "big/item000150", "PUT", -1)
     WebDriverWait(browser, 1).until(lambda d: row(d, "big", "item000150").get_attribute("aria-label") == "item000150: -1")
@@ -256,7 +267,7 @@ def test_rules_view_shows_errors_at_their_line_and_simulates(browser, server):
     browser.find_element(By.CSS_SELECTOR, "#sim-form button[type=submit]").click()
     WebDriverWait(browser, 3).until(lambda d: "DENIED" in d.find_element(By.CSS_SELECTOR, "#sim-result .verdict").text)
     browser.save_screenshot(str(DOCS / "console-rules.png"))
-    assert severe_logs(browser) == []
+    assert severe_logs(browser, expected=["/.settings/rules.json?ns=console-rules-"]) == []
 
 
 def test_keyboard_reaches_every_control(browser, server):

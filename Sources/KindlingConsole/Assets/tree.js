@@ -83,7 +83,7 @@ class TreeNode {
     this.page = { start: undefined, history: [], hasMore: false };
     this.source = null;
     this.live = false;
-    this.li = this.render();
+    this.render();
   }
 
   get level() { return this.path.length + 1; }
@@ -92,6 +92,7 @@ class TreeNode {
 
   render() {
     const li = document.createElement('li');
+    this.li = li;
     li.setAttribute('role', 'treeitem');
     li.setAttribute('aria-level', String(this.level));
     li.tabIndex = -1;
@@ -113,7 +114,6 @@ class TreeNode {
     li.append(row);
     this.row = row;
     this.updateValue();
-    return li;
   }
 
   updateValue() {
@@ -223,6 +223,7 @@ export class Tree {
     for (const child of node.children.values()) this.closeAll(child);
     node.children.clear();
     node.group?.remove();
+    node.pager = null;
     node.group = document.createElement('ul');
     node.group.setAttribute('role', 'group');
     node.li.append(node.group);
@@ -329,15 +330,17 @@ export class Tree {
     li.className = 'pager';
     li.setAttribute('role', 'none');
     li.style.setProperty('--depth', String(node.path.length + 1));
-    const previous = button('‹ Previous page', () => {
-      const start = node.page.history.pop();
-      this.loadPage(node, start);
-    });
+    const turn = async (start) => {
+      await this.loadPage(node, start);
+      node.li.scrollIntoView({ block: 'start' });
+      node.pager?.querySelector(':enabled')?.focus();
+    };
+    const previous = button('‹ Previous page', () => turn(node.page.history.pop()));
     previous.disabled = node.page.history.length === 0;
     const next = button('Next page ›', () => {
       const keys = Object.keys(node.window).sort(compareKeys);
       node.page.history.push(node.page.start);
-      this.loadPage(node, keys[keys.length - 1]);
+      turn(keys[keys.length - 1]);
     });
     next.disabled = !node.page.hasMore;
     const label = document.createElement('span');
