@@ -104,7 +104,10 @@ def test_loads_without_console_errors_and_shows_data(browser, server):
     namespace = f"console-{RUN}"
     rest(server, namespace, "/", "PUT", {
         "users": {"alice": {"name": "Alice", "age": 31, "admin": True}, "bob": {"name": "Bob", "age": 27, "admin": False}},
-        "rooms": {"lobby": {"title": "Lobby", "open": True}},
+        "rooms": {"lobby": {"title": "Lobby", "open": True, "messages": {
+            "-NxA1": {"from": "alice", "text": "Morning! Who has the seating plan?", "at": 1795480000000},
+            "-NxA2": {"from": "bob", "text": "Pinned it in #plans", "at": 1795480042000},
+        }}},
         "motd": "Welcome!",
     })
     open_console(browser, server, namespace)
@@ -127,10 +130,20 @@ def test_a_rest_write_appears_within_a_second_and_flashes(browser, server):
     age = row(browser, "users", "alice", "age")
     WebDriverWait(browser, 1).until(lambda d: age.get_attribute("aria-label") == "age: 32")
     assert "flash-changed" in age.find_element(By.CSS_SELECTOR, ".row").get_attribute("class")
-    rest(server, namespace, "users/alice/admin", "DELETE")
+    rest(server, namespace, "users/alice/admin", "PUT", False)
     admin = row(browser, "users", "alice", "admin")
+    WebDriverWait(browser, 1).until(lambda d: admin.get_attribute("aria-label") == "admin: false")
+    rest(server, namespace, "users/alice/admin", "DELETE")
     WebDriverWait(browser, 1).until(lambda d: "flash-removed" in admin.find_element(By.CSS_SELECTOR, ".row").get_attribute("class"))
-    time.sleep(0.3)
+    rest(server, namespace, "users/alice/admin", "PUT", True)
+    expand(browser, "rooms")
+    expand(browser, "rooms", "lobby")
+    expand(browser, "rooms", "lobby", "messages")
+    expand(browser, "rooms", "lobby", "messages", "-NxA2")
+    rest(server, namespace, "rooms/lobby/messages/-NxA3", "PUT", {"from": "carol", "text": "Thanks!"})
+    row(browser, "rooms", "lobby", "messages", "-NxA3", timeout=1)
+    rest(server, namespace, "users/alice/admin", "DELETE")
+    time.sleep(0.25)
     DOCS.mkdir(exist_ok=True)
     browser.save_screenshot(str(DOCS / "console-tree.png"))
 
@@ -195,6 +208,7 @@ def test_query_with_limit_to_last_shows_the_right_children(browser, server):
     # The result is live.
     rest(server, namespace, "scores/gus", "PUT", {"score": 70})
     WebDriverWait(browser, 2).until(lambda d: keys(d) == ["gus", "ben", "dee"])
+    WebDriverWait(browser, 6).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".toast"))
     browser.save_screenshot(str(DOCS / "console-query.png"))
     browser.find_element(By.ID, "q-stop").click()
     browser.find_element(By.ID, "tab-data").click()
@@ -241,19 +255,15 @@ def test_rules_view_shows_errors_at_their_line_and_simulates(browser, server):
     browser.find_element(By.ID, "tab-rules").click()
     text = browser.find_element(By.ID, "rules-text")
     WebDriverWait(browser, 3).until(lambda d: ".read" in text.get_attribute("value"))
-    bad = '{\n  "rules": {\n    "users": {\n      "$uid": {\n        ".read": "auth.uid == $uid &&",\n        ".write": false\n      }\n    }\n  }\n}'
-    browser.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", text, bad)
+    good = '{\n  "rules": {\n    "users": {\n      "$uid": {\n        ".read": "auth != null && auth.uid == $uid",\n        ".write": false\n      }\n    }\n  }\n}'
+    set_text = "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))"
+    browser.execute_script(set_text, text, good)
     browser.find_element(By.ID, "rules-save").click()
-    banner = WebDriverWait(browser, 3).until(lambda d: d.find_element(By.CSS_SELECTOR, "#rules-error:not([hidden])"))
-    assert "line 5" in banner.text
-    assert browser.find_element(By.CSS_SELECTOR, "#rules-gutter .bad").text == "5"
-    good = bad.replace("auth.uid == $uid &&", "auth != null && auth.uid == $uid")
-    browser.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", text, good)
-    browser.find_element(By.ID, "rules-save").click()
-    WebDriverWait(browser, 3).until(lambda d: d.find_element(By.ID, "rules-error").get_attribute("hidden") is not None)
+    WebDriverWait(browser, 3).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".toast.ok"))
     request = urllib.request.Request(f"http://{server}/.settings/rules.json?ns={namespace}", headers={"Authorization": "Bearer owner"})
     with urllib.request.urlopen(request) as response:
         assert response.read().decode() == good
+    # The simulator: allowed as alice, by the .read rule on /users/$uid; denied as mallory.
     path = browser.find_element(By.ID, "sim-path")
     path.clear()
     path.send_keys("/users/alice")
@@ -266,6 +276,15 @@ def test_rules_view_shows_errors_at_their_line_and_simulates(browser, server):
     auth.send_keys('{"uid": "mallory"}')
     browser.find_element(By.CSS_SELECTOR, "#sim-form button[type=submit]").click()
     WebDriverWait(browser, 3).until(lambda d: "DENIED" in d.find_element(By.CSS_SELECTOR, "#sim-result .verdict").text)
+    # A rule that does not load is refused, and the editor shows it at its line.
+    browser.execute_script(set_text, text, good.replace("auth != null && auth.uid == $uid", "auth.uid == $uid &&"))
+    browser.find_element(By.ID, "rules-save").click()
+    banner = WebDriverWait(browser, 3).until(lambda d: d.find_element(By.CSS_SELECTOR, "#rules-error:not([hidden])"))
+    assert "line 5" in banner.text
+    assert browser.find_element(By.CSS_SELECTOR, "#rules-gutter .bad").text == "5"
+    with urllib.request.urlopen(request) as response:
+        assert response.read().decode() == good
+    WebDriverWait(browser, 6).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".toast"))
     browser.save_screenshot(str(DOCS / "console-rules.png"))
     assert severe_logs(browser, expected=["/.settings/rules.json?ns=console-rules-"]) == []
 

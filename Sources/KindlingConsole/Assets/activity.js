@@ -42,8 +42,10 @@ export class Activity {
     try {
       text = await api.metrics();
     } catch (error) {
+      // No endpoint (an older server) or no access: say so once, and stop asking every second.
       $('metrics-status').textContent = error.status === 404 ? 'Metrics unavailable: this server has no /.metrics endpoint.' : `Metrics unavailable: ${error.message}`;
       for (const id of ['m-connections', 'm-listens', 'm-writes']) $(id).textContent = '–';
+      this.stop();
       return;
     }
     $('metrics-status').textContent = 'From /.metrics, every second.';

@@ -106,5 +106,6 @@ export function toast(message, kind = 'info') {
   item.className = `toast ${kind}`;
   item.textContent = message;
   region.append(item);
-  setTimeout(() => item.remove(), kind === 'error' ? 6000 : 3000);
+  while (region.children.length > 3) region.firstElementChild.remove();
+  setTimeout(() => item.remove(), kind === 'error' ? 6000 : 2500);
 }

@@ -11,7 +11,10 @@ const $ = (id) => document.getElementById(id);
 
 const tree = new Tree($('tree'), {
   onSelect: (node) => { $('selected-path').textContent = pathText(node.path); },
-  onStatus: (count) => { $('live').textContent = count ? `● live · ${count} stream${count === 1 ? '' : 's'}` : '○ not live'; },
+  onStatus: (count) => {
+    $('live').textContent = count ? `● live · ${count} stream${count === 1 ? '' : 's'}` : '○ not live';
+    $('live').classList.toggle('on', count > 0);
+  },
 });
 const query = new Query();
 const rules = new Rules();
