@@ -261,31 +261,33 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             default:
                 return refuse(.methodNotAllowed, "Use GET or PUT on /.settings/rules.json")
             }
-            answerRules(promise.futureResult, refuse: refuse, keepAlive: keepAlive, context: context)
+            promise.futureResult.assumeIsolated().whenSuccess { answer in
+                switch answer {
+                case .encoded(let source): self.send(HTTPResponse(.ok, body: source), keepAlive: keepAlive, context: context)
+                case .refused(let refusal): refuse(refusal.http.status, refusal.http.message)
+                default: self.send(HTTPResponse(.ok, body: Array(#"{"status":"ok"}"#.utf8)), keepAlive: keepAlive, context: context)
+                }
+            }
         case .rulesSimulation:
             guard request.method == .post else { return refuse(.methodNotAllowed, "Use POST on /.settings/rules/simulate.json") }
-            guard body.readableBytes <= 2 * Namespace.maxRulesBytes else { return refuse(.payloadTooLarge, "A simulation may be at most \(2 * Namespace.maxRulesBytes) bytes") }
+            guard body.readableBytes <= 2 * Namespace.maxRulesBytes else {
+                return refuse(.payloadTooLarge, "A simulation may be at most \(2 * Namespace.maxRulesBytes) bytes")
+            }
             let simulation: RulesSimulation
             do throws(RESTError) {
                 simulation = try RulesSimulation(body: Array(body.readableBytesView))
             } catch {
                 return refuse(error.status, error.message)
             }
+            // The namespace decides who may simulate (admins, as for the rules) and runs it.
             let promise = context.eventLoop.makePromise(of: Answer.self)
             registry.namespace(request.namespace).simulateRules(simulation, as: auth, promise: promise)  // which ends this use
-            answerRules(promise.futureResult, refuse: refuse, keepAlive: keepAlive, context: context)
-        }
-    }
-
-    /// The answer of a rules endpoint: the rules text or simulation, a refusal, or `ok` for a PUT.
-    private func answerRules(
-        _ answer: EventLoopFuture<Answer>, refuse: @escaping (HTTPResponseStatus, String) -> Void, keepAlive: Bool, context: ChannelHandlerContext
-    ) {
-        answer.assumeIsolated().whenSuccess { answer in
-            switch answer {
-            case .encoded(let source): self.send(HTTPResponse(.ok, body: source), keepAlive: keepAlive, context: context)
-            case .refused(let refusal): refuse(refusal.http.status, refusal.http.message)
-            default: self.send(HTTPResponse(.ok, body: Array(#"{"status":"ok"}"#.utf8)), keepAlive: keepAlive, context: context)
+            promise.futureResult.assumeIsolated().whenSuccess { answer in
+                switch answer {
+                case .encoded(let decision): self.send(HTTPResponse(.ok, body: decision), keepAlive: keepAlive, context: context)
+                case .refused(let refusal): refuse(refusal.http.status, refusal.http.message)
+                default: refuse(.internalServerError, "Unexpected answer to a rules simulation")
+                }
             }
         }
     }

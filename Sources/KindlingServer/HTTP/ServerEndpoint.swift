@@ -2,17 +2,17 @@
 enum ServerEndpoint: Sendable, Equatable {
     /// `GET /.inspect/databases.json`: the namespaces in use.
     case databases
-    /// `GET`/`PUT /.settings/rules.json`: a namespace's security rules (admin only).
-    case rules
     /// `POST /.settings/rules/simulate.json`: one read or write tried against the rules as a
     /// chosen `auth`, with the rule that decided (admin only; the console's simulator).
     case rulesSimulation
+    /// `GET`/`PUT /.settings/rules.json`: a namespace's security rules (admin only).
+    case rules
 
     init?(uriPath: String) {
         switch uriPath {
         case "/.inspect/databases.json": self = .databases
-        case "/.settings/rules.json": self = .rules
         case "/.settings/rules/simulate.json": self = .rulesSimulation
+        case "/.settings/rules.json": self = .rules
         default: return nil
         }
     }
