@@ -7,6 +7,8 @@ view in docs/, which README.md shows.
 import json
 import os
 import shutil
+import socket
+import subprocess
 import time
 import urllib.request
 import uuid
@@ -338,3 +340,69 @@ def test_keyboard_reaches_every_control(browser, server):
     assert browser.find_element(By.ID, "view-query").is_displayed()
     browser.switch_to.active_element.send_keys(Keys.ARROW_LEFT)
     assert severe_logs(browser) == []
+
+
+@pytest.fixture
+def secured_server():
+    """A server with an admin secret: no emulator mode, so the console asks for the credential."""
+    binary = os.environ.get("KINDLING_BIN", str(ROOT / ".build" / "debug" / "kindling"))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [binary, "serve", "--port", str(port), "--in-memory", "--admin-secret", "console-admin-secret-1234", "--log-level", "warning"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.time() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            assert process.poll() is None and time.time() < deadline, "kindling serve did not start"
+            time.sleep(0.05)
+    yield f"127.0.0.1:{port}"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def test_outside_emulator_mode_it_asks_for_the_admin_credential(browser, secured_server):
+    def put(path, value, secret="console-admin-secret-1234"):
+        request = urllib.request.Request(f"http://{secured_server}/{path}.json", data=json.dumps(value).encode(), method="PUT",
+                                         headers={"Authorization": f"Bearer {secret}"})
+        urllib.request.urlopen(request).close()
+
+    put("inventory", {"apples": 3, "pears": 5})
+    browser.get(f"http://{secured_server}/.console")
+    WebDriverWait(browser, 5).until(lambda d: d.find_element(By.CSS_SELECTOR, "#login[open]"))
+    secret = browser.find_element(By.ID, "login-secret")
+    secret.send_keys("owner", Keys.ENTER)
+    WebDriverWait(browser, 3).until(lambda d: d.find_element(By.ID, "login-error").text)
+    secret.clear()
+    secret.send_keys("console-admin-secret-1234", Keys.ENTER)
+    WebDriverWait(browser, 5).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+    assert browser.execute_script("return sessionStorage.getItem('kindling.console.credential')") == "console-admin-secret-1234"
+    assert browser.execute_script("return localStorage.length") == 0
+    assert browser.find_element(By.ID, "sign-out").is_displayed()
+    expand(browser, "inventory")
+    assert row(browser, "inventory", "pears").get_attribute("aria-label") == "pears: 5"
+    # The event stream carries the credential too (EventSource cannot send headers).
+    put("inventory/pears", 4)
+    WebDriverWait(browser, 1).until(lambda d: row(d, "inventory", "pears").get_attribute("aria-label") == "pears: 4")
+    browser.find_element(By.ID, "sign-out").click()
+    WebDriverWait(browser, 5).until(lambda d: d.find_element(By.CSS_SELECTOR, "#login[open]"))
+    assert browser.execute_script("return sessionStorage.length") == 0
+    # Only the refused sign-in is in the console's log.
+    assert severe_logs(browser, expected=["/.inspect/databases.json"]) == []
+
+
+def test_activity_reads_the_metrics_or_says_they_are_unavailable(browser, server):
+    open_console(browser, server, f"console-{RUN}")
+    browser.find_element(By.ID, "tab-activity").click()
+    status = WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "metrics-status").text)
+    if status.startswith("Metrics unavailable"):
+        assert browser.find_element(By.ID, "m-connections").text == "–"
+    else:
+        # The console's own event stream is an open connection.
+        WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "m-connections").text not in ("–", "0", "n/a"))
+    browser.find_element(By.ID, "tab-data").click()
