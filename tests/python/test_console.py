@@ -65,7 +65,11 @@ def rest(server, namespace, path, method="GET", body=None):
 
 def open_console(driver, server, namespace):
     driver.get(f"http://{server}/.console?ns={namespace}")
-    WebDriverWait(driver, 10).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+    try:
+        WebDriverWait(driver, 10).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+    except Exception:
+        print("console did not start:", driver.get_log("browser"), driver.page_source[:3000])
+        raise
 
 
 def row(driver, *path, timeout=5):
@@ -241,9 +245,12 @@ def test_a_node_with_100000_children_opens_fast_and_pages(browser, server):
     first = row(browser, "big").find_element(By.CSS_SELECTOR, ":scope > ul > li[role=treeitem]")
     WebDriverWait(browser, 2).until(lambda d: first.get_attribute("aria-label") == "item000000: 0")
     big.find_element(By.XPATH, ".//button[text()='Next page ›']").click()
-    WebDriverWait(browser, 3).until(lambda d: [item.get_attribute("aria-label") for item in big.find_elements(
-        By.CSS_SELECTOR, ":scope > ul > li[role=treeitem]")][:1] == ["item000100: 100"])
-    assert len(big.find_elements(By.CSS_SELECTOR, ":scope > ul > li[role=treeitem]")) == 100
+    def page(driver):
+        return driver.execute_script(
+            "return [...arguments[0].querySelectorAll(':scope > ul > li[role=treeitem]')].map((item) => item.getAttribute('aria-label'))", big)
+
+    WebDriverWait(browser, 3).until(lambda d: page(d)[:1] == ["item000100: 100"])
+    assert len(page(browser)) == 100 and page(browser)[-1] == "item000199: 199"
     # The page is live too.
     rest(server, namespace, "big/item000150", "PUT", -1)
     WebDriverWait(browser, 1).until(lambda d: row(d, "big", "item000150").get_attribute("aria-label") == "item000150: -1")

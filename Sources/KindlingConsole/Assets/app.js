@@ -281,4 +281,9 @@ async function start() {
   document.body.dataset.ready = 'true';
 }
 
+// A page kept in the back/forward cache would keep its streams open, and browsers allow only
+// about six connections per host: close them when the page is hidden, reload when it is back.
+addEventListener('pagehide', () => { tree.closeAll(tree.root); query.stop(); activity.stop(); });
+addEventListener('pageshow', (event) => { if (event.persisted && tree.root) tree.load(); });
+
 start();

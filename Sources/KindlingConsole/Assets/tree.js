@@ -105,7 +105,7 @@ class TreeNode {
     this.twisty.setAttribute('aria-hidden', 'true');
     const key = document.createElement('span');
     key.className = 'key';
-    key.textContent = this.parent ? this.key : (api.currentNamespace() || 'root');
+    key.textContent = this.parent ? this.key : (api.currentNamespace() || 'default database');
     this.valueEl = document.createElement('span');
     this.valueEl.className = 'value';
     this.metaEl = document.createElement('span');
@@ -232,7 +232,8 @@ export class Tree {
     this.renderPager(node);
     node.loadMs = performance.now() - started;
     node.li.dataset.loadMs = node.loadMs.toFixed(1);
-    node.metaEl.textContent = node.paged ? `keys “${keys[0] ?? ''}” to “${keys[Math.min(keys.length, PAGE) - 1] ?? ''}”` : '';
+    if (node.paged) node.metaEl.textContent = `keys “${keys[0] ?? ''}” to “${keys[Math.min(keys.length, PAGE) - 1] ?? ''}”`;
+    else if (node.parent) node.metaEl.textContent = '';
     const covered = node.parent && node.parent.live && !node.paged;
     if (covered) node.live = true; else this.startStream(node);
   }
@@ -288,6 +289,7 @@ export class Tree {
       node.updateValue();
     }
     const keys = Object.keys(window).sort(compareKeys);
+    if (!node.parent && !node.paged) node.metaEl.textContent = keys.length ? '' : 'No data yet: press + or “Add child” to add some';
     for (const [key, child] of node.children) {
       if (key in window) continue;
       node.children.delete(key);
