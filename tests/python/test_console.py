@@ -244,13 +244,21 @@ def test_a_node_with_100000_children_opens_fast_and_pages(browser, server):
     assert 0 <= elapsed_ms < 1000
     first = row(browser, "big").find_element(By.CSS_SELECTOR, ":scope > ul > li[role=treeitem]")
     WebDriverWait(browser, 2).until(lambda d: first.get_attribute("aria-label") == "item000000: 0")
+    # The view does not jump: rows added above the one being read leave it where it is.
+    reading = row(browser, "big", "item000050")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'start'})", reading)
+    before = reading.rect["y"]
+    rest(server, namespace, "big/item000010a", "PUT", "new")
+    rest(server, namespace, "big/item000020a", "PUT", "new")
+    WebDriverWait(browser, 1).until(lambda d: row(d, "big", "item000020a"))
+    assert abs(reading.rect["y"] - before) <= 2
     big.find_element(By.XPATH, ".//button[text()='Next page ›']").click()
     def page(driver):
         return driver.execute_script(
             "return [...arguments[0].querySelectorAll(':scope > ul > li[role=treeitem]')].map((item) => item.getAttribute('aria-label'))", big)
 
-    WebDriverWait(browser, 3).until(lambda d: page(d)[:1] == ["item000100: 100"])
-    assert len(page(browser)) == 100 and page(browser)[-1] == "item000199: 199"
+    WebDriverWait(browser, 3).until(lambda d: page(d)[:1] == ["item000098: 98"])
+    assert len(page(browser)) == 100 and page(browser)[-1] == "item000197: 197"
     # The page is live too.
     rest(server, namespace, "big/item000150", "PUT", -1)
     WebDriverWait(browser, 1).until(lambda d: row(d, "big", "item000150").get_attribute("aria-label") == "item000150: -1")
@@ -298,8 +306,23 @@ def test_rules_view_shows_errors_at_their_line_and_simulates(browser, server):
     assert severe_logs(browser, expected=["/.settings/rules.json?ns=console-rules-"]) == []
 
 
+def test_activity_sums_prometheus_samples(browser, server):
+    open_console(browser, server, f"console-{RUN}")
+    text = "\n".join([
+        "# HELP kindling_connections_open Open connections.",
+        "# TYPE kindling_connections_open gauge",
+        'kindling_connections_open{transport="websocket"} 3',
+        'kindling_connections_open{transport="sse"} 2',
+        "kindling_connections_opened_total 40",
+        "kindling_listens_active 7",
+    ])
+    sample = "return import('/.console/activity.js').then((m) => [m.sample(arguments[0], 'kindling_connections_open'), m.sample(arguments[0], 'kindling_listens_active'), m.sample(arguments[0], 'kindling_writes_committed_total')])"
+    assert browser.execute_script(sample, text) == [5, 7, None]
+
+
 def test_keyboard_reaches_every_control(browser, server):
-    namespace = f"console-{RUN}"
+    namespace = f"console-keys-{RUN}"
+    rest(server, namespace, "/", "PUT", {"motd": "hi", "users": {"alice": {"age": 31}, "bob": {"age": 27}}})
     open_console(browser, server, namespace)
     # The tree by arrows alone: down to users, open it, into its first child.
     tree_item = browser.switch_to.active_element
@@ -324,7 +347,8 @@ def test_keyboard_reaches_every_control(browser, server):
         body.send_keys(Keys.TAB)
         for _ in range(80):
             element = browser.switch_to.active_element
-            name = element.get_attribute("id") or element.get_attribute("aria-label") or element.text
+            name = "treeitem" if element.get_attribute("role") == "treeitem" else (
+                element.get_attribute("id") or element.get_attribute("aria-label") or element.text)
             if seen and name == seen[0]:
                 break
             seen.append(name)
@@ -332,9 +356,9 @@ def test_keyboard_reaches_every_control(browser, server):
         return seen
 
     expected = {
-        "tab-data": ["namespace", "tab-data", "act-edit", "act-add", "act-delete", "act-import", "act-export", "act-query"],
-        "tab-query": ["q-path", "q-order", "q-startAt", "q-startAfter", "q-endAt", "q-endBefore", "q-equalTo", "q-first", "q-last", "q-stop", "copy-rest", "copy-sdk"],
-        "tab-rules": ["rules-reload", "rules-save", "rules-text", "sim-path", "sim-auth", "sim-data", "sim-draft"],
+        "tab-data": ["Skip to content", "namespace", "tab-data", "treeitem", "act-edit", "act-add", "act-delete", "act-import", "act-export", "act-query"],
+        "tab-query": ["q-path", "q-order", "q-startAt", "q-startAfter", "q-endAt", "q-endBefore", "q-equalTo", "q-first", "q-last", "Run live", "q-stop", "copy-rest", "copy-sdk"],
+        "tab-rules": ["rules-reload", "rules-save", "rules-text", "sim-path", "sim-auth", "sim-data", "sim-draft", "Run"],
     }
     for tab_id, controls in expected.items():
         seen = reached(tab_id)
