@@ -19,12 +19,18 @@ import pytest
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 # Each run uses namespaces of its own: the server's data directory outlives the run.
 RUN = uuid.uuid4().hex[:8]
+
+
+def wait(driver, timeout):
+    """Waits that retry when the live tree has replaced an element between look-up and use."""
+    return WebDriverWait(driver, timeout, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
 
 
 def _chromium():
@@ -66,7 +72,7 @@ def rest(server, namespace, path, method="GET", body=None):
 def open_console(driver, server, namespace):
     driver.get(f"http://{server}/.console?ns={namespace}")
     try:
-        WebDriverWait(driver, 10).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+        wait(driver, 10).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
     except Exception:
         print("console did not start:", driver.get_log("browser"), driver.page_source[:3000])
         raise
@@ -75,14 +81,14 @@ def open_console(driver, server, namespace):
 def row(driver, *path, timeout=5):
     """The tree item at a path, once shown."""
     selector = "#tree > li" + "".join(f' > ul > li[aria-label^="{key}:"]' for key in path)
-    return WebDriverWait(driver, timeout).until(lambda d: d.find_element(By.CSS_SELECTOR, selector))
+    return wait(driver, timeout).until(lambda d: d.find_element(By.CSS_SELECTOR, selector))
 
 
 def expand(driver, *path):
     item = row(driver, *path)
     if item.get_attribute("aria-expanded") != "true":
         item.find_element(By.CSS_SELECTOR, ".twisty").click()
-    WebDriverWait(driver, 5).until(lambda d: item.find_elements(By.CSS_SELECTOR, ":scope > ul > li"))
+    wait(driver, 5).until(lambda d: item.find_elements(By.CSS_SELECTOR, ":scope > ul > li"))
     return item
 
 
@@ -134,13 +140,13 @@ def test_a_rest_write_appears_within_a_second_and_flashes(browser, server):
     assert "flash-added" in carol.find_element(By.CSS_SELECTOR, ".row").get_attribute("class")
     rest(server, namespace, "users/alice/age", "PUT", 32)
     age = row(browser, "users", "alice", "age")
-    WebDriverWait(browser, 1).until(lambda d: age.get_attribute("aria-label") == "age: 32")
+    wait(browser, 1).until(lambda d: age.get_attribute("aria-label") == "age: 32")
     assert "flash-changed" in age.find_element(By.CSS_SELECTOR, ".row").get_attribute("class")
     rest(server, namespace, "users/alice/admin", "PUT", False)
     admin = row(browser, "users", "alice", "admin")
-    WebDriverWait(browser, 1).until(lambda d: admin.get_attribute("aria-label") == "admin: false")
+    wait(browser, 1).until(lambda d: admin.get_attribute("aria-label") == "admin: false")
     rest(server, namespace, "users/alice/admin", "DELETE")
-    WebDriverWait(browser, 1).until(lambda d: "flash-removed" in admin.find_element(By.CSS_SELECTOR, ".row").get_attribute("class"))
+    wait(browser, 1).until(lambda d: "flash-removed" in admin.find_element(By.CSS_SELECTOR, ".row").get_attribute("class"))
     rest(server, namespace, "users/alice/admin", "PUT", True)
     expand(browser, "rooms")
     expand(browser, "rooms", "lobby")
@@ -165,26 +171,34 @@ def test_edit_add_and_delete_in_the_console_show_over_rest(browser, server):
     field = browser.switch_to.active_element
     field.send_keys(Keys.CONTROL, "a")
     field.send_keys("28", Keys.ENTER)
-    WebDriverWait(browser, 3).until(lambda d: rest(server, namespace, "users/bob/age") == 28)
+    wait(browser, 3).until(lambda d: rest(server, namespace, "users/bob/age") == 28)
+    # Text that is not JSON is saved as a string.
+    name = row(browser, "users", "bob", "name")
+    name.find_element(By.CSS_SELECTOR, ".key").click()
+    name.send_keys(Keys.ENTER)
+    field = browser.switch_to.active_element
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys("Robert", Keys.ENTER)
+    wait(browser, 3).until(lambda d: rest(server, namespace, "users/bob/name") == "Robert")
     # A child with a chosen key, then one with a push id.
     row(browser, "users").find_element(By.CSS_SELECTOR, ".key").click()
     browser.find_element(By.ID, "act-add").click()
     browser.find_element(By.ID, "add-key").send_keys("dave")
     browser.find_element(By.ID, "add-value").send_keys('{"name": "Dave", "age": 19}', Keys.ENTER)
-    WebDriverWait(browser, 3).until(lambda d: rest(server, namespace, "users/dave") == {"name": "Dave", "age": 19})
+    wait(browser, 3).until(lambda d: rest(server, namespace, "users/dave") == {"name": "Dave", "age": 19})
     row(browser, "rooms").find_element(By.CSS_SELECTOR, ".key").click()
     browser.find_element(By.ID, "act-add").click()
     browser.find_element(By.ID, "add-value").send_keys('"pushed"', Keys.ENTER)
-    WebDriverWait(browser, 3).until(lambda d: "pushed" in (rest(server, namespace, "rooms") or {}).values())
+    wait(browser, 3).until(lambda d: "pushed" in (rest(server, namespace, "rooms") or {}).values())
     pushed = [key for key, value in rest(server, namespace, "rooms").items() if value == "pushed"]
     assert len(pushed) == 1 and pushed[0].startswith("-") and len(pushed[0]) == 20
     # Delete asks first, saying how many children go.
     row(browser, "users", "dave").find_element(By.CSS_SELECTOR, ".key").click()
     browser.switch_to.active_element.send_keys(Keys.DELETE)
-    dialog = WebDriverWait(browser, 3).until(lambda d: d.find_element(By.CSS_SELECTOR, "#dialog[open]"))
+    dialog = wait(browser, 3).until(lambda d: d.find_element(By.CSS_SELECTOR, "#dialog[open]"))
     assert "2 children" in dialog.find_element(By.ID, "dialog-text").text
     browser.find_element(By.ID, "dialog-ok").click()
-    WebDriverWait(browser, 3).until(lambda d: rest(server, namespace, "users/dave") is None)
+    wait(browser, 3).until(lambda d: rest(server, namespace, "users/dave") is None)
     assert severe_logs(browser) == []
 
 
@@ -207,14 +221,14 @@ def test_query_with_limit_to_last_shows_the_right_children(browser, server):
     def keys(driver):
         return [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#q-result .key")]
 
-    WebDriverWait(browser, 3).until(lambda d: keys(d) == ["fay", "ben", "dee"])
+    wait(browser, 3).until(lambda d: keys(d) == ["fay", "ben", "dee"])
     rest_url = browser.find_element(By.ID, "q-rest").text
     assert "limitToLast=3" in rest_url and "orderBy=%22score%22" in rest_url
     assert 'orderByChild("score")' in browser.find_element(By.ID, "q-sdk").text
     # The result is live.
     rest(server, namespace, "scores/gus", "PUT", {"score": 70})
-    WebDriverWait(browser, 2).until(lambda d: keys(d) == ["gus", "ben", "dee"])
-    WebDriverWait(browser, 6).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".toast"))
+    wait(browser, 2).until(lambda d: keys(d) == ["gus", "ben", "dee"])
+    wait(browser, 6).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".toast"))
     browser.save_screenshot(str(DOCS / "console-query.png"))
     browser.find_element(By.ID, "q-stop").click()
     browser.find_element(By.ID, "tab-data").click()
@@ -243,25 +257,25 @@ def test_a_node_with_100000_children_opens_fast_and_pages(browser, server):
     print(f"100,000 children: first page shown in {elapsed_ms:.0f} ms (shallow page load {big.get_attribute('data-load-ms')} ms)")
     assert 0 <= elapsed_ms < 1000
     first = row(browser, "big").find_element(By.CSS_SELECTOR, ":scope > ul > li[role=treeitem]")
-    WebDriverWait(browser, 2).until(lambda d: first.get_attribute("aria-label") == "item000000: 0")
+    wait(browser, 2).until(lambda d: first.get_attribute("aria-label") == "item000000: 0")
     # The view does not jump: rows added above the one being read leave it where it is.
     reading = row(browser, "big", "item000050")
     browser.execute_script("arguments[0].scrollIntoView({block: 'start'})", reading)
     before = reading.rect["y"]
     rest(server, namespace, "big/item000010a", "PUT", "new")
     rest(server, namespace, "big/item000020a", "PUT", "new")
-    WebDriverWait(browser, 1).until(lambda d: row(d, "big", "item000020a"))
+    wait(browser, 1).until(lambda d: row(d, "big", "item000020a"))
     assert abs(reading.rect["y"] - before) <= 2
     big.find_element(By.XPATH, ".//button[text()='Next page ›']").click()
     def page(driver):
         return driver.execute_script(
             "return [...arguments[0].querySelectorAll(':scope > ul > li[role=treeitem]')].map((item) => item.getAttribute('aria-label'))", big)
 
-    WebDriverWait(browser, 3).until(lambda d: page(d)[:1] == ["item000098: 98"])
+    wait(browser, 3).until(lambda d: page(d)[:1] == ["item000098: 98"])
     assert len(page(browser)) == 100 and page(browser)[-1] == "item000197: 197"
     # The page is live too.
     rest(server, namespace, "big/item000150", "PUT", -1)
-    WebDriverWait(browser, 1).until(lambda d: row(d, "big", "item000150").get_attribute("aria-label") == "item000150: -1")
+    wait(browser, 1).until(lambda d: row(d, "big", "item000150").get_attribute("aria-label") == "item000150: -1")
     assert severe_logs(browser) == []
 
 
@@ -271,12 +285,12 @@ def test_rules_view_shows_errors_at_their_line_and_simulates(browser, server):
     open_console(browser, server, namespace)
     browser.find_element(By.ID, "tab-rules").click()
     text = browser.find_element(By.ID, "rules-text")
-    WebDriverWait(browser, 3).until(lambda d: ".read" in text.get_attribute("value"))
+    wait(browser, 3).until(lambda d: ".read" in text.get_attribute("value"))
     good = '{\n  "rules": {\n    "users": {\n      "$uid": {\n        ".read": "auth != null && auth.uid == $uid",\n        ".write": false\n      }\n    }\n  }\n}'
     set_text = "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))"
     browser.execute_script(set_text, text, good)
     browser.find_element(By.ID, "rules-save").click()
-    WebDriverWait(browser, 3).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".toast.ok"))
+    wait(browser, 3).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".toast.ok"))
     request = urllib.request.Request(f"http://{server}/.settings/rules.json?ns={namespace}", headers={"Authorization": "Bearer owner"})
     with urllib.request.urlopen(request) as response:
         assert response.read().decode() == good
@@ -285,23 +299,23 @@ def test_rules_view_shows_errors_at_their_line_and_simulates(browser, server):
     path.clear()
     path.send_keys("/users/alice")
     browser.find_element(By.CSS_SELECTOR, "#sim-form button[type=submit]").click()
-    verdict = WebDriverWait(browser, 3).until(lambda d: d.find_element(By.CSS_SELECTOR, "#sim-result .verdict"))
+    verdict = wait(browser, 3).until(lambda d: d.find_element(By.CSS_SELECTOR, "#sim-result .verdict"))
     assert "ALLOWED" in verdict.text
     assert "auth != null && auth.uid == $uid" in browser.find_element(By.CSS_SELECTOR, "#sim-result .decider").text
     auth = browser.find_element(By.ID, "sim-auth")
     auth.clear()
     auth.send_keys('{"uid": "mallory"}')
     browser.find_element(By.CSS_SELECTOR, "#sim-form button[type=submit]").click()
-    WebDriverWait(browser, 3).until(lambda d: "DENIED" in d.find_element(By.CSS_SELECTOR, "#sim-result .verdict").text)
+    wait(browser, 3).until(lambda d: "DENIED" in d.find_element(By.CSS_SELECTOR, "#sim-result .verdict").text)
     # A rule that does not load is refused, and the editor shows it at its line.
     browser.execute_script(set_text, text, good.replace("auth != null && auth.uid == $uid", "auth.uid == $uid &&"))
     browser.find_element(By.ID, "rules-save").click()
-    banner = WebDriverWait(browser, 3).until(lambda d: d.find_element(By.CSS_SELECTOR, "#rules-error:not([hidden])"))
+    banner = wait(browser, 3).until(lambda d: d.find_element(By.CSS_SELECTOR, "#rules-error:not([hidden])"))
     assert "line 5" in banner.text
     assert browser.find_element(By.CSS_SELECTOR, "#rules-gutter .bad").text == "5"
     with urllib.request.urlopen(request) as response:
         assert response.read().decode() == good
-    WebDriverWait(browser, 6).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".toast"))
+    wait(browser, 6).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".toast"))
     browser.save_screenshot(str(DOCS / "console-rules.png"))
     assert severe_logs(browser, expected=["/.settings/rules.json?ns=console-rules-"]) == []
 
@@ -328,12 +342,12 @@ def test_keyboard_reaches_every_control(browser, server):
     tree_item = browser.switch_to.active_element
     assert tree_item.get_attribute("role") == "treeitem"
     tree_item.send_keys(Keys.ARROW_DOWN)
-    WebDriverWait(browser, 3).until(lambda d: d.switch_to.active_element.get_attribute("aria-label") is not None
+    wait(browser, 3).until(lambda d: d.switch_to.active_element.get_attribute("aria-label") is not None
                                     and d.switch_to.active_element.get_attribute("aria-level") == "2")
     while not browser.switch_to.active_element.get_attribute("aria-label").startswith("users"):
         browser.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
     browser.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
-    WebDriverWait(browser, 3).until(lambda d: row(d, "users", "alice"))
+    wait(browser, 3).until(lambda d: row(d, "users", "alice"))
     browser.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
     assert browser.switch_to.active_element.get_attribute("aria-level") == "3"
 
@@ -405,13 +419,13 @@ def test_outside_emulator_mode_it_asks_for_the_admin_credential(browser, secured
 
     put("inventory", {"apples": 3, "pears": 5})
     browser.get(f"http://{secured_server}/.console")
-    WebDriverWait(browser, 5).until(lambda d: d.find_element(By.CSS_SELECTOR, "#login[open]"))
+    wait(browser, 5).until(lambda d: d.find_element(By.CSS_SELECTOR, "#login[open]"))
     secret = browser.find_element(By.ID, "login-secret")
     secret.send_keys("owner", Keys.ENTER)
-    WebDriverWait(browser, 3).until(lambda d: d.find_element(By.ID, "login-error").text)
+    wait(browser, 3).until(lambda d: d.find_element(By.ID, "login-error").text)
     secret.clear()
     secret.send_keys("console-admin-secret-1234", Keys.ENTER)
-    WebDriverWait(browser, 5).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+    wait(browser, 5).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
     assert browser.execute_script("return sessionStorage.getItem('kindling.console.credential')") == "console-admin-secret-1234"
     assert browser.execute_script("return localStorage.length") == 0
     assert browser.find_element(By.ID, "sign-out").is_displayed()
@@ -419,9 +433,9 @@ def test_outside_emulator_mode_it_asks_for_the_admin_credential(browser, secured
     assert row(browser, "inventory", "pears").get_attribute("aria-label") == "pears: 5"
     # The event stream carries the credential too (EventSource cannot send headers).
     put("inventory/pears", 4)
-    WebDriverWait(browser, 1).until(lambda d: row(d, "inventory", "pears").get_attribute("aria-label") == "pears: 4")
+    wait(browser, 1).until(lambda d: row(d, "inventory", "pears").get_attribute("aria-label") == "pears: 4")
     browser.find_element(By.ID, "sign-out").click()
-    WebDriverWait(browser, 5).until(lambda d: d.find_element(By.CSS_SELECTOR, "#login[open]"))
+    wait(browser, 5).until(lambda d: d.find_element(By.CSS_SELECTOR, "#login[open]"))
     assert browser.execute_script("return sessionStorage.length") == 0
     # Only the refused sign-in is in the console's log.
     assert severe_logs(browser, expected=["/.inspect/databases.json"]) == []
@@ -430,10 +444,10 @@ def test_outside_emulator_mode_it_asks_for_the_admin_credential(browser, secured
 def test_activity_reads_the_metrics_or_says_they_are_unavailable(browser, server):
     open_console(browser, server, f"console-{RUN}")
     browser.find_element(By.ID, "tab-activity").click()
-    status = WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "metrics-status").text)
+    status = wait(browser, 5).until(lambda d: d.find_element(By.ID, "metrics-status").text)
     if status.startswith("Metrics unavailable"):
         assert browser.find_element(By.ID, "m-connections").text == "–"
     else:
         # The console's own event stream is an open connection.
-        WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "m-connections").text not in ("–", "0", "n/a"))
+        wait(browser, 5).until(lambda d: d.find_element(By.ID, "m-connections").text not in ("–", "0", "n/a"))
     browser.find_element(By.ID, "tab-data").click()

@@ -21,7 +21,7 @@ const rules = new Rules();
 const activity = new Activity();
 
 /** A modal question. Resolves with the field's text (or true) on OK, null on cancel. */
-export function ask({ title, text = '', field = null, value = '', ok = 'OK', danger = false, check = null }) {
+function ask({ title, text = '', field = null, value = '', ok = 'OK', danger = false, check = null }) {
   const dialog = $('dialog');
   $('dialog-title').textContent = title;
   $('dialog-text').textContent = text;
@@ -46,14 +46,16 @@ export function ask({ title, text = '', field = null, value = '', ok = 'OK', dan
     }, { once: true });
     dialog.returnValue = '';
     dialog.showModal();
-    (field === null ? $('dialog-ok') : $('dialog-field')).focus();
+    // A destructive question starts on Cancel: Enter alone never deletes.
+    (field !== null ? $('dialog-field') : danger ? $('dialog-cancel') : $('dialog-ok')).focus();
   });
 }
 
 /** JSON typed by a person: valid JSON keeps its type; anything else is a string. */
-export function parseTyped(text, { strict = false } = {}) {
+function parseTyped(text) {
   try { return JSON.parse(text); } catch (error) {
-    if (strict) throw error;
+    // An object or array with a typo is a mistake, not a string to store.
+    if (/^\s*[[{]/.test(text)) throw new Error(`Not JSON: ${error.message}`);
     return text;
   }
 }
@@ -115,8 +117,7 @@ function editInline(node) {
     input.replaceWith(node.valueEl);
     tree.select(node);
     if (!save) return;
-    const value = parseTyped(input.value);
-    await run(() => api.put(node.path, value), `Saved ${pathText(node.path)}`);
+    await run(() => api.put(node.path, parseTyped(input.value)), `Saved ${pathText(node.path)}`);
   };
   input.addEventListener('keydown', (event) => {
     if (event.key === 'Enter') { event.preventDefault(); finish(true); }
@@ -138,6 +139,7 @@ async function editJSON(node) {
 function showAdd() {
   const form = $('add-form');
   form.hidden = false;
+  $('add-where').textContent = `Add under ${pathText(tree.selected.path)}`;
   $('add-key').value = '';
   $('add-value').value = '';
   $('add-key').focus();
@@ -150,7 +152,8 @@ $('add-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const node = tree.selected;
   const key = $('add-key').value.trim();
-  const value = parseTyped($('add-value').value);
+  let value;
+  try { value = parseTyped($('add-value').value); } catch (error) { api.toast(error.message, 'error'); $('add-value').focus(); return; }
   const path = node.path;
   await run(async () => {
     if (key) await api.put([...path, ...key.split('/').filter(Boolean)], value);
