@@ -231,6 +231,12 @@ def test_query_with_limit_to_last_shows_the_right_children(browser, server):
     wait(browser, 6).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".toast"))
     browser.save_screenshot(str(DOCS / "console-query.png"))
     browser.find_element(By.ID, "q-stop").click()
+    # A query the server refuses says why.
+    browser.find_element(By.ID, "q-first").send_keys("2")
+    browser.find_element(By.CSS_SELECTOR, "#query-form button[type=submit]").click()
+    wait(browser, 3).until(lambda d: "limitToFirst" in d.find_element(By.ID, "q-count").text)
+    assert "error" in browser.find_element(By.ID, "q-count").get_attribute("class")
+    assert severe_logs(browser, expected=["limitToFirst=2&limitToLast=3"]) == []
     browser.find_element(By.ID, "tab-data").click()
 
 

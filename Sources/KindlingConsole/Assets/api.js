@@ -93,7 +93,12 @@ export function stream(path, params, onEvent, onError) {
       try { onEvent(type, JSON.parse(event.data)); } catch (error) { onError(String(error)); }
     });
   }
-  source.addEventListener('cancel', (event) => { onError(event.data ? JSON.parse(event.data) : 'permission denied'); source.close(); });
+  source.addEventListener('cancel', (event) => {
+    let reason = event.data || 'permission denied';
+    try { reason = JSON.parse(reason) ?? 'permission denied'; } catch { /* plain text */ }
+    onError(`stream cancelled: ${reason}`);
+    source.close();
+  });
   source.addEventListener('auth_revoked', () => { onError('credential expired'); source.close(); });
   source.onerror = () => { if (source.readyState === EventSource.CLOSED) onError('stream closed'); };
   return source;

@@ -80,13 +80,22 @@ export class Query {
     ].join('\n');
   }
 
-  run() {
+  async run() {
     this.stop();
     const spec = this.read();
     this.spec = spec;
     this.result = null;
     $('q-result').replaceChildren();
     $('q-count').textContent = 'running…';
+    // One plain read first: an event stream cannot say why the server refused a query.
+    try {
+      await api.get(spec.path, { ...this.params(spec), print: 'silent' });
+    } catch (error) {
+      $('q-count').textContent = `· ${error.message}`;
+      $('q-count').className = 'error';
+      return;
+    }
+    $('q-count').className = 'muted';
     this.source = api.stream(spec.path, this.params(spec), (type, { path, data }) => {
       const keys = path.split('/').filter(Boolean);
       if (type === 'put') this.result = keys.length ? setAt(this.result, keys, data) : data;
