@@ -70,37 +70,52 @@ export class Activity {
 }
 
 function draw(canvas, series) {
+  // Sized to its box and the screen's pixel ratio, so lines stay crisp.
+  const ratio = window.devicePixelRatio || 1;
+  const width = Math.round(canvas.clientWidth * ratio), height = Math.round(canvas.clientHeight * ratio);
+  if (canvas.width !== width || canvas.height !== height) { canvas.width = width; canvas.height = height; }
   const context = canvas.getContext('2d');
   const style = getComputedStyle(canvas);
-  const { width, height } = canvas;
+  const color = (name, fallback) => style.getPropertyValue(name).trim() || fallback;
   context.clearRect(0, 0, width, height);
   const known = series.filter((value) => value !== null);
-  const max = Math.max(1, ...known) * 1.15;
-  context.strokeStyle = style.getPropertyValue('--grid').trim() || '#8884';
-  context.lineWidth = 1;
-  for (const fraction of [0.25, 0.5, 0.75]) {
+  const max = niceCeiling(Math.max(1, ...known) * 1.1);
+  const top = 14 * ratio, bottom = height - 14 * ratio;
+  const y = (value) => bottom - (value / max) * (bottom - top);
+  const x = (index) => width - (series.length - 1 - index) * (width / (POINTS - 1));
+  context.strokeStyle = color('--grid', '#8884');
+  context.lineWidth = ratio;
+  for (const fraction of [0, 0.5, 1]) {
     context.beginPath();
-    context.moveTo(0, height * fraction);
-    context.lineTo(width, height * fraction);
+    context.moveTo(0, y(max * fraction));
+    context.lineTo(width, y(max * fraction));
     context.stroke();
   }
-  context.strokeStyle = style.getPropertyValue('--line').trim() || '#e8590c';
-  context.fillStyle = style.getPropertyValue('--fill').trim() || '#e8590c22';
-  context.lineWidth = 2;
+  context.fillStyle = color('--muted', '#888');
+  context.font = `${11 * ratio}px system-ui, sans-serif`;
+  context.textBaseline = 'bottom';
+  context.fillText(max.toLocaleString(), 2 * ratio, top - 2 * ratio);
+  context.textBaseline = 'alphabetic';
+  context.fillText('2 min ago', 2 * ratio, height - 2 * ratio);
+  const now = 'now';
+  context.fillText(now, width - context.measureText(now).width - 2 * ratio, height - 2 * ratio);
+  const points = series.map((value, index) => (value === null ? null : [x(index), y(value)])).filter(Boolean);
+  if (points.length === 0) return;
   context.beginPath();
-  let started = false;
-  let lastX = 0;
-  series.forEach((value, index) => {
-    if (value === null) return;
-    const x = width - (series.length - 1 - index) * (width / (POINTS - 1));
-    const y = height - 4 - (value / max) * (height - 8);
-    if (!started) { context.moveTo(x, y); started = true; } else context.lineTo(x, y);
-    lastX = x;
-  });
+  points.forEach(([px, py], index) => (index ? context.lineTo(px, py) : context.moveTo(px, py)));
+  context.strokeStyle = color('--line', '#e8590c');
+  context.lineWidth = 2 * ratio;
+  context.lineJoin = 'round';
   context.stroke();
-  if (started) {
-    context.lineTo(lastX, height);
-    context.lineTo(width - (series.length - 1) * (width / (POINTS - 1)), height);
-    context.fill();
-  }
+  context.lineTo(points[points.length - 1][0], bottom);
+  context.lineTo(points[0][0], bottom);
+  context.closePath();
+  context.fillStyle = color('--fill', '#e8590c22');
+  context.fill();
+}
+
+/** 1, 2 or 5 times a power of ten, at or above `value`: round numbers for the scale. */
+function niceCeiling(value) {
+  const power = 10 ** Math.floor(Math.log10(value));
+  return [1, 2, 5, 10].map((step) => step * power).find((candidate) => candidate >= value);
 }

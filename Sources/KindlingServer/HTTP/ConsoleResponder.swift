@@ -9,7 +9,7 @@ import NIOHTTP1
 /// `?auth=`), and `ETag` revalidation so a browser re-downloads only what changed.
 enum ConsoleResponder {
     static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
         + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     /// The response for a console path, or nil when `uriPath` is not one.
