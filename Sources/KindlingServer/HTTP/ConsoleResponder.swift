@@ -23,7 +23,9 @@ enum ConsoleResponder {
             return nil
         }
         guard method == .GET else {
-            return HTTPResponse(.methodNotAllowed, body: RESTRendering.error("Use GET", print: .compact), headers: [("Allow", "GET")])
+            var response = HTTPResponse(.methodNotAllowed, body: RESTRendering.error("Use GET", print: .compact), headers: [("Allow", "GET")])
+            response.closeConnection = method == .HEAD  // a HEAD response may not carry a body
+            return response
         }
         guard let asset = ConsoleAsset.all[name] else {
             return HTTPResponse(.notFound, body: RESTRendering.error("No such console file", print: .compact))

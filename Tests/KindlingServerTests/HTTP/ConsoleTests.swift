@@ -58,6 +58,7 @@ struct ConsoleTests {
             #expect(try await http.request("GET", "/.console/../secret").status == 404)
             let post = try await http.request("POST", "/.console/app.js", body: "{}")
             #expect(post.status == 405)
+            #expect(post.header("Allow") == "GET")
         }
     }
 
