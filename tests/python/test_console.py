@@ -331,9 +331,9 @@ def test_activity_sums_prometheus_samples(browser, server):
     text = "\n".join([
         "# HELP kindling_connections_open Open connections.",
         "# TYPE kindling_connections_open gauge",
-        'kindling_connections_open{transport="websocket"} 3',
-        'kindling_connections_open{transport="sse"} 2',
-        "kindling_connections_opened_total 40",
+        'kindling_connections_open{transport="websocket"} 3.0',
+        'kindling_connections_open{transport="sse"} 2.0',
+        'kindling_connections_opened_total{transport="sse"} 40',
         "kindling_listens_active 7",
     ])
     sample = "return import('/.console/activity.js').then((m) => [m.sample(arguments[0], 'kindling_connections_open'), m.sample(arguments[0], 'kindling_listens_active'), m.sample(arguments[0], 'kindling_writes_committed_total')])"
