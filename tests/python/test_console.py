@@ -279,6 +279,12 @@ def test_a_node_with_100000_children_opens_fast_and_pages(browser, server):
 
     wait(browser, 3).until(lambda d: page(d)[:1] == ["item000098: 98"])
     assert len(page(browser)) == 100 and page(browser)[-1] == "item000197: 197"
+    # A key far down is one jump away.
+    jump = big.find_element(By.CSS_SELECTOR, ".pager input")
+    jump.send_keys("item050000", Keys.ENTER)
+    wait(browser, 3).until(lambda d: page(d)[:1] == ["item050000: 50000"])
+    browser.find_element(By.XPATH, "//button[text()='‹ Previous page']").click()
+    wait(browser, 3).until(lambda d: page(d)[:1] == ["item000098: 98"])
     # The page is live too.
     rest(server, namespace, "big/item000150", "PUT", -1)
     wait(browser, 1).until(lambda d: row(d, "big", "item000150").get_attribute("aria-label") == "item000150: -1")

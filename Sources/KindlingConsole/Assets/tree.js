@@ -80,7 +80,7 @@ class TreeNode {
     this.open = false;
     this.children = new Map();
     this.window = null;
-    this.page = { start: undefined, history: [], hasMore: false };
+    this.page = { start: undefined, inclusive: false, history: [], hasMore: false };
     this.source = null;
     this.live = false;
     this.render();
@@ -184,15 +184,15 @@ export class Tree {
     node.group = null;
     node.pager = null;
     node.live = false;
-    node.page = { start: undefined, history: [], hasMore: false };
+    node.page = { start: undefined, inclusive: false, history: [], hasMore: false };
     node.updateValue();
   }
 
   /** Loads one page of keys (shallow, by key) and makes the node live. */
-  async loadPage(node, start) {
+  async loadPage(node, start, inclusive = false) {
     const started = performance.now();
     const params = { shallow: 'true', orderBy: '"$key"', limitToFirst: String(PAGE + 1) };
-    if (start !== undefined) params.startAfter = JSON.stringify(start);
+    if (start !== undefined) params[inclusive ? 'startAt' : 'startAfter'] = JSON.stringify(start);
     node.metaEl.textContent = 'loading…';
     let shallow;
     try {
@@ -217,6 +217,7 @@ export class Tree {
     const keys = Object.keys(shallow).sort(compareKeys);
     node.page.hasMore = keys.length > PAGE;
     node.page.start = start;
+    node.page.inclusive = inclusive;
     const window = {};
     const known = node.value !== OBJECT && node.value && typeof node.value === 'object' ? node.value : {};
     for (const key of keys.slice(0, PAGE)) window[key] = key in known ? known[key] : shallow[key] === true ? OBJECT : shallow[key];
@@ -241,7 +242,7 @@ export class Tree {
   startStream(node) {
     this.stopStream(node);
     const params = { orderBy: '"$key"', limitToFirst: String(PAGE) };
-    if (node.page.start !== undefined) params.startAfter = JSON.stringify(node.page.start);
+    if (node.page.start !== undefined) params[node.page.inclusive ? 'startAt' : 'startAfter'] = JSON.stringify(node.page.start);
     let initial = true;
     node.source = api.stream(node.path, params, (type, { path, data }) => {
       const keys = path.split('/').filter(Boolean);
@@ -332,23 +333,35 @@ export class Tree {
     li.className = 'pager';
     li.setAttribute('role', 'none');
     li.style.setProperty('--depth', String(node.path.length + 1));
-    const turn = async (start) => {
-      await this.loadPage(node, start);
+    const turn = async (start, inclusive = false) => {
+      await this.loadPage(node, start, inclusive);
       node.li.scrollIntoView({ block: 'start' });
       node.pager?.querySelector(':enabled')?.focus();
     };
-    const previous = button('‹ Previous page', () => turn(node.page.history.pop()));
+    const previous = button('‹ Previous page', () => {
+      const [start, inclusive] = node.page.history.pop();
+      turn(start, inclusive);
+    });
     previous.disabled = node.page.history.length === 0;
     const next = button('Next page ›', () => {
       const keys = Object.keys(node.window).sort(compareKeys);
-      node.page.history.push(node.page.start);
+      node.page.history.push([node.page.start, node.page.inclusive]);
       turn(keys[keys.length - 1]);
     });
     next.disabled = !node.page.hasMore;
     const label = document.createElement('span');
     label.className = 'muted';
-    label.textContent = `${PAGE} per page · page ${node.page.history.length + 1}`;
-    li.append(previous, next, label);
+    label.textContent = `${PAGE} per page, by key`;
+    const jump = document.createElement('input');
+    jump.placeholder = 'Go to key…';
+    jump.setAttribute('aria-label', `Go to a key under ${pathText(node.path)}`);
+    jump.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter' || !jump.value) return;
+      event.preventDefault();
+      node.page.history.push([node.page.start, node.page.inclusive]);
+      turn(jump.value, true);
+    });
+    li.append(previous, next, jump, label);
     node.group.append(li);
     node.pager = li;
   }
