@@ -53,7 +53,7 @@ export function describe(value) {
   if (value === null || value === undefined) return { text: 'null', type: 'null' };
   if (typeof value === 'object') {
     const count = Object.keys(value).length;
-    return { text: `{${count} ${count === 1 ? 'child' : 'children'}}`, type: 'object' };
+    return { text: `{${count.toLocaleString('en')} ${count === 1 ? 'child' : 'children'}}`, type: 'object' };
   }
   return { text: JSON.stringify(value), type: typeof value };
 }
@@ -336,7 +336,7 @@ export class Tree {
     const turn = async (start, inclusive = false) => {
       await this.loadPage(node, start, inclusive);
       node.li.scrollIntoView({ block: 'start' });
-      node.pager?.querySelector(':enabled')?.focus();
+      node.pager?.querySelector(':enabled')?.focus({ preventScroll: true });
     };
     const previous = button('‹ Previous page', () => {
       const [start, inclusive] = node.page.history.pop();
