@@ -228,6 +228,7 @@ def test_query_with_limit_to_last_shows_the_right_children(browser, server):
     # The result is live.
     rest(server, namespace, "scores/gus", "PUT", {"score": 70})
     wait(browser, 2).until(lambda d: keys(d) == ["gus", "ben", "dee"])
+    assert browser.find_element(By.CSS_SELECTOR, "#q-result li:first-child").get_attribute("class") == "flash-added"
     wait(browser, 6).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".toast"))
     browser.save_screenshot(str(DOCS / "console-query.png"))
     browser.find_element(By.ID, "q-stop").click()

@@ -13,6 +13,7 @@ export class Query {
   constructor() {
     this.source = null;
     this.result = null;
+    this.shown = null;
     $('q-order').addEventListener('change', () => {
       $('q-child').disabled = $('q-order').value !== 'child';
       if (!$('q-child').disabled) $('q-child').focus();
@@ -85,6 +86,7 @@ export class Query {
     const spec = this.read();
     this.spec = spec;
     this.result = null;
+    this.shown = null;
     $('q-result').replaceChildren();
     $('q-count').textContent = 'running…';
     // One plain read first: an event stream cannot say why the server refused a query.
@@ -136,9 +138,16 @@ export class Query {
       const { text, type } = describe(this.result);
       list.replaceChildren(item('(value)', text, type));
     } else {
+      // After the first answer, what the stream added or changed flashes as in the tree.
+      const before = this.shown;
+      this.shown = new Map();
       list.replaceChildren(...entries.map(([key, value]) => {
-        const shown = value !== null && typeof value === 'object' ? JSON.stringify(value) : describe(value).text;
-        return item(key, shown.length > 200 ? shown.slice(0, 200) + '…' : shown, describe(value).type);
+        const text = value !== null && typeof value === 'object' ? JSON.stringify(value) : describe(value).text;
+        const element = item(key, text.length > 200 ? text.slice(0, 200) + '…' : text, describe(value).type);
+        if (before && !before.has(key)) element.className = 'flash-added';
+        else if (before && before.get(key) !== text) element.className = 'flash-changed';
+        this.shown.set(key, text);
+        return element;
       }));
     }
     $('q-count').textContent = `· ${entries.length} ${entries.length === 1 ? 'child' : 'children'} · live`;
