@@ -172,11 +172,13 @@ def test_edit_add_and_delete_in_the_console_show_over_rest(browser, server):
     field.send_keys(Keys.CONTROL, "a")
     field.send_keys("28", Keys.ENTER)
     wait(browser, 3).until(lambda d: rest(server, namespace, "users/bob/age") == 28)
-    # Text that is not JSON is saved as a string.
+    # Text that is not JSON is saved as a string (and a double-click edits too).
     name = row(browser, "users", "bob", "name")
-    name.find_element(By.CSS_SELECTOR, ".key").click()
-    name.send_keys(Keys.ENTER)
-    field = browser.switch_to.active_element
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", name)
+    ActionChains(browser).double_click(name.find_element(By.CSS_SELECTOR, ".value")).perform()
+    field = wait(browser, 2).until(lambda d: d.find_element(By.CSS_SELECTOR, "input.inline-edit"))
     field.send_keys(Keys.CONTROL, "a")
     field.send_keys("Robert", Keys.ENTER)
     wait(browser, 3).until(lambda d: rest(server, namespace, "users/bob/name") == "Robert")

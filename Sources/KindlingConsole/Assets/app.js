@@ -15,6 +15,7 @@ const tree = new Tree($('tree'), {
     $('live').textContent = count ? `● live · ${count} stream${count === 1 ? '' : 's'}` : '○ not live';
     $('live').classList.toggle('on', count > 0);
   },
+  onEdit: (node) => editInline(node),
 });
 const query = new Query();
 const rules = new Rules();

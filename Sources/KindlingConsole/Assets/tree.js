@@ -133,9 +133,10 @@ class TreeNode {
 }
 
 export class Tree {
-  constructor(element, { onSelect, onStatus }) {
+  constructor(element, { onSelect, onStatus, onEdit }) {
     this.element = element;
     this.onSelect = onSelect;
+    this.onEdit = onEdit;
     this.onStatus = onStatus;
     this.root = null;
     this.selected = null;
@@ -396,7 +397,8 @@ export class Tree {
     if (!li) return;
     const node = li.node;
     this.select(node);
-    if (event.target.classList.contains('twisty') || event.detail === 2) this.toggle(node);
+    if (event.target.classList.contains('twisty') || (event.detail === 2 && node.expandable)) this.toggle(node);
+    else if (event.detail === 2) this.onEdit?.(node); // a double-clicked value is edited in place
   }
 
   toggle(node) {
