@@ -174,10 +174,10 @@ def test_edit_add_and_delete_in_the_console_show_over_rest(browser, server):
     wait(browser, 3).until(lambda d: rest(server, namespace, "users/bob/age") == 28)
     # Text that is not JSON is saved as a string (and a double-click edits too).
     name = row(browser, "users", "bob", "name")
-    from selenium.webdriver.common.action_chains import ActionChains
-
-    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", name)
-    ActionChains(browser).double_click(name.find_element(By.CSS_SELECTOR, ".value")).perform()
+    browser.execute_script("""
+        const value = arguments[0].querySelector('.value');
+        for (const detail of [1, 2]) value.dispatchEvent(new MouseEvent('click', { bubbles: true, detail }));
+    """, name)
     field = wait(browser, 2).until(lambda d: d.find_element(By.CSS_SELECTOR, "input.inline-edit"))
     field.send_keys(Keys.CONTROL, "a")
     field.send_keys("Robert", Keys.ENTER)
@@ -204,11 +204,51 @@ def test_edit_add_and_delete_in_the_console_show_over_rest(browser, server):
     assert severe_logs(browser) == []
 
 
+def test_import_export_and_the_database_switcher(browser, server, tmp_path):
+    namespace, other = f"console-io-{RUN}", f"console-other-{RUN}"
+    rest(server, namespace, "inventory", "PUT", {"apples": 3})
+    rest(server, other, "elsewhere", "PUT", True)
+    open_console(browser, server, namespace)
+    row(browser, "inventory").find_element(By.CSS_SELECTOR, ".key").click()
+    # Import replaces the node with a file's JSON, after asking.
+    upload = tmp_path / "inventory.json"
+    upload.write_text(json.dumps({"pears": 5, "plums": {"ripe": True}}))
+    browser.find_element(By.ID, "import-file").send_keys(str(upload))
+    dialog = wait(browser, 3).until(lambda d: d.find_element(By.CSS_SELECTOR, "#dialog[open]"))
+    assert "inventory.json" in dialog.find_element(By.ID, "dialog-text").text
+    browser.find_element(By.ID, "dialog-ok").click()
+    wait(browser, 3).until(lambda d: rest(server, namespace, "inventory") == {"pears": 5, "plums": {"ripe": True}})
+    # Export hands the browser the node's JSON as a file.
+    browser.execute_script("""
+        const original = URL.createObjectURL;
+        URL.createObjectURL = (blob) => { window.exported = blob; return original(blob); };
+        HTMLAnchorElement.prototype.click = function () { window.exportedName = this.download; };
+    """)
+    browser.find_element(By.ID, "act-export").click()
+    exported = browser.execute_async_script("""
+        const done = arguments[0];
+        const poll = () => window.exported ? window.exported.text().then(done) : setTimeout(poll, 20);
+        poll();
+    """)
+    assert json.loads(exported) == {"pears": 5, "plums": {"ripe": True}}
+    assert browser.execute_script("return window.exportedName") == f"{namespace}-inventory.json"
+    # The switcher lists the databases and shows the chosen one.
+    from selenium.webdriver.support.ui import Select
+
+    switcher = Select(browser.find_element(By.ID, "namespace"))
+    wait(browser, 3).until(lambda d: other in [option.get_attribute("value") for option in switcher.options])
+    switcher.select_by_value(other)
+    assert row(browser, "elsewhere").get_attribute("aria-label") == "elsewhere: true"
+    assert f"ns={other}" in browser.current_url
+    assert severe_logs(browser) == []
+
+
 def test_query_with_limit_to_last_shows_the_right_children(browser, server):
     namespace = f"console-{RUN}"
     rest(server, namespace, "scores", "PUT", {
         "ann": {"score": 12}, "ben": {"score": 88}, "cid": {"score": 47}, "dee": {"score": 95}, "eve": {"score": 3}, "fay": {"score": 61},
     })
+    open_console(browser, server, namespace)
     browser.find_element(By.ID, "tab-query").click()
     path = browser.find_element(By.ID, "q-path")
     path.clear()
