@@ -38,6 +38,11 @@ let package = Package(
         ),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(
+            name: "KindlingConsole",
+            resources: [.embedInCode("Assets")],
+            swiftSettings: strictness
+        ),
+        .target(
             name: "KindlingProtocol",
             dependencies: ["KindlingCore"],
             swiftSettings: strictness
@@ -47,6 +52,7 @@ let package = Package(
             dependencies: [
                 "KindlingCore",
                 "KindlingProtocol",
+                "KindlingConsole",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -172,6 +178,7 @@ let package = Package(
             name: "KindlingServerTests",
             dependencies: [
                 "KindlingServer",
+                "KindlingConsole",
                 "KindlingTesting",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),

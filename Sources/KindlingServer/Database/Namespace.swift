@@ -417,6 +417,21 @@ final class Namespace: @unchecked Sendable {
         }
     }
 
+    /// Runs a rules simulation for an admin against the data now and the rules in force (or the
+    /// simulation's own): answers the encoded decision and its trace. Ends one use.
+    func simulateRules(_ simulation: RulesSimulation, as auth: AuthState, promise: EventLoopPromise<Answer>) {
+        queue.async {
+            defer { self.release() }
+            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return promise.succeed(.refused(refusal)) }
+            do throws(ValidationError) {
+                let decision = try simulation.run(rules: self.state.rules, root: self.state.database.tree.root, now: Namespace.now())
+                promise.succeed(.encoded(RulesSimulation.encode(decision)))
+            } catch {
+                promise.succeed(.refused(.invalid(error)))
+            }
+        }
+    }
+
     /// Loads rules stored by an earlier `setOwnRules`; confined to `queue`.
     private func loadOwnRules() {
         guard let rulesFile, let text = rulesFile.load() else { return }

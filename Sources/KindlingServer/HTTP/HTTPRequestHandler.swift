@@ -5,7 +5,8 @@ import NIOHTTP1
 import NIOPosix
 
 /// Plain HTTP requests on the server's port (everything but the WebSocket upgrade at `/.ws`):
-/// the REST API at `/<path>.json`, event streams, CORS preflight and `/.inspect/databases.json`.
+/// the REST API at `/<path>.json`, event streams, CORS preflight, `/.inspect/databases.json`
+/// and the web console's files at `/.console`.
 ///
 /// Bodies are gathered up to the REST size limit; a larger one is refused with 413 as soon as
 /// its size is known and the connection is closed, so it is never buffered. The namespace
@@ -120,6 +121,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             let requested = head.headers.first(name: "access-control-request-headers")
             var response = HTTPResponse(.noContent, headers: [("Access-Control-Max-Age", "86400")])
             if let requested { response.headers.append(("Access-Control-Allow-Headers", requested)) }
+            send(response, keepAlive: head.isKeepAlive, context: context)
+            return
+        }
+        if let response = ConsoleResponder.response(uriPath: target.path, method: head.method, ifNoneMatch: head.headers.first(name: "if-none-match")) {
             send(response, keepAlive: head.isKeepAlive, context: context)
             return
         }
@@ -310,6 +315,27 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 case .encoded(let source): self.send(HTTPResponse(.ok, body: source), keepAlive: keepAlive, context: context)
                 case .refused(let refusal): refuse(refusal.http.status, refusal.http.message)
                 default: self.send(HTTPResponse(.ok, body: Array(#"{"status":"ok"}"#.utf8)), keepAlive: keepAlive, context: context)
+                }
+            }
+        case .rulesSimulation:
+            guard request.method == .post else { return refuse(.methodNotAllowed, "Use POST on /.settings/rules/simulate.json") }
+            guard body.readableBytes <= 2 * Namespace.maxRulesBytes else {
+                return refuse(.payloadTooLarge, "A simulation may be at most \(2 * Namespace.maxRulesBytes) bytes")
+            }
+            let simulation: RulesSimulation
+            do throws(RESTError) {
+                simulation = try RulesSimulation(body: Array(body.readableBytesView))
+            } catch {
+                return refuse(error.status, error.message)
+            }
+            // The namespace decides who may simulate (admins, as for the rules) and runs it.
+            let promise = context.eventLoop.makePromise(of: Answer.self)
+            registry.namespace(request.namespace).simulateRules(simulation, as: auth, promise: promise)  // which ends this use
+            promise.futureResult.assumeIsolated().whenSuccess { answer in
+                switch answer {
+                case .encoded(let decision): self.send(HTTPResponse(.ok, body: decision), keepAlive: keepAlive, context: context)
+                case .refused(let refusal): refuse(refusal.http.status, refusal.http.message)
+                default: refuse(.internalServerError, "Unexpected answer to a rules simulation")
                 }
             }
         }
