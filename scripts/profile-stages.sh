@@ -6,7 +6,8 @@
 # Starts the release `kindling serve` (fsync always), warms it up, then for each load runs
 # `kindling-bench` against it while `perf record -e cpu-clock -g` samples the server only.
 # The bench's JSON report gives the acknowledged writes (or deliveries) and the server's CPU
-# time over the measured window; `perf report --children` gives each stage's inclusive share.
+# time over the measured window; scripts/perf-stages.py splits that CPU by stage into
+# OUT_DIR/<load>.table (markdown rows, nanoseconds per operation), then the top functions.
 # Loads (default: all three):
 #   writes-p1   kindling-bench writes --writers 64 --pipeline 1  --seconds 6
 #   writes-p16  kindling-bench writes --writers 64 --pipeline 16 --seconds 6
@@ -37,7 +38,12 @@ for load in "${loads[@]}"; do
   sleep 0.5
   bench "${args[@]}" >"$out/$load.json"
   kill -INT $perfpid; wait $perfpid || true
-  perf report -i "$out/$load.perf" --children --no-demangle --stdio -g none --percent-limit 0.3 2>/dev/null \
-    | swift demangle --simplified >"$out/$load.children.txt"
+  # Server CPU per acknowledged write (or per delivery) over the bench's measured window.
+  ns=$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["reports"][0]
+m = {x["name"]: x["value"] for x in r["measurements"]}
+print(r["serverCores"] * m["duration"] * 1e9 / (m.get("acknowledged writes") or m["deliveries"]))' "$out/$load.json")
+  perf script -i "$out/$load.perf" -F tid,ip,sym,dso 2>/dev/null \
+    | "$(dirname "$0")/perf-stages.py" "$bin/kindling" --ns-per-op "$ns" >"$out/$load.table"
 done
 uptime >"$out/uptime.txt"
