@@ -133,14 +133,19 @@ public struct JSONParser {
         index += 1
         let start = index
         // Fast path: no escapes.
+        var high: UInt8 = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
+                // ASCII is valid UTF-8 as it stands: decoding it skips the generic validation
+                // (which looks up type metadata on every call, for every key and value).
+                if high < 0x80 { return String(decoding: slice, as: UTF8.self) }
                 guard let text = String(validating: slice, as: UTF8.self) else { throw failure("invalid UTF-8 in a string") }
                 return text
             }
+            high |= byte
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw failure("unescaped control character in a string") }
             index += 1

@@ -18,8 +18,10 @@ public struct Path: Hashable, Sendable, CustomStringConvertible {
     /// Parses and validates `/`-separated path text.
     public init(_ text: String) throws(ValidationError) {
         var keys: [Key] = []
-        for segment in text.split(separator: "/", omittingEmptySubsequences: true) {
-            let name = String(segment)
+        // Split on the byte `/`, as the SDKs and the hosted server do: splitting the string by
+        // characters ran grapheme breaking over every request's path.
+        for segment in text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            let name = String(text[segment.startIndex..<segment.endIndex])
             if name == Key.priority.string {
                 keys.append(.priority)
                 continue

@@ -204,7 +204,8 @@ struct NamespaceState: Sendable {
                 guard case .stream(let stream, let auth) = caller else { return .ok }
                 try authorizeRead(path, query: query, as: auth, now: now)
                 streams[stream] = StreamRecord(location: path, query: query, auth: auth)
-                out.append(contentsOf: encode([database.listen(stream, at: path, query: query, tag: nil)]))
+                let delivery = database.listen(stream, at: path, query: query, tag: nil)
+                out.append(contentsOf: encode([delivery]))
                 return .ok
             case .authenticate(let newAuth):
                 guard case .realtime(let connection) = caller, connections[connection] != nil else { return .ok }
@@ -297,7 +298,12 @@ struct NamespaceState: Sendable {
     /// Applies a resolved write (from any source) and appends the changes for its listeners.
     mutating func commit(_ write: Write, into out: inout [Outgoing]) {
         journal.append(write)
-        out.append(contentsOf: encode(database.commit(write)))
+        // Committed first, encoded after: in `encode(database.commit(write))` the receiver of
+        // `encode` is a copy of `self` taken before the argument runs, and that copy shares the
+        // tree, so every page the write touched was copied (and the copy of the whole state
+        // destroyed) on each write.
+        let deliveries = database.commit(write)
+        out.append(contentsOf: encode(deliveries))
     }
 
     // MARK: Connections, auth and rules changing

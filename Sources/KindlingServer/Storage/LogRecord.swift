@@ -12,9 +12,21 @@ struct LogRecord: Sendable, Equatable {
 
     static let headerSize = 8
 
-    /// The framed bytes.
+    /// The framed bytes of this record alone.
     func encoded() -> [UInt8] {
+        var bytes: [UInt8] = []
+        encode(into: &bytes)
+        return bytes
+    }
+
+    /// Appends the framed record to `bytes`: header, sequence and payload written in place (the
+    /// header patched in last), so a batch of records is one buffer and no record is copied.
+    func encode(into bytes: inout [UInt8]) {
+        let start = bytes.count
         var writer = JSONWriter()
+        swap(&writer.bytes, &bytes)
+        writer.bytes.append(contentsOf: repeatElement(0, count: LogRecord.headerSize))
+        LogRecord.append(sequence, to: &writer.bytes)
         switch write {
         case .set(let path, let node):
             writer.writeRaw(#"{"s":"#.utf8)
@@ -28,16 +40,16 @@ struct LogRecord: Sendable, Equatable {
             writer.write(entries, format: .export)
         }
         writer.writeRaw("}".utf8)
-        var body: [UInt8] = []
-        body.reserveCapacity(8 + writer.bytes.count)
-        LogRecord.append(sequence, to: &body)
-        body.append(contentsOf: writer.bytes)
-        var framed: [UInt8] = []
-        framed.reserveCapacity(LogRecord.headerSize + body.count)
-        LogRecord.append(UInt32(body.count), to: &framed)
-        LogRecord.append(Zlib.crc32(body), to: &framed)
-        framed.append(contentsOf: body)
-        return framed
+        swap(&writer.bytes, &bytes)
+        let bodyStart = start + LogRecord.headerSize
+        let crc = bytes.withUnsafeBytes { Zlib.crc32(UnsafeRawBufferPointer(rebasing: $0[bodyStart...])) }
+        LogRecord.store(UInt32(bytes.count - bodyStart), in: &bytes, at: start)
+        LogRecord.store(crc, in: &bytes, at: start + 4)
+    }
+
+    /// Writes `value` little-endian over the four bytes at `index`.
+    private static func store(_ value: UInt32, in bytes: inout [UInt8], at index: Int) {
+        for offset in 0..<4 { bytes[index + offset] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(offset))) }
     }
 
     /// Reads the body (sequence and payload) of a record whose frame and checksum were checked.

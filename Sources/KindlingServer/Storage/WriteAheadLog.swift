@@ -100,7 +100,7 @@ final class WriteAheadLog: @unchecked Sendable {
     func append(_ records: [LogRecord]) {
         guard let last = records.last else { return }
         var bytes: [UInt8] = []
-        for record in records { bytes.append(contentsOf: record.encoded()) }
+        for record in records { record.encode(into: &bytes) }
         bytesSinceRotation.add(bytes.count, ordering: .relaxed)
         enqueue(.records(bytes, lastSequence: last.sequence))
     }

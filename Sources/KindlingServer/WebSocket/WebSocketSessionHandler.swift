@@ -180,7 +180,14 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     /// Receives a whole text frame's payload, which RFC 6455 requires to be valid UTF-8 (1007).
     private func receiveUTF8(_ payload: ByteBuffer, context: ChannelHandlerContext) {
-        guard let text = payload.withUnsafeReadableBytes({ String(validating: $0, as: UTF8.self) }) else {
+        let decoded = payload.withUnsafeReadableBytes { bytes -> String? in
+            // ASCII (every SDK message without non-ASCII data) is valid UTF-8 as it stands, and
+            // decoding it skips the generic validation's type-metadata lookups.
+            var high: UInt8 = 0
+            for byte in bytes { high |= byte }
+            return high < 0x80 ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+        }
+        guard let text = decoded else {
             logger.notice("closing: a text frame that is not valid UTF-8", metadata: metadata)
             close(context: context, code: .dataInconsistentWithMessage, reason: "text frame is not valid UTF-8")
             return

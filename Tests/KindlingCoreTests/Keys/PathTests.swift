@@ -11,6 +11,13 @@ struct PathTests {
         #expect(Path.root.description == "/")
     }
 
+    /// Paths split on the byte `/`, as the SDKs split them: non-ASCII keys come through whole,
+    /// and a `/` followed by a combining mark (one character, not equal to "/") still separates.
+    @Test func splitsOnTheSlashByte() throws {
+        #expect(try Path("caf\u{E9}/😀/e\u{301}").keys.map(\.string) == ["caf\u{E9}", "😀", "e\u{301}"])
+        #expect(try Path("a/\u{301}b").keys.map(\.string) == ["a", "\u{301}b"])
+    }
+
     @Test func invalidKeysNameThePath() {
         do {
             _ = try Path("users/a.b/c")

@@ -44,6 +44,22 @@ struct StorageTests {
         }
     }
 
+    /// The log appends a batch's records into one buffer, each header patched in place after its
+    /// payload: a record written after others must frame and checksum only its own bytes.
+    @Test func recordsEncodedIntoOneBufferReadBackInOrder() throws {
+        let records = [
+            try record(7, "a", #"{"x":"ünïcode","y":[1,2]}"#),
+            LogRecord(sequence: 8, write: .merge(try Path("m"), [MergeEntry(path: try Path("p/q"), node: Node(.number(-2.5)))])),
+            try record(9, "b", "true"),
+        ]
+        var batch: [UInt8] = []
+        for record in records { record.encode(into: &batch) }
+        #expect(batch == records.flatMap { $0.encoded() })
+        let contents = try LogSegmentReader.read(batch, file: "batch", repair: false)
+        #expect(contents.records == records)
+        #expect(contents.tornTail == nil)
+    }
+
     @Test func aTornTailIsCutAndDamageInTheMiddleStopsTheStart() throws {
         let records = try (1...5).map { try record(UInt64($0), "k\($0)", "\($0)") }
         let whole = records.flatMap { $0.encoded() }
