@@ -9,10 +9,12 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the Kindling server (realtime WebSocket at /.ws and HTTP on one port).",
         discussion: """
-            Point a Firebase SDK at it with its emulator setting, for example
-              JS:      connectDatabaseEmulator(db, "127.0.0.1", 9000)
-              Admin:   FIREBASE_DATABASE_EMULATOR_HOST=127.0.0.1:9000
-              iOS:     Database.database().useEmulator(withHost: "127.0.0.1", port: 9000)
+            It prints, once listening, the databaseURL and emulator settings that point each
+            Firebase SDK at it, for example
+              databaseURL: http://127.0.0.1:9000?ns=my-app
+              JS:          connectDatabaseEmulator(getDatabase(app), "127.0.0.1", 9000)
+              Admin SDKs:  FIREBASE_DATABASE_EMULATOR_HOST=127.0.0.1:9000
+              iOS:         Database.database(url: "http://127.0.0.1:9000?ns=my-app").useEmulator(withHost: "127.0.0.1", port: 9000)
             """
     )
 
@@ -149,17 +151,16 @@ struct Serve: AsyncParsableCommand {
         } catch let error as AuthSettingsError {
             throw ValidationError("Credential settings: \(error)")
         }
-        let address = "\(host):\(server.port)"
-        print("""
-            Kindling is listening on \(address)
-              realtime: ws://\(address)/.ws?v=5&ns=\(namespace)
-              rest:     http://\(address)/<path>.json?ns=\(namespace)
-              http:     http://\(address)/.inspect/databases.json
-            Point an SDK at it with its emulator setting (host \(host), port \(server.port)), e.g.
-              FIREBASE_DATABASE_EMULATOR_HOST=\(address)
-            Data: \(inMemory ? "in memory only" : "\(dataDirectory) (fsync \(fsync))")
-            \(Serve.securitySummary(auth: auth, rulesFile: security.rules, allowOpen: security.allowOpen))
-            """)
+        let banner = ServeBanner(
+            host: host,
+            port: server.port,
+            scheme: "http",
+            namespace: namespace,
+            dataDirectory: inMemory ? nil : ServeBanner.absolute(dataDirectory),
+            fsync: fsync,
+            security: Serve.securitySummary(auth: auth, rulesFile: security.rules, allowOpen: security.allowOpen)
+        )
+        print(banner.text)
         // Scripts and supervisors read this banner through a pipe: send it now, not at exit.
         FileHandle.standardOutput.synchronizeFile()
         fflush(nil)
