@@ -114,6 +114,23 @@ struct CommandLineTests {
         #expect(try run(["get", "a", "--url", base, "--ns", "demo"]).output == "1\n")
         try await server.shutdown()
     }
+
+    /// `kindling health` is a container's HEALTHCHECK: any failure exits 1, never 2 (which
+    /// Docker reserves), including a server that cannot be reached.
+    @Test func healthExitsOneWhenTheServerIsUnreachable() async throws {
+        guard Self.executable != nil else {
+            Issue.record("kindling executable not found next to \(CommandLine.arguments[0])")
+            return
+        }
+        var logger = Logger(label: "kindling-cli-test")
+        logger.logLevel = .critical
+        let server = try await KindlingServer.start(ServerConfiguration(port: 0, logger: logger))
+        let url = "http://127.0.0.1:\(server.port)"
+        try await server.shutdown()
+        #expect(try run(["health", "--url", url, "--timeout", "2"]).status == 1)
+        #expect(try run(["health", "--ready", "--url", url, "--timeout", "2"]).status == 1)
+        #expect(try run(["health", "--url", url, "--timeout", "0"]).status == 64)
+    }
 }
 
 struct CLINotBuilt: Error {}
