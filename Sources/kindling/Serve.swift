@@ -9,12 +9,10 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the Kindling server (realtime WebSocket at /.ws and HTTP on one port).",
         discussion: """
-            It prints, once listening, the databaseURL and emulator settings that point each
-            Firebase SDK at it, for example
-              databaseURL: http://127.0.0.1:9000?ns=my-app
-              JS:          connectDatabaseEmulator(getDatabase(app), "127.0.0.1", 9000)
-              Admin SDKs:  FIREBASE_DATABASE_EMULATOR_HOST=127.0.0.1:9000
-              iOS:         Database.database(url: "http://127.0.0.1:9000?ns=my-app").useEmulator(withHost: "127.0.0.1", port: 9000)
+            Point a Firebase SDK at it with its emulator setting, for example
+              JS:      connectDatabaseEmulator(db, "127.0.0.1", 9000)
+              Admin:   FIREBASE_DATABASE_EMULATOR_HOST=127.0.0.1:9000
+              iOS:     Database.database().useEmulator(withHost: "127.0.0.1", port: 9000)
             """
     )
 
