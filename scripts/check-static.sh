@@ -87,7 +87,7 @@ if ./kindling serve --host 0.0.0.0 --port "$port" --data-dir ./data --rules ./ru
     fail "serve on 0.0.0.0 without a credential started; protected mode should refuse it"
 fi
 grep -q -- '--allow-open' refused.out || fail "the protected-mode refusal does not name its flags: $(cat refused.out)"
-secret=check-static-$RANDOM$RANDOM
+secret=check-static-$(date +%s%N)  # admin secrets are 16 bytes or more
 KINDLING_ADMIN_SECRET=$secret start image serve --host 0.0.0.0 --port "$port" --data-dir ./data --rules ./rules.json
 status=$(curl -s -o /dev/null -w '%{http_code}' -X PUT -d 1 "http://127.0.0.1:$port/x.json?ns=demo")
 [ "$status" = 401 ] || fail "an anonymous write answered $status, expected 401 under the image's rules"
