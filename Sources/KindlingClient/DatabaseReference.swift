@@ -1,5 +1,6 @@
 import Dispatch
 import KindlingCore
+import KindlingProtocol
 
 /// A location in the database: reads and observers (through `DatabaseQuery`) plus writes.
 public struct DatabaseReference: Sendable {
@@ -136,12 +137,8 @@ public struct DatabaseReference: Sendable {
             case .abort:
                 return TransactionOutcome(committed: false, snapshot: snapshot)
             case .success(let value):
-                let body = JSONValue.object([
-                    JSONMember("p", .string(path.description)), JSONMember("d", value),
-                    JSONMember("h", .string(current.hash)),
-                ])
                 do {
-                    _ = try await repo.request("p", body)
+                    _ = try await repo.request(.put(path: path, data: value, hash: current.hash))
                 } catch {
                     if case .server(status: "datastale", _) = error { continue }
                     throw error

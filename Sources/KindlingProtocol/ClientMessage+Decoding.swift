@@ -54,23 +54,25 @@ extension Action {
         case "s": return .stats
         case "auth", "gauth":
             guard let credential = body["cred"]?.stringValue else { throw invalid("\(name) needs a \"cred\" string") }
-            return .auth(AuthRequest(
-                isGoogleToken: name == "gauth",
-                credential: credential,
-                authOverride: body["authvar"],
-                noAuth: body["noauth"]?.boolValue ?? false
-            ))
+            return .auth(
+                AuthRequest(
+                    isGoogleToken: name == "gauth",
+                    credential: credential,
+                    authOverride: body["authvar"],
+                    noAuth: body["noauth"]?.boolValue ?? false
+                ))
         case "unauth": return .unauth
         case "appcheck": return .appCheck(body["token"]?.stringValue ?? "")
         case "unappeck", "unappcheck": return .unappCheck
         case "q":
-            return .listen(ListenRequest(
-                path: try path(body),
-                query: try query(body),
-                tag: try tag(body),
-                hash: body["h"]?.stringValue ?? "",
-                wireQuery: body["q"].flatMap { $0.isNull ? nil : $0 }
-            ))
+            return .listen(
+                ListenRequest(
+                    path: try path(body),
+                    query: try query(body),
+                    tag: try tag(body),
+                    hash: body["h"]?.stringValue ?? "",
+                    wireQuery: body["q"].flatMap { $0.isNull ? JSONValue?.none : $0 }
+                ))
         case "n": return .unlisten(path: try path(body), query: try query(body))
         case "p":
             let hash = body["h"]

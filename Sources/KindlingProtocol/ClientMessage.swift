@@ -67,6 +67,13 @@ public struct AuthRequest: Sendable, Equatable {
     public var authOverride: JSONValue?
     /// `noauth`: the Admin SDK acting as an unauthenticated user.
     public var noAuth: Bool
+
+    public init(isGoogleToken: Bool, credential: String, authOverride: JSONValue? = nil, noAuth: Bool = false) {
+        self.isGoogleToken = isGoogleToken
+        self.credential = credential
+        self.authOverride = authOverride
+        self.noAuth = noAuth
+    }
 }
 
 /// The body of `q`.
@@ -80,6 +87,20 @@ public struct ListenRequest: Sendable, Equatable {
     /// The query object exactly as the client sent it (nil for none): a revocation must name
     /// the listen the way the client does.
     public var wireQuery: JSONValue?
+
+    /// A listen as a client sends it: `wireQuery` defaults to the query's own wire form.
+    public init(path: Path, query: Query, tag: Int?, hash: String, wireQuery: JSONValue? = nil) {
+        self.path = path
+        self.query = query
+        self.tag = tag
+        self.hash = hash
+        if let wireQuery {
+            self.wireQuery = wireQuery
+        } else {
+            // Spelled out: in a `cond ? nil : value` expression `nil` would be JSON null.
+            self.wireQuery = query.isDefault ? JSONValue?.none : query.wireObject
+        }
+    }
 }
 
 extension Action {

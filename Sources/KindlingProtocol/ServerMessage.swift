@@ -53,14 +53,7 @@ public enum ServerMessage {
     /// The data of a merge push: `{"rel/path": value, …}`.
     public static func mergeData(_ entries: [MergeEntry]) -> [UInt8] {
         var writer = JSONWriter()
-        writer.writeRaw("{".utf8)
-        for (offset, entry) in entries.enumerated() {
-            if offset > 0 { writer.writeRaw(",".utf8) }
-            writer.write(entry.path.relativeString)
-            writer.writeRaw(":".utf8)
-            entry.node.write(to: &writer, format: .export)
-        }
-        writer.writeRaw("}".utf8)
+        writer.write(entries, format: .export)
         return writer.bytes
     }
 

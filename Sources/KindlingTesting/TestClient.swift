@@ -128,12 +128,19 @@ public final class TestClient: Sendable {
             value += 1
             return value
         }
-        let envelope = JSONValue.object([
-            JSONMember("t", .string("d")),
-            JSONMember("d", .object([JSONMember("r", .number(Double(number))), JSONMember("a", .string(action)), JSONMember("b", body)])),
-        ])
-        try await send(JSONWriter.string(envelope))
+        try await send(ClientMessage.request(number: number, action: action, body: body))
         return number
+    }
+
+    /// Sends a typed request, encoded by the protocol target as the SDK encodes it, and returns
+    /// every message up to and including its response.
+    public func request(_ action: Action, timeout: Duration = .seconds(10)) async throws -> [JSONValue] {
+        try await request(action.wireName, action.wireBody, timeout: timeout)
+    }
+
+    /// The next message, decoded as a client reads it.
+    public func nextEnvelope(timeout: Duration = .seconds(10)) async throws -> ServerEnvelope {
+        try ServerEnvelope.decode(try await inbox.next(timeout: timeout))
     }
 
     /// Sends a request and returns every message received up to and including its response

@@ -1,17 +1,19 @@
+import KindlingProtocol
 import NIOCore
 
 /// Byte-level looks into server messages, so the hot paths (acks and pushes) need no JSON parse.
+/// The bytes it looks for are the protocol's (`WireLiterals`).
 ///
 /// Kindling writes a response as `{"t":"d","d":{"r":N,"b":{"s":STATUS,…}}}` and a push as
 /// `{"t":"d","d":{"a":"d","b":{"p":PATH,"d":DATA}}}`. Anything shaped otherwise is reported as
 /// `nil`, and the caller falls back to a full parse.
 public enum MessageScan {
-    private static let responsePrefix = Array(#"{"t":"d","d":{"r":"#.utf8)
-    private static let statusKey = Array(#","b":{"s":""#.utf8)
-    private static let pushPrefix = Array(#"{"t":"d","d":{"a":""#.utf8)
-    private static let pathKey = Array(#""b":{"p":""#.utf8)
-    private static let dataKey = Array(#"","d":"#.utf8)
-    private static let controlPing = Array(#"{"t":"c","d":{"t":"p""#.utf8)
+    private static let responsePrefix = WireLiterals.numberedDataPrefix
+    private static let statusKey = WireLiterals.responseStatusKey
+    private static let pushPrefix = WireLiterals.pushPrefix
+    private static let pathKey = WireLiterals.pushPathKey
+    private static let dataKey = WireLiterals.pushDataKey
+    private static let controlPing = WireLiterals.pingPrefix
 
     /// A response's request number and whether its status is `ok`.
     public static func response(_ message: ByteBuffer) -> (number: Int, ok: Bool)? {

@@ -93,7 +93,7 @@ public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
             return
         }
         if MessageScan.isControlPing(message) {
-            send(message: Array(#"{"t":"c","d":{"t":"o","d":{}}}"#.utf8))
+            send(message: ServerMessage.pong)
             flush()
             return
         }
@@ -126,11 +126,11 @@ public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
         nextRequest += 1
         var message: [UInt8] = []
         message.reserveCapacity(body.count + 40)
-        message.append(contentsOf: #"{"t":"d","d":{"r":"#.utf8)
+        message.append(contentsOf: WireLiterals.numberedDataPrefix)
         MessageScan.appendDecimal(nextRequest, to: &message)
-        message.append(contentsOf: #","a":""#.utf8)
+        message.append(contentsOf: WireLiterals.requestActionKey)
         message.append(contentsOf: UnsafeRawBufferPointer(start: action.utf8Start, count: action.utf8CodeUnitCount))
-        message.append(contentsOf: #"","b":"#.utf8)
+        message.append(contentsOf: WireLiterals.requestBodyKey)
         message.append(contentsOf: body)
         message.append(contentsOf: "}}".utf8)
         send(message: message)

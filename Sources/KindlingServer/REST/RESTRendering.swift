@@ -37,14 +37,7 @@ enum RESTRendering {
             writer.write(name.string)
             writer.writeRaw("}".utf8)
         case .updated(let entries):
-            writer.writeRaw("{".utf8)
-            for (offset, entry) in entries.enumerated() {
-                if offset > 0 { writer.writeRaw(",".utf8) }
-                writer.write(entry.path.relativeString)
-                writer.writeRaw(":".utf8)
-                entry.node.write(to: &writer, format: format)
-            }
-            writer.writeRaw("}".utf8)
+            writer.write(entries, format: format)
         }
         return finish(writer.bytes, print)
     }

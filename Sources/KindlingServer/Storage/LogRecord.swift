@@ -24,14 +24,8 @@ struct LogRecord: Sendable, Equatable {
         case .merge(let path, let entries):
             writer.writeRaw(#"{"m":"#.utf8)
             writer.write(path.relativeString)
-            writer.writeRaw(#","d":{"#.utf8)
-            for (offset, entry) in entries.enumerated() {
-                if offset > 0 { writer.writeRaw(",".utf8) }
-                writer.write(entry.path.relativeString)
-                writer.writeRaw(":".utf8)
-                entry.node.write(to: &writer, format: .export)
-            }
-            writer.writeRaw("}".utf8)
+            writer.writeRaw(#","d":"#.utf8)
+            writer.write(entries, format: .export)
         }
         writer.writeRaw("}".utf8)
         var body: [UInt8] = []

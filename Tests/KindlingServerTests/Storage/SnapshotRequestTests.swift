@@ -45,6 +45,9 @@ struct SnapshotRequestTests {
         await client.abort()
         let folder = StorageLayout.directory(dataDirectory: directory, namespace: "snap")
         #expect(StorageLayout.snapshots(in: folder).isEmpty)
+        // The writes are in a segment the snapshot will cover, so the check after it has something
+        // to see removed.
+        try #require(!StorageLayout.segments(in: folder).isEmpty)
 
         let requested = try Self.requestSnapshot(directory)
         #expect(requested.status == 0, "\(requested.output)")

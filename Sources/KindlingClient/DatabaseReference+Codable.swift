@@ -1,0 +1,33 @@
+import KindlingCore
+
+extension DatabaseReference {
+    /// Writes a `Codable` model here, as `setValue` writes JSON.
+    ///
+    /// An optional that is nil leaves its key out, an array is written as one, a `Date` as
+    /// milliseconds since 1970, and a `@ServerTimestamp` that is nil as the server's clock.
+    /// - Parameters:
+    ///   - value: The model.
+    ///   - encoder: Carries the date strategy.
+    /// - Throws: `.invalidArgument` when the model holds what JSON cannot (a non-finite number,
+    ///   an integer beyond 2^53), and the server's refusal otherwise.
+    public func setValue(from value: some Encodable, encoder: JSONValueEncoder = JSONValueEncoder()) async throws(DatabaseError) {
+        try await setValue(Self.encode(value, encoder))
+    }
+
+    /// Encodes a model for a write, with the encoder's complaint as the reason.
+    static func encode(_ value: some Encodable, _ encoder: JSONValueEncoder) throws(DatabaseError) -> JSONValue {
+        do {
+            return try encoder.encode(value)
+        } catch {
+            throw .invalidArgument("Cannot encode \(type(of: value)): \(error)")
+        }
+    }
+}
+
+extension OnDisconnect {
+    /// Queues a write of a `Codable` model for when this client disconnects (see
+    /// `DatabaseReference.setValue(from:encoder:)` for how it is encoded).
+    public func setValue(from value: some Encodable, encoder: JSONValueEncoder = JSONValueEncoder()) async throws(DatabaseError) {
+        try await setValue(DatabaseReference.encode(value, encoder))
+    }
+}
