@@ -40,16 +40,8 @@ enum EventStreamEncoding {
                 break
             }
             let shared = sharedParent(of: entries)
-            event("patch", path: relative.appending(shared), into: &writer) { writer in
-                writer.writeRaw("{".utf8)
-                for (offset, entry) in entries.enumerated() {
-                    if offset > 0 { writer.writeRaw(",".utf8) }
-                    writer.write(entry.path.dropFirst(shared.count).relativeString)
-                    writer.writeRaw(":".utf8)
-                    entry.node.write(to: &writer, format: .plain)
-                }
-                writer.writeRaw("}".utf8)
-            }
+            let below = shared.isRoot ? entries : entries.map { MergeEntry(path: $0.path.dropFirst(shared.count), node: $0.node) }
+            event("patch", path: relative.appending(shared), into: &writer) { $0.write(below, format: .plain) }
         }
         return writer.bytes
     }
