@@ -23,8 +23,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         .target(
@@ -33,6 +37,11 @@ let package = Package(
             swiftSettings: strictness
         ),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        .target(
+            name: "KindlingConsole",
+            resources: [.embedInCode("Assets")],
+            swiftSettings: strictness
+        ),
         .target(
             name: "KindlingProtocol",
             dependencies: ["KindlingCore"],
@@ -43,15 +52,18 @@ let package = Package(
             dependencies: [
                 "KindlingCore",
                 "KindlingProtocol",
+                "KindlingConsole",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 "CZlib",
             ],
             swiftSettings: strictness
@@ -65,6 +77,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictness
         ),
@@ -79,6 +92,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strictness
         ),
@@ -140,7 +158,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KindlingClientTests",
-            dependencies: ["KindlingClient", "KindlingServer", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["KindlingClient", "KindlingServer", "KindlingTesting", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness
         ),
         .testTarget(
@@ -165,10 +183,14 @@ let package = Package(
             name: "KindlingServerTests",
             dependencies: [
                 "KindlingServer",
+                "KindlingConsole",
                 "KindlingTesting",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strictness
         ),

@@ -11,8 +11,10 @@ public final class Database: Sendable {
     public let callbackQueue: DispatchQueue
 
     /// `url` is `http://host:port?ns=NAME` (or `ws://…`); without `ns`, the first label of the
-    /// host names the namespace, as the server itself would pick it.
-    public init(url: String, callbackQueue: DispatchQueue = .main) throws(DatabaseError) {
+    /// host names the namespace, as the server itself would pick it. `https://` (or `wss://`)
+    /// connects with TLS, trusting the system's roots and `trustedCertificatesPEM` (PEM
+    /// certificates of a private CA or a self-signed server), which plain URLs ignore.
+    public init(url: String, callbackQueue: DispatchQueue = .main, trustedCertificatesPEM: String? = nil) throws(DatabaseError) {
         guard let components = URLComponents(string: url), let host = components.host else {
             throw .invalidArgument("Not a database URL: \(url)")
         }
@@ -23,7 +25,7 @@ public final class Database: Sendable {
             let labels = host.split(separator: ".")
             namespace = labels.count >= 2 && Int(labels[0]) == nil ? String(labels[0]) : "kindling"
         }
-        self.repo = Repo(host: host, port: port, namespace: namespace)
+        self.repo = Repo(host: host, port: port, namespace: namespace, tls: secure ? try ClientTLS.context(trusting: trustedCertificatesPEM) : nil)
         self.callbackQueue = callbackQueue
         repo.connect()
     }

@@ -3,6 +3,7 @@ import Foundation
 import KindlingCore
 import KindlingProtocol
 import NIOCore
+import NIOSSL
 import Synchronization
 
 /// The engine behind a `Database`: the thin shell around a `ConnectionStateMachine` that owns
@@ -19,6 +20,8 @@ final class Repo: Sendable {
     let host: String
     let port: Int
     let namespace: String
+    /// Set for an `https://` database.
+    let tls: NIOSSLContext?
     private let state = Mutex(State())
 
     private struct State: Sendable {
@@ -27,10 +30,11 @@ final class Repo: Sendable {
         var socket: WebSocketConnection?
     }
 
-    init(host: String, port: Int, namespace: String) {
+    init(host: String, port: Int, namespace: String, tls: NIOSSLContext? = nil) {
         self.host = host
         self.port = port
         self.namespace = namespace
+        self.tls = tls
     }
 
     /// See `ConnectionStateMachine.backOff(attempt:)`.
@@ -88,7 +92,7 @@ final class Repo: Sendable {
     private func open(_ id: Int) async {
         do {
             _ = try await WebSocketConnection.open(
-                id: id, host: host, port: port, namespace: namespace,
+                id: id, host: host, port: port, namespace: namespace, tls: tls,
                 onFrame: { [weak self] connection, text in self?.received(text, on: connection) },
                 onClose: { [weak self] id in self?.closed(id) })
         } catch {

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 
 /// One realtime WebSocket to the server, as the SDK's transport.
@@ -16,13 +17,14 @@ struct WebSocketConnection: Sendable {
     /// The most UTF-16 units one outgoing frame carries (what the official SDKs use).
     static let maxFrameUnits = 16_384
 
-    /// Opens `ws://host:port/.ws?v=5&ns=NS`. Frames and the close are reported to the callbacks,
-    /// on the channel's event loop, with this connection's `id`.
+    /// Opens `ws://host:port/.ws?v=5&ns=NS` (`wss://` with a `tls` context). Frames and the close
+    /// are reported to the callbacks, on the channel's event loop, with this connection's `id`.
     static func open(
         id: Int,
         host: String,
         port: Int,
         namespace: String,
+        tls: NIOSSLContext?,
         onFrame: @escaping @Sendable (WebSocketConnection, String) -> Void,
         onClose: @escaping @Sendable (Int) -> Void
     ) async throws -> WebSocketConnection {
@@ -32,6 +34,10 @@ struct WebSocketConnection: Sendable {
             .connectTimeout(.seconds(10))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: tls, serverHostname: ClientTLS.serverName(host)))
+                    }
                     let upgrader = NIOWebSocketClientUpgrader(
                         maxFrameSize: 1 << 26,
                         automaticErrorHandling: true,

@@ -1,9 +1,11 @@
+import Dispatch
 import KindlingCore
 import KindlingProtocol
 import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 
 /// A running Kindling server: one port serving the realtime protocol at `/.ws` and HTTP
@@ -13,15 +15,20 @@ public final class KindlingServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     private let workers: NIOThreadPool
+    private let tls: ServerTLS?
     let registry: NamespaceRegistry
+    private let health: ServerHealth
 
     /// The port actually bound (useful when the configuration asked for 0).
     public var port: Int { channel.localAddress?.port ?? configuration.port }
 
     private init(
-        configuration: ServerConfiguration, group: MultiThreadedEventLoopGroup, channel: any Channel, workers: NIOThreadPool, registry: NamespaceRegistry
+        configuration: ServerConfiguration, group: MultiThreadedEventLoopGroup, channel: any Channel, workers: NIOThreadPool, tls: ServerTLS?,
+        registry: NamespaceRegistry, health: ServerHealth
     ) {
+        self.health = health
         self.configuration = configuration
+        self.tls = tls
         self.group = group
         self.channel = channel
         self.workers = workers
@@ -30,16 +37,25 @@ public final class KindlingServer: Sendable {
 
     /// Binds and starts serving. Refuses to start unprotected on an address other computers can
     /// reach (see `ProtectedMode`).
+    ///
+    /// With `configuration.tls`, the certificate and key are loaded and checked first, so a
+    /// bad file or a key that does not match refuses the start (`TLSFileError`).
     public static func start(_ configuration: ServerConfiguration) async throws -> KindlingServer {
         try ProtectedMode.check(configuration)
         let verifier = try CredentialVerifier(settings: configuration.auth)
+        let tls = try configuration.tls.map { files throws(TLSFileError) in try ServerTLS(files: files) }
+        if let certificate = tls?.summary {
+            configuration.logger.info("serving TLS with the certificate \(certificate)")
+            if certificate.isExpired { configuration.logger.warning("the TLS certificate has expired: clients will refuse it (\(certificate))") }
+        }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         // Raised first, so the logs' and the connections' shares come from the limit in force.
         let descriptors = DescriptorLimit.raise()
+        let metrics = ServerMetrics(topNamespaces: configuration.metricsTopNamespaces)
         let registry = NamespaceRegistry(
             logger: configuration.logger, storage: configuration.storage, rules: configuration.defaultRules,
             rulesDebug: configuration.rulesDebug, limits: configuration.connectionLimits, maxNamespaces: configuration.maxNamespaces,
-            openLogs: OpenLogBudget(limit: DescriptorLimit.logs(under: descriptors))
+            openLogs: OpenLogBudget(limit: DescriptorLimit.logs(under: descriptors)), metrics: metrics
         )
         do {
             try registry.recoverAll()
@@ -56,7 +72,9 @@ public final class KindlingServer: Sendable {
             idle: IdleConnections(),
             policy: BrowserAccessPolicy(configuration: configuration),
             workers: workers,
-            verifier: verifier
+            verifier: verifier,
+            metrics: metrics,
+            health: ServerHealth(metrics: metrics)
         )
         let logger = configuration.logger
         let bootstrap = ServerBootstrap(group: group)
@@ -74,11 +92,14 @@ public final class KindlingServer: Sendable {
             // connection costs little; it grows while a connection reads a lot.
             .childChannelOption(ChannelOptions.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 256, maximum: 65_536))
             .childChannelInitializer { channel in
-                KindlingServer.configure(channel, registry: registry, perEventLoop: perEventLoop, resources: resources, configuration: configuration)
+                KindlingServer.configure(
+                    channel, registry: registry, perEventLoop: perEventLoop, resources: resources, tls: tls?.context, configuration: configuration)
             }
         do {
             let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
-            return KindlingServer(configuration: configuration, group: group, channel: channel, workers: workers, registry: registry)
+            return KindlingServer(
+                configuration: configuration, group: group, channel: channel, workers: workers, tls: tls, registry: registry, health: resources.health
+            )
         } catch {
             try? await group.shutdownGracefully()
             try? await workers.shutdownGracefully()
@@ -86,13 +107,25 @@ public final class KindlingServer: Sendable {
         }
     }
 
-    /// Stops accepting, closes every connection (their onDisconnect writes run) and stops the
-    /// event loops.
-    public func shutdown() async throws {
+    /// Stops serving, in the order a load balancer and the clients need: readiness (`/.ready`)
+    /// turns 503, the port stops accepting, every connection is closed (their onDisconnect
+    /// writes run, as on any close), the event loops stop, and every namespace's log is written
+    /// and synced. Returns false when the logs and snapshots were not all on disk within
+    /// `limit` (a slow disk, a large snapshot): the server is stopped anyway, and what was not
+    /// acknowledged is lost as in a crash. (A log whose disk refuses writes does not hold this
+    /// up: its queued writes were never acknowledged.)
+    @discardableResult
+    public func shutdown(within limit: Duration = .seconds(10)) async throws -> Bool {
+        let started = ContinuousClock.now
+        health.startDraining()
         try? await channel.close()
+        // Shutting the loops down closes each channel on its own loop, which detaches its
+        // connection from its namespace first: the onDisconnect writes are queued on the
+        // namespaces' queues before the drain below waits on them.
         try await group.shutdownGracefully()
         try await workers.shutdownGracefully()
-        registry.drain()
+        let registry = self.registry
+        return await DrainDeadline.run(within: limit - (ContinuousClock.now - started)) { registry.drain() }
     }
 
     /// Starts a snapshot of every namespace that has writes its newest snapshot lacks (an
@@ -116,8 +149,21 @@ public final class KindlingServer: Sendable {
         registry.setDefaultRules(rules, open: false)
     }
 
+    /// The certificate served now, or nil without TLS.
+    public var tlsCertificate: TLSCertificateSummary? { tls?.summary }
+
+    /// Reads the TLS certificate and key files again (a renewed certificate, on SIGHUP) and
+    /// serves new connections with them; open connections keep the certificate they started
+    /// with. Files that do not load throw, and the certificate in force stays. Returns the new
+    /// certificate, or nil when the server does not serve TLS.
+    @discardableResult
+    public func reloadTLS() throws(TLSFileError) -> TLSCertificateSummary? {
+        try tls?.reload()
+    }
+
     private static func configure(
-        _ channel: any Channel, registry: NamespaceRegistry, perEventLoop: PerEventLoop, resources: ServerResources, configuration: ServerConfiguration
+        _ channel: any Channel, registry: NamespaceRegistry, perEventLoop: PerEventLoop, resources: ServerResources, tls: NIOSSLContext?,
+        configuration: ServerConfiguration
     ) -> EventLoopFuture<Void> {
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: configuration.maxFrameBytes,
@@ -150,6 +196,7 @@ public final class KindlingServer: Sendable {
                         handshakeHost: handshakeHost,
                         verifier: resources.verifier,
                         budget: resources.budget,
+                        metrics: resources.metrics,
                         configuration: configuration
                     )
                     try channel.pipeline.syncOperations.addHandler(WebSocketFrameValidator(logger: configuration.logger))
@@ -161,6 +208,12 @@ public final class KindlingServer: Sendable {
         return channel.eventLoop.makeCompletedFuture {
             // SwiftNIO's server pipeline, with Kindling's own handlers between the request
             // decoder and the upgrade: all of them are HTTP-only and leave on an upgrade.
+            if let tls {
+                // TLS first: everything after it sees plain bytes, as without TLS.
+                try channel.pipeline.syncOperations.addHandler(PlainTextRefusalHandler(logger: configuration.logger))
+                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+                try channel.pipeline.syncOperations.addHandler(TLSErrorFilter(logger: configuration.logger))
+            }
             let responseEncoder = HTTPResponseEncoder()
             let httpOnly: [any RemovableChannelHandler] = [
                 ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)),
@@ -172,7 +225,7 @@ public final class KindlingServer: Sendable {
                 HTTPBackpressureHandler(),
                 HTTPBodyBudgetHandler(budget: resources.budget, logger: configuration.logger),
             ]
-            let requests = HTTPRequestHandler(registry: registry, workers: resources.workers, verifier: resources.verifier, configuration: configuration)
+            let requests = HTTPRequestHandler(registry: registry, resources: resources, configuration: configuration)
             let upgrade = HTTPServerUpgradeHandler(
                 upgraders: [upgrader],
                 httpEncoder: responseEncoder,

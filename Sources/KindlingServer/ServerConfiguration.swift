@@ -70,6 +70,12 @@ public struct ServerConfiguration: Sendable {
     public var rulesDebug: Bool
     /// What one realtime connection may hold.
     public var connectionLimits: ConnectionLimits
+    /// Serve `https://` and `wss://` with this certificate and key instead of plain HTTP, on the
+    /// same port; nil serves plain HTTP (the default, for loopback).
+    public var tls: TLSFiles?
+    /// How many of the largest namespaces get a `kindling_namespace_tree_bytes` series at
+    /// `/.metrics` (a bound on the label's cardinality; the others are left out).
+    public var metricsTopNamespaces: Int
     public var logger: Logger
 
     public init(
@@ -99,8 +105,12 @@ public struct ServerConfiguration: Sendable {
         allowOpen: Bool = false,
         rulesDebug: Bool = false,
         connectionLimits: ConnectionLimits = ConnectionLimits(),
+        tls: TLSFiles? = nil,
+        metricsTopNamespaces: Int = 20,
         logger: Logger = Logger(label: "kindling")
     ) {
+        self.tls = tls
+        self.metricsTopNamespaces = metricsTopNamespaces
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
         self.keepAliveTimeout = keepAliveTimeout

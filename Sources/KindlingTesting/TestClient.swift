@@ -4,6 +4,7 @@ import KindlingProtocol
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 import Synchronization
 
@@ -24,15 +25,17 @@ public final class TestClient: Sendable {
     }
 
     /// Connects to `/.ws` (with `?v=5&ns=namespace` unless `namespace` is nil) and waits for the
-    /// handshake.
+    /// handshake; with `tls`, over `wss://` (the server's certificate checked against `host`).
     public static func connect(
         port: Int,
         namespace: String? = "test",
         host: String = "127.0.0.1",
         hostHeader: String? = nil,
         receiveBufferBytes: Int? = nil,
+        tls: TLSConfiguration? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> TestClient {
+        let tlsContext = try tls.map { try NIOSSLContext(configuration: $0) }
         let inbox = Inbox()
         let uri = "/.ws?v=5" + (namespace.map { "&ns=\($0)" } ?? "")
         let headerHost = hostHeader ?? "\(host):\(port)"
@@ -43,6 +46,9 @@ public final class TestClient: Sendable {
         let channel = try await bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tlsContext {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: TestTLS.serverName(host)))
+                    }
                     let upgrader = NIOWebSocketClientUpgrader(
                         maxFrameSize: 1 << 26,
                         automaticErrorHandling: true,

@@ -2,6 +2,7 @@ import KindlingCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// A small HTTP/1.1 client over one real, kept-alive connection, for integration tests of the
@@ -18,16 +19,22 @@ public final class TestHTTPConnection: Sendable {
         self.host = host
     }
 
+    /// Connects; with `tls`, over `https://` (the server's certificate checked against `host`).
     public static func connect(
         port: Int,
         host: String = "127.0.0.1",
+        tls: TLSConfiguration? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> TestHTTPConnection {
         let parts = AsyncQueue<ResponsePart>()
+        let tlsContext = try tls.map { try NIOSSLContext(configuration: $0) }
         let channel = try await ClientBootstrap(group: group)
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tlsContext {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: TestTLS.serverName(host)))
+                    }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(PartReceiver(parts: parts))
                 }
@@ -44,9 +51,10 @@ public final class TestHTTPConnection: Sendable {
         _ uri: String,
         headers: [(String, String)] = [],
         body: String? = nil,
+        tls: TLSConfiguration? = nil,
         timeout: Duration = .seconds(10)
     ) async throws -> TestHTTPResponse {
-        let connection = try await connect(port: port)
+        let connection = try await connect(port: port, tls: tls)
         defer { connection.close() }
         return try await connection.request(method, uri, headers: headers, body: body, timeout: timeout)
     }
@@ -122,6 +130,12 @@ public final class TestHTTPConnection: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         return false
+    }
+
+    /// The serial number (hex) of the certificate the server presented; nil without TLS.
+    public func peerCertificateSerial() async throws -> String? {
+        guard let certificate = try await channel.nioSSL_peerCertificate().get() else { return nil }
+        return certificate.serialNumber.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }
 
     public func close() {

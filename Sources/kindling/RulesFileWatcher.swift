@@ -4,9 +4,9 @@ import KindlingCore
 import KindlingServer
 import Logging
 
-/// Re-reads `kindling serve --rules FILE` on SIGHUP and when the file changes (checked every
-/// two seconds), and puts the new rules in force; a version that does not load is logged with
-/// its line and column, and the rules in force stay.
+/// Re-reads `kindling serve --rules FILE` on SIGHUP (`HangupSignal` calls `reloadNow`) and when
+/// the file changes (checked every two seconds), and puts the new rules in force; a version that
+/// does not load is logged with its line and column, and the rules in force stay.
 final class RulesFileWatcher: @unchecked Sendable {
     private let path: String
     private let server: KindlingServer
@@ -24,15 +24,16 @@ final class RulesFileWatcher: @unchecked Sendable {
     }
 
     func start() {
-        signal(SIGHUP, SIG_IGN)
-        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
-        hangup.setEventHandler { [weak self] in self?.reload(force: true) }
-        hangup.resume()
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + 2, repeating: 2)
         timer.setEventHandler { [weak self] in self?.reload(force: false) }
         timer.resume()
-        queue.sync { sources = [hangup, timer] }
+        queue.sync { sources = [timer] }
+    }
+
+    /// Reads the file now, whether it changed or not (SIGHUP).
+    func reloadNow() {
+        queue.async { [weak self] in self?.reload(force: true) }
     }
 
     func stop() {

@@ -13,6 +13,15 @@ struct Serve: AsyncParsableCommand {
               JS:      connectDatabaseEmulator(db, "127.0.0.1", 9000)
               Admin:   FIREBASE_DATABASE_EMULATOR_HOST=127.0.0.1:9000
               iOS:     Database.database().useEmulator(withHost: "127.0.0.1", port: 9000)
+
+            Operating it (no credential needed for the first two):
+              GET /.health   200 while the process serves.
+              GET /.ready    200 while writes are taken; 503 with a reason while
+                             the disk refuses writes or shutdown is under way.
+              GET /.metrics  Prometheus text; from loopback or for an admin.
+              SIGTERM        drain: /.ready 503, connections closed (their
+                             onDisconnect writes run), logs synced, exit 0
+                             within --drain-seconds.
             """
     )
 
@@ -46,6 +55,15 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(name: .customLong("log-format"), help: "text, or json: one JSON object per line (time, level, label, message, metadata) for log shippers.")
+    var logFormat = "text"
+
+    @Option(name: .customLong("drain-seconds"), help: "Seconds a SIGTERM shutdown may take to close connections and sync the logs before it exits anyway (1 to 3600).")
+    var drainSeconds = 10.0
+
+    @Option(name: .customLong("metrics-top-namespaces"), help: "Namespaces, the largest, that get a kindling_namespace_tree_bytes series at /.metrics (0 to 1000).")
+    var metricsTopNamespaces = 20
+
     @Option(help: "Bytes a connection may have waiting to be sent before it is disconnected as too slow.")
     var maxPendingBytes = 64 * 1024 * 1024
 
@@ -57,6 +75,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup(title: "Security")
     var security: SecurityOptions
+    @OptionGroup(title: "TLS")
+    var tls: TLSOptions
     // Limits on what one client may hold, and who may connect from a browser.
     @Option(name: .customLong("header-timeout"), help: "Seconds an HTTP connection may take to send a request's headers.")
     var headerTimeoutSeconds = 20.0
@@ -99,12 +119,16 @@ struct Serve: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("Port \(port) is out of range.") }
         guard NamespaceName.isValid(namespace) else { throw ValidationError("--namespace: \(NamespaceName.rule).") }
         guard maxNamespaces >= 1 else { throw ValidationError("--max-namespaces must be at least 1.") }
+        guard logFormat == "text" || logFormat == "json" else { throw ValidationError("--log-format must be text or json.") }
+        guard drainSeconds >= 1, drainSeconds <= 3600 else { throw ValidationError("--drain-seconds must be between 1 and 3600.") }
+        guard (0...1000).contains(metricsTopNamespaces) else { throw ValidationError("--metrics-top-namespaces must be between 0 and 1000.") }
     }
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        let json = logFormat == "json"
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler: any LogHandler = json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
@@ -142,17 +166,25 @@ struct Serve: AsyncParsableCommand {
             connectionLimits: ConnectionLimits(
                 maxListens: maxListens, maxOnDisconnectOperations: maxOnDisconnect, maxOnDisconnectBytes: maxOnDisconnectMegabytes * 1024 * 1024
             ),
+            tls: tls.files,
+            metricsTopNamespaces: metricsTopNamespaces,
             logger: logger
         ))
         } catch let refusal as ProtectedMode.Refusal {
             throw ValidationError(refusal.description)
         } catch let error as AuthSettingsError {
             throw ValidationError("Credential settings: \(error)")
+        } catch let error as TLSFileError {
+            throw ValidationError("TLS: \(error)")
         }
+        // Before the banner, so a supervisor that signals once it reads the banner is heard.
+        let watcher = security.rules.map { RulesFileWatcher(path: $0, server: server, logger: logger, loadedText: rulesText) }
+        let hangup = HangupSignal.install(server: server, rules: watcher, logger: logger)
+        defer { hangup.cancel() }
         let banner = ServeBanner(
             host: host,
             port: server.port,
-            scheme: "http",
+            scheme: tls.files == nil ? "http" : "https",
             namespace: namespace,
             dataDirectory: inMemory ? nil : ServeBanner.absolute(dataDirectory),
             fsync: fsync,
@@ -171,7 +203,6 @@ struct Serve: AsyncParsableCommand {
             logger.warning("--allow-open: serving \(host), which other machines can reach, without the protection it would otherwise require")
         }
         if auth.emulatorMode { logger.notice("emulator mode: `owner` is an admin and unsigned tokens are accepted (loopback, no key or secret configured)") }
-        let watcher = security.rules.map { RulesFileWatcher(path: $0, server: server, logger: logger, loadedText: rulesText) }
         watcher?.start()
         defer { watcher?.stop() }
         // A file-size limit then fails the write, which storage handles like a full disk
@@ -180,8 +211,12 @@ struct Serve: AsyncParsableCommand {
         let snapshotRequests = Serve.snapshotOnSignal(server: server, logger: logger)
         defer { snapshotRequests.cancel() }
         await Serve.waitForTermination()
-        logger.info("shutting down")
-        try await server.shutdown()
+        logger.notice("shutting down: closing connections and syncing the logs", metadata: ["drain-seconds": "\(drainSeconds)"])
+        if try await server.shutdown(within: .milliseconds(Int64(drainSeconds * 1000))) {
+            logger.notice("shut down")
+        } else {
+            logger.error("the logs and snapshots were not all on disk within --drain-seconds (a slow disk?); exiting anyway")
+        }
     }
 
     /// One line on what protects the server, for the start-up banner.

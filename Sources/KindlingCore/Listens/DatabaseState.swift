@@ -10,6 +10,8 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     public private(set) var indexes = IndexStore()
     private var listens = PathTree<LocationListens<Subscriber>>()
     private var subscriptions: [Subscriber: Set<ListenID>] = [:]
+    /// The number of listens registered (kept as they come and go, so reading it costs nothing).
+    public private(set) var listenCount = 0
 
     public init(root: Node = .empty) { tree = DataTree(root: root) }
 
@@ -31,7 +33,7 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     public mutating func listen(_ subscriber: Subscriber, at path: Path, query: Query = .all, tag: Int? = nil) -> Delivery<Subscriber> {
         let id = ListenID(path: path, query: query)
         let before = subscriptions[subscriber]?.count ?? 0
-        subscriptions[subscriber, default: []].insert(id)
+        if subscriptions[subscriber, default: []].insert(id).inserted { listenCount += 1 }
         if id.isPlain {
             let isNew = subscriptions[subscriber]!.count > before
             listens.update(path) { location in
@@ -58,6 +60,7 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     public mutating func unlisten(_ subscriber: Subscriber, at path: Path, query: Query = .all) {
         let id = ListenID(path: path, query: query)
         guard subscriptions[subscriber]?.remove(id) != nil else { return }
+        listenCount -= 1
         if subscriptions[subscriber]?.isEmpty == true { subscriptions[subscriber] = nil }
         remove(subscriber, id)
     }
@@ -65,11 +68,9 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     /// Removes every listen of a subscriber that went away.
     public mutating func removeSubscriber(_ subscriber: Subscriber) {
         guard let ids = subscriptions.removeValue(forKey: subscriber) else { return }
+        listenCount -= ids.count
         for id in ids { remove(subscriber, id) }
     }
-
-    /// The number of listens registered.
-    public var listenCount: Int { subscriptions.values.reduce(0) { $0 + $1.count } }
 
     private mutating func remove(_ subscriber: Subscriber, _ id: ListenID) {
         var releasedIndex = false

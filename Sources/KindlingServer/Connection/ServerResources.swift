@@ -10,4 +10,8 @@ struct ServerResources: Sendable {
     let workers: NIOThreadPool
     /// Verifies the credentials every transport receives.
     let verifier: CredentialVerifier
+    /// The server's own metrics registry (see `ServerMetrics` for why it is not the global one).
+    let metrics: ServerMetrics
+    /// Readiness: storage taking writes, shutdown not begun.
+    let health: ServerHealth
 }

@@ -3,6 +3,7 @@ import Foundation
 import KindlingCore
 import KindlingProtocol
 import Logging
+import Metrics
 import NIOCore
 
 /// One namespace's state and the serial queue that owns it.
@@ -39,12 +40,21 @@ final class Namespace: @unchecked Sendable {
     /// True once the namespace holds writes (or was loaded from disk, or has no registry), so
     /// has its storage; confined to `queue`.
     private var claimed: Bool
+    /// The server's metrics, reported to once per block of work; nil where none are kept.
+    private let metrics: ServerMetrics?
+    /// The listens last reported to `metrics`; confined to `queue`.
+    private var reportedListens = 0
+    /// Writes committed since start, so a size measured at one count is known to be current.
+    private var committedWrites: UInt64 = 0
+    /// Bounds the lines about refused requests a flood of them can cause; confined to `queue`.
+    private var refusalLines = LinesPerSecond(limit: 20)
 
     init(
         name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
-        limits: ConnectionLimits = ConnectionLimits(), lifecycle: (any NamespaceLifecycle)? = nil
+        limits: ConnectionLimits = ConnectionLimits(), lifecycle: (any NamespaceLifecycle)? = nil, metrics: ServerMetrics? = nil
     ) {
         self.name = name
+        self.metrics = metrics
         self.lifecycle = lifecycle
         self.claimed = lifecycle == nil
         self.queue = DispatchQueue(label: "kindling.namespace.\(name)")
@@ -105,6 +115,7 @@ final class Namespace: @unchecked Sendable {
             startSequence: lastSequence + 1,
             budget: budget,
             logger: logger,
+            metrics: metrics,
             onDurable: { [weak self] sequence in self?.durable(through: sequence) }
         )
     }
@@ -172,6 +183,7 @@ final class Namespace: @unchecked Sendable {
                     // onDisconnect registrations are refused by the namespace cap only (failing
                     // storage refuses their writes when they run).
                     if case let refused?? = refusal, operation.writesNow || refused.isNamespaceLimit {
+                        self.state.count(operation, by: .realtime(connection), refusal: refused)
                         if let number {
                             refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refused).wireResponse(number)))
                         }
@@ -185,7 +197,7 @@ final class Namespace: @unchecked Sendable {
                 }
             }
             self.dispatch(refusals)
-            self.logDenials()
+            self.logRefusals()
             self.finish(out)
             if refusal != nil { self.settleReservation() }
         }
@@ -203,17 +215,50 @@ final class Namespace: @unchecked Sendable {
         }
     }
 
-    /// Logs the rule traces of denied requests (with `--rules-debug`).
-    private func logDenials() {
+    /// Logs refused requests, one `info` line each (at most `refusalLines` a second; how many
+    /// were left out is told with the next line), and with `--rules-debug` the rule traces of
+    /// denied ones. `connection` is the HTTP connection of a one-off REST request.
+    private func logRefusals(connection: ConnectionID? = nil) {
+        let (notes, more) = state.takeRefusals()
+        refusalLines.skip(more)
+        for note in notes {
+            guard let skipped = refusalLines.take() else { continue }
+            var metadata: Logger.Metadata = ["refusal": "\(note.refusal.kindName)", "action": "\(note.action.label)"]
+            if let path = note.path { metadata["path"] = "\(path)" }
+            if let id = note.connection ?? connection { metadata["connection"] = "\(id)" }
+            if skipped > 0 { metadata["unlogged-refusals"] = "\(skipped)" }
+            logger.info("refused a request", metadata: metadata)
+        }
         guard state.rulesDebug else { return }
         for trace in state.takeDenials() { logger.notice("\(trace)") }
+    }
+
+    /// Hands the block's counts to the metrics: requests decided, listens now active.
+    private func report() {
+        guard let metrics else { return }
+        if !state.tally.isEmpty { metrics.add(&state.tally) }
+        let listens = state.database.listenCount
+        if listens != reportedListens {
+            metrics.listensActive.increment(by: Double(listens - reportedListens))
+            reportedListens = listens
+        }
+    }
+
+    /// The write count and data now, for the tree-size metric (measured off this queue).
+    func sizeSample() -> (version: UInt64, root: Node) {
+        queue.sync { (committedWrites, state.database.tree.root) }
     }
 
     /// Logs the writes this block committed and sends `out` (then runs `then`) once they are
     /// durable, after anything still held.
     private func finish(_ out: [Outgoing], then: (@Sendable () -> Void)? = nil) {
         let writes = state.takeJournal()
-        if !writes.isEmpty { claim() }
+        if !writes.isEmpty {
+            claim()
+            committedWrites += UInt64(writes.count)
+            metrics?.writesCommitted.increment(by: writes.count)
+        }
+        report()
         guard let storage else {
             dispatch(out)
             then?()
@@ -272,16 +317,19 @@ final class Namespace: @unchecked Sendable {
     /// handed to the listeners' sinks before it, so a client that waits for the HTTP response
     /// finds the event already on its way.
     /// Ends one use of the namespace.
-    func perform(_ operation: Operation, as auth: AuthState, promise: EventLoopPromise<Answer>) {
+    func perform(_ operation: Operation, as auth: AuthState, connection: ConnectionID? = nil, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
             if operation.writesNow, let refusal = self.writeRefusal {
+                self.state.count(operation, by: .rest(auth), refusal: refusal)
+                self.logRefusals(connection: connection)
+                self.report()
                 promise.succeed(.refused(refusal))
                 return
             }
             var out: [Outgoing] = []
             let answer = self.state.apply(operation, by: .rest(auth), now: Namespace.now(), into: &out)
-            self.logDenials()
+            self.logRefusals(connection: connection)
             self.finish(out) { promise.succeed(answer) }
             if operation.writesNow { self.settleReservation() }
         }
@@ -298,7 +346,7 @@ final class Namespace: @unchecked Sendable {
                 self.outbounds[stream] = nil
                 self.release()  // no closeStream follows
             }
-            self.logDenials()
+            self.logRefusals()
             self.finish(out) { promise.succeed(answer) }
         }
     }
@@ -308,6 +356,7 @@ final class Namespace: @unchecked Sendable {
         queue.async {
             guard self.outbounds.removeValue(forKey: stream) != nil else { return }  // refused, or closed
             self.state.closeStream(stream)
+            self.report()
             self.release()
         }
     }
@@ -368,6 +417,21 @@ final class Namespace: @unchecked Sendable {
         }
     }
 
+    /// Runs a rules simulation for an admin against the data now and the rules in force (or the
+    /// simulation's own): answers the encoded decision and its trace. Ends one use.
+    func simulateRules(_ simulation: RulesSimulation, as auth: AuthState, promise: EventLoopPromise<Answer>) {
+        queue.async {
+            defer { self.release() }
+            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return promise.succeed(.refused(refusal)) }
+            do throws(ValidationError) {
+                let decision = try simulation.run(rules: self.state.rules, root: self.state.database.tree.root, now: Namespace.now())
+                promise.succeed(.encoded(RulesSimulation.encode(decision)))
+            } catch {
+                promise.succeed(.refused(.invalid(error)))
+            }
+        }
+    }
+
     /// Loads rules stored by an earlier `setOwnRules`; confined to `queue`.
     private func loadOwnRules() {
         guard let rulesFile, let text = rulesFile.load() else { return }
@@ -405,22 +469,28 @@ final class Namespace: @unchecked Sendable {
             let outgoing = out[0]
             let frames = TextFrame.frames(outgoing.message)
             var chunk: ByteBuffer?
+            var delivered = 0
             for recipient in outgoing.recipients {
                 switch outbounds[recipient] {
                 case .webSocket(let outbound)?:
                     loops.add(outbound, frames)
+                    delivered += 1
                 case .eventStream(let outbound)?:
                     if chunk == nil { chunk = ByteBuffer(bytes: outgoing.message) }
                     outbound.send([chunk!])
+                    delivered += 1
                 case nil:
                     break
                 }
             }
             loops.deliver()
+            countDeliveries(delivered, bytes: delivered * outgoing.message.count)
             return
         }
         var perConnection: [ConnectionID: [ByteBuffer]] = [:]
         var order: [ConnectionID] = []
+        var delivered = 0
+        var deliveredBytes = 0
         for outgoing in out {
             var frames: [ByteBuffer]?
             var chunk: ByteBuffer?
@@ -438,6 +508,8 @@ final class Namespace: @unchecked Sendable {
                 }
                 if perConnection[recipient] == nil { order.append(recipient) }
                 perConnection[recipient, default: []].append(contentsOf: buffers)
+                delivered += 1
+                deliveredBytes += outgoing.message.count
             }
         }
         for connection in order {
@@ -448,6 +520,14 @@ final class Namespace: @unchecked Sendable {
             }
         }
         loops.deliver()
+        countDeliveries(delivered, bytes: deliveredBytes)
+    }
+
+    /// Two atomic additions per dispatch, however many recipients it had.
+    private func countDeliveries(_ messages: Int, bytes: Int) {
+        guard messages > 0, let metrics else { return }
+        metrics.fanoutDeliveries.increment(by: messages)
+        metrics.fanoutBytes.increment(by: bytes)
     }
 
     /// Milliseconds since the Unix epoch.

@@ -1,6 +1,7 @@
 import Foundation
 import KindlingCore
 import Logging
+import Metrics
 import Synchronization
 
 /// The namespaces of a server and their storage.
@@ -43,11 +44,15 @@ final class NamespaceRegistry: NamespaceLifecycle {
     /// `--rules-debug`: fixed for the server's life.
     private let rulesDebug: Bool
     private let limits: ConnectionLimits
+    /// The server's metrics, which every namespace reports to; nil where none are kept.
+    let metrics: ServerMetrics?
 
     init(
         logger: Logger, storage: StorageConfiguration?, rules: (rules: RulesDocument, open: Bool), rulesDebug: Bool = false,
-        limits: ConnectionLimits = ConnectionLimits(), maxNamespaces: Int = 10_000, openLogs: OpenLogBudget = OpenLogBudget(limit: 256)
+        limits: ConnectionLimits = ConnectionLimits(), maxNamespaces: Int = 10_000, openLogs: OpenLogBudget = OpenLogBudget(limit: 256),
+        metrics: ServerMetrics? = nil
     ) {
+        self.metrics = metrics
         self.openLogs = openLogs
         self.logger = logger
         self.storage = storage
@@ -62,7 +67,7 @@ final class NamespaceRegistry: NamespaceLifecycle {
         let rules = defaultRules.withLock { $0 }
         return Namespace(
             name: name, logger: logger, root: root, rules: rules.rules, rulesAreOpen: rules.open, rulesDebug: rulesDebug, limits: limits,
-            lifecycle: self
+            lifecycle: self, metrics: metrics
         )
     }
 
@@ -100,10 +105,12 @@ final class NamespaceRegistry: NamespaceLifecycle {
                 directory: directory, configuration: storage, budget: openLogs, lastSequence: recovered.lastSequence,
                 snapshotSequence: recovered.snapshotSequence
             )
-            namespaces.withLock { all in
+            let claimed = namespaces.withLock { all in
                 all.byName[name] = Entry(namespace: namespace, uses: 0, claimed: true)
                 all.claimed += 1
+                return all.claimed
             }
+            metrics?.namespaces.set(claimed)
             logger.notice(
                 "loaded namespace",
                 metadata: [
@@ -176,14 +183,16 @@ final class NamespaceRegistry: NamespaceLifecycle {
     /// The first write to `namespace`: counts it (taking the place it reserved, if any) and says
     /// where its files go. Called on the namespace's queue.
     func claim(_ namespace: Namespace) -> NamespaceClaim {
-        namespaces.withLock { all in
-            guard var entry = all.byName[namespace.name], entry.namespace === namespace, !entry.claimed else { return }
+        let claimed = namespaces.withLock { all -> Int in
+            guard var entry = all.byName[namespace.name], entry.namespace === namespace, !entry.claimed else { return all.claimed }
             if entry.reserved { all.reserved -= 1 }
             entry.reserved = false
             entry.claimed = true
             all.byName[namespace.name] = entry
             all.claimed += 1
+            return all.claimed
         }
+        metrics?.namespaces.set(claimed)
         logger.info("created namespace", metadata: ["namespace": "\(namespace.name)"])
         guard let storage else { return .inMemory }
         return .stored(
@@ -195,6 +204,17 @@ final class NamespaceRegistry: NamespaceLifecycle {
     /// names of those namespaces.
     func snapshotAll() -> [String] {
         namespaces.withLock { $0.byName.mapValues(\.namespace) }.sorted { $0.key < $1.key }.filter { $0.value.snapshotNow() }.map(\.key)
+    }
+
+    /// Brings the per-namespace tree sizes of the metrics up to date: every namespace that
+    /// exists (holds data) is measured where it changed; transient ones are not namespaces yet.
+    func updateTreeSizes() {
+        guard let metrics else { return }
+        let existing = namespaces.withLock { $0.byName.values.filter(\.claimed).map(\.namespace) }
+        metrics.treeSizes.update(existing.map { namespace in
+            let sample = namespace.sizeSample()
+            return (namespace.name, sample.version, sample.root)
+        })
     }
 
     /// The names of the namespaces that exist or are in use, sorted.

@@ -45,6 +45,13 @@ struct NamespaceState: Sendable {
 
     /// The writes committed since the owner last took them, in order, for the log.
     private var journal: [Write] = []
+    /// The requests decided since the owner last reported them, for the metrics.
+    var tally = RequestTally()
+    /// Refused requests since the owner last took them, for its log (at most
+    /// `maxRefusalNotes`; the rest only counted in `unnotedRefusals`).
+    private var refusalNotes: [RefusalNote] = []
+    private var unnotedRefusals = 0
+    static let maxRefusalNotes = 64
 
     init(
         name: String, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
@@ -63,6 +70,16 @@ struct NamespaceState: Sendable {
     mutating func takeJournal() -> [Write] {
         defer { journal = [] }
         return journal
+    }
+
+    /// Hands over the refused requests noted since the last call, and how many more were
+    /// refused beyond the notes kept.
+    mutating func takeRefusals() -> (notes: [RefusalNote], more: Int) {
+        defer {
+            refusalNotes = []
+            unnotedRefusals = 0
+        }
+        return (refusalNotes, unnotedRefusals)
     }
 
     /// Hands over the traces of requests denied since the last call.
@@ -85,8 +102,32 @@ struct NamespaceState: Sendable {
 
     // MARK: The checkpoint
 
-    /// Decides and carries out one operation. Nothing is changed unless the answer says so.
+    /// Decides and carries out one operation, a client's request. Nothing is changed unless the
+    /// answer says so. Counted by action and outcome, and a refusal is noted for the log.
     mutating func apply(_ operation: Operation, by caller: Caller, now: Int64, into out: inout [Outgoing]) -> Answer {
+        let answer = decide(operation, by: caller, now: now, into: &out)
+        if case .refused(let refusal) = answer {
+            count(operation, by: caller, refusal: refusal)
+        } else {
+            count(operation, by: caller, refusal: nil)
+        }
+        return answer
+    }
+
+    /// Counts a decided request (also one the namespace refused before asking: failing storage,
+    /// the namespace cap), and notes a refusal for the log.
+    mutating func count(_ operation: Operation, by caller: Caller, refusal: Refusal?) {
+        guard let action = RequestAction(operation, by: caller) else { return }
+        tally.record(action, RequestOutcome(refusal))
+        guard let refusal else { return }
+        if refusalNotes.count < NamespaceState.maxRefusalNotes {
+            refusalNotes.append(RefusalNote(refusal, action: action, operation: operation, caller: caller))
+        } else {
+            unnotedRefusals += 1
+        }
+    }
+
+    private mutating func decide(_ operation: Operation, by caller: Caller, now: Int64, into out: inout [Outgoing]) -> Answer {
         let auth = auth(of: caller)
         do throws(Refusal) {
             switch operation {
@@ -170,6 +211,8 @@ struct NamespaceState: Sendable {
                 connections[connection]?.auth = newAuth
                 revokeUnreadableListens(of: connection, now: now, into: &out)
                 return .authenticated(newAuth)
+            case .refuseCredential(let refusal):
+                throw refusal
             case .acknowledge(let data):
                 return data.map(Answer.encoded) ?? .ok
             }
@@ -272,7 +315,8 @@ struct NamespaceState: Sendable {
             case .put(let path, let json): data = .set(path: path, data: json, precondition: nil)
             case .merge(let path, let members): data = .update(path: path, members: members)
             }
-            if case .refused(let refusal) = apply(data, by: .rest(record.auth), now: now, into: &out) {
+            // Not a request of any client: neither counted nor noted as one.
+            if case .refused(let refusal) = decide(data, by: .rest(record.auth), now: now, into: &out) {
                 problems.append("onDisconnect write at \(operation.path) was not made: \(refusal.wire.message)")
             }
         }

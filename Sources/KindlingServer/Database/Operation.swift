@@ -23,6 +23,9 @@ enum Operation: Sendable {
     case openStream(path: Path, query: Query)
     /// The connection now acts as `auth` (its credential already verified by the transport).
     case authenticate(AuthState)
+    /// A credential the transport could not verify: refused by the namespace like any other
+    /// request, so it is counted and logged with the rest. The connection's identity stays.
+    case refuseCredential(Refusal)
     /// Requests that change nothing and are only acknowledged (stats, App Check), answered
     /// with `data` already encoded when there is any (`.info` reads, echo).
     case acknowledge(data: [UInt8]?)

@@ -17,6 +17,9 @@ final class EventStream {
     private let maxPendingBytes: Int
     private let maxEventBytes: Int
     private let logger: Logger
+    private let metrics: ServerMetrics
+    /// The stream's id and namespace, for its log lines.
+    private let metadata: Logger.Metadata
     private var pendingBytes = 0
     private var keepAlive: RepeatedTask?
     private var expiry: Scheduled<Void>?
@@ -25,8 +28,10 @@ final class EventStream {
     /// after sending the first event); written by `start`.
     private var waiting: [ByteBuffer]? = []
 
-    init(context: ChannelHandlerContext, configuration: ServerConfiguration) {
+    init(context: ChannelHandlerContext, namespace: String, connection: ConnectionID, metrics: ServerMetrics, configuration: ServerConfiguration) {
         self.context = context
+        self.metrics = metrics
+        self.metadata = ["stream": "\(id)", "connection": "\(connection)", "namespace": "\(namespace)"]
         self.maxPendingBytes = configuration.maxPendingOutboundBytes
         self.maxEventBytes = configuration.maxEventBytes
         self.logger = configuration.logger
@@ -74,7 +79,8 @@ final class EventStream {
         promise.futureResult.assumeIsolated().whenComplete { _ in self.pendingBytes -= size }
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(chunks[chunks.count - 1]))), promise: promise)
         if pendingBytes > maxPendingBytes {
-            logger.warning("disconnecting an event-stream reader that fell behind: more than \(maxPendingBytes) bytes waiting", metadata: ["stream": "\(id)"])
+            logger.warning("disconnecting an event-stream reader that fell behind: more than \(maxPendingBytes) bytes waiting", metadata: metadata)
+            metrics.slowReaderDisconnected()
             ended = true
             stopTimers()
             context.close(promise: nil)

@@ -3,8 +3,8 @@
 /// page, or by DNS rebinding (a hostile name resolving to 127.0.0.1).
 ///
 /// A request carrying `Origin` (browsers add it to cross-origin requests and every WebSocket)
-/// is served only for loopback origins (`http(s)://localhost`, `127.0.0.1`, `[::1]`, any port)
-/// and the configured ones; `*` allows all. While the server listens on loopback, the `Host`
+/// is served only for loopback origins (`http(s)://localhost`, `127.0.0.1`, `[::1]`, any port),
+/// the server's own origin (same-origin: the console) and the configured ones; `*` allows all. While the server listens on loopback, the `Host`
 /// must also be a loopback name (`*.localhost` included, for namespace-from-host) or a
 /// configured one. Requests without these headers (SDKs, curl) are unaffected.
 struct BrowserAccessPolicy: Sendable {
@@ -21,13 +21,17 @@ struct BrowserAccessPolicy: Sendable {
         hosts = Set(configuration.allowedHosts.map { BrowserAccessPolicy.hostName($0) })
     }
 
-    /// Whether a request with this `Origin` header may be served.
-    func allows(origin: String) -> Bool {
+    /// Whether a request with this `Origin` header, sent to `host` (the request's `Host`), may be
+    /// served. A same-origin request (the origin's authority is the `Host`) always may: it comes
+    /// from a page this server served, such as the console at `/.console`, and the `Host` check
+    /// (`allows(host:)`) has already kept rebinding names out.
+    func allows(origin: String, host: String?) -> Bool {
         if allowsAnyOrigin { return true }
         let normalized = BrowserAccessPolicy.normalizedOrigin(origin)
         if origins.contains(normalized) { return true }
         for scheme in ["http://", "https://"] where normalized.hasPrefix(scheme) {
             let authority = String(normalized.dropFirst(scheme.count))
+            if let host, authority == host.lowercased() { return true }
             return BrowserAccessPolicy.isLoopbackName(BrowserAccessPolicy.hostName(authority), subdomains: false)
         }
         return false

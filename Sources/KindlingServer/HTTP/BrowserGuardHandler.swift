@@ -32,12 +32,13 @@ final class BrowserGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireChannelRead(data)
             return
         }
-        if let host = head.headers.first(name: "host"), !policy.allows(host: host) {
+        let host = head.headers.first(name: "host")
+        if let host, !policy.allows(host: host) {
             refuse(context: context, "Host \(String(host.prefix(100)).debugDescription) is not allowed; start the server with --allowed-host to accept it")
             return
         }
         let requestOrigin = head.headers.first(name: "origin")
-        if let requestOrigin, !policy.allows(origin: requestOrigin) {
+        if let requestOrigin, !policy.allows(origin: requestOrigin, host: host) {
             refuse(context: context, "Origin \(String(requestOrigin.prefix(100)).debugDescription) is not allowed; start the server with --cors-origin to allow it")
             return
         }

@@ -5,7 +5,8 @@ import NIOHTTP1
 import NIOPosix
 
 /// Plain HTTP requests on the server's port (everything but the WebSocket upgrade at `/.ws`):
-/// the REST API at `/<path>.json`, event streams, CORS preflight and `/.inspect/databases.json`.
+/// the REST API at `/<path>.json`, event streams, CORS preflight, `/.inspect/databases.json`
+/// and the web console's files at `/.console`.
 ///
 /// Bodies are gathered up to the REST size limit; a larger one is refused with 413 as soon as
 /// its size is known and the connection is closed, so it is never buffered. The namespace
@@ -24,18 +25,34 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         case streaming(EventStream, Namespace)
     }
 
+    /// The connection's identity in its log lines.
+    let connection = ConnectionID.next()
     private let registry: NamespaceRegistry
     private let configuration: ServerConfiguration
     private let verifier: CredentialVerifier
     /// Parse and render large bodies away from the event loop.
     private let workers: NIOThreadPool
+    private let metrics: ServerMetrics
+    private let health: ServerHealth
     private var state = State.idle
+    /// Counted as an open REST connection (from its first request that is not a stream).
+    private var countedAsREST = false
 
-    init(registry: NamespaceRegistry, workers: NIOThreadPool, verifier: CredentialVerifier, configuration: ServerConfiguration) {
+    init(registry: NamespaceRegistry, resources: ServerResources, configuration: ServerConfiguration) {
         self.registry = registry
-        self.workers = workers
-        self.verifier = verifier
+        self.workers = resources.workers
+        self.verifier = resources.verifier
+        self.metrics = resources.metrics
+        self.health = resources.health
         self.configuration = configuration
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // On close, and when the connection upgrades to a WebSocket.
+        if countedAsREST {
+            countedAsREST = false
+            metrics.connectionClosed(.rest)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -73,6 +90,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         if case .streaming(let stream, let namespace) = state {
             stream.stop()
             namespace.closeStream(stream.id)
+            metrics.connectionClosed(.sse)
         }
         state = .idle
         context.fireChannelInactive()
@@ -91,10 +109,22 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         // (pyrebase, curl --data-urlencode) mean a space by it.
         let isAdminSDK = head.headers.first(name: "user-agent")?.hasPrefix("Firebase/HTTP/") == true
         let target = RequestTarget(uri: head.uri, plusIsSpace: !isAdminSDK)
+        if !countedAsREST, !head.headers["accept"].contains(where: { $0.lowercased().contains("text/event-stream") }) {
+            countedAsREST = true
+            metrics.connectionOpened(.rest)
+        }
+        if target.path == "/.health" || target.path == "/.ready" {
+            probe(target.path, method: head.method, keepAlive: head.isKeepAlive, context: context)
+            return
+        }
         if head.method == .OPTIONS {
             let requested = head.headers.first(name: "access-control-request-headers")
             var response = HTTPResponse(.noContent, headers: [("Access-Control-Max-Age", "86400")])
             if let requested { response.headers.append(("Access-Control-Allow-Headers", requested)) }
+            send(response, keepAlive: head.isKeepAlive, context: context)
+            return
+        }
+        if let response = ConsoleResponder.response(uriPath: target.path, method: head.method, ifNoneMatch: head.headers.first(name: "if-none-match")) {
             send(response, keepAlive: head.isKeepAlive, context: context)
             return
         }
@@ -119,7 +149,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             send(response, keepAlive: head.isKeepAlive, context: context)
             return
         }
-        configuration.logger.trace("REST \(request.method.rawValue) \(request.path)", metadata: ["namespace": "\(request.namespace)"])
+        configuration.logger.trace(
+            "REST \(request.method.rawValue) \(request.path)", metadata: ["namespace": "\(request.namespace)", "connection": "\(connection)"]
+        )
         if let endpoint = request.endpoint {
             serve(endpoint, request, as: auth, body: body, keepAlive: head.isKeepAlive, context: context)
             return
@@ -136,7 +168,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func read(_ request: RESTRequest, as auth: AuthState, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
         let promise = context.eventLoop.makePromise(of: Answer.self)
-        namespace.perform(.get(path: request.path, query: request.query), as: auth, promise: promise)
+        namespace.perform(.get(path: request.path, query: request.query), as: auth, connection: connection, promise: promise)
         promise.futureResult.assumeIsolated().whenSuccess { answer in
             guard case .data(let node) = answer else {
                 self.send(self.response(to: answer, request), keepAlive: keepAlive, context: context)
@@ -179,7 +211,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func write(_ request: RESTRequest, _ write: RESTWrite, as auth: AuthState, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
         let promise = context.eventLoop.makePromise(of: Answer.self)
-        namespace.perform(write.operation(at: request.path, ifMatch: request.ifMatch), as: auth, promise: promise)
+        namespace.perform(write.operation(at: request.path, ifMatch: request.ifMatch), as: auth, connection: connection, promise: promise)
         promise.futureResult.assumeIsolated().whenSuccess { answer in
             self.send(self.response(to: answer, request), keepAlive: keepAlive, context: context)
         }
@@ -210,8 +242,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Answers with an event stream if the caller may read there: the head, then the location's
     /// data and its changes as they come. A refusal is an ordinary JSON error response.
     private func openStream(_ request: RESTRequest, as auth: AuthState, namespace: Namespace, context: ChannelHandlerContext) {
-        let stream = EventStream(context: context, configuration: configuration)
+        let stream = EventStream(context: context, namespace: namespace.name, connection: connection, metrics: metrics, configuration: configuration)
         state = .streaming(stream, namespace)
+        metrics.connectionOpened(.sse)
         let promise = context.eventLoop.makePromise(of: Answer.self)
         namespace.openStream(
             stream.id, at: request.path, query: request.query, as: auth,
@@ -221,6 +254,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard case .streaming(let current, _) = self.state, current === stream else { return }
             if case .refused = answer {
                 self.state = .idle
+                self.metrics.connectionClosed(.sse)
                 stream.stop()
                 self.send(self.response(to: answer, request), keepAlive: false, context: context)
                 return
@@ -244,6 +278,26 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard auth == .admin || configuration.auth.emulatorMode else { return refuse(.unauthorized, "Permission denied") }
             let names = JSONValue.array(registry.names.map { .string($0) })
             send(HTTPResponse(.ok, body: Array(JSONWriter.string(names).utf8)), keepAlive: keepAlive, context: context)
+        case .metrics:
+            guard request.method == .get else { return refuse(.methodNotAllowed, "Use GET") }
+            if let refusal = MetricsAccess.refusal(remote: context.channel.remoteAddress, auth: auth) {
+                return refuse(HTTPResponseStatus(statusCode: refusal.status), refusal.message)
+            }
+            // Measuring the namespaces' sizes walks their data: on a worker thread.
+            let registry = self.registry
+            let metrics = self.metrics
+            workers.runIfActive(eventLoop: context.eventLoop) { () -> [UInt8] in
+                registry.updateTreeSizes()
+                return metrics.render()
+            }.assumeIsolated().whenComplete { result in
+                switch result {
+                case .success(let text):
+                    let response = HTTPResponse(.ok, body: text, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")])
+                    self.send(response, keepAlive: keepAlive, context: context)
+                case .failure:
+                    refuse(.serviceUnavailable, "The server is shutting down")
+                }
+            }
         case .rules:
             // The namespace decides who may read or replace its rules, and loads them.
             let promise = context.eventLoop.makePromise(of: Answer.self)
@@ -263,7 +317,43 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 default: self.send(HTTPResponse(.ok, body: Array(#"{"status":"ok"}"#.utf8)), keepAlive: keepAlive, context: context)
                 }
             }
+        case .rulesSimulation:
+            guard request.method == .post else { return refuse(.methodNotAllowed, "Use POST on /.settings/rules/simulate.json") }
+            guard body.readableBytes <= 2 * Namespace.maxRulesBytes else {
+                return refuse(.payloadTooLarge, "A simulation may be at most \(2 * Namespace.maxRulesBytes) bytes")
+            }
+            let simulation: RulesSimulation
+            do throws(RESTError) {
+                simulation = try RulesSimulation(body: Array(body.readableBytesView))
+            } catch {
+                return refuse(error.status, error.message)
+            }
+            // The namespace decides who may simulate (admins, as for the rules) and runs it.
+            let promise = context.eventLoop.makePromise(of: Answer.self)
+            registry.namespace(request.namespace).simulateRules(simulation, as: auth, promise: promise)  // which ends this use
+            promise.futureResult.assumeIsolated().whenSuccess { answer in
+                switch answer {
+                case .encoded(let decision): self.send(HTTPResponse(.ok, body: decision), keepAlive: keepAlive, context: context)
+                case .refused(let refusal): refuse(refusal.http.status, refusal.http.message)
+                default: refuse(.internalServerError, "Unexpected answer to a rules simulation")
+                }
+            }
         }
+    }
+
+    /// `GET /.health`: 200 while the process serves. `GET /.ready`: 200 while writes are taken,
+    /// 503 with the reason while storage refuses them or the server shuts down. No credential
+    /// is needed or looked at.
+    private func probe(_ path: String, method: HTTPMethod, keepAlive: Bool, context: ChannelHandlerContext) {
+        guard method == .GET else {
+            send(HTTPResponse(.methodNotAllowed, body: RESTRendering.error("Use GET", print: .compact)), keepAlive: keepAlive, context: context)
+            return
+        }
+        let reason = path == "/.ready" ? health.notReadyReason : nil
+        let body: JSONValue = .object(
+            [JSONMember("status", .string(reason == nil ? "ok" : "unavailable"))] + (reason.map { [JSONMember("reason", .string($0))] } ?? [])
+        )
+        send(HTTPResponse(reason == nil ? .ok : .serviceUnavailable, body: Array(JSONWriter.string(body).utf8)), keepAlive: keepAlive, context: context)
     }
 
     private func send(_ response: HTTPResponse, keepAlive: Bool, context: ChannelHandlerContext) {

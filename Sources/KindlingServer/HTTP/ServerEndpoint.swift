@@ -2,13 +2,20 @@
 enum ServerEndpoint: Sendable, Equatable {
     /// `GET /.inspect/databases.json`: the namespaces in use.
     case databases
+    /// `POST /.settings/rules/simulate.json`: one read or write tried against the rules as a
+    /// chosen `auth`, with the rule that decided (admin only; the console's simulator).
+    case rulesSimulation
     /// `GET`/`PUT /.settings/rules.json`: a namespace's security rules (admin only).
     case rules
+    /// `GET /.metrics`: the server's metrics in the Prometheus text format (loopback or admin).
+    case metrics
 
     init?(uriPath: String) {
         switch uriPath {
         case "/.inspect/databases.json": self = .databases
+        case "/.settings/rules/simulate.json": self = .rulesSimulation
         case "/.settings/rules.json": self = .rules
+        case "/.metrics": self = .metrics
         default: return nil
         }
     }

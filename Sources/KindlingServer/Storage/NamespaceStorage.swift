@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import KindlingCore
 import Logging
+import Metrics
 import Synchronization
 
 /// One namespace's durable files: recovery at start, the log while running, snapshots in the
@@ -22,6 +23,7 @@ final class NamespaceStorage: Sendable {
     private let configuration: StorageConfiguration
     private let snapshots: DispatchQueue
     private let logger: Logger
+    private let metrics: ServerMetrics?
 
     init(
         directory: String,
@@ -29,16 +31,18 @@ final class NamespaceStorage: Sendable {
         startSequence: UInt64,
         budget: OpenLogBudget? = nil,
         logger: Logger,
+        metrics: ServerMetrics? = nil,
         onDurable: @escaping @Sendable (UInt64) -> Void
     ) throws {
         self.directory = directory
+        self.metrics = metrics
         self.configuration = configuration
         self.logger = logger
         self.snapshots = DispatchQueue(label: "kindling.snapshots.\(directory)")
         try StorageLayout.createDirectory(directory)
         self.log = WriteAheadLog(
             directory: directory, mode: configuration.fsync, startSequence: startSequence, idleTimeout: configuration.logIdleTimeout,
-            budget: budget, logger: logger, onDurable: onDurable
+            budget: budget, logger: logger, metrics: metrics, onDurable: onDurable
         )
     }
 
@@ -59,7 +63,7 @@ final class NamespaceStorage: Sendable {
     func snapshot(_ root: Node, sequence: UInt64) {
         lastSnapshot.withLock { $0 = ContinuousClock.now }
         log.rotate(startingAt: sequence + 1)
-        snapshots.async { [directory, logger, log] in
+        snapshots.async { [directory, logger, log, metrics] in
             let started = ContinuousClock.now
             do {
                 let written = try SnapshotFile.write(root, to: StorageLayout.snapshotPath(directory, sequence: sequence))
@@ -75,6 +79,8 @@ final class NamespaceStorage: Sendable {
                 for old in StorageLayout.snapshots(in: directory) where old.start < sequence {
                     try? FileManager.default.removeItem(atPath: old.path)
                 }
+                metrics?.snapshotDuration.record(duration: ContinuousClock.now - started)
+                metrics?.snapshotBytes.set(written.compressedBytes)
                 logger.info(
                     "wrote snapshot",
                     metadata: [

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Dispatch
 import Logging
+import Metrics
 import Synchronization
 
 /// How hard the log works to make a write durable before it is acknowledged.
@@ -54,6 +55,8 @@ final class WriteAheadLog: @unchecked Sendable {
     private let logger: Logger
     private let idleTimeout: Duration
     private let budget: OpenLogBudget?
+    /// Times each flush's write and sync, and counts the log while it fails.
+    private let metrics: ServerMetrics?
     // Confined to `queue`.
     private var descriptor: Int32 = -1
     private var fileLength = 0
@@ -67,9 +70,10 @@ final class WriteAheadLog: @unchecked Sendable {
 
     init(
         directory: String, mode: FsyncMode, startSequence: UInt64, idleTimeout: Duration = .seconds(60), budget: OpenLogBudget? = nil,
-        logger: Logger, onDurable: @escaping @Sendable (UInt64) -> Void
+        logger: Logger, metrics: ServerMetrics? = nil, onDurable: @escaping @Sendable (UInt64) -> Void
     ) {
         self.budget = budget
+        self.metrics = metrics
         self.directory = directory
         self.mode = mode
         self.logger = logger
@@ -160,7 +164,9 @@ final class WriteAheadLog: @unchecked Sendable {
             do {
                 switch items[0] {
                 case .records(let bytes, let last):
+                    let started = ContinuousClock.now
                     try writeAll(bytes)
+                    metrics?.logAppend.record(duration: ContinuousClock.now - started)
                     durable = last
                 case .rotate(let sequence):
                     if durable != nil, mode == .always { try sync() }
@@ -188,7 +194,10 @@ final class WriteAheadLog: @unchecked Sendable {
             defer { state.failure = nil }
             return state.failure != nil
         }
-        if recovered { logger.notice("the log is writable again; acknowledging writes") }
+        if recovered {
+            logger.notice("the log is writable again; acknowledging writes")
+            metrics?.logFailing(false)
+        }
         if let durable { onDurable(durable) }
         scheduleTimers()
     }
@@ -228,7 +237,10 @@ final class WriteAheadLog: @unchecked Sendable {
             defer { state.failure = "\(error)" }
             return state.failure == nil
         }
-        if first { logger.critical("writes to the log are failing; writes are refused until it recovers: \(error)") }
+        if first {
+            logger.critical("writes to the log are failing; writes are refused until it recovers: \(error)")
+            metrics?.logFailing(true)
+        }
         queue.asyncAfter(deadline: .now() + 1) { self.flushQueued() }
     }
 
@@ -264,6 +276,8 @@ final class WriteAheadLog: @unchecked Sendable {
             unsynced = false
             return
         }
+        let started = ContinuousClock.now
+        defer { metrics?.logFsync.record(duration: ContinuousClock.now - started) }
         if fdatasync(descriptor) != 0 {
             throw StorageError.io("fdatasync of \(segmentPath) failed: \(String(cString: strerror(errno)))")
         }

@@ -21,9 +21,7 @@ extension SessionInput {
                 }
                 operation = .authenticate(identity)
             case .failure(let refusal):
-                guard let number = request.number else { return nil }
-                let (status, message) = Refusal(refusal).wire
-                return .reject(number: number, status: status, message: message)
+                operation = .refuseCredential(Refusal(refusal))
             }
         case .unauth:
             operation = .authenticate(.anonymous)

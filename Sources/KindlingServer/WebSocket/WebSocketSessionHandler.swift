@@ -42,11 +42,15 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private var pendingPong: ByteBuffer?
     /// The bytes of a message received in part, counted against the server-wide budget.
     private let held: HeldMessageBytes
+    private let metrics: ServerMetrics
+    /// Counted open in `handlerAdded`, so counted closed once in `channelInactive`.
+    private var counted = false
 
     init(
         namespace: Namespace, outbox: EventLoopOutbox, idleSweep: IdleSweep, handshakeHost: String, verifier: CredentialVerifier,
-        budget: InFlightBudget, configuration: ServerConfiguration
+        budget: InFlightBudget, metrics: ServerMetrics, configuration: ServerConfiguration
     ) {
+        self.metrics = metrics
         self.verifier = verifier
         self.held = HeldMessageBytes(budget: budget)
         self.namespace = namespace
@@ -63,6 +67,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        metrics.connectionOpened(.websocket)
+        counted = true
         do {
             framedOutput = try context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
         } catch {
@@ -143,6 +149,10 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         held.update(to: 0)
+        if counted {
+            counted = false
+            metrics.connectionClosed(.websocket)
+        }
         logger.debug("disconnected", metadata: metadata)
         namespace.detach(connection)
         idleSweep.remove(self)
@@ -243,6 +253,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         if !context.channel.isWritable, !closing {
             // No close frame: it would queue behind the backlog the reader is not taking.
             logger.warning("disconnecting a reader that fell behind: more than \(maxPendingBytes) bytes waiting", metadata: metadata)
+            metrics.slowReaderDisconnected()
             closing = true
             context.close(promise: nil)
         }

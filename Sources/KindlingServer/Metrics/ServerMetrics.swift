@@ -1,0 +1,115 @@
+import Metrics
+import Prometheus
+import Synchronization
+
+/// The server's metrics, in the Prometheus text format at `GET /.metrics`.
+///
+/// Made through swift-metrics with a factory bound to this server's own
+/// `PrometheusCollectorRegistry`, not through the global `MetricsSystem`: the global can be
+/// bootstrapped once per process, and the tests run many servers in one process, each of which
+/// must count only its own traffic. (An application embedding Kindling keeps its own
+/// `MetricsSystem` choice too.)
+///
+/// Everything on a hot path is an atomic addition, made once per batch where a batch is at
+/// hand: a namespace reports the requests, writes and deliveries of a whole block of work at
+/// once; the log times each flush, not each record.
+final class ServerMetrics: Sendable {
+    let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    private let open: [Meter]
+    private let opened: [CoreMetrics.Counter]
+    /// `[action][outcome]`.
+    private let requests: [[CoreMetrics.Counter]]
+    let listensActive: Meter
+    let writesCommitted: CoreMetrics.Counter
+    let fanoutDeliveries: CoreMetrics.Counter
+    let fanoutBytes: CoreMetrics.Counter
+    let slowReadersDisconnected: CoreMetrics.Counter
+    let logAppend: Timer
+    let logFsync: Timer
+    let snapshotDuration: Timer
+    let snapshotBytes: Meter
+    let namespaces: Meter
+    /// Namespace logs whose writes are failing now (a full disk): readiness is refused while
+    /// any is. Also exported, as `kindling_storage_failing_logs`.
+    private let failingLogCount = Atomic<Int>(0)
+    private let failingLogs: Meter
+    /// The per-namespace tree sizes, for the largest namespaces only.
+    let treeSizes: NamespaceSizeGauges
+
+    /// - Parameter topNamespaces: how many of the largest namespaces get a
+    ///   `kindling_namespace_tree_bytes` series.
+    init(topNamespaces: Int) {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        let fast: [Duration] = [
+            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2500),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+            .seconds(1),
+        ]
+        factory.durationHistogramBuckets = [
+            "kindling_log_append_seconds": fast,
+            "kindling_log_fsync_seconds": fast,
+            "kindling_snapshot_seconds": [
+                .milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(5), .seconds(10),
+                .seconds(30), .seconds(60), .seconds(300),
+            ],
+        ]
+        self.registry = registry
+        self.factory = factory
+        open = ConnectionTransport.allCases.map { Meter(label: "kindling_connections_open", dimensions: [("transport", $0.rawValue)], factory: factory) }
+        opened = ConnectionTransport.allCases.map {
+            CoreMetrics.Counter(label: "kindling_connections_opened_total", dimensions: [("transport", $0.rawValue)], factory: factory)
+        }
+        requests = RequestAction.allCases.map { action in
+            RequestOutcome.allCases.map { outcome in
+                CoreMetrics.Counter(label: "kindling_requests_total", dimensions: [("action", action.label), ("outcome", outcome.label)], factory: factory)
+            }
+        }
+        listensActive = Meter(label: "kindling_listens_active", factory: factory)
+        writesCommitted = CoreMetrics.Counter(label: "kindling_writes_committed_total", factory: factory)
+        fanoutDeliveries = CoreMetrics.Counter(label: "kindling_fanout_deliveries_total", factory: factory)
+        fanoutBytes = CoreMetrics.Counter(label: "kindling_fanout_bytes_total", factory: factory)
+        slowReadersDisconnected = CoreMetrics.Counter(label: "kindling_slow_readers_disconnected_total", factory: factory)
+        logAppend = Timer(label: "kindling_log_append_seconds", factory: factory)
+        logFsync = Timer(label: "kindling_log_fsync_seconds", factory: factory)
+        snapshotDuration = Timer(label: "kindling_snapshot_seconds", factory: factory)
+        snapshotBytes = Meter(label: "kindling_snapshot_bytes", factory: factory)
+        namespaces = Meter(label: "kindling_namespaces", factory: factory)
+        failingLogs = Meter(label: "kindling_storage_failing_logs", factory: factory)
+        treeSizes = NamespaceSizeGauges(limit: topNamespaces, factory: factory)
+    }
+
+    func connectionOpened(_ transport: ConnectionTransport) {
+        let index = ConnectionTransport.allCases.firstIndex(of: transport) ?? 0
+        opened[index].increment()
+        open[index].increment()
+    }
+
+    func connectionClosed(_ transport: ConnectionTransport) {
+        open[ConnectionTransport.allCases.firstIndex(of: transport) ?? 0].decrement()
+    }
+
+    /// A reader that fell too far behind was cut off.
+    func slowReaderDisconnected() { slowReadersDisconnected.increment() }
+
+    /// Adds a namespace's tally of decided requests.
+    func add(_ tally: inout RequestTally) {
+        for (action, outcome, count) in tally.take() { requests[action.rawValue][outcome.rawValue].increment(by: count) }
+    }
+
+    /// A namespace's log started or stopped failing.
+    func logFailing(_ failing: Bool) {
+        let now = failingLogCount.add(failing ? 1 : -1, ordering: .relaxed).newValue
+        failingLogs.set(now)
+    }
+
+    /// Nil while storage takes writes, else why it does not.
+    var storageRefusal: String? {
+        let failing = failingLogCount.load(ordering: .relaxed)
+        return failing > 0 ? "writes to storage are failing in \(failing) namespace(s) (is the disk full?)" : nil
+    }
+
+    /// Every series, in the Prometheus text exposition format.
+    func render() -> [UInt8] { registry.emitToBuffer() }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import KindlingTesting
+import Synchronization
+import Testing
+
+/// `kindling serve --tls-cert --tls-key` as an operator runs it: refusals at start, the https
+/// banner, and one SIGHUP reloading both the rules file and the certificate.
+@Suite(.timeLimit(.minutes(2)))
+struct ServeTLSCommandTests {
+    /// A folder with the files one test hands to `kindling serve`.
+    struct Folder {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-serve-tls-\(UUID().uuidString)")
+        init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+        func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+        func write(_ name: String, _ text: String) throws { try text.write(toFile: path(name), atomically: true, encoding: .utf8) }
+        func remove() { try? FileManager.default.removeItem(at: url) }
+    }
+
+    /// Collects a pipe's text as it arrives.
+    final class Collected: Sendable {
+        let text = Mutex("")
+        init(_ pipe: Pipe) {
+            pipe.fileHandleForReading.readabilityHandler = { handle in
+                let chunk = String(decoding: handle.availableData, as: UTF8.self)
+                self.text.withLock { $0 += chunk }
+            }
+        }
+        var value: String { text.withLock { $0 } }
+
+        func wait(for needle: String, seconds: Double = 20) async -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if value.contains(needle) { return true }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return false
+        }
+    }
+
+    @Test func aKeyThatDoesNotMatchRefusesTheStartNamingBothFiles() async throws {
+        let executable = try #require(CommandLineTests.executable, "kindling executable not built")
+        let folder = try Folder()
+        defer { folder.remove() }
+        let authority = try TestCertificateAuthority()
+        try folder.write("cert.pem", try authority.issue(serial: 0x3001).certificatePEM)
+        try folder.write("key.pem", try authority.issue(serial: 0x3002).keyPEM)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["serve", "--port", "0", "--in-memory", "--tls-cert", folder.path("cert.pem"), "--tls-key", folder.path("key.pem")]
+        let errors = Pipe()
+        process.standardOutput = Pipe()
+        process.standardError = errors
+        let log = Collected(errors)
+        try process.run()
+        // Waited for without blocking a thread of the test pool, which other tests share.
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        guard !process.isRunning else {
+            process.terminate()
+            Issue.record("kindling serve kept running with a key that does not match")
+            return
+        }
+        #expect(process.terminationStatus != 0)
+        #expect(await log.wait(for: "does not match the certificate"))
+        #expect(log.value.contains(folder.path("cert.pem")) && log.value.contains(folder.path("key.pem")))
+    }
+
+    @Test func oneSIGHUPReloadsTheRulesAndTheCertificate() async throws {
+        let executable = try #require(CommandLineTests.executable, "kindling executable not built")
+        let folder = try Folder()
+        defer { folder.remove() }
+        let authority = try TestCertificateAuthority()
+        let first = try authority.issue(serial: 0x3003)
+        try folder.write("cert.pem", first.certificatePEM)
+        try folder.write("key.pem", first.keyPEM)
+        try folder.write("rules.json", #"{"rules": {".read": true}}"#)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = [
+            "serve", "--port", "0", "--in-memory", "--log-level", "notice", "--rules", folder.path("rules.json"),
+            "--tls-cert", folder.path("cert.pem"), "--tls-key", folder.path("key.pem"),
+        ]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        let banner = Collected(output)
+        let log = Collected(errors)
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        #expect(await banner.wait(for: "Data:"))
+        let line = try #require(banner.value.split(separator: "\n").first { $0.contains("realtime:") })
+        #expect(line.contains("wss://127.0.0.1:"))
+        #expect(banner.value.contains("rest:     https://127.0.0.1:"))
+        let address = try #require(line.range(of: "wss://127.0.0.1:"))
+        let port = try #require(Int(line[address.upperBound...].prefix { $0.isNumber }))
+        let trust = try TestTLS.trusting(caPEM: authority.certificatePEM)
+        let before = try await TestHTTPConnection.connect(port: port, tls: trust)
+        defer { before.close() }
+        #expect(try await before.request("GET", "/.json").status == 200)
+        #expect(try await before.peerCertificateSerial() == first.serial)
+
+        let second = try authority.issue(serial: 0x3004)
+        try folder.write("cert.pem", second.certificatePEM)
+        try folder.write("key.pem", second.keyPEM)
+        kill(process.processIdentifier, SIGHUP)
+        #expect(await log.wait(for: "TLS certificate reloaded: new connections get serial \(second.serial)"))
+        #expect(await log.wait(for: "rules reloaded"))
+        let after = try await TestHTTPConnection.connect(port: port, tls: trust)
+        defer { after.close() }
+        #expect(try await after.request("GET", "/.json").status == 200)
+        #expect(try await after.peerCertificateSerial() == second.serial)
+        #expect(process.isRunning)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import KindlingCore
+import KindlingTesting
+import Testing
+
+@testable import KindlingServer
+
+/// The real `kindling serve` process: readiness while its disk refuses writes, and a SIGTERM
+/// that drains (onDisconnect writes run and are on disk) and exits 0 in time.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct ProcessLifecycleTests {
+    static func readiness(_ port: Int) async throws -> (status: Int, body: String) {
+        let response = try await TestHTTPConnection.request(port: port, "GET", "/.ready")
+        return (response.status, response.text)
+    }
+
+    @Test func readinessIsRefusedWhileTheDiskRefusesWrites() async throws {
+        let directory = NSTemporaryDirectory() + "kindling-ready-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try ServerProcess(dataDirectory: directory)
+        #expect(try await Self.readiness(server.port).status == 200)
+        let writer = try await TestClient.connect(port: server.port, namespace: "full")
+        #expect(DiskFullTests.status(try await writer.request("p", DiskFullTests.put("/before", 1))) == "ok")
+
+        // The technique of DiskFullTests: a file-size limit below the log's size fails its next append.
+        try DiskFullTests.limitFileSize(of: server.pid, to: 1)
+        let waiting = Task { DiskFullTests.status(try await writer.request("p", DiskFullTests.put("/during", 2), timeout: .seconds(60))) }
+        #expect(try await server.waitForLog(containing: "writes to the log are failing"))
+        let refused = try await Self.readiness(server.port)
+        #expect(refused.status == 503)
+        #expect(refused.body.contains("disk"))
+        // Still alive meanwhile.
+        #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/.health").status == 200)
+
+        try DiskFullTests.limitFileSize(of: server.pid, to: nil)
+        #expect(try await waiting.value == "ok")
+        var status = 0
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            status = try await Self.readiness(server.port).status
+            if status == 200 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(status == 200)
+        await writer.abort()
+        server.kill()
+    }
+
+    @Test func sigtermDrainsRunsOnDisconnectWritesAndExitsZero() async throws {
+        let directory = NSTemporaryDirectory() + "kindling-drain-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var server = try ServerProcess(dataDirectory: directory, arguments: ["--drain-seconds", "5"])
+        let client = try await TestClient.connect(port: server.port, namespace: "drain")
+        let presence = JSONValue.object([JSONMember("p", .string("/presence/me")), JSONMember("d", .string("offline"))])
+        #expect(DiskFullTests.status(try await client.request("o", presence)) == "ok")
+        #expect(DiskFullTests.status(try await client.request("p", .object([JSONMember("p", .string("/presence/me")), JSONMember("d", .string("online"))]))) == "ok")
+
+        let signalled = ContinuousClock.now
+        server.process.terminate()  // SIGTERM
+        while server.process.isRunning, ContinuousClock.now - signalled < .seconds(7) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(!server.process.isRunning, "still running after the drain time")
+        #expect(server.process.terminationReason == .exit)
+        #expect(server.process.terminationStatus == 0)
+        #expect(await client.waitForClose())
+
+        server = try ServerProcess(dataDirectory: directory)
+        let reader = try await TestClient.connect(port: server.port, namespace: "drain")
+        let read = try await reader.request("g", .object([JSONMember("p", .string("/presence/me")), JSONMember("q", .object([]))]))
+        #expect(read.last?["d"]?["b"]?["d"]?.stringValue == "offline")
+        await reader.abort()
+        server.kill()
+    }
+
+    /// A disk refusing writes does not hold the shutdown: the write it holds was never
+    /// acknowledged, and the process still exits 0 within the drain time.
+    @Test func sigtermExitsZeroWhileTheDiskRefusesWrites() async throws {
+        let directory = NSTemporaryDirectory() + "kindling-drain-full-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try ServerProcess(dataDirectory: directory, arguments: ["--drain-seconds", "2"])
+        let writer = try await TestClient.connect(port: server.port, namespace: "full")
+        #expect(DiskFullTests.status(try await writer.request("p", DiskFullTests.put("/before", 1))) == "ok")
+        try DiskFullTests.limitFileSize(of: server.pid, to: 1)
+        let number = try await writer.sendRequest("p", DiskFullTests.put("/during", 2))
+        #expect(try await server.waitForLog(containing: "writes to the log are failing"))
+
+        let signalled = ContinuousClock.now
+        server.process.terminate()
+        while server.process.isRunning, ContinuousClock.now - signalled < .seconds(4) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(!server.process.isRunning, "still running past the drain time")
+        #expect(server.process.terminationReason == .exit)
+        #expect(server.process.terminationStatus == 0)
+        // The held write was never acknowledged.
+        #expect(!writer.receivedFrames().contains { $0.contains("\"r\":\(number)") && $0.contains("\"ok\"") })
+        await writer.abort()
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import KindlingCore
+import KindlingTesting
+import Logging
+import NIOCore
+import Synchronization
+import Testing
+
+@testable import KindlingServer
+
+/// `GET /.metrics`: the counters move by exactly the traffic sent, the text parses strictly as
+/// Prometheus text, the per-namespace series stay within the top N, and only loopback or an
+/// admin may read them.
+@Suite(.timeLimit(.minutes(2)))
+struct MetricsEndpointTests {
+    static let rules = """
+        {"rules": {".read": true, "open": {".write": true}, "locked": {".write": false}}}
+        """
+
+    static func scrape(_ port: Int) async throws -> PrometheusText {
+        let response = try await TestHTTPConnection.request(port: port, "GET", "/.metrics")
+        #expect(response.status == 200)
+        #expect(response.header("content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
+        return try PrometheusText(response.text)
+    }
+
+    static func put(_ path: String, _ value: Int) -> JSONValue {
+        .object([JSONMember("p", .string(path)), JSONMember("d", .number(Double(value)))])
+    }
+
+    /// The change of a series between two scrapes (a series absent before counts from 0).
+    static func delta(_ before: PrometheusText, _ after: PrometheusText, _ name: String, _ labels: [String: String] = [:]) -> Double? {
+        guard let now = after.value(name, labels) else { return nil }
+        return now - (before.value(name, labels) ?? 0)
+    }
+
+    @Test func countersMoveByExactlyTheTrafficSent() async throws {
+        let directory = NSTemporaryDirectory() + "kindling-metrics-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let configuration = ServerConfiguration(port: 0, storage: StorageConfiguration(directory: directory), rules: try RulesDocument.parse(Self.rules))
+        try await KindlingServer.run(configuration) { server in
+            let before = try await Self.scrape(server.port)
+
+            let socket = try await TestClient.connect(port: server.port, namespace: "metrics")
+            for index in 0..<3 {
+                let reply = try await socket.request("p", Self.put("/open/ws\(index)", index))
+                #expect(reply.last?["d"]?["b"]?["s"]?.stringValue == "ok")
+            }
+            for index in 0..<2 {
+                let response = try await TestHTTPConnection.request(port: server.port, "PUT", "/open/rest\(index).json?ns=metrics", body: "\(index)")
+                #expect(response.status == 200)
+            }
+            let denied = try await TestHTTPConnection.request(port: server.port, "PUT", "/locked.json?ns=metrics", body: "1")
+            #expect(denied.status == 401)
+            let stream = try await TestHTTPConnection.connect(port: server.port)
+            try await stream.send("GET", "/open.json?ns=metrics", headers: [("Accept", "text/event-stream")])
+            #expect(try await stream.responseHead().status == 200)
+            #expect(try await stream.nextEvent().event == "put")
+
+            let after = try await Self.scrape(server.port)
+            let requests = "kindling_requests_total"
+            #expect(Self.delta(before, after, requests, ["action": "set", "outcome": "ok"]) == 3)
+            #expect(Self.delta(before, after, requests, ["action": "rest_write", "outcome": "ok"]) == 2)
+            #expect(Self.delta(before, after, requests, ["action": "rest_write", "outcome": "permission_denied"]) == 1)
+            #expect(Self.delta(before, after, requests, ["action": "stream", "outcome": "ok"]) == 1)
+            let allRequests = after.all(requests).reduce(0) { $0 + $1.value } - before.all(requests).reduce(0) { $0 + $1.value }
+            #expect(allRequests == 7)
+            #expect(Self.delta(before, after, "kindling_writes_committed_total") == 5)
+            #expect(Self.delta(before, after, "kindling_connections_opened_total", ["transport": "websocket"]) == 1)
+            #expect(Self.delta(before, after, "kindling_connections_opened_total", ["transport": "sse"]) == 1)
+            // Three one-request connections for the writes, and this scrape's own connection.
+            #expect(Self.delta(before, after, "kindling_connections_opened_total", ["transport": "rest"]) == 4)
+            #expect(after.value("kindling_connections_open", ["transport": "websocket"]) == 1)
+            #expect(after.value("kindling_connections_open", ["transport": "sse"]) == 1)
+            #expect(Self.delta(before, after, "kindling_listens_active") == 1)
+            // The socket's three acknowledgements and the stream's first event.
+            #expect(Self.delta(before, after, "kindling_fanout_deliveries_total") == 4)
+            #expect((Self.delta(before, after, "kindling_fanout_bytes_total") ?? 0) > 0)
+            #expect((Self.delta(before, after, "kindling_log_append_seconds_count") ?? 0) >= 1)
+            #expect((Self.delta(before, after, "kindling_log_fsync_seconds_count") ?? 0) >= 1)
+            #expect(after.value("kindling_namespaces") == 1)
+            #expect(after.types["kindling_log_append_seconds"] == "histogram")
+            #expect(after.types["kindling_requests_total"] == "counter")
+            #expect(after.types["kindling_connections_open"] == "gauge")
+
+            stream.close()
+            await socket.close()
+            try await Task.sleep(for: .milliseconds(300))
+            let closed = try await Self.scrape(server.port)
+            #expect(closed.value("kindling_connections_open", ["transport": "websocket"]) == 0)
+            #expect(closed.value("kindling_connections_open", ["transport": "sse"]) == 0)
+            #expect(closed.value("kindling_listens_active") == 0)
+            // This scrape's connection is the one REST connection open.
+            #expect(closed.value("kindling_connections_open", ["transport": "rest"]) == 1)
+        }
+    }
+
+    @Test func treeSizesAreExportedForTheLargestNamespacesOnly() async throws {
+        try await KindlingServer.run(ServerConfiguration(port: 0, metricsTopNamespaces: 2)) { server in
+            func write(_ namespace: String, length: Int) async throws {
+                let body = "\"" + String(repeating: "x", count: length) + "\""
+                let response = try await TestHTTPConnection.request(port: server.port, "PUT", "/v.json?ns=\(namespace)", body: body)
+                #expect(response.status == 200)
+            }
+            try await write("small", length: 10)
+            try await write("medium", length: 100)
+            try await write("large", length: 300)
+            try await write("tiny", length: 1)
+            let first = try await Self.scrape(server.port)
+            #expect(first.value("kindling_namespaces") == 4)
+            let series = first.all("kindling_namespace_tree_bytes")
+            #expect(series.count == 2)
+            // {"v":"xxx…"}: 8 bytes around the string.
+            #expect(first.value("kindling_namespace_tree_bytes", ["namespace": "large"]) == 308)
+            #expect(first.value("kindling_namespace_tree_bytes", ["namespace": "medium"]) == 108)
+
+            // `small` grows past both: `medium` leaves the top two and its series goes.
+            try await write("small", length: 1000)
+            let second = try await Self.scrape(server.port)
+            #expect(second.all("kindling_namespace_tree_bytes").count == 2)
+            #expect(second.value("kindling_namespace_tree_bytes", ["namespace": "small"]) == 1008)
+            #expect(second.value("kindling_namespace_tree_bytes", ["namespace": "large"]) == 308)
+            #expect(second.value("kindling_namespace_tree_bytes", ["namespace": "medium"]) == nil)
+        }
+    }
+
+    @Test func onlyLoopbackOrAnAdminMayReadTheMetrics() throws {
+        let remote = try SocketAddress(ipAddress: "10.1.2.3", port: 4000)
+        let user = AuthState.overridden(by: .object([JSONMember("uid", .string("alice"))]))
+        #expect(MetricsAccess.refusal(remote: remote, auth: .anonymous)?.status == 401)
+        #expect(MetricsAccess.refusal(remote: remote, auth: user)?.status == 403)
+        #expect(MetricsAccess.refusal(remote: remote, auth: .admin) == nil)
+        #expect(MetricsAccess.refusal(remote: nil, auth: .anonymous)?.status == 401)
+        for loopback in ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"] {
+            #expect(MetricsAccess.refusal(remote: try SocketAddress(ipAddress: loopback, port: 1), auth: .anonymous) == nil, "\(loopback)")
+        }
+        for outside in ["128.0.0.1", "::2", "::ffff:10.0.0.1", "fe80::1"] {
+            #expect(MetricsAccess.isLoopback(try SocketAddress(ipAddress: outside, port: 1)) == false, "\(outside)")
+        }
+    }
+
+    @Test func refusedRequestsAreLoggedWithTheirReason() async throws {
+        let lines = Mutex<[String]>([])
+        var logger = Logger(label: "kindling") { label in JSONLogHandler(label: label) { bytes in lines.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } } }
+        logger.logLevel = .info
+        let configuration = ServerConfiguration(port: 0, rules: try RulesDocument.parse(Self.rules), logger: logger)
+        try await KindlingServer.run(configuration) { server in
+            let denied = try await TestHTTPConnection.request(port: server.port, "PUT", "/locked/a.json?ns=logs", body: "1")
+            #expect(denied.status == 401)
+            let socket = try await TestClient.connect(port: server.port, namespace: "logs")
+            let reply = try await socket.request("p", Self.put("/locked/b", 2))
+            #expect(reply.last?["d"]?["b"]?["s"]?.stringValue == "permission_denied")
+            let auth = try await socket.request("auth", .object([JSONMember("cred", .string("not-a-token"))]))
+            #expect(auth.last?["d"]?["b"]?["s"]?.stringValue == "invalid_token")
+            let metrics = try await Self.scrape(server.port)
+            #expect(metrics.value("kindling_requests_total", ["action": "auth", "outcome": "error"]) == 1)
+            #expect(metrics.value("kindling_requests_total", ["action": "set", "outcome": "permission_denied"]) == 1)
+            await socket.close()
+        }
+        let refusals = try lines.withLock { $0 }.map { try JSONParser.parse($0) }.filter { $0["message"]?.stringValue == "refused a request" }
+        #expect(refusals.count == 3)
+        let expected: [(String, String, String?)] = [
+            ("rest_write", "permission_denied", "/locked/a"), ("set", "permission_denied", "/locked/b"), ("auth", "invalid_token", nil),
+        ]
+        for (line, (action, refusal, path)) in zip(refusals, expected) {
+            #expect(line["level"]?.stringValue == "info")
+            #expect(line["metadata"]?["refusal"]?.stringValue == refusal)
+            #expect(line["metadata"]?["action"]?.stringValue == action)
+            #expect(line["metadata"]?["path"]?.stringValue == path)
+            #expect(line["metadata"]?["namespace"]?.stringValue == "logs")
+            #expect(line["metadata"]?["connection"]?.stringValue?.hasPrefix("conn-") == true)
+        }
+    }
+}
