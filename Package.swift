@@ -175,6 +175,11 @@ let package = Package(
             swiftSettings: strictness
         ),
         .testTarget(
+            name: "kindlingTests",
+            dependencies: ["kindling", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictness
+        ),
+        .testTarget(
             name: "KindlingServerTests",
             dependencies: [
                 "KindlingServer",

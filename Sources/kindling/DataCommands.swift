@@ -62,6 +62,7 @@ struct GetCommand: AsyncParsableCommand {
             Exit codes: 0 ok, 1 refused by the server, 2 server unreachable, 64 bad arguments.
             Examples:
               kindling get rooms/a --ns chat
+              kindling get rooms/a --url "http://127.0.0.1:9000?ns=chat"
               KINDLING_URL=http://10.0.0.5:9000 kindling get / --export
             """
     )
@@ -71,7 +72,7 @@ struct GetCommand: AsyncParsableCommand {
     @OptionGroup var remote: RemoteOptions
 
     func run() async throws {
-        printBody(try await restRequest("GET", remote.restURL(path: path, export ? "&format=export" : "")))
+        printBody(try await restRequest("GET", try remote.target().restURL(path: path, export ? "&format=export" : "")))
     }
 }
 
@@ -94,7 +95,7 @@ struct SetCommand: AsyncParsableCommand {
 
     func run() async throws {
         let json = try parseJSONArgument(value)
-        printBody(try await restRequest("PUT", remote.restURL(path: path), body: json))
+        printBody(try await restRequest("PUT", try remote.target().restURL(path: path), body: json))
     }
 }
 
@@ -116,7 +117,7 @@ struct UpdateCommand: AsyncParsableCommand {
     func run() async throws {
         let json = try parseJSONArgument(value)
         guard case .object = json else { throw ValidationError("update needs a JSON object") }
-        printBody(try await restRequest("PATCH", remote.restURL(path: path), body: json))
+        printBody(try await restRequest("PATCH", try remote.target().restURL(path: path), body: json))
     }
 }
 
@@ -137,7 +138,7 @@ struct PushCommand: AsyncParsableCommand {
 
     func run() async throws {
         let json = try parseJSONArgument(value)
-        let body = try await restRequest("POST", remote.restURL(path: path), body: json)
+        let body = try await restRequest("POST", try remote.target().restURL(path: path), body: json)
         if let name = (try? JSONParser.parse(body))?["name"]?.stringValue {
             print(name)
         } else {
@@ -161,6 +162,6 @@ struct RemoveCommand: AsyncParsableCommand {
     @OptionGroup var remote: RemoteOptions
 
     func run() async throws {
-        _ = try await restRequest("DELETE", remote.restURL(path: path))
+        _ = try await restRequest("DELETE", try remote.target().restURL(path: path))
     }
 }

@@ -31,11 +31,12 @@ struct Export: AsyncParsableCommand {
 
     func run() async throws {
         let bytes: [UInt8]
+        let target = try location.remote.target()
         if let directory = location.dataDirectory {
             bytes = try OfflineDataDirectory.export(
-                directory: directory, namespace: location.remote.ns, path: try parsePath(location.path), logger: quietLogger())
+                directory: directory, namespace: target.namespace, path: try parsePath(location.path), logger: quietLogger())
         } else {
-            bytes = try await restRequest("GET", location.remote.restURL(path: location.path, "&format=export"))
+            bytes = try await restRequest("GET", target.restURL(path: location.path, "&format=export"))
         }
         FileHandle.standardOutput.write(Data(bytes))
         FileHandle.standardOutput.write(Data("\n".utf8))
@@ -68,18 +69,19 @@ struct Import: AsyncParsableCommand {
         }
         let progress: (String) -> Void = { printError("import: \($0)") }
         progress("read \(data.count) bytes from \(file)")
+        let target = try location.remote.target()
         if let directory = location.dataDirectory {
             try OfflineDataDirectory.importJSON(
                 [UInt8](data),
                 directory: directory,
-                namespace: location.remote.ns,
+                namespace: target.namespace,
                 path: try parsePath(location.path),
                 logger: quietLogger(),
                 progress: progress
             )
         } else {
-            progress("uploading to \(location.remote.serverURL) (namespace \(location.remote.ns), path \(location.path))")
-            _ = try await restRequest("PUT", location.remote.restURL(path: location.path, "&print=silent"), bytes: data)
+            progress("uploading to \(target.server) (namespace \(target.namespace), path \(location.path))")
+            _ = try await restRequest("PUT", target.restURL(path: location.path, "&print=silent"), bytes: data)
             progress("done")
         }
     }

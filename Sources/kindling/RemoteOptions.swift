@@ -4,35 +4,23 @@ import KindlingCore
 
 /// The server and namespace the client commands (`watch`, `get`, `set`, …) talk to.
 struct RemoteOptions: ParsableArguments {
-    @Option(help: "URL of the server (also KINDLING_URL; default http://127.0.0.1:9000).")
+    @Option(help: ArgumentHelp(
+        "URL of the server, as the SDKs take it: http://HOST:PORT, with ?ns=NAME or a database host name (also KINDLING_URL; default http://127.0.0.1:9000).",
+        discussion: "http://127.0.0.1:9000?ns=demo and https://demo.example.com both name the namespace demo."
+    ))
     var url: String?
 
-    @Option(help: "Namespace (database) to use.")
-    var ns = "kindling"
+    @Option(name: .customLong("ns"), help: "Namespace (database) to use, when the URL names none (default kindling).")
+    var namespace: String?
 
-    var serverURL: String {
-        let base = url ?? ProcessInfo.processInfo.environment["KINDLING_URL"] ?? "http://127.0.0.1:9000"
-        return base.hasSuffix("/") ? String(base.dropLast()) : base
+    /// The server and namespace, checked before the command runs.
+    func target() throws(ArgumentParser.ValidationError) -> RemoteTarget {
+        let url = url ?? ProcessInfo.processInfo.environment["KINDLING_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "http://127.0.0.1:9000"
+        return try RemoteTarget(url: url, namespace: namespace)
     }
 
-    /// The REST address of `path` (`/<path>.json?ns=…` plus `extra` parameters).
-    func restURL(path: String, _ extra: String = "") throws -> URL {
-        let parsed = try parsePath(path)
-        var encoded = parsed.keys.map {
-            $0.string.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? $0.string
-        }.joined(separator: "/")
-        encoded = "/" + encoded  // the root's address is /.json
-        let ns = self.ns.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? self.ns
-        guard let url = URL(string: serverURL + encoded + ".json?ns=" + ns + extra) else {
-            throw ValidationError("Invalid --url \(serverURL)")
-        }
-        return url
-    }
-
-    /// The URL for the realtime SDK: the server URL with `?ns=`.
-    var databaseURL: String {
-        let ns = self.ns.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? self.ns
-        return serverURL + "?ns=" + ns
+    func validate() throws {
+        _ = try target()
     }
 }
 

@@ -13,7 +13,7 @@ struct RulesGet: AsyncParsableCommand {
     @OptionGroup var remote: RemoteOptions
 
     func run() async throws {
-        FileHandle.standardOutput.write(Data(try await restRequest("GET", try remote.settingsURL("rules"), bytes: nil)))
+        FileHandle.standardOutput.write(Data(try await restRequest("GET", try remote.target().settingsURL("rules"), bytes: nil)))
     }
 }
 
@@ -42,16 +42,7 @@ struct RulesSet: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(file): \(error)")
         }
-        _ = try await restRequest("PUT", try remote.settingsURL("rules"), bytes: data)
-        print("rules set for namespace \(remote.ns)")
-    }
-}
-
-extension RemoteOptions {
-    /// The address of one of the server's settings (`/.settings/<name>.json?ns=…`).
-    func settingsURL(_ name: String) throws -> URL {
-        let ns = self.ns.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? self.ns
-        guard let url = URL(string: serverURL + "/.settings/\(name).json?ns=" + ns) else { throw ValidationError("Invalid --url \(serverURL)") }
-        return url
+        _ = try await restRequest("PUT", try remote.target().settingsURL("rules"), bytes: data)
+        print("rules set for namespace \(try remote.target().namespace)")
     }
 }

@@ -181,18 +181,16 @@ struct Serve: AsyncParsableCommand {
         let watcher = security.rules.map { RulesFileWatcher(path: $0, server: server, logger: logger, loadedText: rulesText) }
         let hangup = HangupSignal.install(server: server, rules: watcher, logger: logger)
         defer { hangup.cancel() }
-        let address = "\(host):\(server.port)"
-        let (http, ws) = tls.files == nil ? ("http", "ws") : ("https", "wss")
-        print("""
-            Kindling is listening on \(address)
-              realtime: \(ws)://\(address)/.ws?v=5&ns=\(namespace)
-              rest:     \(http)://\(address)/<path>.json?ns=\(namespace)
-              http:     \(http)://\(address)/.inspect/databases.json
-            Point an SDK at it with its emulator setting (host \(host), port \(server.port)), e.g.
-              FIREBASE_DATABASE_EMULATOR_HOST=\(address)
-            Data: \(inMemory ? "in memory only" : "\(dataDirectory) (fsync \(fsync))")
-            \(Serve.securitySummary(auth: auth, rulesFile: security.rules, allowOpen: security.allowOpen))
-            """)
+        let banner = ServeBanner(
+            host: host,
+            port: server.port,
+            scheme: tls.files == nil ? "http" : "https",
+            namespace: namespace,
+            dataDirectory: inMemory ? nil : ServeBanner.absolute(dataDirectory),
+            fsync: fsync,
+            security: Serve.securitySummary(auth: auth, rulesFile: security.rules, allowOpen: security.allowOpen)
+        )
+        print(banner.text)
         // Scripts and supervisors read this banner through a pipe: send it now, not at exit.
         FileHandle.standardOutput.synchronizeFile()
         fflush(nil)

@@ -69,11 +69,12 @@ struct Watch: AsyncParsableCommand {
         _ = try parsePath(path)
         let types = try eventTypes()
         let queue = DispatchQueue(label: "kindling.watch")
+        let target = try remote.target()
         let database: Database
         do {
-            database = try Database(url: remote.databaseURL, callbackQueue: queue)
+            database = try Database(url: target.databaseURL, callbackQueue: queue)
         } catch {
-            throw ValidationError("Invalid --url \(remote.serverURL): \(error)")
+            throw ValidationError("Invalid --url \(target.server): \(error)")
         }
         // Watch as the admin when a secret is configured (emulator mode takes `owner`); a
         // refused credential leaves the watch anonymous, and the rules decide what it sees.
@@ -81,7 +82,7 @@ struct Watch: AsyncParsableCommand {
         let query = try buildQuery(database)
         let colour = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
         let printer = EventPrinter(json: json, width: width, colour: colour)
-        let state = ConnectionReporter(server: remote.serverURL)
+        let state = ConnectionReporter(server: target.server)
         try database.reference(".info/connected").observe(.value, on: queue) { state.report($0.snapshot.value == .bool(true)) }
         for type in types {
             query.observe(type, on: queue) { printer.print($0) }

@@ -91,6 +91,46 @@ struct CommandLineTests {
         try await server.shutdown()
         #expect(try run(["get", "rooms", "--url", url, "--ns", "cli"]).status == 2)
     }
+
+    /// The URL the README gives the SDKs works for the client commands: `?ns=` names the
+    /// namespace (it used to become part of the path and the server answered 404).
+    @Test func theSDKsDatabaseURLNamesTheNamespace() async throws {
+        guard Self.executable != nil else {
+            Issue.record("kindling executable not found next to \(CommandLine.arguments[0])")
+            return
+        }
+        var logger = Logger(label: "kindling-cli-test")
+        logger.logLevel = .critical
+        let server = try await KindlingServer.start(ServerConfiguration(port: 0, logger: logger))
+        let base = "http://127.0.0.1:\(server.port)"
+        let set = try run(["set", "/a", "1", "--url", base + "?ns=demo"])
+        #expect(set.status == 0 && set.output == "1\n")
+        #expect(try run(["get", "a", "--url", base, "--ns", "demo"]).output == "1\n")
+        #expect(try run(["get", "a", "--url", base]).output == "null\n")
+        #expect(try run(["update", "/", #"{"b/c":2}"#, "--url", base + "/?ns=demo"]).status == 0)
+        #expect(try run(["get", "/", "--url", base + "?ns=demo", "--ns", "demo"]).output == #"{"a":1,"b":{"c":2}}"# + "\n")
+        // The URL and --ns disagree: a usage error, and nothing is sent.
+        #expect(try run(["set", "a", "2", "--url", base + "?ns=demo", "--ns", "other"]).status == 64)
+        #expect(try run(["get", "a", "--url", base, "--ns", "demo"]).output == "1\n")
+        try await server.shutdown()
+    }
+
+    /// `kindling health` is a container's HEALTHCHECK: any failure exits 1, never 2 (which
+    /// Docker reserves), including a server that cannot be reached.
+    @Test func healthExitsOneWhenTheServerIsUnreachable() async throws {
+        guard Self.executable != nil else {
+            Issue.record("kindling executable not found next to \(CommandLine.arguments[0])")
+            return
+        }
+        var logger = Logger(label: "kindling-cli-test")
+        logger.logLevel = .critical
+        let server = try await KindlingServer.start(ServerConfiguration(port: 0, logger: logger))
+        let url = "http://127.0.0.1:\(server.port)"
+        try await server.shutdown()
+        #expect(try run(["health", "--url", url, "--timeout", "2"]).status == 1)
+        #expect(try run(["health", "--ready", "--url", url, "--timeout", "2"]).status == 1)
+        #expect(try run(["health", "--url", url, "--timeout", "0"]).status == 64)
+    }
 }
 
 struct CLINotBuilt: Error {}

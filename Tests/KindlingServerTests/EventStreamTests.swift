@@ -53,6 +53,62 @@ struct EventStreamTests {
         }
     }
 
+    /// A multi-path update is one `patch` at the deepest path its entries share, keys relative
+    /// to it, never one `put` per path (a mirror would pass through half of the update); a
+    /// mirror that applies the events holds what a GET returns after each update.
+    @Test func multiPathUpdatesAreOnePatchEach() async throws {
+        try await RESTTests.withServer { server in
+            let port = server.port
+            _ = try await TestHTTPConnection.request(port: port, "PUT", "/m.json?ns=t", body: #"{"a":{"x":0,"keep":true},"c":1}"#)
+            let stream = try await openStream(port, "/m.json?ns=t")
+            defer { stream.close() }
+            var mirror = Node.empty
+            func apply(_ text: String) throws {
+                let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
+                let data = try JSONParser.parse(parts[1])
+                let path = try Path(try #require(data["path"]?.stringValue))
+                switch parts[0] {
+                case "put": mirror = mirror.setting(try Node(jsonText: JSONWriter.string(try #require(data["data"]))), at: path)
+                case "patch":
+                    guard case .object(let members) = try #require(data["data"]) else {
+                        Issue.record("a patch's data is not an object: \(text)")
+                        return
+                    }
+                    for member in members {
+                        mirror = mirror.setting(try Node(jsonText: JSONWriter.string(member.value)), at: path.appending(try Path(member.key)))
+                    }
+                default: Issue.record("unexpected event \(text)")
+                }
+            }
+            func mirrorMatchesGet() async throws {
+                let body = try await TestHTTPConnection.request(port: port, "GET", "/m.json?ns=t").text
+                #expect(mirror == (try Node(jsonText: body)))
+            }
+            try apply(try await next(stream))
+            try await mirrorMatchesGet()
+            let updates: [(uri: String, body: String, event: String)] = [
+                ("/m.json?ns=t", #"{"a/x":1,"a/y":2}"#, #"patch {"path":"/a","data":{"x":1,"y":2}}"#),
+                ("/m/a.json?ns=t", #"{"deep/p":1,"deep/q/r":2}"#, #"patch {"path":"/a/deep","data":{"p":1,"q/r":2}}"#),
+                ("/m.json?ns=t", #"{"a/x":3,"b/z":4,"c":null}"#, #"patch {"path":"/","data":{"a/x":3,"b/z":4,"c":null}}"#),
+                // Above the stream: only the entries inside it, as one patch at the location.
+                ("/.json?ns=t", #"{"m/a/x":5,"m/a/y":6,"other":1}"#, #"patch {"path":"/a","data":{"x":5,"y":6}}"#),
+            ]
+            for (offset, update) in updates.enumerated() {
+                let response = try await TestHTTPConnection.request(port: port, "PATCH", update.uri, body: update.body)
+                #expect(response.status == 200)
+                let event = try await next(stream)
+                #expect(event == update.event)
+                try apply(event)
+                try await mirrorMatchesGet()
+                // Nothing else came from the update: the next event is the marker's.
+                _ = try await TestHTTPConnection.request(port: port, "PUT", "/m/marker.json?ns=t", body: "\(offset)")
+                let marker = try await next(stream)
+                #expect(marker == #"put {"path":"/marker","data":\#(offset)}"#)
+                try apply(marker)
+            }
+        }
+    }
+
     @Test func keepAlivesArrive() async throws {
         try await RESTTests.withServer { server in
             let stream = try await openStream(server.port, "/k.json?ns=t")

@@ -233,6 +233,23 @@ def test_listen_put_then_patch_with_non_ascii(ref):
         registration.close()
 
 
+def test_listen_sees_a_multi_path_update_as_one_patch(ref):
+    """One event for the whole update (a mirror never holds half of it), at the deepest path
+    its entries share, keyed by the paths below it."""
+    ref.set({"a": {"x": 0}, "c": 1})
+    registration, events = _listen(ref)
+    try:
+        assert events.get(timeout=10) == ("put", "/", {"a": {"x": 0}, "c": 1})
+        ref.update({"a/x": 1, "a/y": 2})
+        assert events.get(timeout=10) == ("patch", "/a", {"x": 1, "y": 2})
+        ref.update({"a/x": 3, "b/z": 4, "c": None})
+        assert events.get(timeout=10) == ("patch", "/", {"a/x": 3, "b/z": 4, "c": None})
+        ref.child("marker").set(True)
+        assert events.get(timeout=10) == ("put", "/marker", True)
+    finally:
+        registration.close()
+
+
 def test_listen_on_a_missing_location_starts_with_null(ref):
     registration, events = _listen(ref.child("empty"))
     try:

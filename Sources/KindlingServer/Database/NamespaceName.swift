@@ -19,6 +19,23 @@ public enum NamespaceName {
         return bytes.allSatisfy { isLetterOrDigit($0) || $0 == UInt8(ascii: "-") }
     }
 
+    /// The namespace a host names, as the server reads a Host header and the command line
+    /// client a database URL: the first label of a name of two labels or more (`mydb` for
+    /// `mydb.localhost:9000` or `https://mydb.example.com`), lowercased as host names are
+    /// case-insensitive, and only when it is a valid name: an address names none, nor does a
+    /// machine's own name such as `my_pc.lan`. A port after the name is ignored.
+    public static func fromHost(_ host: String) -> String? {
+        var name = Substring(host)
+        if name.hasPrefix("[") { return nil }  // an IPv6 literal
+        if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
+        let labels = name.split(separator: ".")
+        guard labels.count >= 2, !labels.allSatisfy({ $0.allSatisfy(\.isNumber) }), let first = labels.first else {
+            return nil
+        }
+        let label = first.lowercased()
+        return isValid(label) ? label : nil
+    }
+
     private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }

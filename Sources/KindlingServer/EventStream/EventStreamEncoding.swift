@@ -19,11 +19,14 @@ enum EventStreamEncoding {
     /// clients compare it with this exact text and reconnect with a fresh token.
     static let authRevoked: [UInt8] = Array("event: auth_revoked\ndata: credential is no longer valid\n\n".utf8)
 
-    /// The events for one change, seen by a stream listening at `location`. Writes at or below
-    /// the location become a `put` at the relative path; a merge whose keys are all direct
-    /// children becomes one `patch`, and a deeper merge one `put` per entry (a `patch` names
-    /// direct children only). Changes arrive only at or below the location (the fan-out turns
-    /// a write above it into a put of the location itself); anything else yields nothing.
+    /// The events for one change, seen by a stream listening at `location`. A write at or below
+    /// the location becomes a `put` at the relative path. A merge becomes one `patch` at the
+    /// deepest path its entries share, its keys the entries' paths relative to it (`/` inside a
+    /// key, as in the WebSocket `m` message): never one event per entry, which would show a
+    /// stream mirror half of an atomic update. A merge of a single entry below its path is a
+    /// `put` of that entry, the same change. Changes arrive only at or below the location (the
+    /// fan-out turns a write above it into a put of the location itself, or a merge at the
+    /// location of the entries inside it); anything else yields nothing.
     static func events(for change: Delivery<ConnectionID>.Change, at location: Path) -> [UInt8] {
         var writer = JSONWriter()
         switch change {
@@ -32,24 +35,27 @@ enum EventStreamEncoding {
             event("put", path: relative, into: &writer) { node.write(to: &$0, format: .plain) }
         case .merge(let path, let entries):
             guard let relative = location.relative(path) else { return [] }
-            if entries.allSatisfy({ $0.path.count == 1 }) {
-                event("patch", path: relative, into: &writer) { writer in
-                    writer.writeRaw("{".utf8)
-                    for (offset, entry) in entries.enumerated() {
-                        if offset > 0 { writer.writeRaw(",".utf8) }
-                        writer.write(entry.path.relativeString)
-                        writer.writeRaw(":".utf8)
-                        entry.node.write(to: &writer, format: .plain)
-                    }
-                    writer.writeRaw("}".utf8)
-                }
-            } else {
-                for entry in entries {
-                    event("put", path: relative.appending(entry.path), into: &writer) { entry.node.write(to: &$0, format: .plain) }
-                }
+            if entries.count == 1, entries[0].path.count > 1 {
+                event("put", path: relative.appending(entries[0].path), into: &writer) { entries[0].node.write(to: &$0, format: .plain) }
+                break
             }
+            let shared = sharedParent(of: entries)
+            let below = shared.isRoot ? entries : entries.map { MergeEntry(path: $0.path.dropFirst(shared.count), node: $0.node) }
+            event("patch", path: relative.appending(shared), into: &writer) { $0.write(below, format: .plain) }
         }
         return writer.bytes
+    }
+
+    /// The longest path that starts every entry's path and is shorter than each of them, so
+    /// every entry keeps at least one key below it (for `a/b/c` and `a/b/d`, `a/b`).
+    static func sharedParent(of entries: [MergeEntry]) -> Path {
+        guard var shared = entries.first?.path.parent else { return .root }
+        for entry in entries.dropFirst() {
+            let keys = entry.path.keys.dropLast()
+            let common = zip(shared.keys, keys).prefix { $0 == $1 }.count
+            if common < shared.count { shared = Path(keys: Array(shared.keys.prefix(common))) }
+        }
+        return shared
     }
 
     /// Appends `event: <name>\ndata: {"path":…,"data":…}\n\n`.

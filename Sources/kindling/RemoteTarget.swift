@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import KindlingCore
+import KindlingServer
+
+/// Where a client command's requests go: the server and the namespace, read from the same
+/// database URL the SDKs take (`http://127.0.0.1:9000?ns=demo`, `https://demo.example.com`)
+/// and `--ns`, so the URL the README and the server's banner give works here unchanged.
+struct RemoteTarget: Equatable {
+    /// The namespace when neither the URL nor `--ns` names one.
+    static let defaultNamespace = "kindling"
+
+    /// The server's address: scheme, host, port and any path prefix; no query, no final `/`.
+    var server: String
+    var namespace: String
+
+    /// Reads `url`. The namespace is `?ns=`, else the one the host name gives as the server
+    /// reads a Host header (`NamespaceName.fromHost`), else `option`, else the default; when
+    /// the URL names one and `option` another, neither is guessed at: that is an error.
+    init(url text: String, namespace option: String?) throws(ArgumentParser.ValidationError) {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            let host = components.host, !host.isEmpty
+        else {
+            throw ValidationError("Invalid URL \(text): expected http://HOST:PORT, optionally with ?ns=NAME.")
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw ValidationError("Invalid URL \(text): the scheme must be http or https.")
+        }
+        let parameter = components.queryItems?.last { $0.name == "ns" }?.value.flatMap { $0.isEmpty ? nil : $0 }
+        let named: (namespace: String, source: String)? =
+            parameter.map { ($0, "?ns=\($0)") } ?? NamespaceName.fromHost(host).map { ($0, "its host name \(host)") }
+        if let named, let option, named.namespace != option {
+            throw ValidationError("--ns \(option) disagrees with the URL \(text), which names the namespace \(named.namespace) (\(named.source)). Give one of them.")
+        }
+        namespace = named?.namespace ?? option ?? RemoteTarget.defaultNamespace
+        guard NamespaceName.isValid(namespace) else {
+            throw ValidationError("Invalid namespace: \(NamespaceName.rule).")
+        }
+        var address = components
+        address.query = nil
+        address.fragment = nil
+        while address.path.hasSuffix("/") { address.path.removeLast() }
+        guard let server = address.string else { throw ValidationError("Invalid URL \(text).") }
+        self.server = server
+    }
+
+    /// The REST address of `path` (`/<path>.json?ns=…` plus `extra` parameters, each starting
+    /// with `&`).
+    func restURL(path: String, _ extra: String = "") throws -> URL {
+        let parsed = try parsePath(path)
+        let encoded = parsed.keys.map {
+            $0.string.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? $0.string
+        }.joined(separator: "/")
+        // The root's address is /.json.
+        return try url("/" + encoded + ".json?ns=" + namespace + extra)
+    }
+
+    /// The address of one of the server's settings (`/.settings/<name>.json?ns=…`).
+    func settingsURL(_ name: String) throws -> URL {
+        try url("/.settings/\(name).json?ns=" + namespace)
+    }
+
+    /// The URL for the realtime SDK: the server with `?ns=`.
+    var databaseURL: String { server + "?ns=" + namespace }
+
+    private func url(_ suffix: String) throws(ArgumentParser.ValidationError) -> URL {
+        guard let url = URL(string: server + suffix) else { throw ValidationError("Invalid URL \(server).") }
+        return url
+    }
+}
