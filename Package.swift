@@ -69,10 +69,22 @@ let package = Package(
             swiftSettings: strictness
         ),
         .target(
+            name: "KindlingWebSocketClient",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictness
+        ),
+        .target(
             name: "KindlingClient",
             dependencies: [
                 "KindlingCore",
                 "KindlingProtocol",
+                "KindlingWebSocketClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -84,10 +96,10 @@ let package = Package(
         .target(
             name: "KindlingTesting",
             dependencies: [
-                "KindlingClient",
                 "KindlingCore",
                 "KindlingProtocol",
                 "KindlingServer",
+                "KindlingWebSocketClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -115,7 +127,7 @@ let package = Package(
             dependencies: [
                 "KindlingCore",
                 "KindlingProtocol",
-                "KindlingClient",
+                "KindlingWebSocketClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -167,6 +179,7 @@ let package = Package(
                 "KindlingBench",
                 "KindlingServer",
                 "KindlingTesting",
+                "KindlingWebSocketClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

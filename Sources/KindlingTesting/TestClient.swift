@@ -1,8 +1,7 @@
-import KindlingClient
 import KindlingCore
 import KindlingProtocol
+import KindlingWebSocketClient
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
@@ -43,33 +42,13 @@ public final class TestClient: Sendable {
         if let receiveBufferBytes {
             bootstrap = bootstrap.channelOption(ChannelOptions.socketOption(.so_rcvbuf), value: .init(receiveBufferBytes))
         }
-        let channel = try await bootstrap
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let tlsContext {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: TestTLS.serverName(host)))
-                    }
-                    let upgrader = NIOWebSocketClientUpgrader(
-                        maxFrameSize: 1 << 26,
-                        automaticErrorHandling: true,
-                        upgradePipelineHandler: { channel, _ in
-                            channel.eventLoop.makeCompletedFuture {
-                                try channel.pipeline.syncOperations.addHandler(
-                                    NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16, maxAccumulatedFrameSize: 1 << 26)
-                                )
-                                try channel.pipeline.syncOperations.addHandler(FrameReceiver(inbox: inbox))
-                            }
-                        }
-                    )
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers(
-                        leftOverBytesStrategy: .forwardBytes,
-                        withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in })
-                    )
-                    try channel.pipeline.syncOperations.addHandler(WebSocketUpgradeRequest(uri: uri, host: headerHost))
-                }
-            }
-            .connect(host: host, port: port)
-            .get()
+        let channel = try await WebSocketClient.bootstrap(
+            bootstrap, host: host, hostHeader: headerHost, uri: uri, tls: tlsContext
+        ) { channel in
+            try channel.pipeline.syncOperations.addHandler(FrameReceiver(inbox: inbox))
+        }
+        .connect(host: host, port: port)
+        .get()
         let first = try await inbox.next(timeout: .seconds(10))
         return TestClient(channel: channel, inbox: inbox, handshake: try JSONParser.parse(first))
     }
@@ -101,30 +80,13 @@ public final class TestClient: Sendable {
         try await channel.writeAndFlush(frame)
     }
 
-    /// Sends a message the way the SDKs do: one frame, or a count frame then 16,384-character
-    /// pieces when it is longer.
+    /// Sends a message the way the SDKs do: one frame, or a count frame then 16,384-unit pieces
+    /// when it is longer.
     public func send(_ message: String) async throws {
-        let characters = Array(message)
-        if message.utf16.count <= 16_384 {
-            try await sendFrame(message)
-            return
+        for frame in FrameSplitter.frames(Array(message.utf8), measuring: .utf16Units) {
+            let data = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(bytes: frame))
+            try await channel.writeAndFlush(data)
         }
-        var pieces: [String] = []
-        var current = ""
-        var units = 0
-        for character in characters {
-            let size = character.utf16.count
-            if units + size > 16_384 {
-                pieces.append(current)
-                current = ""
-                units = 0
-            }
-            current.append(character)
-            units += size
-        }
-        if !current.isEmpty { pieces.append(current) }
-        try await sendFrame(String(pieces.count))
-        for piece in pieces { try await sendFrame(piece) }
     }
 
     /// Sends a data request and returns its number.

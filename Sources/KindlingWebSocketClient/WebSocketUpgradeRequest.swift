@@ -2,7 +2,7 @@ import NIOCore
 import NIOHTTP1
 
 /// Sends the HTTP GET that asks a server for the WebSocket upgrade (NIO's client upgrader adds
-/// the upgrade headers). Shared by the SDK and the wire-level test client.
+/// the upgrade headers). `WebSocketClient` puts it in every client pipeline.
 package final class WebSocketUpgradeRequest: ChannelInboundHandler, RemovableChannelHandler {
     package typealias InboundIn = HTTPClientResponsePart
     package typealias OutboundOut = HTTPClientRequestPart
