@@ -36,6 +36,11 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictness
         ),
+        .target(
+            name: "KindlingSync",
+            dependencies: ["KindlingCore"],
+            swiftSettings: strictness
+        ),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(
             name: "KindlingConsole",
@@ -84,6 +89,7 @@ let package = Package(
             dependencies: [
                 "KindlingCore",
                 "KindlingProtocol",
+                "KindlingSync",
                 "KindlingWebSocketClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -161,6 +167,11 @@ let package = Package(
         .testTarget(
             name: "KindlingCoreTests",
             dependencies: ["KindlingCore"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KindlingSyncTests",
+            dependencies: ["KindlingSync", "KindlingCore"],
             swiftSettings: strictness
         ),
         .testTarget(
