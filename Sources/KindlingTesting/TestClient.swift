@@ -172,77 +172,45 @@ public final class TestClient: Sendable {
     }
 }
 
-/// Messages received, handed to the test in order.
+/// Every frame received, and the messages they make (joined by `FrameAssembler`), handed to
+/// the test in order.
 final class Inbox: Sendable {
-    private struct State {
-        var messages: [String] = []
-        var waiter: (id: Int, continuation: CheckedContinuation<String?, Never>)?
-        var nextWaiterID = 0
-        var closed = false
+    private struct Received {
         var assembler = FrameAssembler(maxMessageBytes: 1 << 28)
         var frames: [String] = []
+        var closed = false
     }
 
-    private let state = Mutex(State())
+    private let received = Mutex(Received())
+    private let messages = AsyncQueue<String>()
 
+    /// Called on the event loop only, so messages are queued in the order their frames came.
     func receive(_ frame: String) {
-        let handoff: (CheckedContinuation<String?, Never>, String)? = state.withLock { state in
+        let message: String? = received.withLock { state in
             state.frames.append(frame)
             guard case .message(let message)? = try? state.assembler.receive(frame) else { return nil }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return (waiter.continuation, message)
-            }
-            state.messages.append(message)
-            return nil
+            return message
         }
-        if let (continuation, message) = handoff { continuation.resume(returning: message) }
+        if let message { messages.push(message) }
     }
 
-    func frames() -> [String] { state.withLock { $0.frames } }
+    func frames() -> [String] { received.withLock { $0.frames } }
 
     func close() {
-        let waiter = state.withLock { state in
-            state.closed = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.continuation.resume(returning: nil)
+        received.withLock { $0.closed = true }
+        messages.finish()
     }
 
     /// The next message; throws when none comes within `timeout` or the connection closed.
     func next(timeout: Duration) async throws -> String {
-        let id = state.withLock { state in
-            state.nextWaiterID += 1
-            return state.nextWaiterID
-        }
-        let timer = Task {
-            try await Task.sleep(for: timeout)
-            let waiter = self.state.withLock { state -> CheckedContinuation<String?, Never>? in
-                guard let waiter = state.waiter, waiter.id == id else { return nil }
-                state.waiter = nil
-                return waiter.continuation
-            }
-            waiter?.resume(returning: nil)
-        }
-        defer { timer.cancel() }
-        let result: String? = await withCheckedContinuation { continuation in
-            let immediate: String?? = state.withLock { state in
-                if !state.messages.isEmpty { return .some(state.messages.removeFirst()) }
-                if state.closed { return .some(nil) }
-                state.waiter = (id, continuation)
-                return nil
-            }
-            if let immediate { continuation.resume(returning: immediate) }
-        }
-        guard let result else { throw TestClientError.timedOut }
-        return result
+        guard let message = await messages.next(timeout: timeout) else { throw TestClientError.timedOut }
+        return message
     }
 
     func waitForClose(timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if state.withLock({ $0.closed }) { return true }
+            if received.withLock({ $0.closed }) { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return false
