@@ -1,3 +1,4 @@
+import KindlingCore
 import KindlingProtocol
 import NIOCore
 import NIOWebSocket
@@ -122,6 +123,15 @@ public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
     /// Queues a data request whose body is `body` (JSON text) and returns its request number.
     /// Nothing leaves until `flush()`.
     @discardableResult
+    /// Listens at `path` (no query, nothing cached), the request encoded by `ClientMessage` as
+    /// every client's is. Set-up only, so its encoding is not part of what a scenario measures.
+    public func listen(at path: Path) -> Int {
+        nextRequest += 1
+        let listen = ListenRequest(path: path, query: .all, tag: nil, hash: "")
+        send(message: Array(ClientMessage.request(Request(number: nextRequest, action: .listen(listen))).encoded.utf8))
+        return nextRequest
+    }
+
     public func request(_ action: StaticString, body: some Collection<UInt8>) -> Int {
         nextRequest += 1
         var message: [UInt8] = []

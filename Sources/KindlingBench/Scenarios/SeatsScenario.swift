@@ -25,10 +25,12 @@ public enum SeatsScenario {
         let finished = Countdown(options.students)
         let hashes = options.hashes()
         let students = try await ConnectMany.run(count: options.students) { index in
-            try await connector.connect { loop in
+            let location = index % options.locations
+            let counter = try Path(SeatsOptions.counterPath(location))
+            return try await connector.connect { loop in
                 let local = ledgers.local(on: loop)
                 return SeatStudent(
-                    location: index % options.locations, options: options, hashes: hashes,
+                    location: location, counter: counter, options: options, hashes: hashes,
                     ledger: local.value, tally: local.tally, listening: listening, finished: finished
                 )
             }

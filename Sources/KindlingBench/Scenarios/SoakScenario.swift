@@ -1,5 +1,6 @@
 import Foundation
 import Histogram
+import KindlingCore
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -19,7 +20,7 @@ public enum SoakScenario {
         let samples = SoakSamples()
         var links: [RealtimeLink] = [setup]
         for pair in 0..<options.pairs {
-            let path = "/pairs/p\(pair)"
+            let path = try Path("/pairs/p\(pair)")
             links.append(try await connector.connect { _ in SoakListener(path: path, samples: samples) })
         }
         for pair in 0..<options.pairs {
