@@ -123,6 +123,7 @@ let package = Package(
             dependencies: [
                 "KindlingServer",
                 "KindlingClient",
+                "KindlingProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

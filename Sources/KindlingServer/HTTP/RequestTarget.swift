@@ -1,3 +1,5 @@
+import KindlingProtocol
+
 /// The path and query parameters of a request URI, percent-decoded.
 struct RequestTarget: Sendable {
     /// The path, still `/`-separated, each segment percent-decoded (`+` stays a plus).
@@ -43,22 +45,11 @@ struct RequestTarget: Sendable {
         return String(validating: bytes, as: UTF8.self)
     }
 
-    /// The namespace a request is for: `?ns=`, else the first label of the Host header's name
-    /// (for `mydb.localhost:9000`, not for an address or a one-label name; lowercased, as host
-    /// names are case-insensitive, and only when it is a valid name: a machine's own name such as
-    /// `my_pc.lan` is no database), else the default. `?ns=` is not validated here: a bad one is
-    /// refused (see `NamespaceName`).
+    /// The namespace a request is for: `?ns=`, else the one the Host header names
+    /// (`NamespaceName.named(byHost:)`), else the default. `?ns=` is not validated here: a bad
+    /// one is refused (see `NamespaceName`).
     static func namespace(parameters: [String: String], host: String?, fallback: String) -> String {
         if let ns = parameters["ns"], !ns.isEmpty { return ns }
-        guard let host else { return fallback }
-        var name = Substring(host)
-        if name.hasPrefix("[") { return fallback }  // an IPv6 literal
-        if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
-        let labels = name.split(separator: ".")
-        guard labels.count >= 2, !labels.allSatisfy({ $0.allSatisfy(\.isNumber) }), let first = labels.first else {
-            return fallback
-        }
-        let label = first.lowercased()
-        return NamespaceName.isValid(label) ? label : fallback
+        return host.flatMap(NamespaceName.named(byHost:)) ?? fallback
     }
 }

@@ -19,6 +19,23 @@ public enum NamespaceName {
         return bytes.allSatisfy { isLetterOrDigit($0) || $0 == UInt8(ascii: "-") }
     }
 
+    /// The namespace a host name names: its first label (`mydb` for `mydb.localhost:9000`),
+    /// lowercased as host names are case-insensitive, when the name has two labels or more, is
+    /// not an address, and the label is a valid name (a machine's own name such as `my_pc.lan`
+    /// is no database); nil otherwise. The server picks a connection's namespace by it when
+    /// there is no `?ns=`, and the SDK picks its own the same way from a database URL.
+    public static func named(byHost host: String) -> String? {
+        var name = Substring(host)
+        if name.hasPrefix("[") { return nil }  // an IPv6 literal
+        if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
+        let labels = name.split(separator: ".")
+        guard labels.count >= 2, !labels.allSatisfy({ $0.allSatisfy(\.isNumber) }), let first = labels.first else {
+            return nil
+        }
+        let label = first.lowercased()
+        return isValid(label) ? label : nil
+    }
+
     private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
