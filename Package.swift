@@ -36,6 +36,11 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictness
         ),
+        .target(
+            name: "KindlingSync",
+            dependencies: ["KindlingCore"],
+            swiftSettings: strictness
+        ),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(
             name: "KindlingConsole",
@@ -69,10 +74,23 @@ let package = Package(
             swiftSettings: strictness
         ),
         .target(
+            name: "KindlingWebSocketClient",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictness
+        ),
+        .target(
             name: "KindlingClient",
             dependencies: [
                 "KindlingCore",
                 "KindlingProtocol",
+                "KindlingSync",
+                "KindlingWebSocketClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -84,10 +102,10 @@ let package = Package(
         .target(
             name: "KindlingTesting",
             dependencies: [
-                "KindlingClient",
                 "KindlingCore",
                 "KindlingProtocol",
                 "KindlingServer",
+                "KindlingWebSocketClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -105,6 +123,7 @@ let package = Package(
             dependencies: [
                 "KindlingServer",
                 "KindlingClient",
+                "KindlingProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -115,7 +134,7 @@ let package = Package(
             dependencies: [
                 "KindlingCore",
                 "KindlingProtocol",
-                "KindlingClient",
+                "KindlingWebSocketClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -152,6 +171,11 @@ let package = Package(
             swiftSettings: strictness
         ),
         .testTarget(
+            name: "KindlingSyncTests",
+            dependencies: ["KindlingSync", "KindlingCore"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
             name: "KindlingProtocolTests",
             dependencies: ["KindlingProtocol"],
             swiftSettings: strictness
@@ -167,6 +191,7 @@ let package = Package(
                 "KindlingBench",
                 "KindlingServer",
                 "KindlingTesting",
+                "KindlingWebSocketClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

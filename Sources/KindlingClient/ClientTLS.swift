@@ -22,10 +22,4 @@ enum ClientTLS {
             throw .invalidArgument("Cannot set up TLS: \(error)")
         }
     }
-
-    /// The name sent in SNI and checked against the certificate; an IP address is not sent (TLS
-    /// forbids it) and the certificate is then checked against the address connected to.
-    static func serverName(_ host: String) -> String? {
-        host.contains(":") || host.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) ? nil : host
-    }
 }

@@ -1,4 +1,5 @@
 import KindlingCore
+import KindlingSync
 
 /// The kinds of events an observer can ask for, named as in the Firebase SDKs.
 public enum DataEventType: Sendable, Hashable, CaseIterable {

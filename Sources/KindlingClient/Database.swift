@@ -1,5 +1,6 @@
 import Foundation
 import KindlingCore
+import KindlingProtocol
 
 /// A connection to one Kindling (or Firebase Realtime Database-compatible) namespace.
 ///
@@ -21,10 +22,7 @@ public final class Database: Sendable {
         let secure = components.scheme == "https" || components.scheme == "wss"
         let port = components.port ?? (secure ? 443 : 80)
         var namespace = components.queryItems?.last(where: { $0.name == "ns" })?.value ?? ""
-        if namespace.isEmpty {
-            let labels = host.split(separator: ".")
-            namespace = labels.count >= 2 && Int(labels[0]) == nil ? String(labels[0]) : "kindling"
-        }
+        if namespace.isEmpty { namespace = NamespaceName.named(byHost: host) ?? "kindling" }
         self.repo = Repo(host: host, port: port, namespace: namespace, tls: secure ? try ClientTLS.context(trusting: trustedCertificatesPEM) : nil)
         self.callbackQueue = callbackQueue
         repo.connect()

@@ -1,7 +1,7 @@
 import Dispatch
 import KindlingCore
 
-extension DatabaseQuery {
+extension DatabaseQuerying {
     /// The snapshots of every `eventType` event, as an async sequence:
     ///
     /// ```swift
@@ -44,22 +44,8 @@ extension DatabaseQuery {
                 }
             },
             withCancel: { continuation.finish(throwing: $0) })
-        let database = database
-        continuation.onTermination = { _ in database.repo.removeObserver(handle) }
+        let repo = asQuery.database.repo
+        continuation.onTermination = { _ in repo.removeObserver(handle) }
         return stream
-    }
-}
-
-extension DatabaseReference {
-    /// See `DatabaseQuery.snapshots(of:)`.
-    public func snapshots(of eventType: DataEventType = .value) -> AsyncThrowingStream<DataSnapshot, any Error> {
-        asQuery.snapshots(of: eventType)
-    }
-
-    /// See `DatabaseQuery.values(as:decoder:)`.
-    public func values<T: Decodable & Sendable>(
-        as type: T.Type = T.self, decoder: JSONValueDecoder = JSONValueDecoder()
-    ) -> AsyncThrowingStream<T, any Error> {
-        asQuery.values(as: type, decoder: decoder)
     }
 }

@@ -5,7 +5,7 @@ import Synchronization
 /// A location with an order, a range and a limit: what observers and reads look at.
 ///
 /// Values are immutable: every `query…` call returns a new query, as in the Firebase SDKs.
-public struct DatabaseQuery: Sendable {
+public struct DatabaseQuery: DatabaseQuerying {
     public let database: Database
     public let path: Path
     public let query: Query
@@ -19,6 +19,31 @@ public struct DatabaseQuery: Sendable {
         self.isConnectedInfo = isConnectedInfo
     }
 
+    /// This query itself (a reference gives the query at its location).
+    public var asQuery: DatabaseQuery { self }
+
+    func with(_ change: (inout Query) throws -> Void) rethrows -> DatabaseQuery {
+        var query = self.query
+        try change(&query)
+        return DatabaseQuery(database: database, path: path, query: query)
+    }
+
+    static func bound(_ value: JSONValue, childKey: String?, default name: BoundName) throws(DatabaseError)
+        -> QueryBound
+    {
+        do {
+            let node = try Node(json: value)
+            guard node.isEmpty || node.isLeaf else { throw DatabaseError.invalidArgument("A query bound must be a leaf") }
+            return QueryBound(value: node, name: try childKey.map { .key(try Key($0)) } ?? name)
+        } catch let error as DatabaseError {
+            throw error
+        } catch {
+            throw .invalidArgument("Bad query bound: \(error)")
+        }
+    }
+}
+
+extension DatabaseQuerying {
     // MARK: Observing
 
     /// Calls `block` for every `eventType` event on `queue` (the database's by default), starting
@@ -31,9 +56,11 @@ public struct DatabaseQuery: Sendable {
         with block: @escaping @Sendable (DataEvent) -> Void,
         withCancel cancel: (@Sendable (DatabaseError) -> Void)? = nil
     ) -> Int {
-        let queue = queue ?? database.callbackQueue
-        if isConnectedInfo { return database.repo.observeConnected(queue: queue, callback: block) }
-        return database.repo.observe(path: path, query: query, eventType: eventType, queue: queue, callback: block, cancel: cancel)
+        let target = asQuery
+        let repo = target.database.repo
+        let queue = queue ?? target.database.callbackQueue
+        if target.isConnectedInfo { return repo.observeConnected(queue: queue, callback: block) }
+        return repo.observe(path: target.path, query: target.query, eventType: eventType, queue: queue, callback: block, cancel: cancel)
     }
 
     /// Calls `block` once, for the first `eventType` event.
@@ -42,7 +69,7 @@ public struct DatabaseQuery: Sendable {
         with block: @escaping @Sendable (DataEvent) -> Void
     ) {
         let box = HandleBox()
-        let repo = database.repo
+        let repo = asQuery.database.repo
         let id = observe(eventType, on: queue) { event in
             guard box.fire(remove: { repo.removeObserver($0) }) else { return }
             block(event)
@@ -50,21 +77,23 @@ public struct DatabaseQuery: Sendable {
         box.set(id, remove: { repo.removeObserver($0) })
     }
 
-    public func removeObserver(withHandle handle: Int) { database.repo.removeObserver(handle) }
+    public func removeObserver(withHandle handle: Int) { asQuery.database.repo.removeObserver(handle) }
 
     /// The events as an async sequence; the observer goes away when iteration ends.
     public func events(_ eventType: DataEventType) -> AsyncStream<DataEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: DataEvent.self)
         let queue = DispatchQueue(label: "kindling.events")
         let handle = observe(eventType, on: queue) { continuation.yield($0) }
-        let repo = database.repo
+        let repo = asQuery.database.repo
         continuation.onTermination = { _ in repo.removeObserver(handle) }
         return stream
     }
 
     /// Reads the data once from the server.
     public func getData() async throws(DatabaseError) -> DataSnapshot {
-        DataSnapshot(path: path, node: try await database.repo.get(path: path, query: query), query: query)
+        let target = asQuery
+        let node = try await target.database.repo.get(path: target.path, query: target.query)
+        return DataSnapshot(path: target.path, node: node, query: target.query)
     }
 
     // MARK: Building queries
@@ -72,61 +101,41 @@ public struct DatabaseQuery: Sendable {
     public func queryOrdered(byChild child: String) throws(DatabaseError) -> DatabaseQuery {
         do {
             let childPath = try Path(child)
-            return with { $0.index = .child(childPath) }
+            return asQuery.with { $0.index = .child(childPath) }
         } catch {
             throw .invalidArgument("Bad child path \(child): \(error)")
         }
     }
 
-    public func queryOrderedByKey() -> DatabaseQuery { with { $0.index = .key } }
-    public func queryOrderedByValue() -> DatabaseQuery { with { $0.index = .value } }
-    public func queryOrderedByPriority() -> DatabaseQuery { with { $0.index = .priority } }
+    public func queryOrderedByKey() -> DatabaseQuery { asQuery.with { $0.index = .key } }
+    public func queryOrderedByValue() -> DatabaseQuery { asQuery.with { $0.index = .value } }
+    public func queryOrderedByPriority() -> DatabaseQuery { asQuery.with { $0.index = .priority } }
 
     public func queryStarting(atValue value: JSONValue, childKey: String? = nil) throws(DatabaseError) -> DatabaseQuery {
-        let bound = try Self.bound(value, childKey: childKey, default: .min)
-        return with { $0.start = bound }
+        let bound = try DatabaseQuery.bound(value, childKey: childKey, default: .min)
+        return asQuery.with { $0.start = bound }
     }
 
     public func queryEnding(atValue value: JSONValue, childKey: String? = nil) throws(DatabaseError) -> DatabaseQuery {
-        let bound = try Self.bound(value, childKey: childKey, default: .max)
-        return with { $0.end = bound }
+        let bound = try DatabaseQuery.bound(value, childKey: childKey, default: .max)
+        return asQuery.with { $0.end = bound }
     }
 
     public func queryEqual(toValue value: JSONValue, childKey: String? = nil) throws(DatabaseError) -> DatabaseQuery {
-        let start = try Self.bound(value, childKey: childKey, default: .min)
-        let end = try Self.bound(value, childKey: childKey, default: .max)
-        return with {
+        let start = try DatabaseQuery.bound(value, childKey: childKey, default: .min)
+        let end = try DatabaseQuery.bound(value, childKey: childKey, default: .max)
+        return asQuery.with {
             $0.start = start
             $0.end = end
         }
     }
 
     public func queryLimited(toFirst count: Int) -> DatabaseQuery {
-        with { $0.limit = QueryLimit(count: count, fromEnd: false) }
+        asQuery.with { $0.limit = QueryLimit(count: count, fromEnd: false) }
     }
 
     public func queryLimited(toLast count: Int) -> DatabaseQuery {
-        with { $0.limit = QueryLimit(count: count, fromEnd: true) }
-    }
-
-    private func with(_ change: (inout Query) throws -> Void) rethrows -> DatabaseQuery {
-        var query = self.query
-        try change(&query)
-        return DatabaseQuery(database: database, path: path, query: query)
-    }
-
-    private static func bound(_ value: JSONValue, childKey: String?, default name: BoundName) throws(DatabaseError)
-        -> QueryBound
-    {
-        do {
-            let node = try Node(json: value)
-            guard node.isEmpty || node.isLeaf else { throw DatabaseError.invalidArgument("A query bound must be a leaf") }
-            return QueryBound(value: node, name: try childKey.map { .key(try Key($0)) } ?? name)
-        } catch let error as DatabaseError {
-            throw error
-        } catch {
-            throw .invalidArgument("Bad query bound: \(error)")
-        }
+        asQuery.with { $0.limit = QueryLimit(count: count, fromEnd: true) }
     }
 }
 

@@ -2,8 +2,9 @@ import Dispatch
 import KindlingCore
 import KindlingProtocol
 
-/// A location in the database: reads and observers (through `DatabaseQuery`) plus writes.
-public struct DatabaseReference: Sendable {
+/// A location in the database: reads and observers (`DatabaseQuerying`, as the query with no
+/// order, range or limit here) plus writes.
+public struct DatabaseReference: DatabaseQuerying {
     public let database: Database
     public let path: Path
     let isConnectedInfo: Bool
@@ -74,52 +75,6 @@ public struct DatabaseReference: Sendable {
         }
         if let error { throw error }
     }
-
-    // MARK: Reads and observers (see `DatabaseQuery`)
-
-    @discardableResult
-    public func observe(
-        _ eventType: DataEventType, on queue: DispatchQueue? = nil,
-        with block: @escaping @Sendable (DataEvent) -> Void,
-        withCancel cancel: (@Sendable (DatabaseError) -> Void)? = nil
-    ) -> Int {
-        asQuery.observe(eventType, on: queue, with: block, withCancel: cancel)
-    }
-
-    public func observeSingleEvent(
-        of eventType: DataEventType, on queue: DispatchQueue? = nil,
-        with block: @escaping @Sendable (DataEvent) -> Void
-    ) {
-        asQuery.observeSingleEvent(of: eventType, on: queue, with: block)
-    }
-
-    public func removeObserver(withHandle handle: Int) { asQuery.removeObserver(withHandle: handle) }
-
-    public func events(_ eventType: DataEventType) -> AsyncStream<DataEvent> { asQuery.events(eventType) }
-
-    public func getData() async throws(DatabaseError) -> DataSnapshot { try await asQuery.getData() }
-
-    public func queryOrdered(byChild child: String) throws(DatabaseError) -> DatabaseQuery {
-        try asQuery.queryOrdered(byChild: child)
-    }
-
-    public func queryOrderedByKey() -> DatabaseQuery { asQuery.queryOrderedByKey() }
-    public func queryOrderedByValue() -> DatabaseQuery { asQuery.queryOrderedByValue() }
-    public func queryOrderedByPriority() -> DatabaseQuery { asQuery.queryOrderedByPriority() }
-    public func queryStarting(atValue value: JSONValue, childKey: String? = nil) throws(DatabaseError) -> DatabaseQuery {
-        try asQuery.queryStarting(atValue: value, childKey: childKey)
-    }
-
-    public func queryEnding(atValue value: JSONValue, childKey: String? = nil) throws(DatabaseError) -> DatabaseQuery {
-        try asQuery.queryEnding(atValue: value, childKey: childKey)
-    }
-
-    public func queryEqual(toValue value: JSONValue, childKey: String? = nil) throws(DatabaseError) -> DatabaseQuery {
-        try asQuery.queryEqual(toValue: value, childKey: childKey)
-    }
-
-    public func queryLimited(toFirst count: Int) -> DatabaseQuery { asQuery.queryLimited(toFirst: count) }
-    public func queryLimited(toLast count: Int) -> DatabaseQuery { asQuery.queryLimited(toLast: count) }
 
     // MARK: Transactions
 

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import KindlingCore
 import KindlingProtocol
+import KindlingSync
 import NIOCore
 import NIOSSL
 import Synchronization

@@ -1,21 +1,20 @@
+import KindlingProtocol
+import KindlingWebSocketClient
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
 
 /// One realtime WebSocket to the server, as the SDK's transport.
 ///
-/// It only moves text: whole messages out (split into a count frame and 16,384-unit pieces when
-/// long, as the server's `FrameAssembler` expects) and raw frames in. What the messages mean is
-/// the `Repo`'s business, so the connection stays small and replaceable on every reconnect.
+/// It only moves text: whole messages out (split by `FrameSplitter` into a count frame and
+/// 16,384-unit pieces when long, as the server's `FrameAssembler` expects) and raw frames in.
+/// What the messages mean is the `Repo`'s business, so the connection stays small and
+/// replaceable on every reconnect.
 struct WebSocketConnection: Sendable {
     /// Identifies this connection among reconnects, so late frames from an old socket are ignored.
     let id: Int
     let channel: any Channel
-
-    /// The most UTF-16 units one outgoing frame carries (what the official SDKs use).
-    static let maxFrameUnits = 16_384
 
     /// Opens `ws://host:port/.ws?v=5&ns=NS` (`wss://` with a `tls` context). Frames and the close
     /// are reported to the callbacks, on the channel's event loop, with this connection's `id`.
@@ -29,39 +28,16 @@ struct WebSocketConnection: Sendable {
         onClose: @escaping @Sendable (Int) -> Void
     ) async throws -> WebSocketConnection {
         let uri = "/.ws?v=5&ns=\(namespace.addingPercentEscapes)"
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .connectTimeout(.seconds(10))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let tls {
-                        try channel.pipeline.syncOperations.addHandler(
-                            NIOSSLClientHandler(context: tls, serverHostname: ClientTLS.serverName(host)))
-                    }
-                    let upgrader = NIOWebSocketClientUpgrader(
-                        maxFrameSize: 1 << 26,
-                        automaticErrorHandling: true,
-                        upgradePipelineHandler: { channel, _ in
-                            channel.eventLoop.makeCompletedFuture {
-                                try channel.pipeline.syncOperations.addHandler(
-                                    NIOWebSocketFrameAggregator(
-                                        minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16,
-                                        maxAccumulatedFrameSize: 1 << 26))
-                                try channel.pipeline.syncOperations.addHandler(
-                                    FrameForwarder(id: id, onFrame: onFrame, onClose: onClose))
-                            }
-                        }
-                    )
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers(
-                        leftOverBytesStrategy: .forwardBytes,
-                        withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in })
-                    )
-                    try channel.pipeline.syncOperations.addHandler(
-                        WebSocketUpgradeRequest(uri: uri, host: "\(host):\(port)"))
-                }
-            }
-            .connect(host: host, port: port)
-            .get()
+        let channel = try await WebSocketClient.bootstrap(
+            bootstrap, host: host, hostHeader: "\(host):\(port)", uri: uri, tls: tls
+        ) { channel in
+            try channel.pipeline.syncOperations.addHandler(FrameForwarder(id: id, onFrame: onFrame, onClose: onClose))
+        }
+        .connect(host: host, port: port)
+        .get()
         // If the upgrade never happens (not a Kindling server), closing still reaches the repo.
         channel.closeFuture.whenComplete { _ in onClose(id) }
         return WebSocketConnection(id: id, channel: channel)
@@ -69,34 +45,22 @@ struct WebSocketConnection: Sendable {
 
     /// Sends one message, split when it is longer than one frame may be.
     func send(_ message: String) {
-        for frame in Self.frames(for: message) { sendFrame(frame) }
+        for frame in FrameSplitter.frames(Array(message.utf8), measuring: .utf16Units) {
+            sendFrame(ByteBuffer(bytes: frame))
+        }
     }
 
-    /// The frames for a message: itself, or a count frame and then pieces of at most
-    /// 16,384 UTF-16 units that never cut a character in two.
+    /// The frames for a message, as the official SDKs cut it (`FrameSplitter` in UTF-16 units).
     static func frames(for message: String) -> [String] {
-        guard message.utf16.count > maxFrameUnits else { return [message] }
-        var pieces: [String] = []
-        var current = ""
-        var units = 0
-        for scalar in message.unicodeScalars {
-            let size = scalar.utf16.count
-            if units + size > maxFrameUnits {
-                pieces.append(current)
-                current = ""
-                units = 0
-            }
-            current.unicodeScalars.append(scalar)
-            units += size
-        }
-        if !current.isEmpty { pieces.append(current) }
-        return [String(pieces.count)] + pieces
+        FrameSplitter.frames(Array(message.utf8), measuring: .utf16Units).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Sends one raw text frame (a keepalive `0` goes through here too).
     func sendFrame(_ text: String) {
-        var buffer = channel.allocator.buffer(capacity: text.utf8.count)
-        buffer.writeString(text)
+        sendFrame(ByteBuffer(string: text))
+    }
+
+    private func sendFrame(_ buffer: ByteBuffer) {
         let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: buffer)
         // Always through the event loop's task queue, even on the loop itself: frames then leave
         // in the order they were handed over (the repo hands them over under its lock), whichever

@@ -1,8 +1,7 @@
-import KindlingClient
 import KindlingCore
 import KindlingProtocol
+import KindlingWebSocketClient
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
@@ -43,33 +42,13 @@ public final class TestClient: Sendable {
         if let receiveBufferBytes {
             bootstrap = bootstrap.channelOption(ChannelOptions.socketOption(.so_rcvbuf), value: .init(receiveBufferBytes))
         }
-        let channel = try await bootstrap
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let tlsContext {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: TestTLS.serverName(host)))
-                    }
-                    let upgrader = NIOWebSocketClientUpgrader(
-                        maxFrameSize: 1 << 26,
-                        automaticErrorHandling: true,
-                        upgradePipelineHandler: { channel, _ in
-                            channel.eventLoop.makeCompletedFuture {
-                                try channel.pipeline.syncOperations.addHandler(
-                                    NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16, maxAccumulatedFrameSize: 1 << 26)
-                                )
-                                try channel.pipeline.syncOperations.addHandler(FrameReceiver(inbox: inbox))
-                            }
-                        }
-                    )
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers(
-                        leftOverBytesStrategy: .forwardBytes,
-                        withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in })
-                    )
-                    try channel.pipeline.syncOperations.addHandler(WebSocketUpgradeRequest(uri: uri, host: headerHost))
-                }
-            }
-            .connect(host: host, port: port)
-            .get()
+        let channel = try await WebSocketClient.bootstrap(
+            bootstrap, host: host, hostHeader: headerHost, uri: uri, tls: tlsContext
+        ) { channel in
+            try channel.pipeline.syncOperations.addHandler(FrameReceiver(inbox: inbox))
+        }
+        .connect(host: host, port: port)
+        .get()
         let first = try await inbox.next(timeout: .seconds(10))
         return TestClient(channel: channel, inbox: inbox, handshake: try JSONParser.parse(first))
     }
@@ -101,30 +80,13 @@ public final class TestClient: Sendable {
         try await channel.writeAndFlush(frame)
     }
 
-    /// Sends a message the way the SDKs do: one frame, or a count frame then 16,384-character
-    /// pieces when it is longer.
+    /// Sends a message the way the SDKs do: one frame, or a count frame then 16,384-unit pieces
+    /// when it is longer.
     public func send(_ message: String) async throws {
-        let characters = Array(message)
-        if message.utf16.count <= 16_384 {
-            try await sendFrame(message)
-            return
+        for frame in FrameSplitter.frames(Array(message.utf8), measuring: .utf16Units) {
+            let data = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(bytes: frame))
+            try await channel.writeAndFlush(data)
         }
-        var pieces: [String] = []
-        var current = ""
-        var units = 0
-        for character in characters {
-            let size = character.utf16.count
-            if units + size > 16_384 {
-                pieces.append(current)
-                current = ""
-                units = 0
-            }
-            current.append(character)
-            units += size
-        }
-        if !current.isEmpty { pieces.append(current) }
-        try await sendFrame(String(pieces.count))
-        for piece in pieces { try await sendFrame(piece) }
     }
 
     /// Sends a data request and returns its number.
@@ -210,77 +172,45 @@ public final class TestClient: Sendable {
     }
 }
 
-/// Messages received, handed to the test in order.
+/// Every frame received, and the messages they make (joined by `FrameAssembler`), handed to
+/// the test in order.
 final class Inbox: Sendable {
-    private struct State {
-        var messages: [String] = []
-        var waiter: (id: Int, continuation: CheckedContinuation<String?, Never>)?
-        var nextWaiterID = 0
-        var closed = false
+    private struct Received {
         var assembler = FrameAssembler(maxMessageBytes: 1 << 28)
         var frames: [String] = []
+        var closed = false
     }
 
-    private let state = Mutex(State())
+    private let received = Mutex(Received())
+    private let messages = AsyncQueue<String>()
 
+    /// Called on the event loop only, so messages are queued in the order their frames came.
     func receive(_ frame: String) {
-        let handoff: (CheckedContinuation<String?, Never>, String)? = state.withLock { state in
+        let message: String? = received.withLock { state in
             state.frames.append(frame)
             guard case .message(let message)? = try? state.assembler.receive(frame) else { return nil }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return (waiter.continuation, message)
-            }
-            state.messages.append(message)
-            return nil
+            return message
         }
-        if let (continuation, message) = handoff { continuation.resume(returning: message) }
+        if let message { messages.push(message) }
     }
 
-    func frames() -> [String] { state.withLock { $0.frames } }
+    func frames() -> [String] { received.withLock { $0.frames } }
 
     func close() {
-        let waiter = state.withLock { state in
-            state.closed = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.continuation.resume(returning: nil)
+        received.withLock { $0.closed = true }
+        messages.finish()
     }
 
     /// The next message; throws when none comes within `timeout` or the connection closed.
     func next(timeout: Duration) async throws -> String {
-        let id = state.withLock { state in
-            state.nextWaiterID += 1
-            return state.nextWaiterID
-        }
-        let timer = Task {
-            try await Task.sleep(for: timeout)
-            let waiter = self.state.withLock { state -> CheckedContinuation<String?, Never>? in
-                guard let waiter = state.waiter, waiter.id == id else { return nil }
-                state.waiter = nil
-                return waiter.continuation
-            }
-            waiter?.resume(returning: nil)
-        }
-        defer { timer.cancel() }
-        let result: String? = await withCheckedContinuation { continuation in
-            let immediate: String?? = state.withLock { state in
-                if !state.messages.isEmpty { return .some(state.messages.removeFirst()) }
-                if state.closed { return .some(nil) }
-                state.waiter = (id, continuation)
-                return nil
-            }
-            if let immediate { continuation.resume(returning: immediate) }
-        }
-        guard let result else { throw TestClientError.timedOut }
-        return result
+        guard let message = await messages.next(timeout: timeout) else { throw TestClientError.timedOut }
+        return message
     }
 
     func waitForClose(timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if state.withLock({ $0.closed }) { return true }
+            if received.withLock({ $0.closed }) { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return false

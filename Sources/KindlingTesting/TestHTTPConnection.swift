@@ -1,4 +1,5 @@
 import KindlingCore
+import KindlingWebSocketClient
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -33,7 +34,7 @@ public final class TestHTTPConnection: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tlsContext {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: TestTLS.serverName(host)))
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: WebSocketClient.serverName(host)))
                     }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(PartReceiver(parts: parts))

@@ -10,9 +10,4 @@ public enum TestTLS {
         return configuration
     }
 
-    /// The SNI name for `host`: none for an IP address (TLS forbids it; the certificate is then
-    /// checked against the address).
-    static func serverName(_ host: String) -> String? {
-        host.contains(":") || host.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) ? nil : host
-    }
 }

@@ -60,26 +60,26 @@ struct TargetOptions: ParsableArguments {
     func withKindling<Result>(fsync: String, _ body: (BenchTarget) async throws -> Result) async throws -> Result {
         if let url { return try await body(try BenchTarget(url: url, pid: serverPid)) }
         let server = try await KindlingServerProcess.start(executable: kindling ?? KindlingServerProcess.defaultExecutable, fsync: fsync, rules: rules)
-        do {
-            let result = try await body(server.target)
-            await server.stop()
-            return result
-        } catch {
-            await server.stop()
-            throw error
-        }
+        return try await Self.run(body, on: server.target, then: server.stop)
     }
 
     /// Runs `body` against a fresh redis-server with the append-only policy matching `fsync`.
     func withRedis<Result>(fsync: String, _ body: (BenchTarget) async throws -> Result) async throws -> Result {
         guard let executable = redisExecutable else { throw ValidationError("redis-server not found") }
         let server = try await RedisServerProcess.start(executable: executable, fsync: fsync)
+        return try await Self.run(body, on: server.target, then: server.stop)
+    }
+
+    /// Runs `body` against a server this command started, then stops it whether `body` threw or not.
+    private static func run<Result>(
+        _ body: (BenchTarget) async throws -> Result, on target: BenchTarget, then stop: () async -> Void
+    ) async throws -> Result {
         do {
-            let result = try await body(server.target)
-            await server.stop()
+            let result = try await body(target)
+            await stop()
             return result
         } catch {
-            await server.stop()
+            await stop()
             throw error
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KindlingCore
+import KindlingProtocol
 import KindlingServer
 
 /// Where a client command's requests go: the server and the namespace, read from the same
@@ -15,7 +16,7 @@ struct RemoteTarget: Equatable {
     var namespace: String
 
     /// Reads `url`. The namespace is `?ns=`, else the one the host name gives as the server
-    /// reads a Host header (`NamespaceName.fromHost`), else `option`, else the default; when
+    /// reads a Host header (`NamespaceName.named(byHost:)`), else `option`, else the default; when
     /// the URL names one and `option` another, neither is guessed at: that is an error.
     init(url text: String, namespace option: String?) throws(ArgumentParser.ValidationError) {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
@@ -28,7 +29,7 @@ struct RemoteTarget: Equatable {
         }
         let parameter = components.queryItems?.last { $0.name == "ns" }?.value.flatMap { $0.isEmpty ? nil : $0 }
         let named: (namespace: String, source: String)? =
-            parameter.map { ($0, "?ns=\($0)") } ?? NamespaceName.fromHost(host).map { ($0, "its host name \(host)") }
+            parameter.map { ($0, "?ns=\($0)") } ?? NamespaceName.named(byHost: host).map { ($0, "its host name \(host)") }
         if let named, let option, named.namespace != option {
             throw ValidationError("--ns \(option) disagrees with the URL \(text), which names the namespace \(named.namespace) (\(named.source)). Give one of them.")
         }

@@ -1,5 +1,5 @@
-import KindlingClient
 import KindlingCore
+import KindlingWebSocketClient
 import NIOCore
 import NIOHTTP1
 import NIOPosix

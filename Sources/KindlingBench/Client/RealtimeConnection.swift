@@ -1,3 +1,4 @@
+import KindlingCore
 import KindlingProtocol
 import NIOCore
 import NIOWebSocket
@@ -106,9 +107,9 @@ public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
 
     /// Sends a request whose reply goes to the returned future instead of the behaviour (for
     /// set-up and read-back, off the hot path).
-    public func call(_ action: StaticString, body: some Collection<UInt8>) -> EventLoopFuture<ByteBuffer> {
+    public func call(_ action: Action) -> EventLoopFuture<ByteBuffer> {
         let promise = eventLoop.makePromise(of: ByteBuffer.self)
-        calls[request(action, body: body)] = promise
+        calls[request(action)] = promise
         flush()
         return promise.futureResult
     }
@@ -118,6 +119,21 @@ public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
 
     /// The number the next request will carry.
     public var nextRequestNumber: Int { nextRequest + 1 }
+
+    /// Queues a request encoded by the protocol (`ClientMessage`), as every client's is, and
+    /// returns its number. For set-up requests: their encoding is not part of what a scenario
+    /// measures (timed writes use `request(_:body:)`). Nothing leaves until `flush()`.
+    @discardableResult
+    public func request(_ action: Action) -> Int {
+        nextRequest += 1
+        send(message: Array(ClientMessage.request(Request(number: nextRequest, action: action)).encoded.utf8))
+        return nextRequest
+    }
+
+    /// Listens at `path` with no query and nothing cached.
+    public func listen(at path: Path) -> Int {
+        request(.listen(ListenRequest(path: path, query: .all, tag: nil, hash: "")))
+    }
 
     /// Queues a data request whose body is `body` (JSON text) and returns its request number.
     /// Nothing leaves until `flush()`.

@@ -1,8 +1,6 @@
-import KindlingClient
+import KindlingWebSocketClient
 import NIOCore
 import NIOPosix
-import NIOHTTP1
-import NIOWebSocket
 
 /// Opens lean realtime connections: the HTTP upgrade, then WebSocket frames straight into a
 /// `RealtimeConnection` whose behaviour the caller makes on the connection's own event loop.
@@ -27,31 +25,16 @@ public struct RealtimeConnector: Sendable {
         let handshake = loop.makePromise(of: NIOLoopBound<RealtimeConnection>.self)
         let uri = "/.ws?v=5&ns=\(namespace)"
         let host = "\(target.host):\(target.port)"
-        let channel = try await BenchBootstrap.make(on: loop, from: source)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let connection = NIOLoopBound(
-                        RealtimeConnection(behaviour: makeBehaviour(channel.eventLoop), handshake: handshake),
-                        eventLoop: channel.eventLoop
-                    )
-                    let upgrader = NIOWebSocketClientUpgrader(
-                        maxFrameSize: 1 << 24,
-                        automaticErrorHandling: true,
-                        upgradePipelineHandler: { channel, _ in
-                            channel.eventLoop.makeCompletedFuture {
-                                try channel.pipeline.syncOperations.addHandler(connection.value)
-                            }
-                        }
-                    )
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers(
-                        leftOverBytesStrategy: .forwardBytes,
-                        withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in })
-                    )
-                    try channel.pipeline.syncOperations.addHandler(WebSocketUpgradeRequest(uri: uri, host: host))
-                }
-            }
-            .connect(host: target.host, port: target.port)
-            .get()
+        let bootstrap = try BenchBootstrap.make(on: loop, from: source)
+        // No frame aggregator: the server never fragments, so frames go straight to the connection.
+        let channel = try await WebSocketClient.bootstrap(
+            bootstrap, host: target.host, hostHeader: host, uri: uri, maxFrameSize: 1 << 24, aggregatingFragments: false
+        ) { channel in
+            let connection = RealtimeConnection(behaviour: makeBehaviour(channel.eventLoop), handshake: handshake)
+            try channel.pipeline.syncOperations.addHandler(connection)
+        }
+        .connect(host: target.host, port: target.port)
+        .get()
         return RealtimeLink(channel: channel, connection: try await BenchBootstrap.ready(handshake.futureResult, on: channel))
     }
 }

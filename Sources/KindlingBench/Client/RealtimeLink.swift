@@ -1,4 +1,5 @@
 import KindlingCore
+import KindlingProtocol
 import NIOCore
 
 /// A handle on one lean connection from async code: run work on its event loop, or close it.
@@ -7,18 +8,17 @@ public struct RealtimeLink: Sendable {
     let connection: NIOLoopBound<RealtimeConnection>
 
     /// Sends a request and returns the whole reply message.
-    public func call(_ action: StaticString, body: [UInt8]) async throws -> ByteBuffer {
-        try await channel.eventLoop.flatSubmit { [connection] in connection.value.call(action, body: body) }.get()
+    public func call(_ action: Action) async throws -> ByteBuffer {
+        try await channel.eventLoop.flatSubmit { [connection] in connection.value.call(action) }.get()
     }
 
     /// Sends a request and returns the reply's `b` as JSON, failing unless its status is `ok`.
-    public func callOK(_ action: StaticString, body: [UInt8]) async throws -> JSONValue {
-        let reply = try await call(action, body: body)
-        let message = try JSONParser.parse(Array(reply.readableBytesView))
-        guard let answer = message["d"]?["b"], answer["s"]?.stringValue == "ok" else {
-            throw BenchError.unexpectedReply(String(buffer: reply))
+    public func callOK(_ action: Action) async throws -> JSONValue {
+        let reply = String(buffer: try await call(action))
+        guard case .response(let response) = try ServerEnvelope.decode(reply), response.isOK else {
+            throw BenchError.unexpectedReply(reply)
         }
-        return answer["d"] ?? .null
+        return response.data
     }
 
     /// Gives the behaviour its go signal on the event loop.

@@ -1,3 +1,4 @@
+import KindlingCore
 import NIOPosix
 
 /// `chat`: pairs of users exchanging pushed messages with child listeners; messages delivered to
@@ -10,9 +11,10 @@ public enum ChatScenario {
         let finished = Countdown(users)
         let connector = RealtimeConnector(target: target, group: group, namespace: "chat\(UInt32.random(in: 0...UInt32.max))")
         let links = try await ConnectMany.run(count: users) { user in
-            try await connector.connect { loop in
+            let messages = try ChatUser.messagesPath(of: user)
+            return try await connector.connect { loop in
                 let local = recorders.local(on: loop)
-                return ChatUser(user: user, options: options, recorder: local.value, tally: local.tally, listening: listening, finished: finished)
+                return ChatUser(user: user, messages: messages, options: options, recorder: local.value, tally: local.tally, listening: listening, finished: finished)
             }
         }
         await listening.wait()

@@ -1,3 +1,4 @@
+import KindlingCore
 import NIOCore
 
 /// One user of the dive-buddy chat: listens to the conversation's messages (a child listener in
@@ -9,6 +10,7 @@ final class ChatUser: RealtimeBehaviour {
     private let user: Int
     private let buddy: Int
     private let conversation: Int
+    private let messages: Path
     private let options: ChatOptions
     private let recorder: LatencyRecorder
     private let tally: Tally
@@ -20,10 +22,11 @@ final class ChatUser: RealtimeBehaviour {
     private var sent = 0
     private var deadline: UInt64 = 0
 
-    init(user: Int, options: ChatOptions, recorder: LatencyRecorder, tally: Tally, listening: Countdown, finished: Countdown) {
+    init(user: Int, messages: Path, options: ChatOptions, recorder: LatencyRecorder, tally: Tally, listening: Countdown, finished: Countdown) {
         self.user = user
         buddy = user ^ 1
         conversation = user / 2
+        self.messages = messages
         self.options = options
         self.recorder = recorder
         self.tally = tally
@@ -33,8 +36,13 @@ final class ChatUser: RealtimeBehaviour {
         text = String(repeating: "a", count: options.textLength)
     }
 
+    /// Where `user`'s conversation keeps its messages (the two buddies share it).
+    static func messagesPath(of user: Int) throws(ValidationError) -> Path {
+        try Path("/chat/messages/c\(user / 2)")
+    }
+
     func ready(_ connection: RealtimeConnection) {
-        listenRequest = connection.request("q", body: Array(#"{"p":"/chat/messages/c\#(conversation)","h":""}"#.utf8))
+        listenRequest = connection.listen(at: messages)
         connection.flush()
     }
 

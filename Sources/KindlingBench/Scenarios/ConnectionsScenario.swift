@@ -1,3 +1,4 @@
+import KindlingCore
 import NIOPosix
 
 /// `connections`: open N idle connections from several loopback source addresses and report
@@ -15,8 +16,9 @@ public enum ConnectionsScenario {
         let opened = Countdown(options.count)
         let links = try await ProgressLine(label: "connections", unit: "connections", enabled: options.progress).show(count: { tallies.completed }) {
             try await ConnectMany.run(count: options.count, concurrency: 64) { index in
-                try await connector.connect(from: options.source(index)) { loop in
-                    IdleClient(listenPath: options.listen ? "/idle/c\(index)" : nil, opened: opened, tally: tallies.local(on: loop).tally)
+                let listenPath = options.listen ? try Path("/idle/c\(index)") : nil
+                return try await connector.connect(from: options.source(index)) { loop in
+                    IdleClient(listenPath: listenPath, opened: opened, tally: tallies.local(on: loop).tally)
                 }
             }
         }

@@ -1,3 +1,4 @@
+import KindlingCore
 import NIOCore
 
 /// A fan-out subscriber: listens on the path, then records the write-to-delivery latency of
@@ -15,7 +16,7 @@ final class FanoutSubscriber: RealtimeBehaviour {
     }
 
     func ready(_ connection: RealtimeConnection) {
-        listenRequest = connection.request("q", body: #"{"p":"/fanout/value","h":""}"#.utf8)
+        listenRequest = connection.listen(at: Path(keys: ["fanout", "value"]))
         connection.flush()
     }
 

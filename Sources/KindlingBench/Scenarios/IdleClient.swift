@@ -1,14 +1,15 @@
+import KindlingCore
 import NIOCore
 
 /// An idle connection of the connections scenario: after the handshake it may listen on a path
 /// of its own, then only keeps the socket open.
 final class IdleClient: RealtimeBehaviour {
-    private let listenPath: String?
+    private let listenPath: Path?
     private let opened: Countdown
     private let tally: Tally
     private var listenRequest = 0
 
-    init(listenPath: String?, opened: Countdown, tally: Tally) {
+    init(listenPath: Path?, opened: Countdown, tally: Tally) {
         self.listenPath = listenPath
         self.opened = opened
         self.tally = tally
@@ -20,7 +21,7 @@ final class IdleClient: RealtimeBehaviour {
             opened.arrive()
             return
         }
-        listenRequest = connection.request("q", body: Array(#"{"p":"\#(listenPath)","h":""}"#.utf8))
+        listenRequest = connection.listen(at: listenPath)
         connection.flush()
     }
 

@@ -1,3 +1,4 @@
+import KindlingCore
 import NIOCore
 
 /// One student of the study-spot app: listens to the free-seat count of their location, and
@@ -6,6 +7,7 @@ import NIOCore
 final class SeatStudent: RealtimeBehaviour {
     private let location: Int
     private let pushPath: String
+    private let counter: Path
     private let putPrefix: [UInt8]
     private let hashes: [[UInt8]]
     private let ledger: SeatsLedger
@@ -23,9 +25,10 @@ final class SeatStudent: RealtimeBehaviour {
     private var over = false
     private var done = false
 
-    init(location: Int, options: SeatsOptions, hashes: [[UInt8]], ledger: SeatsLedger, tally: Tally, listening: Countdown, finished: Countdown) {
+    init(location: Int, counter: Path, options: SeatsOptions, hashes: [[UInt8]], ledger: SeatsLedger, tally: Tally, listening: Countdown, finished: Countdown) {
         self.location = location
-        let path = SeatsOptions.counterPath(location)
+        self.counter = counter
+        let path = counter.description
         pushPath = String(path.dropFirst())
         putPrefix = Array(#"{"p":"\#(path)","d":"#.utf8)
         self.hashes = hashes
@@ -37,7 +40,7 @@ final class SeatStudent: RealtimeBehaviour {
     }
 
     func ready(_ connection: RealtimeConnection) {
-        listenRequest = connection.request("q", body: Array(#"{"p":"/\#(pushPath)","h":""}"#.utf8))
+        listenRequest = connection.listen(at: counter)
         connection.flush()
     }
 

@@ -16,7 +16,7 @@ final class SeatsObserver: RealtimeBehaviour {
     }
 
     func ready(_ connection: RealtimeConnection) {
-        listenRequest = connection.request("q", body: Array(#"{"p":"/seats","h":""}"#.utf8))
+        listenRequest = connection.listen(at: Path(keys: ["seats"]))
         connection.flush()
     }
 

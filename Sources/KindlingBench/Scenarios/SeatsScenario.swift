@@ -1,4 +1,5 @@
 import KindlingCore
+import KindlingProtocol
 import NIOPosix
 
 /// `seats`: the study-spot app. K students check in and out of S locations by transactions on
@@ -8,13 +9,10 @@ public enum SeatsScenario {
     public static func run(kindling target: BenchTarget, group: MultiThreadedEventLoopGroup, options: SeatsOptions) async throws -> ScenarioReport {
         let connector = RealtimeConnector(target: target, group: group, namespace: "seats\(UInt32.random(in: 0...UInt32.max))")
         let control = try await connector.connect { _ in IdleBehaviour() }
-        var initial: [UInt8] = Array("{".utf8)
-        for location in 0..<options.locations {
-            if location > 0 { initial.append(UInt8(ascii: ",")) }
-            initial += Array(#""l\#(location)":{"free":\#(options.seats),"total":\#(options.seats)}"#.utf8)
-        }
-        initial += Array("}".utf8)
-        _ = try await control.callOK("p", body: Array(#"{"p":"/seats","d":"#.utf8) + initial + Array("}".utf8))
+        let seats = JSONValue.number(Double(options.seats))
+        let initial = JSONValue.object(
+            (0..<options.locations).map { JSONMember("l\($0)", .object([JSONMember("free", seats), JSONMember("total", seats)])) })
+        _ = try await control.callOK(.put(path: Path(keys: ["seats"]), data: initial, hash: nil))
 
         let listening = Countdown(options.students + options.observers)
         let logs = (0..<options.observers).map { _ in SeatsObservationLog(locations: options.locations) }
@@ -25,10 +23,12 @@ public enum SeatsScenario {
         let finished = Countdown(options.students)
         let hashes = options.hashes()
         let students = try await ConnectMany.run(count: options.students) { index in
-            try await connector.connect { loop in
+            let location = index % options.locations
+            let counter = try Path(SeatsOptions.counterPath(location))
+            return try await connector.connect { loop in
                 let local = ledgers.local(on: loop)
                 return SeatStudent(
-                    location: index % options.locations, options: options, hashes: hashes,
+                    location: location, counter: counter, options: options, hashes: hashes,
                     ledger: local.value, tally: local.tally, listening: listening, finished: finished
                 )
             }
@@ -47,7 +47,7 @@ public enum SeatsScenario {
         window.close(into: &report)
 
         let history = SeatsHistory(merging: try await ledgers.collect { $0.summary }, locations: options.locations)
-        let stored = try await control.callOK("g", body: Array(#"{"p":"/seats"}"#.utf8))
+        let stored = try await control.callOK(.get(path: Path(keys: ["seats"]), query: .all))
         let final = (0..<options.locations).map { location in stored["l\(location)"]?["free"]?.numberValue.map { Int($0) } }
         let observations = await settle(logs, commits: history.commits)
 

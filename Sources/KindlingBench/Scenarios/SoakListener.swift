@@ -1,20 +1,21 @@
+import KindlingCore
 import NIOCore
 
 /// A normal realtime client of the soak: listens on its pair's path and records how long each
 /// write took to arrive, from the send time the writer put in the value.
 final class SoakListener: RealtimeBehaviour {
     static let sentKey = Array(#""sent":"#.utf8)
-    private let path: String
+    private let path: Path
     private let samples: SoakSamples
     private var keepAlive: RepeatedTask?
 
-    init(path: String, samples: SoakSamples) {
+    init(path: Path, samples: SoakSamples) {
         self.path = path
         self.samples = samples
     }
 
     func ready(_ connection: RealtimeConnection) {
-        connection.request("q", body: Array(#"{"p":"\#(path)","h":""}"#.utf8))
+        connection.listen(at: path)
         connection.flush()
         // The SDKs' keepalive (a `0` frame), so the server does not take a listener that only
         // receives for a dead connection.

@@ -1,5 +1,7 @@
 import Foundation
 import Histogram
+import KindlingCore
+import KindlingProtocol
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -15,11 +17,11 @@ public enum SoakScenario {
         let namespace = "soak"
         let connector = RealtimeConnector(target: target, group: group, namespace: namespace)
         let setup = try await connector.connect { _ in IdleBehaviour() }
-        _ = try await setup.callOK("p", body: Array(#"{"p":"/big","d":"\#(String(repeating: "b", count: 256 * 1024))"}"#.utf8))
+        _ = try await setup.callOK(.put(path: Path(keys: ["big"]), data: .string(String(repeating: "b", count: 256 * 1024)), hash: nil))
         let samples = SoakSamples()
         var links: [RealtimeLink] = [setup]
         for pair in 0..<options.pairs {
-            let path = "/pairs/p\(pair)"
+            let path = try Path("/pairs/p\(pair)")
             links.append(try await connector.connect { _ in SoakListener(path: path, samples: samples) })
         }
         for pair in 0..<options.pairs {

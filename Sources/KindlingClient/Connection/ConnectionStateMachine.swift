@@ -1,6 +1,7 @@
 import Foundation
 import KindlingCore
 import KindlingProtocol
+import KindlingSync
 
 /// Everything the client decides, as a struct that takes inputs (a frame, a closed socket, a user
 /// call) and returns the actions to carry out, the way swift-nio's handlers are written: the

@@ -1,5 +1,6 @@
 import KindlingCore
 import KindlingProtocol
+import KindlingSync
 
 /// How the response to a request in flight is routed.
 enum PendingRequest: Sendable {

@@ -1,6 +1,7 @@
 import Dispatch
 import KindlingCore
 import KindlingProtocol
+import KindlingSync
 
 /// The client's data: the sync tree, the writes the server has not acknowledged, the server
 /// listens the tree wants, and the observers. Pure state, no I/O: every change returns the

@@ -1,5 +1,6 @@
 import Foundation
 import KindlingCore
+import KindlingProtocol
 import Logging
 import Metrics
 import Synchronization

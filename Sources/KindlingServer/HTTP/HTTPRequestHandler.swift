@@ -1,4 +1,5 @@
 import KindlingCore
+import KindlingProtocol
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -1,3 +1,5 @@
+import KindlingProtocol
+
 /// The path and query parameters of a request URI, percent-decoded.
 struct RequestTarget: Sendable {
     /// The path, still `/`-separated, each segment percent-decoded (`+` stays a plus).
@@ -43,11 +45,11 @@ struct RequestTarget: Sendable {
         return String(validating: bytes, as: UTF8.self)
     }
 
-    /// The namespace a request is for: `?ns=`, else the one the Host header's name gives
-    /// (`NamespaceName.fromHost`), else the default. `?ns=` is not validated here: a bad one is
-    /// refused (see `NamespaceName`).
+    /// The namespace a request is for: `?ns=`, else the one the Host header names
+    /// (`NamespaceName.named(byHost:)`), else the default. `?ns=` is not validated here: a bad
+    /// one is refused (see `NamespaceName`).
     static func namespace(parameters: [String: String], host: String?, fallback: String) -> String {
         if let ns = parameters["ns"], !ns.isEmpty { return ns }
-        return host.flatMap(NamespaceName.fromHost) ?? fallback
+        return host.flatMap(NamespaceName.named(byHost:)) ?? fallback
     }
 }

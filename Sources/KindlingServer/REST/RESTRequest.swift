@@ -1,4 +1,5 @@
 import KindlingCore
+import KindlingProtocol
 import NIOHTTP1
 
 /// A REST request to `/<path>.json`, read from its head: what it asks for and how the answer
