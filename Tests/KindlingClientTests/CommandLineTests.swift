@@ -1,4 +1,5 @@
 import Foundation
+import KindlingTesting
 import KindlingServer
 import Logging
 import Synchronization
@@ -22,9 +23,13 @@ struct CommandLineTests {
     }
 
     /// Runs `kindling` to completion; returns the exit status and standard output.
-    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
+    func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         guard let executable = Self.executable else { throw CLINotBuilt() }
+        return try await offPool { try Self.runToEnd(executable, arguments) }
+    }
+
+    private static func runToEnd(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         let output = Pipe()
@@ -67,29 +72,29 @@ struct CommandLineTests {
         defer { if watch.isRunning { watch.terminate() } }
         #expect(try await eventually { errors.withLock { $0.contains("watch: connected") } })
 
-        let set = try run(["set", "rooms/a", #"{"n":1}"#, "--url", url, "--ns", "cli"])
+        let set = try await run(["set", "rooms/a", #"{"n":1}"#, "--url", url, "--ns", "cli"])
         #expect(set.status == 0)
-        let push = try run(["push", "rooms", #""hello""#, "--url", url, "--ns", "cli"])
+        let push = try await run(["push", "rooms", #""hello""#, "--url", url, "--ns", "cli"])
         #expect(push.status == 0)
         let id = push.output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(id.count == 20)
         #expect(try await eventually { lines.withLock { $0.contains("child_added   /rooms/\(id) \"hello\"") } })
         #expect(lines.withLock { $0.contains(#"child_added   /rooms/a {"n":1}"#) })
 
-        let get = try run(["get", "rooms/a", "--url", url, "--ns", "cli"])
+        let get = try await run(["get", "rooms/a", "--url", url, "--ns", "cli"])
         #expect(get.status == 0 && get.output == "{\"n\":1}\n")
-        #expect(try run(["set", "rooms/a", "not json", "--url", url, "--ns", "cli"]).status == 64)
+        #expect(try await run(["set", "rooms/a", "not json", "--url", url, "--ns", "cli"]).status == 64)
         // The root is addressed as /.json; export goes through the same REST client.
-        let root = try run(["get", "/", "--url", url, "--ns", "cli"])
+        let root = try await run(["get", "/", "--url", url, "--ns", "cli"])
         #expect(root.status == 0 && root.output.hasPrefix("{\"rooms\":"))
-        let export = try run(["export", "--url", url, "--ns", "cli", "--path", "rooms/a"])
+        let export = try await run(["export", "--url", url, "--ns", "cli", "--path", "rooms/a"])
         #expect(export.status == 0 && export.output == "{\"n\":1}\n")
 
         watch.interrupt()
         watch.waitUntilExit()
         #expect(watch.terminationStatus == 130)
         try await server.shutdown()
-        #expect(try run(["get", "rooms", "--url", url, "--ns", "cli"]).status == 2)
+        #expect(try await run(["get", "rooms", "--url", url, "--ns", "cli"]).status == 2)
     }
 
     /// The URL the README gives the SDKs works for the client commands: `?ns=` names the
@@ -103,15 +108,15 @@ struct CommandLineTests {
         logger.logLevel = .critical
         let server = try await KindlingServer.start(ServerConfiguration(port: 0, logger: logger))
         let base = "http://127.0.0.1:\(server.port)"
-        let set = try run(["set", "/a", "1", "--url", base + "?ns=demo"])
+        let set = try await run(["set", "/a", "1", "--url", base + "?ns=demo"])
         #expect(set.status == 0 && set.output == "1\n")
-        #expect(try run(["get", "a", "--url", base, "--ns", "demo"]).output == "1\n")
-        #expect(try run(["get", "a", "--url", base]).output == "null\n")
-        #expect(try run(["update", "/", #"{"b/c":2}"#, "--url", base + "/?ns=demo"]).status == 0)
-        #expect(try run(["get", "/", "--url", base + "?ns=demo", "--ns", "demo"]).output == #"{"a":1,"b":{"c":2}}"# + "\n")
+        #expect(try await run(["get", "a", "--url", base, "--ns", "demo"]).output == "1\n")
+        #expect(try await run(["get", "a", "--url", base]).output == "null\n")
+        #expect(try await run(["update", "/", #"{"b/c":2}"#, "--url", base + "/?ns=demo"]).status == 0)
+        #expect(try await run(["get", "/", "--url", base + "?ns=demo", "--ns", "demo"]).output == #"{"a":1,"b":{"c":2}}"# + "\n")
         // The URL and --ns disagree: a usage error, and nothing is sent.
-        #expect(try run(["set", "a", "2", "--url", base + "?ns=demo", "--ns", "other"]).status == 64)
-        #expect(try run(["get", "a", "--url", base, "--ns", "demo"]).output == "1\n")
+        #expect(try await run(["set", "a", "2", "--url", base + "?ns=demo", "--ns", "other"]).status == 64)
+        #expect(try await run(["get", "a", "--url", base, "--ns", "demo"]).output == "1\n")
         try await server.shutdown()
     }
 
@@ -127,9 +132,9 @@ struct CommandLineTests {
         let server = try await KindlingServer.start(ServerConfiguration(port: 0, logger: logger))
         let url = "http://127.0.0.1:\(server.port)"
         try await server.shutdown()
-        #expect(try run(["health", "--url", url, "--timeout", "2"]).status == 1)
-        #expect(try run(["health", "--ready", "--url", url, "--timeout", "2"]).status == 1)
-        #expect(try run(["health", "--url", url, "--timeout", "0"]).status == 64)
+        #expect(try await run(["health", "--url", url, "--timeout", "2"]).status == 1)
+        #expect(try await run(["health", "--ready", "--url", url, "--timeout", "2"]).status == 1)
+        #expect(try await run(["health", "--url", url, "--timeout", "0"]).status == 64)
     }
 }
 

@@ -181,7 +181,7 @@ struct NamespaceFloodTests {
             #expect(try await http.request("PUT", "/y.json?ns=n3", body: "4").status == 200)
             #expect(try await http.request("GET", "/.json?ns=n3").text == #"{"x":3,"y":4}"#)
         }
-        let server = try ServerProcess(dataDirectory: directory)
+        let server = try await ServerProcess.start(dataDirectory: directory)
         #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/.json?ns=n3").text == #"{"x":3,"y":4}"#)
         server.kill()
     }
@@ -197,7 +197,7 @@ struct NamespaceFloodTests {
             }
         }
         #expect(Self.folders(directory).count == 300)
-        let server = try ServerProcess(dataDirectory: directory, descriptorLimit: 100)
+        let server = try await ServerProcess.start(dataDirectory: directory, descriptorLimit: 100)
         #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/v.json?ns=db299").text == "299")
         // Writes to many of them go through: each log is opened for its write.
         for index in stride(from: 0, to: 300, by: 3) {

@@ -16,7 +16,7 @@ struct StorageRecoveryTests {
     @Test func aSnapshotAfterALogFailureTakesWritesAgain() async throws {
         let directory = NSTemporaryDirectory() + "kindling-recovered-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var server = try ServerProcess(dataDirectory: directory, arguments: ["--log-level", "info"])
+        var server = try await ServerProcess.start(dataDirectory: directory, arguments: ["--log-level", "info"])
         let writer = try await TestClient.connect(port: server.port, namespace: "disk")
         let filler = JSONValue.string(String(repeating: "x", count: 1000))
         for index in 0..<40 {
@@ -26,13 +26,13 @@ struct StorageRecoveryTests {
         let segment = try #require(StorageLayout.segments(in: folder).last)
         let logBytes = try #require(FileManager.default.attributesOfItem(atPath: segment.path)[.size] as? Int)
         // The log may not grow any more; a (compressed, much smaller) snapshot still fits.
-        try DiskFullTests.limitFileSize(of: server.pid, to: logBytes)
+        try await DiskFullTests.limitFileSize(of: server.pid, to: logBytes)
         let held = Task { try await writer.request("p", Self.put("/during", .number(1)), timeout: .seconds(60)) }
         #expect(try await server.waitForLog(containing: "writes to the log are failing"))
         let other = try await TestClient.connect(port: server.port, namespace: "disk")
         #expect(DiskFullTests.status(try await other.request("p", Self.put("/refused", .number(2)))) == "unavailable")
 
-        let requested = try SnapshotRequestTests.requestSnapshot(directory)
+        let requested = try await SnapshotRequestTests.requestSnapshot(directory)
         #expect(requested.status == 0, "\(requested.output)")
         #expect(try await server.waitForLog(containing: "wrote snapshot"))
         // The snapshot holds the held write: it is acknowledged, and writes are taken again with
@@ -44,7 +44,7 @@ struct StorageRecoveryTests {
         await other.abort()
 
         server.kill()
-        server = try ServerProcess(dataDirectory: directory)
+        server = try await ServerProcess.start(dataDirectory: directory)
         let reader = try await TestClient.connect(port: server.port, namespace: "disk")
         let data = try await reader.request("g", .object([JSONMember("p", .string("/")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"] ?? .null
         #expect(data["during"]?.numberValue == 1)
@@ -58,14 +58,14 @@ struct StorageRecoveryTests {
     @Test func startUpRemovesFilesOfAnInterruptedSnapshot() async throws {
         let directory = NSTemporaryDirectory() + "kindling-tmp-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var server = try ServerProcess(dataDirectory: directory)
+        var server = try await ServerProcess.start(dataDirectory: directory)
         #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/a.json?ns=tmp", body: "1").status == 200)
         server.kill()
         let folder = StorageLayout.directory(dataDirectory: directory, namespace: "tmp")
         let leftover = StorageLayout.snapshotPath(folder, sequence: 1) + ".tmp"
         #expect(FileManager.default.createFile(atPath: leftover, contents: Data(repeating: 0x1F, count: 4096)))
 
-        server = try ServerProcess(dataDirectory: directory, arguments: ["--log-level", "info"])
+        server = try await ServerProcess.start(dataDirectory: directory, arguments: ["--log-level", "info"])
         #expect(try await server.waitForLog(containing: "removed an unfinished file"))
         #expect(!FileManager.default.fileExists(atPath: leftover))
         #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=tmp").text == "1")

@@ -17,13 +17,13 @@ struct ProcessLifecycleTests {
     @Test func readinessIsRefusedWhileTheDiskRefusesWrites() async throws {
         let directory = NSTemporaryDirectory() + "kindling-ready-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try ServerProcess(dataDirectory: directory)
+        let server = try await ServerProcess.start(dataDirectory: directory)
         #expect(try await Self.readiness(server.port).status == 200)
         let writer = try await TestClient.connect(port: server.port, namespace: "full")
         #expect(DiskFullTests.status(try await writer.request("p", DiskFullTests.put("/before", 1))) == "ok")
 
         // The technique of DiskFullTests: a file-size limit below the log's size fails its next append.
-        try DiskFullTests.limitFileSize(of: server.pid, to: 1)
+        try await DiskFullTests.limitFileSize(of: server.pid, to: 1)
         let waiting = Task { DiskFullTests.status(try await writer.request("p", DiskFullTests.put("/during", 2), timeout: .seconds(60))) }
         #expect(try await server.waitForLog(containing: "writes to the log are failing"))
         let refused = try await Self.readiness(server.port)
@@ -32,7 +32,7 @@ struct ProcessLifecycleTests {
         // Still alive meanwhile.
         #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/.health").status == 200)
 
-        try DiskFullTests.limitFileSize(of: server.pid, to: nil)
+        try await DiskFullTests.limitFileSize(of: server.pid, to: nil)
         #expect(try await waiting.value == "ok")
         var status = 0
         let deadline = ContinuousClock.now + .seconds(10)
@@ -49,7 +49,7 @@ struct ProcessLifecycleTests {
     @Test func sigtermDrainsRunsOnDisconnectWritesAndExitsZero() async throws {
         let directory = NSTemporaryDirectory() + "kindling-drain-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var server = try ServerProcess(dataDirectory: directory, arguments: ["--drain-seconds", "5"])
+        var server = try await ServerProcess.start(dataDirectory: directory, arguments: ["--drain-seconds", "5"])
         let client = try await TestClient.connect(port: server.port, namespace: "drain")
         let presence = JSONValue.object([JSONMember("p", .string("/presence/me")), JSONMember("d", .string("offline"))])
         #expect(DiskFullTests.status(try await client.request("o", presence)) == "ok")
@@ -65,7 +65,7 @@ struct ProcessLifecycleTests {
         #expect(server.process.terminationStatus == 0)
         #expect(await client.waitForClose())
 
-        server = try ServerProcess(dataDirectory: directory)
+        server = try await ServerProcess.start(dataDirectory: directory)
         let reader = try await TestClient.connect(port: server.port, namespace: "drain")
         let read = try await reader.request("g", .object([JSONMember("p", .string("/presence/me")), JSONMember("q", .object([]))]))
         #expect(read.last?["d"]?["b"]?["d"]?.stringValue == "offline")
@@ -78,10 +78,10 @@ struct ProcessLifecycleTests {
     @Test func sigtermExitsZeroWhileTheDiskRefusesWrites() async throws {
         let directory = NSTemporaryDirectory() + "kindling-drain-full-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try ServerProcess(dataDirectory: directory, arguments: ["--drain-seconds", "2"])
+        let server = try await ServerProcess.start(dataDirectory: directory, arguments: ["--drain-seconds", "2"])
         let writer = try await TestClient.connect(port: server.port, namespace: "full")
         #expect(DiskFullTests.status(try await writer.request("p", DiskFullTests.put("/before", 1))) == "ok")
-        try DiskFullTests.limitFileSize(of: server.pid, to: 1)
+        try await DiskFullTests.limitFileSize(of: server.pid, to: 1)
         let number = try await writer.sendRequest("p", DiskFullTests.put("/during", 2))
         #expect(try await server.waitForLog(containing: "writes to the log are failing"))
 

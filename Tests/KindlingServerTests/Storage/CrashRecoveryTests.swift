@@ -36,7 +36,7 @@ struct CrashRecoveryTests {
         var generator = SystemRandomNumberGenerator()
         var next = 0
         for round in 0..<20 {
-            let server = try ServerProcess(dataDirectory: directory)
+            let server = try await ServerProcess.start(dataDirectory: directory)
             // Check what the previous rounds acknowledged before writing more.
             let reader = try await TestClient.connect(port: server.port, namespace: "crash")
             let data = try await reader.request("g", .object([JSONMember("p", .string("/")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"] ?? .null
@@ -58,7 +58,7 @@ struct CrashRecoveryTests {
                 try await group.waitForAll()
             }
         }
-        let server = try ServerProcess(dataDirectory: directory)
+        let server = try await ServerProcess.start(dataDirectory: directory)
         let reader = try await TestClient.connect(port: server.port, namespace: "crash")
         let data = try await reader.request("g", .object([JSONMember("p", .string("/")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"] ?? .null
         try await verify(data, against: history, round: 20)

@@ -12,13 +12,16 @@ import Testing
 struct DiskFullTests {
     /// Sets the largest file the process may write to `bytes` (nil lifts the limit), with
     /// util-linux's `prlimit`.
-    static func limitFileSize(of pid: Int32, to bytes: Int?) throws {
-        let tool = Process()
-        tool.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-        tool.arguments = ["--pid", "\(pid)", "--fsize=\(bytes.map(String.init) ?? "unlimited"):unlimited"]
-        try tool.run()
-        tool.waitUntilExit()
-        #expect(tool.terminationStatus == 0, "prlimit failed")
+    static func limitFileSize(of pid: Int32, to bytes: Int?) async throws {
+        let status = try await offPool {
+            let tool = Process()
+            tool.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            tool.arguments = ["--pid", "\(pid)", "--fsize=\(bytes.map(String.init) ?? "unlimited"):unlimited"]
+            try tool.run()
+            tool.waitUntilExit()
+            return tool.terminationStatus
+        }
+        #expect(status == 0, "prlimit failed")
     }
 
     static func put(_ path: String, _ value: Int) -> JSONValue {
@@ -30,11 +33,11 @@ struct DiskFullTests {
     @Test func writesAreRefusedWhileTheDiskFailsAndNothingUnloggedIsAcknowledged() async throws {
         let directory = NSTemporaryDirectory() + "kindling-full-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var server = try ServerProcess(dataDirectory: directory)
+        var server = try await ServerProcess.start(dataDirectory: directory)
         let writer = try await TestClient.connect(port: server.port, namespace: "full")
         #expect(Self.status(try await writer.request("p", Self.put("/before", 1))) == "ok")
 
-        try Self.limitFileSize(of: server.pid, to: 1)
+        try await Self.limitFileSize(of: server.pid, to: 1)
         // This write is applied in memory but its log record cannot be written: it must wait.
         let acknowledged = Atomic<Bool>(false)
         let waiting = Task {
@@ -53,7 +56,7 @@ struct DiskFullTests {
         #expect(!acknowledgedEarly, "a write was acknowledged before it was durable")
 
         // Space returns: the held write is logged and acknowledged, and writes are taken again.
-        try Self.limitFileSize(of: server.pid, to: nil)
+        try await Self.limitFileSize(of: server.pid, to: nil)
         #expect(try await waiting.value == "ok")
         #expect(Self.status(try await other.request("p", Self.put("/after", 4))) == "ok")
         await writer.abort()
@@ -61,7 +64,7 @@ struct DiskFullTests {
 
         // Everything acknowledged is on disk; the refused write never happened.
         server.kill()
-        server = try ServerProcess(dataDirectory: directory)
+        server = try await ServerProcess.start(dataDirectory: directory)
         let reader = try await TestClient.connect(port: server.port, namespace: "full")
         let data = try await reader.request("g", .object([JSONMember("p", .string("/")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"] ?? .null
         #expect(data["before"]?.numberValue == 1)
@@ -77,12 +80,12 @@ struct DiskFullTests {
     @Test func restReadsSeeOnlyDurableWrites() async throws {
         let directory = NSTemporaryDirectory() + "kindling-durable-read-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try ServerProcess(dataDirectory: directory)
+        let server = try await ServerProcess.start(dataDirectory: directory)
         defer { server.kill() }
         let port = server.port
         let before = try await TestHTTPConnection.request(port: port, "PUT", "/v.json?ns=held", body: "1")
         #expect(before.status == 200)
-        try Self.limitFileSize(of: server.pid, to: 1)
+        try await Self.limitFileSize(of: server.pid, to: 1)
         let writer = Task { try await TestHTTPConnection.request(port: port, "PUT", "/v.json?ns=held", body: "2", timeout: .seconds(60)) }
         #expect(try await server.waitForLog(containing: "writes to the log are failing"))
         let answered = Atomic<Bool>(false)
@@ -94,7 +97,7 @@ struct DiskFullTests {
         try await Task.sleep(for: .milliseconds(1500))
         let answeredEarly = answered.load(ordering: .sequentiallyConsistent)
         #expect(!answeredEarly, "a read answered with a write that was not durable")
-        try Self.limitFileSize(of: server.pid, to: nil)
+        try await Self.limitFileSize(of: server.pid, to: nil)
         #expect(try await writer.value.status == 200)
         let read = try await reader.value
         #expect(read.status == 200 && read.text == "2")

@@ -4,7 +4,7 @@ import Synchronization
 
 /// The real `kindling serve` process on a free port, for the tests that kill it, limit it or
 /// signal it.
-final class ServerProcess {
+final class ServerProcess: @unchecked Sendable {
     /// The `kindling` executable built beside the test bundle.
     static var binary: String {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -55,6 +55,11 @@ final class ServerProcess {
             try await Task.sleep(for: .milliseconds(20))
         }
         return false
+    }
+
+    /// Starts the server off the concurrency pool (see `offPool`): the banner may take a while.
+    static func start(dataDirectory: String, arguments: [String] = [], descriptorLimit: Int? = nil) async throws -> ServerProcess {
+        try await offPool { try ServerProcess(dataDirectory: dataDirectory, arguments: arguments, descriptorLimit: descriptorLimit) }
     }
 
     func kill() {

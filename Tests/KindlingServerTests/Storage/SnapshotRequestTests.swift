@@ -10,7 +10,11 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct SnapshotRequestTests {
     /// Runs `kindling snapshot --data-dir directory`; returns its exit status and output.
-    static func requestSnapshot(_ directory: String) throws -> (status: Int32, output: String) {
+    static func requestSnapshot(_ directory: String) async throws -> (status: Int32, output: String) {
+        try await offPool { try runSnapshotTool(directory) }
+    }
+
+    private static func runSnapshotTool(_ directory: String) throws -> (status: Int32, output: String) {
         let tool = Process()
         tool.executableURL = URL(fileURLWithPath: ServerProcess.binary)
         tool.arguments = ["snapshot", "--data-dir", directory]
@@ -26,17 +30,17 @@ struct SnapshotRequestTests {
     @Test func aRequestedSnapshotReplacesTheLog() async throws {
         let directory = NSTemporaryDirectory() + "kindling-snap-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let idle = try Self.requestSnapshot(directory)
+        let idle = try await Self.requestSnapshot(directory)
         #expect(idle.status == 2)
         #expect(idle.output.contains("no Kindling server is running"))
         // An offline tool holding the directory is not signalled (SIGUSR1 would end it).
         let offline = try DataDirectoryLock(directory: directory, server: false)
-        let refused = try Self.requestSnapshot(directory)
+        let refused = try await Self.requestSnapshot(directory)
         offline.release()
         #expect(refused.status == 1)
         #expect(refused.output.contains("offline tool"))
 
-        var server = try ServerProcess(dataDirectory: directory, arguments: ["--log-level", "info"])
+        var server = try await ServerProcess.start(dataDirectory: directory, arguments: ["--log-level", "info"])
         let client = try await TestClient.connect(port: server.port, namespace: "snap")
         for index in 0..<50 {
             let body = JSONValue.object([JSONMember("p", .string("/items/i\(index)")), JSONMember("d", .number(Double(index)))])
@@ -49,17 +53,17 @@ struct SnapshotRequestTests {
         // to see removed.
         try #require(!StorageLayout.segments(in: folder).isEmpty)
 
-        let requested = try Self.requestSnapshot(directory)
+        let requested = try await Self.requestSnapshot(directory)
         #expect(requested.status == 0, "\(requested.output)")
         #expect(try await server.waitForLog(containing: "wrote snapshot"))
         #expect(StorageLayout.snapshots(in: folder).map(\.start) == [50])
         #expect(StorageLayout.segments(in: folder).allSatisfy { $0.start > 50 })
         // Nothing new since: a second request starts nothing.
-        #expect(try Self.requestSnapshot(directory).status == 0)
+        #expect(try await Self.requestSnapshot(directory).status == 0)
         #expect(try await server.waitForLog(containing: "already covers all its writes"))
 
         server.kill()
-        server = try ServerProcess(dataDirectory: directory)
+        server = try await ServerProcess.start(dataDirectory: directory)
         let reader = try await TestClient.connect(port: server.port, namespace: "snap")
         let data = try await reader.request("g", .object([JSONMember("p", .string("/items")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"]
         guard case .object(let members)? = data else {
