@@ -23,8 +23,9 @@ public enum ProtectedMode {
         }
         if auth.emulatorMode { missing.append("emulator mode off (it accepts unsigned tokens and `owner`)") }
         guard missing.isEmpty else {
-            throw Refusal(description: "Refusing to serve \(configuration.host), which other machines can reach, without "
-                + missing.joined(separator: " and ") + ". Add them, or pass --allow-open to serve it unprotected anyway.")
+            throw Refusal(
+                description: "Refusing to serve \(configuration.host), which other machines can reach, without "
+                    + missing.joined(separator: " and ") + ". Add them, or pass --allow-open to serve it unprotected anyway.")
         }
     }
 }

@@ -27,7 +27,8 @@ public final class RawConnection: Sendable {
         if let receiveBufferBytes {
             bootstrap = bootstrap.channelOption(ChannelOptions.socketOption(.so_rcvbuf), value: .init(receiveBufferBytes))
         }
-        let channel = try await bootstrap
+        let channel =
+            try await bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(RawReceiver(state: state)) }
             }

@@ -65,10 +65,13 @@ struct RulesBenchmark: ParsableCommand {
         for project in 0..<max(1, tasks / 100) {
             var items: [JSONMember] = []
             for task in 0..<100 {
-                items.append(JSONMember("k\(task)", .object([
-                    JSONMember("title", .string("task \(task)")), JSONMember("owner", .string("u\(task % 10)")),
-                    JSONMember("state", .string("open")), JSONMember("estimate", .number(Double(task))),
-                ])))
+                items.append(
+                    JSONMember(
+                        "k\(task)",
+                        .object([
+                            JSONMember("title", .string("task \(task)")), JSONMember("owner", .string("u\(task % 10)")),
+                            JSONMember("state", .string("open")), JSONMember("estimate", .number(Double(task))),
+                        ])))
             }
             projects.append(JSONMember("p\(project)", .object([JSONMember("tasks", .object(items))])))
         }
@@ -85,10 +88,12 @@ struct RulesBenchmark: ParsableCommand {
             try tree.resolveSet(Path("orgs/o1/teams/t1/projects/p\(index % projectCount)/tasks/k\(3 + 10 * (index % 10))/state"), .string(index % 2 == 0 ? "doing" : "done"), serverValues: clock)
         }
         let recordWrites = try (0..<1024).map { index in
-            try tree.resolveSet(Path("orgs/o1/teams/t1/projects/p\(index % projectCount)/tasks/n\(index)"), .object([
-                JSONMember("title", .string("new task \(index)")), JSONMember("owner", .string("u3")),
-                JSONMember("state", .string("open")), JSONMember("estimate", .number(3)),
-            ]), serverValues: clock)
+            try tree.resolveSet(
+                Path("orgs/o1/teams/t1/projects/p\(index % projectCount)/tasks/n\(index)"),
+                .object([
+                    JSONMember("title", .string("new task \(index)")), JSONMember("owner", .string("u3")),
+                    JSONMember("state", .string("open")), JSONMember("estimate", .number(3)),
+                ]), serverValues: clock)
         }
         var allowed = 0
         for (name, writes) in [("set of one field of one's own task (10 levels, 3 rules + 3 validates)", fieldWrites), ("set of a new task record (4 fields, 7 validates)", recordWrites)] {

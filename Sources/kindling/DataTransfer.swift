@@ -4,7 +4,6 @@ import KindlingCore
 import KindlingServer
 import Logging
 
-
 /// Where `export` and `import` find the data: a running server, or a data directory.
 struct DataLocation: ParsableArguments {
     @OptionGroup var remote: RemoteOptions

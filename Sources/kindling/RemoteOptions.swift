@@ -4,10 +4,11 @@ import KindlingCore
 
 /// The server and namespace the client commands (`watch`, `get`, `set`, …) talk to.
 struct RemoteOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "URL of the server, as the SDKs take it: http://HOST:PORT, with ?ns=NAME or a database host name (also KINDLING_URL; default http://127.0.0.1:9000).",
-        discussion: "http://127.0.0.1:9000?ns=demo and https://demo.example.com both name the namespace demo."
-    ))
+    @Option(
+        help: ArgumentHelp(
+            "URL of the server, as the SDKs take it: http://HOST:PORT, with ?ns=NAME or a database host name (also KINDLING_URL; default http://127.0.0.1:9000).",
+            discussion: "http://127.0.0.1:9000?ns=demo and https://demo.example.com both name the namespace demo."
+        ))
     var url: String?
 
     @Option(name: .customLong("ns"), help: "Namespace (database) to use, when the URL names none (default kindling).")

@@ -6,10 +6,11 @@ import KindlingServer
 /// `kindling serve`'s security flags: the rules, how credentials are verified, and whether the
 /// server runs in emulator mode.
 struct SecurityOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "Security rules file (Firebase's JSON form, comments allowed) for every namespace without rules of its own.",
-        discussion: "Re-read on SIGHUP and when the file changes; an edit that does not load is logged and the rules in force stay."
-    ))
+    @Option(
+        help: ArgumentHelp(
+            "Security rules file (Firebase's JSON form, comments allowed) for every namespace without rules of its own.",
+            discussion: "Re-read on SIGHUP and when the file changes; an edit that does not load is logged and the rules in force stay."
+        ))
     var rules: String?
 
     @Option(name: .customLong("jwt-secret"), help: "HS256 secret that signs ID tokens (repeatable; or KINDLING_JWT_SECRET).")

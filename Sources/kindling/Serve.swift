@@ -35,10 +35,11 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("data-dir"), help: "Directory for durable data (one folder per namespace).")
     var dataDirectory = "./kindling-data"
 
-    @Option(help: ArgumentHelp(
-        "When a write is durable enough to acknowledge: always, everysec or never.",
-        discussion: "always: after fdatasync of its batch (group commit); nothing acknowledged is lost. everysec: after the write to the OS, synced every second; a machine crash can lose up to a second. never: after the write to the OS; a machine crash can lose what the kernel had not written back. A crash of the process alone loses nothing acknowledged in any mode."
-    ))
+    @Option(
+        help: ArgumentHelp(
+            "When a write is durable enough to acknowledge: always, everysec or never.",
+            discussion: "always: after fdatasync of its batch (group commit); nothing acknowledged is lost. everysec: after the write to the OS, synced every second; a machine crash can lose up to a second. never: after the write to the OS; a machine crash can lose what the kernel had not written back. A crash of the process alone loses nothing acknowledged in any mode."
+        ))
     var fsync = "always"
 
     @Option(name: .customLong("snapshot-mb"), help: "Log megabytes after which a namespace writes a snapshot and starts a new log.")
@@ -139,38 +140,41 @@ struct Serve: AsyncParsableCommand {
         let rulesText = try security.rules.map(SecurityOptions.read)
         let server: KindlingServer
         do {
-            server = try await KindlingServer.start(ServerConfiguration(
-            host: host,
-            port: port,
-            storage: inMemory ? nil : StorageConfiguration(
-                directory: dataDirectory,
-                fsync: FsyncMode(rawValue: fsync) ?? .always,
-                snapshotAfterBytes: snapshotMegabytes * 1024 * 1024,
-                repair: repair
-            ),
-            defaultNamespace: namespace,
-            maxPendingOutboundBytes: maxPendingBytes,
-            eventStreamKeepAlive: .milliseconds(Int64(keepAliveSeconds * 1000)),
-            eventLoopThreads: ProcessInfo.processInfo.activeProcessorCount,
-            headerTimeout: .milliseconds(Int64(headerTimeoutSeconds * 1000)),
-            bodyTimeout: .milliseconds(Int64(bodyTimeoutSeconds * 1000)),
-            keepAliveTimeout: .milliseconds(Int64(keepAliveTimeoutSeconds * 1000)),
-            corsOrigins: corsOrigins,
-            allowedHosts: allowedHosts,
-            maxConnections: maxConnections,
-            inFlightBudgetBytes: maxUnfinishedMegabytes * 1024 * 1024,
-            maxNamespaces: maxNamespaces,
-            auth: auth,
-            rules: rules,
-            allowOpen: security.allowOpen,
-            rulesDebug: security.rulesDebug,
-            connectionLimits: ConnectionLimits(
-                maxListens: maxListens, maxOnDisconnectOperations: maxOnDisconnect, maxOnDisconnectBytes: maxOnDisconnectMegabytes * 1024 * 1024
-            ),
-            tls: tls.files,
-            metricsTopNamespaces: metricsTopNamespaces,
-            logger: logger
-        ))
+            server = try await KindlingServer.start(
+                ServerConfiguration(
+                    host: host,
+                    port: port,
+                    storage: inMemory
+                        ? nil
+                        : StorageConfiguration(
+                            directory: dataDirectory,
+                            fsync: FsyncMode(rawValue: fsync) ?? .always,
+                            snapshotAfterBytes: snapshotMegabytes * 1024 * 1024,
+                            repair: repair
+                        ),
+                    defaultNamespace: namespace,
+                    maxPendingOutboundBytes: maxPendingBytes,
+                    eventStreamKeepAlive: .milliseconds(Int64(keepAliveSeconds * 1000)),
+                    eventLoopThreads: ProcessInfo.processInfo.activeProcessorCount,
+                    headerTimeout: .milliseconds(Int64(headerTimeoutSeconds * 1000)),
+                    bodyTimeout: .milliseconds(Int64(bodyTimeoutSeconds * 1000)),
+                    keepAliveTimeout: .milliseconds(Int64(keepAliveTimeoutSeconds * 1000)),
+                    corsOrigins: corsOrigins,
+                    allowedHosts: allowedHosts,
+                    maxConnections: maxConnections,
+                    inFlightBudgetBytes: maxUnfinishedMegabytes * 1024 * 1024,
+                    maxNamespaces: maxNamespaces,
+                    auth: auth,
+                    rules: rules,
+                    allowOpen: security.allowOpen,
+                    rulesDebug: security.rulesDebug,
+                    connectionLimits: ConnectionLimits(
+                        maxListens: maxListens, maxOnDisconnectOperations: maxOnDisconnect, maxOnDisconnectBytes: maxOnDisconnectMegabytes * 1024 * 1024
+                    ),
+                    tls: tls.files,
+                    metricsTopNamespaces: metricsTopNamespaces,
+                    logger: logger
+                ))
         } catch let refusal as ProtectedMode.Refusal {
             throw ValidationError(refusal.description)
         } catch let error as AuthSettingsError {
@@ -222,7 +226,8 @@ struct Serve: AsyncParsableCommand {
 
     /// One line on what protects the server, for the start-up banner.
     static func securitySummary(auth: AuthSettings, rulesFile: String?, allowOpen: Bool) -> String {
-        let rules = rulesFile.map { "Rules: \($0) (reloaded on change and SIGHUP)" }
+        let rules =
+            rulesFile.map { "Rules: \($0) (reloaded on change and SIGHUP)" }
             ?? (auth.emulatorMode || allowOpen ? "Rules: none, so every request is allowed until rules are set" : "Rules: none, so only admins have access until rules are set")
         let tokens = auth.emulatorMode ? "Emulator mode: `owner` is an admin, unsigned tokens are accepted" : "Tokens: verified (signature, exp, nbf, iat)"
         return rules + "\n" + tokens

@@ -80,10 +80,11 @@ struct DatabaseTests {
             try await writer.reference("list/b").removeValue()
             let events = try await recorder.wait { $0.count == 5 }
             let lines = events.map { "\($0.type.name) \($0.snapshot.key ?? "") \($0.snapshot.exportText) \($0.previousSiblingKey ?? "-")" }
-            #expect(lines == [
-                "child_added a 1 -", "child_added b 2 a", "child_added c 3 b", "child_changed a 10 -",
-                "child_removed b 2 -",
-            ])
+            #expect(
+                lines == [
+                    "child_added a 1 -", "child_added b 2 a", "child_added c 3 b", "child_changed a 10 -",
+                    "child_removed b 2 -",
+                ])
         }
     }
 
@@ -305,8 +306,9 @@ struct AuthenticatedDatabaseTests {
             try await database.authenticate(with: Self.token("alice"))
             try await mine.setValue(.string("hello"))
             let values = AsyncStream.makeStream(of: String.self)
-            mine.observe(.value, with: { values.continuation.yield("value \($0.snapshot.value)") },
-                         withCancel: { values.continuation.yield("cancelled \($0)") })
+            mine.observe(
+                .value, with: { values.continuation.yield("value \($0.snapshot.value)") },
+                withCancel: { values.continuation.yield("cancelled \($0)") })
             var events = values.stream.makeAsyncIterator()
             #expect(await events.next()?.hasPrefix("value") == true)
             try await database.authenticate(with: nil)

@@ -25,8 +25,9 @@ struct ClientMessageTests {
         #expect(put.action == .put(path: try Path("t4"), data: .number(11), hash: "+r5aI9HvKKagELki8SYKBk0q7D4="))
         let merge = try request(#"{"t":"d","d":{"r":14,"a":"m","b":{"p":"/t5","d":{"b/score":1}}}}"#)
         #expect(merge.action == .merge(path: try Path("t5"), data: [JSONMember("b/score", .number(1))]))
-        #expect(try request(#"{"t":"d","d":{"r":2,"a":"gauth","b":{"cred":"owner"}}}"#).action
-            == .auth(AuthRequest(isGoogleToken: true, credential: "owner", authOverride: nil, noAuth: false)))
+        #expect(
+            try request(#"{"t":"d","d":{"r":2,"a":"gauth","b":{"cred":"owner"}}}"#).action
+                == .auth(AuthRequest(isGoogleToken: true, credential: "owner", authOverride: nil, noAuth: false)))
         #expect(try request(#"{"t":"d","d":{"a":"unappeck","b":{}}}"#) == Request(number: nil, action: .unappCheck))
         #expect(try request(#"{"t":"d","d":{"r":25,"a":"oc","b":{"p":"/t9/canceled","d":null}}}"#).action == .onDisconnectCancel(path: try Path("t9/canceled")))
         #expect(try request(#"{"t":"d","d":{"r":2,"a":"g","b":{"p":"/.info/serverTimeOffset","q":{}}}}"#).action == .getInfo("/.info/serverTimeOffset"))
@@ -91,13 +92,16 @@ struct FramingTests {
 
 struct ServerMessageTests {
     @Test func shapes() throws {
-        #expect(String(decoding: ServerMessage.handshake(timestamp: 5, host: "localhost:9000", session: "s1"), as: UTF8.self)
-            == #"{"t":"c","d":{"t":"h","d":{"ts":5,"v":"5","h":"localhost:9000","s":"s1"}}}"#)
+        #expect(
+            String(decoding: ServerMessage.handshake(timestamp: 5, host: "localhost:9000", session: "s1"), as: UTF8.self)
+                == #"{"t":"c","d":{"t":"h","d":{"ts":5,"v":"5","h":"localhost:9000","s":"s1"}}}"#)
         #expect(String(decoding: ServerMessage.response(3, status: .ok), as: UTF8.self) == #"{"t":"d","d":{"r":3,"b":{"s":"ok","d":{}}}}"#)
-        #expect(String(decoding: ServerMessage.failure(4, status: .dataStale, message: "stale"), as: UTF8.self)
-            == #"{"t":"d","d":{"r":4,"b":{"s":"datastale","d":"stale"}}}"#)
+        #expect(
+            String(decoding: ServerMessage.failure(4, status: .dataStale, message: "stale"), as: UTF8.self)
+                == #"{"t":"d","d":{"r":4,"b":{"s":"datastale","d":"stale"}}}"#)
         let node = try Node(jsonText: #"{"a":{".value":1,".priority":2}}"#)
-        #expect(String(decoding: ServerMessage.push(merge: false, path: try Path("x/y"), data: ServerMessage.data(node), tag: 7), as: UTF8.self)
-            == #"{"t":"d","d":{"a":"d","b":{"p":"x/y","d":{"a":{".value":1,".priority":2}},"t":7}}}"#)
+        #expect(
+            String(decoding: ServerMessage.push(merge: false, path: try Path("x/y"), data: ServerMessage.data(node), tag: 7), as: UTF8.self)
+                == #"{"t":"d","d":{"a":"d","b":{"p":"x/y","d":{"a":{".value":1,".priority":2}},"t":7}}}"#)
     }
 }

@@ -9,20 +9,21 @@ struct ServeBannerTests {
     }
 
     @Test func plainHTTPNamesEverySDKsSetting() {
-        #expect(banner().text == """
-            Kindling is listening on 127.0.0.1:9000
-              realtime: ws://127.0.0.1:9000/.ws?v=5&ns=demo
-              rest:     http://127.0.0.1:9000/<path>.json?ns=demo
-              http:     http://127.0.0.1:9000/.inspect/databases.json
-            Point an SDK at it (namespace demo here; any other name works the same, e.g. ?ns=my-app):
-              databaseURL: http://127.0.0.1:9000?ns=demo
-              JS:          initializeApp({ databaseURL: "http://127.0.0.1:9000?ns=demo" }), or connectDatabaseEmulator(getDatabase(app), "127.0.0.1", 9000)
-              Admin SDKs:  FIREBASE_DATABASE_EMULATOR_HOST=127.0.0.1:9000 with databaseURL https://demo.firebaseio.com
-              iOS:         Database.database(url: "http://127.0.0.1:9000?ns=demo").useEmulator(withHost: "127.0.0.1", port: 9000)
-              Android:     FirebaseDatabase.getInstance("http://10.0.2.2:9000?ns=demo").useEmulator("10.0.2.2", 9000) (10.0.2.2 is this machine, seen from the Android emulator)
-            Data: /srv/kindling-data (fsync always)
-            Rules: none
-            """)
+        #expect(
+            banner().text == """
+                Kindling is listening on 127.0.0.1:9000
+                  realtime: ws://127.0.0.1:9000/.ws?v=5&ns=demo
+                  rest:     http://127.0.0.1:9000/<path>.json?ns=demo
+                  http:     http://127.0.0.1:9000/.inspect/databases.json
+                Point an SDK at it (namespace demo here; any other name works the same, e.g. ?ns=my-app):
+                  databaseURL: http://127.0.0.1:9000?ns=demo
+                  JS:          initializeApp({ databaseURL: "http://127.0.0.1:9000?ns=demo" }), or connectDatabaseEmulator(getDatabase(app), "127.0.0.1", 9000)
+                  Admin SDKs:  FIREBASE_DATABASE_EMULATOR_HOST=127.0.0.1:9000 with databaseURL https://demo.firebaseio.com
+                  iOS:         Database.database(url: "http://127.0.0.1:9000?ns=demo").useEmulator(withHost: "127.0.0.1", port: 9000)
+                  Android:     FirebaseDatabase.getInstance("http://10.0.2.2:9000?ns=demo").useEmulator("10.0.2.2", 9000) (10.0.2.2 is this machine, seen from the Android emulator)
+                Data: /srv/kindling-data (fsync always)
+                Rules: none
+                """)
     }
 
     @Test func tlsSwitchesTheSchemesAndDropsTheEmulatorSettings() {

@@ -23,7 +23,8 @@ public enum MessageScan {
             guard let number = decimal(bytes, at: &index) else { return nil }
             guard bytes[index...].starts(with: statusKey) else { return nil }
             index += statusKey.count
-            let ok = index + 2 < bytes.count && bytes[index] == UInt8(ascii: "o") && bytes[index + 1] == UInt8(ascii: "k")
+            let ok =
+                index + 2 < bytes.count && bytes[index] == UInt8(ascii: "o") && bytes[index + 1] == UInt8(ascii: "k")
                 && bytes[index + 2] == UInt8(ascii: "\"")
             return (number, ok)
         }

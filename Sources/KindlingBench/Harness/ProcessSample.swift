@@ -30,7 +30,8 @@ public struct ProcessSample: Sendable {
 
     private static func cpu(statPath: String) -> Double? {
         guard let text = try? String(contentsOfFile: statPath, encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return nil }
+            let close = text.lastIndex(of: ")")
+        else { return nil }
         // After the command name: state is field 3; utime and stime are fields 14 and 15.
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }

@@ -64,8 +64,9 @@ final class ChatUser: RealtimeBehaviour {
         }
         // Only the buddy's messages, and only until the deadline (later ones are not answered).
         guard !MessageScan.contains(ownMark, in: message),
-              let sentAt = MessageScan.integer(after: FanoutOptions.timestampKey, in: message),
-              MonotonicClock.nanoseconds() < deadline else { return }
+            let sentAt = MessageScan.integer(after: FanoutOptions.timestampKey, in: message),
+            MonotonicClock.nanoseconds() < deadline
+        else { return }
         recorder.record(since: UInt64(sentAt))
         tally.complete()
         send(connection)
@@ -76,7 +77,8 @@ final class ChatUser: RealtimeBehaviour {
         sent += 1
         let id = "u\(user)x\(sent)"
         let now = MonotonicClock.nanoseconds()
-        let update = #"{"p":"/chat","d":{"messages/c\#(conversation)/\#(id)":{"from":"u\#(user)","text":"\#(text)","ts":\#(now)},"#
+        let update =
+            #"{"p":"/chat","d":{"messages/c\#(conversation)/\#(id)":{"from":"u\#(user)","text":"\#(text)","ts":\#(now)},"#
             + #""user-messages/u\#(user)/\#(id)":true,"user-messages/u\#(buddy)/\#(id)":true}}"#
         connection.request("m", body: Array(update.utf8))
     }

@@ -67,7 +67,8 @@ final class SeatStudent: RealtimeBehaviour {
             return
         }
         guard let push = MessageScan.push(message), push.path == pushPath,
-              let count = MessageScan.integer(in: message, range: push.data) else { return }
+            let count = MessageScan.integer(in: message, range: push.data)
+        else { return }
         known = count
         if waiting {
             waiting = false

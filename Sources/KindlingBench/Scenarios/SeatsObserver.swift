@@ -1,7 +1,6 @@
 import KindlingCore
 import NIOCore
 
-
 /// Watches every location (one listen on `/seats`) and checks each count it is sent.
 final class SeatsObserver: RealtimeBehaviour {
     private let seats: Int

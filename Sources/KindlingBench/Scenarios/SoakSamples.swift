@@ -8,5 +8,9 @@ final class SoakSamples: Sendable {
     func record(_ nanoseconds: UInt64) { samples.withLock { $0.append(nanoseconds) } }
 
     /// The samples since the last call, and a fresh start.
-    func take() -> [UInt64] { samples.withLock { taken in defer { taken = [] }; return taken } }
+    func take() -> [UInt64] {
+        samples.withLock { taken in
+            defer { taken = [] }; return taken
+        }
+    }
 }

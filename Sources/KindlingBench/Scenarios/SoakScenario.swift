@@ -73,9 +73,10 @@ public enum SoakScenario {
             }
             if Double(taken.count) < expected / 2 || probe == nil { stalled.append("\(at) s (\(taken.count) events, probe \(probe == nil ? "failed" : "ok"))") }
             if options.progress {
-                FileHandle.standardError.write(Data(
-                    "soak \(at) s: p99 \(p99) ms over \(taken.count) events, probe \(probe.map { "\(Int($0 * 1000)) ms" } ?? "failed"), server RSS \((resident ?? 0) / 1_048_576) MB\n".utf8
-                ))
+                FileHandle.standardError.write(
+                    Data(
+                        "soak \(at) s: p99 \(p99) ms over \(taken.count) events, probe \(probe.map { "\(Int($0 * 1000)) ms" } ?? "failed"), server RSS \((resident ?? 0) / 1_048_576) MB\n".utf8
+                    ))
             }
         }
         attackers.cancel()

@@ -152,7 +152,8 @@ extension Node {
     private static func leafSummary(_ leaf: Leaf, priority: Priority?, scratch preimage: inout [UInt8]) -> NodeHashSummary {
         preimage.removeAll(keepingCapacity: true)
         NodeHashText.appendLeaf(leaf, priority: priority, variant: .canonical, to: &preimage)
-        let javaScriptDiffers = NodeHashText.numberDiffersInJavaScript(leaf)
+        let javaScriptDiffers =
+            NodeHashText.numberDiffersInJavaScript(leaf)
             || priority.map { NodeHashText.numberDiffersInJavaScript(Leaf($0)) } ?? false
         return NodeHashSummary(digest: SHA1Digest(preimage), javaScriptDiffers: javaScriptDiffers, iOSDiffers: false)
     }

@@ -43,7 +43,8 @@ final class RuleNode: Sendable {
         self.wildcard = wildcard?.node
         validatesUnder = literals.contains { $0.1.validatesBelow } || wildcard?.node.validatesBelow == true
         validatesBelow = validate != nil || validatesUnder
-        writesUnder = literals.contains { $0.1.write != nil || $0.1.writesUnder }
+        writesUnder =
+            literals.contains { $0.1.write != nil || $0.1.writesUnder }
             || wildcard.map { $0.node.write != nil || $0.node.writesUnder } == true
     }
 

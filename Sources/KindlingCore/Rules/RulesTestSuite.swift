@@ -94,7 +94,8 @@ public struct RulesTestSuite: Sendable {
             let path = try Path(pathText)
             let data = try Node(json: json["data"] ?? .null)
             let value = json["value"] ?? .null
-            if operation == .update, case .object = value {} else if operation == .update {
+            if operation == .update, case .object = value {
+            } else if operation == .update {
                 throw fail("\"value\" of an update must be an object of members")
             }
             var query: Query?

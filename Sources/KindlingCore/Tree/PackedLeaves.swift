@@ -82,7 +82,8 @@ final class PackedLeaves: ManagedBuffer<PackedLeavesHeader, UInt64> {
             var offset = 0
             while offset < end {
                 let length = Int(SnapshotFormat.readVarint(bytes, &offset))
-                let matches = length == target.count
+                let matches =
+                    length == target.count
                     && UnsafeRawBufferPointer(start: bytes + offset, count: length).elementsEqual(UnsafeRawBufferPointer(target))
                 offset += length
                 if matches { return Node(SnapshotFormat.readLeaf(bytes, &offset)) }

@@ -8,10 +8,11 @@ public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
 
     /// A fresh, never reused identity.
     public static func next() -> ConnectionID {
-        ConnectionID(value: counter.withLock { value in
-            value += 1
-            return value
-        })
+        ConnectionID(
+            value: counter.withLock { value in
+                value += 1
+                return value
+            })
     }
 
     public var description: String { "conn-\(value)" }

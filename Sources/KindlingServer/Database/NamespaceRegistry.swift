@@ -212,10 +212,11 @@ final class NamespaceRegistry: NamespaceLifecycle {
     func updateTreeSizes() {
         guard let metrics else { return }
         let existing = namespaces.withLock { $0.byName.values.filter(\.claimed).map(\.namespace) }
-        metrics.treeSizes.update(existing.map { namespace in
-            let sample = namespace.sizeSample()
-            return (namespace.name, sample.version, sample.root)
-        })
+        metrics.treeSizes.update(
+            existing.map { namespace in
+                let sample = namespace.sizeSample()
+                return (namespace.name, sample.version, sample.root)
+            })
     }
 
     /// The names of the namespaces that exist or are in use, sorted.

@@ -119,11 +119,13 @@ public enum FuzzEntryPoints {
     /// increments have something to work on.
     static let seedRoot: Node = {
         let json = JSONValue.object([
-            JSONMember("s", .object([
-                JSONMember("a", .number(1)), JSONMember("b", .number(2)), JSONMember("c", .string("x")),
-                JSONMember("d", .object([JSONMember(".value", .number(4)), JSONMember(".priority", .number(1))])),
-                JSONMember("e", .object([JSONMember("h", .number(9)), JSONMember("t", .bool(true))])),
-            ])),
+            JSONMember(
+                "s",
+                .object([
+                    JSONMember("a", .number(1)), JSONMember("b", .number(2)), JSONMember("c", .string("x")),
+                    JSONMember("d", .object([JSONMember(".value", .number(4)), JSONMember(".priority", .number(1))])),
+                    JSONMember("e", .object([JSONMember("h", .number(9)), JSONMember("t", .bool(true))])),
+                ])),
             JSONMember("n", .number(9_007_199_254_740_991)),
             JSONMember("list", .array([.number(0), .string("one"), .null, .number(3)])),
         ])

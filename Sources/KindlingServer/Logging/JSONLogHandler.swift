@@ -37,9 +37,10 @@ public struct JSONLogHandler: LogHandler {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let given = event.metadata { merged.merge(given) { _, new in new } }
-        output(JSONLogHandler.line(
-            time: JSONLogHandler.now(), level: event.level, label: label, message: event.message.description, metadata: merged
-        ))
+        output(
+            JSONLogHandler.line(
+                time: JSONLogHandler.now(), level: event.level, label: label, message: event.message.description, metadata: merged
+            ))
     }
 
     /// One log line as bytes, newline included; keys in a fixed order, metadata sorted by key.

@@ -266,7 +266,6 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         }
     }
 
-
     private func close(context: ChannelHandlerContext, code: WebSocketErrorCode, reason: String) {
         guard !closing else { return }
         closing = true

@@ -143,9 +143,10 @@ public struct SyncTree: Sendable {
         let serverCache = serverCache ?? tree.value?.completeServerCache(at: .root)
         var events: [Event] = []
         if let childOperation = operation.forChild(childKey) {
-            events += tree.modifyChild(childKey) { child in
-                apply(childOperation, to: &child, serverCache: serverCache?.child(childKey), writes: writes.child(childKey))
-            } ?? []
+            events +=
+                tree.modifyChild(childKey) { child in
+                    apply(childOperation, to: &child, serverCache: serverCache?.child(childKey), writes: writes.child(childKey))
+                } ?? []
         }
         events += tree.value?.apply(operation, writes: writes, completeServerCache: serverCache) ?? []
         return events
@@ -162,10 +163,11 @@ public struct SyncTree: Sendable {
         var events: [Event] = []
         for key in tree.children.map(\.key) {
             guard let childOperation = operation.forChild(key) else { continue }
-            events += tree.modifyChild(key) { child in
-                applyToDescendants(
-                    childOperation, to: &child, serverCache: serverCache?.child(key), writes: writes.child(key))
-            } ?? []
+            events +=
+                tree.modifyChild(key) { child in
+                    applyToDescendants(
+                        childOperation, to: &child, serverCache: serverCache?.child(key), writes: writes.child(key))
+                } ?? []
         }
         events += tree.value?.apply(operation, writes: writes, completeServerCache: serverCache) ?? []
         return events

@@ -147,4 +147,3 @@ struct NodeHashTests {
         }
     }
 }
-

@@ -49,8 +49,10 @@ struct KeyTests {
     }
 
     @Test func utf16OrderMatchesTheUTF16View() {
-        let samples = ["", "a", "ab", "b", "é", "\u{FF5E}", "\u{E000}", "\u{1F600}", "\u{10000}", "a\u{1F600}", "a\u{FFFF}",
-            "Z", "zz", "\u{7F}", "\u{80}", "\u{7FF}", "\u{800}", "\u{D7FF}", "\u{10FFFF}"]
+        let samples = [
+            "", "a", "ab", "b", "é", "\u{FF5E}", "\u{E000}", "\u{1F600}", "\u{10000}", "a\u{1F600}", "a\u{FFFF}",
+            "Z", "zz", "\u{7F}", "\u{80}", "\u{7FF}", "\u{800}", "\u{D7FF}", "\u{10FFFF}",
+        ]
         for lhs in samples {
             for rhs in samples {
                 let expected = lhs.utf16.lexicographicallyPrecedes(rhs.utf16) ? -1 : (Array(lhs.utf16) == Array(rhs.utf16) ? 0 : 1)
@@ -74,8 +76,10 @@ struct KeyTests {
 
     /// The order a snapshot reader checks on raw bytes is the order of `Key`s.
     @Test func byteOrderAgreesWithKeyOrder() {
-        let pool = ["0", "1", "01", "001", "10", "-1", "-01", "2147483647", "2147483648", "-2147483648", "-2147483649", "a", "ab", "b",
-            "é", "e\u{301}", "\u{FFFF}", "😀", "\u{E000}", "longer-than-eight-bytes", "longer-than-eight-bytez", "x y", "9a"]
+        let pool = [
+            "0", "1", "01", "001", "10", "-1", "-01", "2147483647", "2147483648", "-2147483648", "-2147483649", "a", "ab", "b",
+            "é", "e\u{301}", "\u{FFFF}", "😀", "\u{E000}", "longer-than-eight-bytes", "longer-than-eight-bytez", "x y", "9a",
+        ]
         for lhs in pool {
             for rhs in pool {
                 let expected = Key.compare(Key(stringLiteral: lhs), Key(stringLiteral: rhs)).signum()

@@ -5,9 +5,10 @@ import Testing
 /// Window arithmetic never overflows, whatever count a limit holds, and both parsers refuse
 /// counts above `QueryLimit.maxCount` alike.
 struct QueryLimitTests {
-    static let node = try! Node(json: .object([
-        JSONMember("a", .number(1)), JSONMember("b", .number(2)), JSONMember("c", .number(3)),
-    ]))
+    static let node = try! Node(
+        json: .object([
+            JSONMember("a", .number(1)), JSONMember("b", .number(2)), JSONMember("c", .number(3)),
+        ]))
 
     @Test(arguments: [Int.max, Int.min, -1, 0, 1, 2, 3, 4])
     func windowsOfAnyCountStayInRange(count: Int) {
@@ -34,11 +35,11 @@ struct QueryLimitTests {
             try Query(wire: .object([JSONMember("l", .number(count)), JSONMember("vf", .string("l"))]))
         }
         #expect(try rest("2147483647").limit?.count == QueryLimit.maxCount)
-        #expect(try wire(2147483647).limit?.count == QueryLimit.maxCount)
+        #expect(try wire(2_147_483_647).limit?.count == QueryLimit.maxCount)
         for count in ["2147483648", "9223372036854775807", "99999999999999999999", "-1", "1.5", "abc"] {
             #expect(throws: ValidationError.self) { try rest(count) }
         }
-        for count in [2147483648, 9.3e18, -1, 1.5] {
+        for count in [2_147_483_648, 9.3e18, -1, 1.5] {
             #expect(throws: ValidationError.self) { try wire(count) }
         }
     }

@@ -185,7 +185,8 @@ struct RuleCascadeTests {
     }
 
     @Test func aWriteNoRuleBelowCanGrantIsDeniedAndItsTraceStillRunsTheValidates() throws {
-        var harness = try RulesHarness(#"""
+        var harness = try RulesHarness(
+            #"""
             {"rules": {"a": {".write": false, ".validate": "newData.hasChildren()", "b": {".write": true, ".validate": true},
               "c": {".validate": "newData.isString()"}}, "w": {"$w": {".validate": "newData.hasChildren()", "x": {".write": true}}}}}
             """#)

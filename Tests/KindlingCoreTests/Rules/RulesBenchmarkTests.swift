@@ -49,21 +49,26 @@ struct RulesBenchmarkTests {
         let taskValue = try Node(jsonText: #"{"title": "New", "state": "done", "notes": {"n1": "x"}}"#)
         let setTask = Write.set(task, taskValue)
         let count = 50_000
-        #expect(RulesBenchmarkTests.measure("10-level leaf write", count) {
-            rules.canWrite(setLeaf, auth: alice, old: old, now: 1).allowed
-        })
-        #expect(RulesBenchmarkTests.measure("9-level record write (3 levels validated below)", count) {
-            rules.canWrite(setTask, auth: alice, old: old, now: 1).allowed
-        })
-        #expect(RulesBenchmarkTests.measure("10-level read", count) {
-            rules.canRead(leaf, auth: alice, root: old, query: nil, now: 1).allowed
-        })
-        #expect(RulesBenchmarkTests.measure("denied write", count) {
-            !rules.canWrite(setLeaf, auth: .null, old: old, now: 1).allowed
-        })
+        #expect(
+            RulesBenchmarkTests.measure("10-level leaf write", count) {
+                rules.canWrite(setLeaf, auth: alice, old: old, now: 1).allowed
+            })
+        #expect(
+            RulesBenchmarkTests.measure("9-level record write (3 levels validated below)", count) {
+                rules.canWrite(setTask, auth: alice, old: old, now: 1).allowed
+            })
+        #expect(
+            RulesBenchmarkTests.measure("10-level read", count) {
+                rules.canRead(leaf, auth: alice, root: old, query: nil, now: 1).allowed
+            })
+        #expect(
+            RulesBenchmarkTests.measure("denied write", count) {
+                !rules.canWrite(setLeaf, auth: .null, old: old, now: 1).allowed
+            })
         // For scale: one walk down the tree to the written leaf, no rules at all.
-        #expect(RulesBenchmarkTests.measure("reference: Node.child(at:) down 9 keys", count) {
-            !newLeaf.child(at: leaf).isEmpty
-        })
+        #expect(
+            RulesBenchmarkTests.measure("reference: Node.child(at:) down 9 keys", count) {
+                !newLeaf.child(at: leaf).isEmpty
+            })
     }
 }

@@ -102,8 +102,10 @@ struct RulesFuzzTests {
             case 6: return "(\(boolean(depth - 1)) ? \(boolean(depth - 1)) : \(boolean(depth - 1)))"
             case 7: return "\(snapshot(depth - 1)).\(["exists", "hasChildren", "isString", "isNumber", "isBoolean"][pick(5)])()"
             default:
-                return ["true", "\(string(depth - 1)).matches(/^a+b?$/i)", "\(snapshot(depth - 1)).hasChildren(['a', \(string(depth - 1))])",
-                    "\(snapshot(depth - 1)).hasChild(\(string(depth - 1)))"][pick(4)]
+                return [
+                    "true", "\(string(depth - 1)).matches(/^a+b?$/i)", "\(snapshot(depth - 1)).hasChildren(['a', \(string(depth - 1))])",
+                    "\(snapshot(depth - 1)).hasChild(\(string(depth - 1)))",
+                ][pick(4)]
             }
         }
 

@@ -53,16 +53,19 @@ struct SnapshotBlocksTests {
     }
 
     @Test func bigParentsReadBackTheSameWithOrWithoutAScheduler() throws {
-        let users = Node(children: (0..<30_000).map { index in
-            (Key(stringLiteral: "user\(index)"), Node(children: [(Key("name"), Node(.string("User number \(index)"))), (Key("score"), Node(.number(Double(index))))]))
-        })
+        let users = Node(
+            children: (0..<30_000).map { index in
+                (Key(stringLiteral: "user\(index)"), Node(children: [(Key("name"), Node(.string("User number \(index)"))), (Key("score"), Node(.number(Double(index))))]))
+            })
         // A big parent inside another's block is decoded where that block is.
-        let nested = Node(children: (0..<2).map { outer in
-            (Key(stringLiteral: "group\(outer)"), Node(children: (0..<(SnapshotFormat.blockThreshold + 7)).map { (Key(stringLiteral: "k\($0)"), Node(.bool($0 % 2 == 0))) }))
-        })
-        let wideOfBig = Node(children: (0..<(SnapshotFormat.blockThreshold + 1)).map { index in
-            (Key(stringLiteral: "w\(index)"), index == 3 ? nested : Node(.number(Double(index))))
-        })
+        let nested = Node(
+            children: (0..<2).map { outer in
+                (Key(stringLiteral: "group\(outer)"), Node(children: (0..<(SnapshotFormat.blockThreshold + 7)).map { (Key(stringLiteral: "k\($0)"), Node(.bool($0 % 2 == 0))) }))
+            })
+        let wideOfBig = Node(
+            children: (0..<(SnapshotFormat.blockThreshold + 1)).map { index in
+                (Key(stringLiteral: "w\(index)"), index == 3 ? nested : Node(.number(Double(index))))
+            })
         let tree = Node(children: [(Key("users"), users), (Key("wide"), wideOfBig), (Key("small"), Node(.bool(true)))])
         let bytes = try encode(tree)
         #expect(bytes.contains(SnapshotFormat.Tag.blocks.rawValue))
@@ -116,7 +119,7 @@ struct SnapshotBlocksTests {
             #expect(throws: SnapshotDecodingError.self, "sample \(index), scheduled") { try decode(sample, scheduler: ReversingScheduler()) }
         }
         // The error names the offset in the whole snapshot, also from a block decoded apart.
-        let outOfOrder = Self.blocked(total: 3, [(2, ab), (1, Self.entry("a", 3) )])
+        let outOfOrder = Self.blocked(total: 3, [(2, ab), (1, Self.entry("a", 3))])
         var offsets: [Int] = []
         for scheduler in [nil, ReversingScheduler()] as [ReversingScheduler?] {
             do {

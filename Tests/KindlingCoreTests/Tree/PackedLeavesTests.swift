@@ -176,9 +176,10 @@ struct PackedLeavesTests {
         let wide = Node(children: (0...PackedLeaves.maxCount).map { (Key(stringLiteral: "k\($0)"), Node(.number(Double($0)))) })
         let big = Node(children: (0..<3).map { (Key(stringLiteral: "s\($0)"), Node(.string(String(repeating: "x", count: 400)))) })
         func nested(at position: Int) -> Node {
-            Node(children: (0..<4).map { index in
-                (Key(stringLiteral: "f\(index)"), index == position ? Node(children: [(Key("deep"), Node(.bool(true)))]) : Node(.number(Double(index))))
-            })
+            Node(
+                children: (0..<4).map { index in
+                    (Key(stringLiteral: "f\(index)"), index == position ? Node(children: [(Key("deep"), Node(.bool(true)))]) : Node(.number(Double(index))))
+                })
         }
         let withPriorityChild = Node(children: [(Key("a"), Node(.bool(true))), (Key("b"), Node(.number(1), priority: .number(3)))])
         let tree = Node(children: [

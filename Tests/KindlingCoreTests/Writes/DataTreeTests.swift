@@ -68,9 +68,10 @@ struct DataTreeTests {
     @Test func overlappingOrInvalidUpdatesChangeNothing() throws {
         var t = try tree(#"{"a":{"b":1}}"#)
         let before = t.root
-        for bad in [#"{"a":1,"a/b":2}"#, #"{"x/y":1,"x":2}"#, #"{"ok":1,"bad.key":2}"#, #"{}"#, #"{"ok":1,"n":{".sv":"nope"}}"#,
-            #"{"a//":1,"/a":2}"#, #"{"":1}"#]
-        {
+        for bad in [
+            #"{"a":1,"a/b":2}"#, #"{"x/y":1,"x":2}"#, #"{"ok":1,"bad.key":2}"#, #"{}"#, #"{"ok":1,"n":{".sv":"nope"}}"#,
+            #"{"a//":1,"/a":2}"#, #"{"":1}"#,
+        ] {
             #expect(throws: ValidationError.self, "\(bad)") { try update(&t, "", bad) }
             #expect(t.root == before)
         }

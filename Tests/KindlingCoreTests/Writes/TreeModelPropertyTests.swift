@@ -60,7 +60,8 @@ struct TreeModelPropertyTests {
             case .leaf(let leaf): return JSONWriter.string(leaf.json)
             case .object(let children):
                 let keys = children.keys.map { Key(stringLiteral: $0.string) }.sorted()
-                return "{" + keys.map { JSONWriter.string(.string($0.string)) + ":" + text(children[ByteKey($0.string)]) }
+                return "{"
+                    + keys.map { JSONWriter.string(.string($0.string)) + ":" + text(children[ByteKey($0.string)]) }
                     .joined(separator: ",") + "}"
             }
         }

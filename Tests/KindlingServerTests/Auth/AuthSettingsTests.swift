@@ -17,9 +17,10 @@ struct AuthSettingsTests {
 
     @Test func namesTheBadKey() throws {
         let good = TestTokens.rsaKey.publicKey.pemRepresentation
-        #expect(error(AuthSettings(publicKeyPEMs: [good, "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----"])).map {
-            if case .unreadablePublicKey(index: 1, _) = $0 { true } else { false }
-        } == true)
+        #expect(
+            error(AuthSettings(publicKeyPEMs: [good, "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----"])).map {
+                if case .unreadablePublicKey(index: 1, _) = $0 { true } else { false }
+            } == true)
         #expect(error(AuthSettings(hmacSecrets: [TestTokens.hmacSecret, "short"])) == .hmacSecretTooShort(index: 1))
         #expect(error(AuthSettings(adminSecrets: ["owner"])) == .adminSecretTooShort(index: 0))
         #expect(error(AuthSettings(firebaseProjectID: "")) == .emptyProjectID)

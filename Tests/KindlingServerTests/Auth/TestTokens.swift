@@ -29,6 +29,8 @@ enum TestTokens {
     /// Claims an issuer puts in a token; nil members are left out.
     struct Claims: JWTPayload {
         var sub: String?
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        // The claim's name in the token.
         var user_id: String?
         var iss: String?
         var aud: String?
@@ -39,6 +41,8 @@ enum TestTokens {
         var firebase: Firebase?
 
         struct Firebase: Codable, Sendable {
+            // swift-format-ignore: AlwaysUseLowerCamelCase
+            // The claim's name in the token.
             var sign_in_provider: String
         }
 

@@ -60,10 +60,12 @@ struct NamespaceFloodTests {
             #expect(try await http.request("PUT", "/x.json?ns=\(String(repeating: "a", count: 63))", body: "1").status == 200)
             #expect(try await http.request("PUT", "/x.json?ns=0-ok", body: "1").status == 200)
             // The WebSocket upgrade is refused the same way.
-            let upgrade = try await http.request("GET", "/.ws?v=5&ns=%0Aforged", headers: [
-                ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
-                ("Sec-WebSocket-Version", "13"),
-            ])
+            let upgrade = try await http.request(
+                "GET", "/.ws?v=5&ns=%0Aforged",
+                headers: [
+                    ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+                    ("Sec-WebSocket-Version", "13"),
+                ])
             #expect(upgrade.status == 400 && upgrade.text.contains("Invalid namespace"))
             #expect(server.namespaces == ["0-ok", String(repeating: "a", count: 63)])
         }

@@ -105,7 +105,9 @@ struct PrometheusText {
                     }
                 }
                 guard labels.updateValue(value, forKey: label) == nil else { throw ParseError(line: number, reason: "label \(label) twice") }
-                if rest.first == "," { rest = rest.dropFirst() } else if rest.first != "}" {
+                if rest.first == "," {
+                    rest = rest.dropFirst()
+                } else if rest.first != "}" {
                     throw ParseError(line: number, reason: "expected , or } in \(line)")
                 }
             }

@@ -57,12 +57,14 @@ struct RulesEnforcementTests {
     /// An unsigned token, as `connectDatabaseEmulator(db, host, port, {mockUserToken})` sends.
     static func unsignedToken(_ uid: String, claims: [JSONMember] = []) -> String {
         let header = base64URL(#"{"alg":"none","type":"JWT"}"#)
-        let payload = JSONWriter.string(.object([
-            JSONMember("iss", .string("https://securetoken.google.com/demo")), JSONMember("aud", .string("demo")),
-            JSONMember("iat", .number(0)), JSONMember("exp", .number(3600)), JSONMember("auth_time", .number(0)),
-            JSONMember("sub", .string(uid)), JSONMember("user_id", .string(uid)),
-            JSONMember("firebase", .object([JSONMember("sign_in_provider", .string("custom")), JSONMember("identities", .object([]))])),
-        ] + claims))
+        let payload = JSONWriter.string(
+            .object(
+                [
+                    JSONMember("iss", .string("https://securetoken.google.com/demo")), JSONMember("aud", .string("demo")),
+                    JSONMember("iat", .number(0)), JSONMember("exp", .number(3600)), JSONMember("auth_time", .number(0)),
+                    JSONMember("sub", .string(uid)), JSONMember("user_id", .string(uid)),
+                    JSONMember("firebase", .object([JSONMember("sign_in_provider", .string("custom")), JSONMember("identities", .object([]))])),
+                ] + claims))
         return header + "." + base64URL(payload) + "."
     }
 
@@ -96,7 +98,11 @@ struct RulesEnforcementTests {
         try await Self.withServer { server in
             let alice = try await TestClient.connect(port: server.port, namespace: "app")
             let anonymous = try await TestClient.connect(port: server.port, namespace: "app")
-            defer { Task { await alice.close(); await anonymous.close() } }
+            defer {
+                Task {
+                    await alice.close(); await anonymous.close()
+                }
+            }
             try await Self.signIn(alice, as: "alice")
             #expect(Self.status(try await alice.request("p", Self.body(("p", .string("/activities/alice/a1")), ("d", .string("swim"))))) == "ok")
             let denied = try await anonymous.request("q", Self.body(("p", .string("/activities/alice")), ("h", .string(""))))
@@ -117,7 +123,11 @@ struct RulesEnforcementTests {
         try await Self.withServer { server in
             let alice = try await TestClient.connect(port: server.port, namespace: "app")
             let bob = try await TestClient.connect(port: server.port, namespace: "app")
-            defer { Task { await alice.close(); await bob.close() } }
+            defer {
+                Task {
+                    await alice.close(); await bob.close()
+                }
+            }
             try await Self.signIn(alice, as: "alice")
             try await Self.signIn(bob, as: "bob")
             _ = try await alice.request("q", Self.body(("p", .string("/activities/alice")), ("h", .string(""))))

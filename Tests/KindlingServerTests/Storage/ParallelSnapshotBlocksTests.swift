@@ -8,9 +8,13 @@ import Testing
 /// line, and a damaged block on a worker fails the whole load with the offset of the damage.
 struct ParallelSnapshotBlocksTests {
     static let tree = Node(children: [
-        (Key("users"), Node(children: (0..<30_000).map { index in
-            (Key(stringLiteral: "k\(index)"), Node(children: [(Key("name"), Node(.string("User number \(index)"))), (Key("n"), Node(.number(Double(index))))]))
-        })),
+        (
+            Key("users"),
+            Node(
+                children: (0..<30_000).map { index in
+                    (Key(stringLiteral: "k\(index)"), Node(children: [(Key("name"), Node(.string("User number \(index)"))), (Key("n"), Node(.number(Double(index))))]))
+                })
+        ),
         (Key("flag"), Node(.bool(true))),
     ])
 

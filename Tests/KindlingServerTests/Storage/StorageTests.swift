@@ -28,11 +28,15 @@ struct StorageTests {
     @Test func recordsRoundTripExactly() throws {
         let samples = [
             try record(1, "a/b", #"{"x":1.5,"y":"héllo ✓","z":{".value":true,".priority":"p"},".priority":-0}"#),
-            LogRecord(sequence: 2, write: .merge(try Path("users"), [
-                MergeEntry(path: try Path("ada/since"), node: Node(.number(1843))),
-                MergeEntry(path: try Path("bob"), node: .empty),
-                MergeEntry(path: try Path("cy/.priority"), node: Node(.number(5))),
-            ])),
+            LogRecord(
+                sequence: 2,
+                write: .merge(
+                    try Path("users"),
+                    [
+                        MergeEntry(path: try Path("ada/since"), node: Node(.number(1843))),
+                        MergeEntry(path: try Path("bob"), node: .empty),
+                        MergeEntry(path: try Path("cy/.priority"), node: Node(.number(5))),
+                    ])),
             try record(3, "", "null"),
             LogRecord(sequence: 4, write: .set(try Path("n/.priority"), Node(.string("p")))),
         ]

@@ -145,11 +145,12 @@ struct TLSServingTests {
     func everyKeyFormServes(_ form: TestCertificateAuthority.KeyForm) async throws {
         let authority = try TestCertificateAuthority()
         let leaf = try authority.issue(serial: 1003, keyForm: form)
-        let marker = switch form {
-        case .ecPKCS8, .rsaPKCS8: "-----BEGIN PRIVATE KEY-----"
-        case .ecSEC1: "-----BEGIN EC PRIVATE KEY-----"
-        case .rsaPKCS1: "-----BEGIN RSA PRIVATE KEY-----"
-        }
+        let marker =
+            switch form {
+            case .ecPKCS8, .rsaPKCS8: "-----BEGIN PRIVATE KEY-----"
+            case .ecSEC1: "-----BEGIN EC PRIVATE KEY-----"
+            case .rsaPKCS1: "-----BEGIN RSA PRIVATE KEY-----"
+            }
         #expect(leaf.keyPEM.hasPrefix(marker))
         try await Self.withTLSServer(leaf) { server, _ in
             let response = try await TestHTTPConnection.request(
