@@ -131,6 +131,7 @@ public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
     }
 
     /// Listens at `path` with no query and nothing cached.
+    @discardableResult
     public func listen(at path: Path) -> Int {
         request(.listen(ListenRequest(path: path, query: .all, tag: nil, hash: "")))
     }
