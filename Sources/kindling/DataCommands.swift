@@ -1,10 +1,7 @@
 import ArgumentParser
 import Foundation
 import KindlingCore
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOHTTP1
 
 /// Exit codes of the client commands, stable for scripts: 0 success, 1 the server refused the
 /// request, 2 the server could not be reached, 64 a bad argument (ArgumentParser's usage code).
@@ -21,23 +18,26 @@ func restRequest(_ method: String, _ url: URL, body: JSONValue? = nil) async thr
 
 /// The same with a body that is already encoded (an imported file, sent as it is).
 func restRequest(_ method: String, _ url: URL, bytes body: Data?) async throws -> [UInt8] {
-    var request = URLRequest(url: url)
-    request.httpMethod = method
-    request.setValue("Bearer \(adminCredential)", forHTTPHeaderField: "Authorization")
-    request.httpBody = body
-    let (data, response): (Data, URLResponse)
+    let request = ServerRequest(
+        method: HTTPMethod(rawValue: method),
+        url: url,
+        headers: [("Authorization", "Bearer \(adminCredential)")],
+        body: body.map { [UInt8]($0) }
+    )
+    let status: Int
+    let data: [UInt8]
     do {
-        (data, response) = try await URLSession.shared.data(for: request)
+        (status, data) = try await request.send()
     } catch {
-        printError("error: cannot reach \(url.host ?? "the server"):\(url.port.map(String.init) ?? ""): \(error.localizedDescription)")
+        printError("error: cannot reach \(url.host ?? "the server"):\(url.port.map(String.init) ?? ""): \(error)")
         throw ClientExit.unreachable
     }
-    if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
-        let message = (try? JSONParser.parse([UInt8](data)))?["error"]?.stringValue ?? String(decoding: data, as: UTF8.self)
-        printError("error: the server answered \(http.statusCode): \(message)")
+    guard (200..<300).contains(status) else {
+        let message = (try? JSONParser.parse(data))?["error"]?.stringValue ?? String(decoding: data, as: UTF8.self)
+        printError("error: the server answered \(status): \(message)")
         throw ClientExit.refused
     }
-    return [UInt8](data)
+    return data
 }
 
 /// The credential the client commands send: the admin secret in `KINDLING_ADMIN_SECRET`, else

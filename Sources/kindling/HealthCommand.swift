@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOHTTP1
 
 /// `kindling health`: asks a server whether it is alive (`/.health`) or ready (`/.ready`), for
 /// container health checks and supervisors, so an image needs no curl or wget to probe it.
@@ -35,14 +32,12 @@ struct HealthCommand: AsyncParsableCommand {
         let base = url ?? ProcessInfo.processInfo.environment["KINDLING_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "http://127.0.0.1:9000"
         let server = try RemoteTarget(url: base, namespace: nil).server
         guard let endpoint = URL(string: server + (ready ? "/.ready" : "/.health")) else { throw ValidationError("Invalid URL \(base).") }
-        var request = URLRequest(url: endpoint, timeoutInterval: timeout)
-        request.httpMethod = "GET"
+        let request = ServerRequest(method: .GET, url: endpoint, timeout: .milliseconds(Int64(timeout * 1000)))
         let status: Int
         do {
-            let (_, response) = try await URLSession.shared.data(for: request)
-            status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            status = try await request.send().status
         } catch {
-            printError("unhealthy: cannot reach \(endpoint.absoluteString): \(error.localizedDescription)")
+            printError("unhealthy: cannot reach \(endpoint.absoluteString): \(error)")
             throw ExitCode.failure
         }
         guard status == 200 else {

@@ -72,7 +72,7 @@ struct Watch: AsyncParsableCommand {
         let target = try remote.target()
         let database: Database
         do {
-            database = try Database(url: target.databaseURL, callbackQueue: queue)
+            database = try Database(url: target.databaseURL, callbackQueue: queue, trustedCertificatesPEM: try ServerRequest.trustedCertificatesPEM())
         } catch {
             throw ValidationError("Invalid --url \(target.server): \(error)")
         }
