@@ -142,6 +142,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             request = try RESTRequest(head: head, target: target, defaultNamespace: configuration.defaultNamespace)
             auth = try request.identity(verifier: verifier, now: Namespace.now())
         } catch {
+            metrics.restRefusedEarly(write: head.method != .GET && head.method != .HEAD)
             var response = HTTPResponse(error.status, body: RESTRendering.error(error.message, print: target.parameters["print"] == "pretty" ? .pretty : .compact))
             if case .methodNotAllowed = error.kind {
                 response.headers.append(("Allow", "GET, PUT, POST, PATCH, DELETE, OPTIONS"))

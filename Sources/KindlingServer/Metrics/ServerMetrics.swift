@@ -98,6 +98,12 @@ final class ServerMetrics: Sendable {
         for (action, outcome, count) in tally.take() { requests[action.rawValue][outcome.rawValue].increment(by: count) }
     }
 
+    /// A REST request refused before it reached a namespace (a request that does not parse, a
+    /// credential that does not verify, a method the API lacks): an `error` of its action.
+    func restRefusedEarly(write: Bool) {
+        requests[(write ? RequestAction.restWrite : .restRead).rawValue][RequestOutcome.error.rawValue].increment()
+    }
+
     /// A namespace's log started or stopped failing.
     func logFailing(_ failing: Bool) {
         let now = failingLogCount.add(failing ? 1 : -1, ordering: .relaxed).newValue

@@ -95,6 +95,19 @@ struct MetricsEndpointTests {
         }
     }
 
+    @Test func restRequestsRefusedBeforeTheirNamespaceAreCountedAsErrors() async throws {
+        try await KindlingServer.run(ServerConfiguration(port: 0)) { server in
+            let before = try await Self.scrape(server.port)
+            let badKey = try await TestHTTPConnection.request(port: server.port, "PUT", "/a$b.json?ns=metrics", body: "1")
+            #expect(badKey.status == 400)
+            let badRead = try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=metrics&orderBy=nonsense")
+            #expect(badRead.status == 400)
+            let after = try await Self.scrape(server.port)
+            #expect(Self.delta(before, after, "kindling_requests_total", ["action": "rest_write", "outcome": "error"]) == 1)
+            #expect(Self.delta(before, after, "kindling_requests_total", ["action": "rest_read", "outcome": "error"]) == 1)
+        }
+    }
+
     @Test func treeSizesAreExportedForTheLargestNamespacesOnly() async throws {
         try await KindlingServer.run(ServerConfiguration(port: 0, metricsTopNamespaces: 2)) { server in
             func write(_ namespace: String, length: Int) async throws {
