@@ -68,13 +68,14 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
-    /// The CPU seconds (user and system) the server has used so far.
-    func cpuSeconds() -> Double {
+    /// The CPU seconds (user and system) the server has used so far; nil when `/proc` does not
+    /// tell (a test then fails instead of measuring nothing).
+    func cpuSeconds() -> Double? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
-        else { return 0 }
+        else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
