@@ -26,17 +26,14 @@ public struct ServerTimestamp: Codable, Sendable, Hashable {
 
     public init(from decoder: any Decoder) throws {
         let single = try decoder.singleValueContainer()
-        switch try single.decode(JSONValue.self) {
-        case .null:
+        if single.decodeNil() {
             wrappedValue = nil
-        case .number(let milliseconds):
+        } else if let milliseconds = try? single.decode(Double.self) {
             wrappedValue = Date(timeIntervalSince1970: milliseconds / 1000)
-        case ServerValue.timestamp():
+        } else {
             // The placeholder itself (data written by hand, never resolved): no date yet.
+            _ = try single.decode(JSONValue.self)
             wrappedValue = nil
-        case let other:
-            throw DecodingError.typeMismatch(
-                Date.self, .init(codingPath: decoder.codingPath, debugDescription: "A server timestamp is a number of milliseconds, not \(other)"))
         }
     }
 
