@@ -5,7 +5,7 @@ import Testing
 
 /// Every scenario at a small size, so none of them can rot. Figures are not checked here (they
 /// belong in BENCHMARKS.md); only that each run completes and counts what it should.
-@Suite("scenario smoke runs")
+@Suite("scenario smoke runs", .serialized)
 struct ScenarioSmokeTests {
     private let group = MultiThreadedEventLoopGroup.singleton
 

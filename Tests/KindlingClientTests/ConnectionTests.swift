@@ -7,7 +7,7 @@ import Testing
 @testable import KindlingClient
 
 /// The connection's life: splitting, back-off, and reconnecting to a restarted server.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct ConnectionTests {
     @Test func longMessagesAreSplitIntoCountedPieces() {
         #expect(WebSocketConnection.frames(for: "short") == ["short"])

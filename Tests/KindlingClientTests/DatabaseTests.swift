@@ -6,7 +6,7 @@ import Logging
 import Testing
 
 /// The SDK against an in-process server over real sockets.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct DatabaseTests {
     static func withServer(_ body: (KindlingServer, String) async throws -> Void) async throws {
         var logger = Logger(label: "kindling-client-test")

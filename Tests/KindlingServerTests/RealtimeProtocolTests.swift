@@ -6,7 +6,7 @@ import Testing
 
 /// The realtime protocol over real sockets: a server on a free port and test clients speaking
 /// the wire as the SDKs do.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct RealtimeProtocolTests {
     static func withServer(
         maxPendingBytes: Int = 64 * 1024 * 1024,

@@ -25,16 +25,23 @@ public struct RealtimeConnector: Sendable {
         let handshake = loop.makePromise(of: NIOLoopBound<RealtimeConnection>.self)
         let uri = "/.ws?v=5&ns=\(namespace)"
         let host = "\(target.host):\(target.port)"
-        let bootstrap = try BenchBootstrap.make(on: loop, from: source)
-        // No frame aggregator: the server never fragments, so frames go straight to the connection.
-        let channel = try await WebSocketClient.bootstrap(
-            bootstrap, host: target.host, hostHeader: host, uri: uri, maxFrameSize: 1 << 24, aggregatingFragments: false
-        ) { channel in
-            let connection = RealtimeConnection(behaviour: makeBehaviour(channel.eventLoop), handshake: handshake)
-            try channel.pipeline.syncOperations.addHandler(connection)
+        let channel: any Channel
+        do {
+            let bootstrap = try BenchBootstrap.make(on: loop, from: source)
+            // No frame aggregator: the server never fragments, so frames go straight to the connection.
+            channel = try await WebSocketClient.bootstrap(
+                bootstrap, host: target.host, hostHeader: host, uri: uri, maxFrameSize: 1 << 24, aggregatingFragments: false
+            ) { channel in
+                let connection = RealtimeConnection(behaviour: makeBehaviour(channel.eventLoop), handshake: handshake)
+                try channel.pipeline.syncOperations.addHandler(connection)
+            }
+            .connect(host: target.host, port: target.port)
+            .get()
+        } catch {
+            // No connection will ever answer the handshake: fail it, or the promise leaks.
+            handshake.fail(error)
+            throw error
         }
-        .connect(host: target.host, port: target.port)
-        .get()
         return RealtimeLink(channel: channel, connection: try await BenchBootstrap.ready(handshake.futureResult, on: channel))
     }
 }

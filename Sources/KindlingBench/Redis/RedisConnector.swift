@@ -17,16 +17,23 @@ public struct RedisConnector: Sendable {
     ) async throws -> RedisLink {
         let loop = group.next()
         let opened = loop.makePromise(of: NIOLoopBound<RedisConnection>.self)
-        let channel = try await BenchBootstrap.make(on: loop, from: source)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        RedisConnection(behaviour: makeBehaviour(channel.eventLoop), opened: opened)
-                    )
+        let channel: any Channel
+        do {
+            channel = try await BenchBootstrap.make(on: loop, from: source)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            RedisConnection(behaviour: makeBehaviour(channel.eventLoop), opened: opened)
+                        )
+                    }
                 }
-            }
-            .connect(host: target.host, port: target.port)
-            .get()
+                .connect(host: target.host, port: target.port)
+                .get()
+        } catch {
+            // No connection will ever report itself open: fail the promise, or it leaks.
+            opened.fail(error)
+            throw error
+        }
         return RedisLink(channel: channel, connection: try await BenchBootstrap.ready(opened.futureResult, on: channel))
     }
 }

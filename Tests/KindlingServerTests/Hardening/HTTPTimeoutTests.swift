@@ -4,7 +4,7 @@ import KindlingTesting
 import Testing
 
 /// No HTTP connection stays open on a client's silence: header, body and keep-alive timeouts.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct HTTPTimeoutTests {
     static func short(_ configuration: inout ServerConfiguration) {
         // Short, but long enough for a loaded machine to send a first request in time.

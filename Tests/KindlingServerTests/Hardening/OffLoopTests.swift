@@ -12,7 +12,7 @@ struct OffLoopTests {
         try await HardeningServer.with({ $0.eventLoopThreads = 1 }) { server, _ in
             let children = (0..<300_000).map { "\"k\($0)\":\"\(String(repeating: "v", count: 80))\"" }
             let big = "{" + children.joined(separator: ",") + "}"
-            let put = try await TestHTTPConnection.request(port: server.port, "PUT", "/big.json?ns=t&print=silent", body: big)
+            let put = try await TestHTTPConnection.request(port: server.port, "PUT", "/big.json?ns=t&print=silent", body: big, timeout: .seconds(60))
             #expect(put.status == 204)
             let order = Mutex<[String]>([])
             let bigReader = try await TestHTTPConnection.connect(port: server.port)
