@@ -92,13 +92,19 @@ public struct DatabaseReference: DatabaseQuerying {
             case .abort:
                 return TransactionOutcome(committed: false, snapshot: snapshot)
             case .success(let value):
+                // Built first: a value the tree cannot hold is refused before anything is sent.
+                let written: Node
+                do throws(ValidationError) {
+                    written = try Node(json: value, at: path, serverValues: ServerValues(timestamp: repo.estimatedServerTime))
+                } catch {
+                    throw .invalidArgument(error.message)
+                }
                 do {
                     _ = try await repo.request(.put(path: path, data: value, hash: current.hash))
                 } catch {
                     if case .server(status: "datastale", _) = error { continue }
                     throw error
                 }
-                let written = (try? Node(json: value, at: path, serverValues: ServerValues(timestamp: repo.estimatedServerTime))) ?? .empty
                 return TransactionOutcome(committed: true, snapshot: DataSnapshot(path: path, node: written))
             }
         }

@@ -143,7 +143,11 @@ public final class RawConnection: Sendable {
                 header = 4
             } else if length == 127 {
                 guard bytes.count >= 10 else { return nil }
-                length = (2..<10).reduce(0) { $0 << 8 | Int(bytes[bytes.startIndex + $1]) }
+                // Eight bytes from the server: checked against what arrived before it is an Int,
+                // so a length with its top bit set or near the maximum cannot trap.
+                let declared = (2..<10).reduce(UInt64(0)) { $0 << 8 | UInt64(bytes[bytes.startIndex + $1]) }
+                guard declared <= UInt64(bytes.count - 10) else { return nil }
+                length = Int(declared)
                 header = 10
             }
             guard bytes.count >= header + length else { return nil }

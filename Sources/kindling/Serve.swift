@@ -111,7 +111,9 @@ struct Serve: AsyncParsableCommand {
         if let maxConnections { guard maxConnections >= 1, maxConnections <= 10_000_000 else { throw ValidationError("--max-connections must be between 1 and 10000000.") } }
         guard maxUnfinishedMegabytes >= 1, maxUnfinishedMegabytes <= 1 << 30 else { throw ValidationError("--max-unfinished-mb must be between 1 and 1073741824.") }
         guard FsyncMode(rawValue: fsync) != nil else { throw ValidationError("--fsync must be always, everysec or never.") }
-        guard snapshotMegabytes >= 1 else { throw ValidationError("--snapshot-mb must be at least 1.") }
+        // Both become byte counts by multiplication or buffer limits: bounded so neither overflows.
+        guard snapshotMegabytes >= 1, snapshotMegabytes <= 1 << 20 else { throw ValidationError("--snapshot-mb must be between 1 and 1048576.") }
+        guard maxPendingBytes >= 1024, maxPendingBytes <= 1 << 40 else { throw ValidationError("--max-pending-bytes must be between 1024 and 1099511627776.") }
         guard keepAliveSeconds >= 0.01, keepAliveSeconds <= 3600 else {
             throw ValidationError("--keep-alive must be between 0.01 and 3600 seconds.")
         }

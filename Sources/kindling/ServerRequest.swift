@@ -33,14 +33,7 @@ struct ServerRequest {
 
     /// Sends the request on a client of its own and returns the status and body.
     func send() async throws(Failure) -> (status: Int, body: [UInt8]) {
-        let client: HTTPClient
-        do {
-            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try Self.configuration())
-        } catch let failure as Failure {
-            throw failure
-        } catch {
-            throw .untrustedCA("\(error)")
-        }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try Self.configuration())
         let result: Result<(Int, [UInt8]), Failure>
         do {
             var request = HTTPClientRequest(url: url.absoluteString)
@@ -69,16 +62,16 @@ struct ServerRequest {
     }
 
     /// The system's trust roots, plus the certificates in the PEM file `KINDLING_CA_CERT` names.
-    private static func configuration() throws -> HTTPClient.Configuration {
+    private static func configuration() throws(Failure) -> HTTPClient.Configuration {
         var tls = TLSConfiguration.makeClientConfiguration()
-        if let path = ProcessInfo.processInfo.environment["KINDLING_CA_CERT"], !path.isEmpty {
+        if let pem = try trustedCertificatesPEM() {
             let certificates: [NIOSSLCertificate]
             do {
-                certificates = try NIOSSLCertificate.fromPEMFile(path)
+                certificates = try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8))
             } catch {
-                throw Failure.untrustedCA("KINDLING_CA_CERT: cannot read PEM certificates from \(path): \(error)")
+                throw .untrustedCA("KINDLING_CA_CERT: the file holds no readable PEM certificate: \(error)")
             }
-            guard !certificates.isEmpty else { throw Failure.untrustedCA("KINDLING_CA_CERT: \(path) holds no PEM certificate") }
+            guard !certificates.isEmpty else { throw .untrustedCA("KINDLING_CA_CERT: the file holds no PEM certificate") }
             tls.additionalTrustRoots = [.certificates(certificates)]
         }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)

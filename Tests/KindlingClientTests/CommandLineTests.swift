@@ -22,16 +22,20 @@ struct CommandLineTests {
         return nil
     }
 
-    /// Runs `kindling` to completion; returns the exit status and standard output.
-    func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+    /// Runs `kindling` to completion, with `environment` added to this process's; returns the
+    /// exit status and standard output.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
         guard let executable = Self.executable else { throw CLINotBuilt() }
-        return try await offPool { try Self.runToEnd(executable, arguments) }
+        return try await offPool { try Self.runToEnd(executable, arguments, environment: environment) }
     }
 
-    private static func runToEnd(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    func run(_ arguments: [String]) async throws -> (status: Int32, output: String) { try await Self.run(arguments) }
+
+    private static func runToEnd(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = Pipe()

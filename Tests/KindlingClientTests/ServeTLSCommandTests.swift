@@ -103,12 +103,14 @@ struct ServeTLSCommandTests {
         let second = try authority.issue(serial: 0x3004)
         try folder.write("cert.pem", second.certificatePEM)
         try folder.write("key.pem", second.keyPEM)
+        // New rules too, so the reload is seen in what they decide, not only in the log.
+        try folder.write("rules.json", #"{"rules": {".read": false}}"#)
         kill(process.processIdentifier, SIGHUP)
         #expect(await log.wait(for: "TLS certificate reloaded: new connections get serial \(second.serial)"))
         #expect(await log.wait(for: "rules reloaded"))
         let after = try await TestHTTPConnection.connect(port: port, tls: trust)
         defer { after.close() }
-        #expect(try await after.request("GET", "/.json").status == 200)
+        #expect(try await after.request("GET", "/.json").status == 401)
         #expect(try await after.peerCertificateSerial() == second.serial)
         #expect(process.isRunning)
     }

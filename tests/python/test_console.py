@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-webdriver = pytest.importorskip("selenium.webdriver")
+from selenium import webdriver  # requirements.txt installs it: a missing selenium is a failure, not a skip
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402

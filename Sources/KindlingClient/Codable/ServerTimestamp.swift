@@ -26,14 +26,17 @@ public struct ServerTimestamp: Codable, Sendable, Hashable {
 
     public init(from decoder: any Decoder) throws {
         let single = try decoder.singleValueContainer()
-        if single.decodeNil() {
+        switch try single.decode(JSONValue.self) {
+        case .null:
             wrappedValue = nil
-        } else if let milliseconds = try? single.decode(Double.self) {
+        case .number(let milliseconds):
             wrappedValue = Date(timeIntervalSince1970: milliseconds / 1000)
-        } else {
+        case ServerValue.timestamp():
             // The placeholder itself (data written by hand, never resolved): no date yet.
-            _ = try single.decode(JSONValue.self)
             wrappedValue = nil
+        case let other:
+            throw DecodingError.typeMismatch(
+                Date.self, .init(codingPath: decoder.codingPath, debugDescription: "A server timestamp is a number of milliseconds, not \(other)"))
         }
     }
 

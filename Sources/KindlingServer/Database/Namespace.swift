@@ -383,6 +383,19 @@ final class Namespace: @unchecked Sendable {
     /// The largest rules document taken (the hosted service's limit for a rules file).
     static let maxRulesBytes = 256 * 1024
 
+    /// Loads a rules document a client sent (its own rules, or a draft to simulate): at most
+    /// `maxRulesBytes`, refused with the load error's line and column when it does not load.
+    static func loadRules(_ text: String) -> Result<RulesDocument, Refusal> {
+        guard text.utf8.count <= maxRulesBytes else {
+            return .failure(.limitExceeded("A rules document may be at most \(maxRulesBytes) bytes"))
+        }
+        do throws(RulesError) {
+            return .success(try RulesDocument.parse(text))
+        } catch {
+            return .failure(.invalidRules(error.description))
+        }
+    }
+
     /// Puts rules of this namespace's own in force, for an admin: loaded (refused with their
     /// line and column when they do not), stored in its data directory first so a restart keeps
     /// them. Changes nothing when any step fails. Ends one use.
@@ -390,14 +403,10 @@ final class Namespace: @unchecked Sendable {
         queue.async {
             defer { self.release() }
             if let refusal = self.state.refusalOfRulesAccess(by: auth) { return promise.succeed(.refused(refusal)) }
-            guard text.utf8.count <= Namespace.maxRulesBytes else {
-                return promise.succeed(.refused(.limitExceeded("A rules document may be at most \(Namespace.maxRulesBytes) bytes")))
-            }
             let rules: RulesDocument
-            do throws(RulesError) {
-                rules = try RulesDocument.parse(text)
-            } catch {
-                return promise.succeed(.refused(.invalidRules(error.description)))
+            switch Namespace.loadRules(text) {
+            case .success(let loaded): rules = loaded
+            case .failure(let refusal): return promise.succeed(.refused(refusal))
             }
             // Rules are stored with the namespace's data: they make it exist.
             if let refusal = self.writeRefusal { return promise.succeed(.refused(refusal)) }
@@ -423,8 +432,15 @@ final class Namespace: @unchecked Sendable {
         queue.async {
             defer { self.release() }
             if let refusal = self.state.refusalOfRulesAccess(by: auth) { return promise.succeed(.refused(refusal)) }
+            var rules = self.state.rules
+            if let text = simulation.rulesText {
+                switch Namespace.loadRules(text) {
+                case .success(let draft): rules = draft
+                case .failure(let refusal): return promise.succeed(.refused(refusal))
+                }
+            }
             do throws(ValidationError) {
-                let decision = try simulation.run(rules: self.state.rules, root: self.state.database.tree.root, now: Namespace.now())
+                let decision = try simulation.run(rules: rules, root: self.state.database.tree.root, now: Namespace.now())
                 promise.succeed(.encoded(RulesSimulation.encode(decision)))
             } catch {
                 promise.succeed(.refused(.invalid(error)))

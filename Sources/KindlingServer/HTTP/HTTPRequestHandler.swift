@@ -307,6 +307,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             case .get:
                 registry.namespace(request.namespace).rulesSource(as: auth, promise: promise)  // which ends this use
             case .put:
+                // Refused before it is copied: the namespace would refuse it anyway.
+                guard body.readableBytes <= Namespace.maxRulesBytes else {
+                    return refuse(.payloadTooLarge, "A rules document may be at most \(Namespace.maxRulesBytes) bytes")
+                }
                 let text = String(decoding: body.readableBytesView, as: UTF8.self)
                 registry.namespace(request.namespace).setOwnRules(text, as: auth, promise: promise)  // which ends this use
             default:

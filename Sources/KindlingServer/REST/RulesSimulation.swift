@@ -18,8 +18,9 @@ struct RulesSimulation: Sendable {
     var operation: Operation
     /// The rules' `auth`: an object, or null for a signed-out user.
     var auth: JSONValue
-    /// Rules to try instead of the ones in force (a draft in the editor).
-    var rules: RulesDocument?
+    /// Rules text to try instead of the rules in force (a draft in the editor), loaded by the
+    /// namespace once it has checked the caller may simulate.
+    var rulesText: String?
 
     init(body: [UInt8]) throws(RESTError) {
         let json: JSONValue
@@ -45,21 +46,15 @@ struct RulesSimulation: Sendable {
         default: throw RESTError(.badRequest, "\"auth\" must be an object or null")
         }
         switch json["rules"] {
-        case nil, .null?: rules = nil
-        case .string(let text)?:
-            do throws(RulesError) {
-                rules = try RulesDocument.parse(text)
-            } catch {
-                throw RESTError(refusal: .invalidRules(error.description))
-            }
+        case nil, .null?: rulesText = nil
+        case .string(let text)?: rulesText = text
         default: throw RESTError(.badRequest, "\"rules\" must be the rules text")
         }
     }
 
-    /// Decides the operation under `rules` (the simulation's own, if it has them) against the
-    /// data `root`, at time `now` (ms since the epoch), with the trace.
-    func run(rules inForce: RulesDocument, root: Node, now: Int64) throws(ValidationError) -> RuleDecision {
-        let document = rules ?? inForce
+    /// Decides the operation under `document` against the data `root`, at time `now` (ms since
+    /// the epoch), with the trace.
+    func run(rules document: RulesDocument, root: Node, now: Int64) throws(ValidationError) -> RuleDecision {
         switch operation {
         case .read:
             return document.canRead(path, auth: auth, root: root, query: nil, now: now, explain: true)

@@ -75,6 +75,14 @@ struct JSONValueCodableTests {
         #expect(throws: DecodingError.self) { try JSONValueDecoder().decode([String].self, from: ["01": "a"]) }
     }
 
+    @Test func aServerTimestampIsANumberTheNullOrThePlaceholderAndNothingElse() throws {
+        #expect(try JSONValueDecoder().decode(ServerTimestamp.self, from: .number(1_000)).wrappedValue == Date(timeIntervalSince1970: 1))
+        #expect(try JSONValueDecoder().decode(ServerTimestamp.self, from: .null).wrappedValue == nil)
+        #expect(try JSONValueDecoder().decode(ServerTimestamp.self, from: ServerValue.timestamp()).wrappedValue == nil)
+        #expect(throws: DecodingError.self) { try JSONValueDecoder().decode(ServerTimestamp.self, from: "yesterday") }
+        #expect(throws: DecodingError.self) { try JSONValueDecoder().decode(ServerTimestamp.self, from: ["at": 1]) }
+    }
+
     @Test func aMissingValueNamesItsPath() throws {
         do {
             _ = try JSONValueDecoder().decode(Spot.self, from: ["name": "x", "free": 1, "ratio": 1, "location": ["building": "B"]])

@@ -45,8 +45,8 @@ struct ConnectionLimitTests {
     @Test func aServerAtALowDescriptorLimitKeepsServingNewClients() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-fd-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try LimitedServerProcess(descriptorLimit: 128, arguments: ["--data-dir", directory, "--log-level", "notice"])
-        defer { server.stop() }
+        let server = try await ServerProcess.start(dataDirectory: directory, arguments: ["--log-level", "notice"], descriptorLimit: 128)
+        defer { server.kill() }
         var idle: [RawConnection] = []
         defer { idle.forEach { $0.close() } }
         for _ in 0..<200 {
@@ -63,8 +63,8 @@ struct ConnectionLimitTests {
     @Test func theSoftDescriptorLimitIsRaisedToTheHardOneAtStart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-fd-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try LimitedServerProcess(descriptorLimit: 64, softOnly: true, arguments: ["--data-dir", directory, "--log-level", "notice"])
-        defer { server.stop() }
+        let server = try await ServerProcess.start(dataDirectory: directory, arguments: ["--log-level", "notice"], descriptorLimit: 64, softLimitOnly: true)
+        defer { server.kill() }
         var open: [TestHTTPConnection] = []
         defer { open.forEach { $0.close() } }
         // 150 connections, each answered: more than 64 descriptors in use at once.
@@ -80,9 +80,9 @@ struct ConnectionLimitTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-fd-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // A connection limit above the descriptor limit: accept itself runs out (EMFILE).
-        let server = try LimitedServerProcess(
-            descriptorLimit: 64, arguments: ["--data-dir", directory, "--log-level", "notice", "--max-connections", "100000"])
-        defer { server.stop() }
+        let server = try await ServerProcess.start(
+            dataDirectory: directory, arguments: ["--log-level", "notice", "--max-connections", "100000"], descriptorLimit: 64)
+        defer { server.kill() }
         var idle: [RawConnection] = []
         defer { idle.forEach { $0.close() } }
         for _ in 0..<100 {
@@ -90,9 +90,9 @@ struct ConnectionLimitTests {
             idle.append(connection)
         }
         #expect(try await server.waitForLog(containing: "cannot accept connections"))
-        let before = server.cpuSeconds()
+        let before = try #require(server.cpuSeconds())
         try await Task.sleep(for: .seconds(2))
-        let used = server.cpuSeconds() - before
+        let used = try #require(server.cpuSeconds()) - before
         #expect(used < 1.0, "the server used \(used) s of CPU in 2 s while out of descriptors")
         // Once descriptors free up, new clients are served again.
         idle.forEach { $0.close() }
@@ -100,81 +100,5 @@ struct ConnectionLimitTests {
         try await Task.sleep(for: .milliseconds(500))
         let response = try await TestHTTPConnection.request(port: server.port, "GET", "/n.json?ns=t")
         #expect(response.status == 200)
-    }
-}
-
-/// `kindling serve` in a child process under `ulimit -n`.
-final class LimitedServerProcess {
-    let process = Process()
-    let port: Int
-    private let errors = Pipe()
-    private let log = LogText()
-
-    /// `softOnly` lowers only the soft limit, which the server may raise up to the hard one.
-    init(descriptorLimit: Int, softOnly: Bool = false, arguments: [String]) throws {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let binary = bundle.appendingPathComponent("kindling").path
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit \(softOnly ? "-S " : "")-n \(descriptorLimit) && exec \"$0\" \"$@\"", binary, "serve", "--port", "0"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        errors.fileHandleForReading.readabilityHandler = { [log] handle in log.append(handle.availableData) }
-        try process.run()
-        var text = ""
-        while !text.contains("\n") {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
-        guard let line = text.split(separator: "\n").first, let port = line.split(separator: ":").last.flatMap({ Int($0) }) else {
-            process.terminate()
-            throw TestClientError.timedOut
-        }
-        self.port = port
-    }
-
-    func waitForLog(containing text: String, timeout: Duration = .seconds(10)) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if log.contains(text) { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return false
-    }
-
-    /// The CPU seconds (user and system) the server has used so far.
-    func cpuSeconds() -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
-    func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
-}
-
-/// A child's standard error so far.
-private final class LogText: @unchecked Sendable {
-    private let lock = NSLock()
-    private var text = ""
-
-    func append(_ data: Data) {
-        lock.lock()
-        text += String(decoding: data, as: UTF8.self)
-        lock.unlock()
-    }
-
-    func contains(_ needle: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return text.contains(needle)
     }
 }

@@ -76,6 +76,11 @@ struct RulesSimulationTests {
         try await Self.withServer { _, http in
             let anonymous = try await Self.simulate(http, #"{"path":"/users/alice","op":"read","auth":null}"#, headers: [])
             #expect(anonymous.status == 401)
+            // A draft is loaded only for an admin: an anonymous caller's broken draft is refused
+            // for who it is, not compiled.
+            let anonymousDraft = try await Self.simulate(
+                http, #"{"path":"/a","op":"read","auth":null,"rules":"{\"rules\": {\".read\": nonsense("}"#, headers: [])
+            #expect(anonymousDraft.status == 401)
             #expect(try await Self.simulate(http, #"{"path":"/a","op":"delete","auth":null}"#).status == 400)
             #expect(try await Self.simulate(http, #"{"op":"read"}"#).status == 400)
             #expect(try await Self.simulate(http, #"{"path":"/a","op":"read","auth":7}"#).status == 400)

@@ -17,12 +17,14 @@ final class ServerProcess: @unchecked Sendable {
     private let errors = ErrorOutput()
 
     /// Starts the server on `dataDirectory` and waits for its banner; `descriptorLimit` starts it
-    /// under util-linux's `prlimit` with that many open files at most.
-    init(dataDirectory: String, arguments: [String] = [], descriptorLimit: Int? = nil) throws {
+    /// under util-linux's `prlimit` with that many open files at most (`softLimitOnly`: only the
+    /// soft limit, which the server may raise up to the hard one).
+    init(dataDirectory: String, arguments: [String] = [], descriptorLimit: Int? = nil, softLimitOnly: Bool = false) throws {
         let serve = ["serve", "--port", "0", "--data-dir", dataDirectory, "--log-level", "error"] + arguments
         if let descriptorLimit {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-            process.arguments = ["--nofile=\(descriptorLimit):\(descriptorLimit)", "--", ServerProcess.binary] + serve
+            let hard = softLimitOnly ? "" : "\(descriptorLimit)"
+            process.arguments = ["--nofile=\(descriptorLimit):\(hard)", "--", ServerProcess.binary] + serve
         } else {
             process.executableURL = URL(fileURLWithPath: ServerProcess.binary)
             process.arguments = serve
@@ -58,8 +60,23 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Starts the server off the concurrency pool (see `offPool`): the banner may take a while.
-    static func start(dataDirectory: String, arguments: [String] = [], descriptorLimit: Int? = nil) async throws -> ServerProcess {
-        try await offPool { try ServerProcess(dataDirectory: dataDirectory, arguments: arguments, descriptorLimit: descriptorLimit) }
+    static func start(
+        dataDirectory: String, arguments: [String] = [], descriptorLimit: Int? = nil, softLimitOnly: Bool = false
+    ) async throws -> ServerProcess {
+        try await offPool {
+            try ServerProcess(dataDirectory: dataDirectory, arguments: arguments, descriptorLimit: descriptorLimit, softLimitOnly: softLimitOnly)
+        }
+    }
+
+    /// The CPU seconds (user and system) the server has used so far; nil when `/proc` does not
+    /// tell (a test then fails instead of measuring nothing).
+    func cpuSeconds() -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     func kill() {
