@@ -94,7 +94,7 @@ struct ScenarioSmokeTests {
     @Test("soak: normal clients keep being served while hostile ones attack")
     func soak() async throws {
         let options = SoakOptions(
-            duration: .seconds(3), interval: .seconds(1), pairs: 2, writeEvery: .milliseconds(50), pingFlooders: 1, nonReaders: 1,
+            duration: .seconds(3), interval: .seconds(1), pairs: 2, writeEvery: .milliseconds(200), pingFlooders: 1, nonReaders: 1,
             slowloris: 2, namespacesPerSecond: 5, partialBodies: 1, maxResidentMegabytes: 1024, progress: false
         )
         let report = try await withInProcessServer { target in
