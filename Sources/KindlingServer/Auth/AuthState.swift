@@ -20,6 +20,14 @@ public enum AuthState: Sendable, Equatable {
         return .user(AuthenticatedUser(ruleValue: value, expiresAt: nil, expiry: .null))
     }
 
+    /// The identity a request acts as when it names one (`auth_variable_override` on REST,
+    /// `authvar`/`noauth` on the WebSocket): only the admin may act as someone else, so any
+    /// other caller keeps its own identity, and no override keeps the admin.
+    public func acting(as override: JSONValue?) -> AuthState {
+        guard self == .admin, let override else { return self }
+        return .overridden(by: override)
+    }
+
     /// The `auth` value rules see: null for anonymous, the user's value, and for the admin (who
     /// bypasses rules, so this is only ever shown) `{"uid":"owner","admin":true}`.
     public var ruleValue: JSONValue {

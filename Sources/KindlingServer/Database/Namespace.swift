@@ -375,8 +375,8 @@ final class Namespace: @unchecked Sendable {
     func rulesSource(as auth: AuthState, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
-            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return promise.succeed(.refused(refusal)) }
-            promise.succeed(.encoded(Array(self.state.rules.source.utf8)))
+            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
+            self.answerRules(promise, .encoded(Array(self.state.rules.source.utf8)))
         }
     }
 
@@ -402,27 +402,27 @@ final class Namespace: @unchecked Sendable {
     func setOwnRules(_ text: String, as auth: AuthState, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
-            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return promise.succeed(.refused(refusal)) }
+            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
             let rules: RulesDocument
             switch Namespace.loadRules(text) {
             case .success(let loaded): rules = loaded
-            case .failure(let refusal): return promise.succeed(.refused(refusal))
+            case .failure(let refusal): return self.answerRules(promise, .refused(refusal))
             }
             // Rules are stored with the namespace's data: they make it exist.
-            if let refusal = self.writeRefusal { return promise.succeed(.refused(refusal)) }
+            if let refusal = self.writeRefusal { return self.answerRules(promise, .refused(refusal)) }
             self.claim()
             if let rulesFile = self.rulesFile {
                 do {
                     try rulesFile.save(rules.source)
                 } catch {
                     self.logger.error("could not store the namespace's rules: \(error)")
-                    return promise.succeed(.refused(.unavailable("The rules could not be stored: \(error)")))
+                    return self.answerRules(promise, .refused(.unavailable("The rules could not be stored: \(error)")))
                 }
             }
             self.ownRules = rules
             self.replaceRules(rules, open: false)
             self.logger.notice("rules replaced")
-            promise.succeed(.ok)
+            self.answerRules(promise, .ok)
         }
     }
 
@@ -431,21 +431,30 @@ final class Namespace: @unchecked Sendable {
     func simulateRules(_ simulation: RulesSimulation, as auth: AuthState, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
-            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return promise.succeed(.refused(refusal)) }
+            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
             var rules = self.state.rules
             if let text = simulation.rulesText {
                 switch Namespace.loadRules(text) {
                 case .success(let draft): rules = draft
-                case .failure(let refusal): return promise.succeed(.refused(refusal))
+                case .failure(let refusal): return self.answerRules(promise, .refused(refusal))
                 }
             }
             do throws(ValidationError) {
                 let decision = try simulation.run(rules: rules, root: self.state.database.tree.root, now: Namespace.now())
-                promise.succeed(.encoded(RulesSimulation.encode(decision)))
+                self.answerRules(promise, .encoded(RulesSimulation.encode(decision)))
             } catch {
-                promise.succeed(.refused(.invalid(error)))
+                self.answerRules(promise, .refused(.invalid(error)))
             }
         }
+    }
+
+    /// Answers a rules request (read, set, simulate) and counts it as `rules`, as the checkpoint
+    /// counts every other request; confined to `queue`.
+    private func answerRules(_ promise: EventLoopPromise<Answer>, _ answer: Answer) {
+        let refusal: Refusal? = if case .refused(let refusal) = answer { refusal } else { nil }
+        state.tally.record(.rules, RequestOutcome(refusal))
+        report()
+        promise.succeed(answer)
     }
 
     /// Loads rules stored by an earlier `setOwnRules`; confined to `queue`.

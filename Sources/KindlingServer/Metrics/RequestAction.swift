@@ -1,9 +1,10 @@
 /// What a request asked for, the `action` label of `kindling_requests_total`: realtime actions
 /// by name, REST reads and writes apart from them (they reach the namespace as the same
-/// operations), and the opening of an event stream.
+/// operations), the opening of an event stream, and an admin's reading, setting or simulating of
+/// a namespace's rules (`/.settings/rules`).
 enum RequestAction: Int, Sendable, CaseIterable {
     case listen, unlisten, get, set, update, push, transaction, ondisconnect, auth, stream
-    case restRead, restWrite
+    case restRead, restWrite, rules
 
     var label: String {
         switch self {

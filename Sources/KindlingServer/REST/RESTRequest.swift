@@ -142,7 +142,6 @@ struct RESTRequest: Sendable {
             case .failure(let refusal): throw RESTError(refusal: Refusal(refusal))
             }
         }
-        if auth == .admin, let authOverride { auth = .overridden(by: authOverride) }
-        return auth
+        return auth.acting(as: authOverride)
     }
 }

@@ -12,14 +12,12 @@ extension SessionInput {
             operation = .acknowledge(data: nil)
         case .auth(let auth):
             switch verifier.authenticate(auth.credential, as: auth.isGoogleToken ? .accessToken : .idToken, now: Namespace.now()) {
-            case .success(var identity):
-                // The Admin SDK's `databaseAuthVariableOverride`, honoured for admins only.
-                if identity == .admin, auth.noAuth {
-                    identity = .anonymous
-                } else if identity == .admin, let override = auth.authOverride, case .object = override {
-                    identity = .overridden(by: override)
-                }
-                operation = .authenticate(identity)
+            case .success(let identity):
+                // The Admin SDK's `databaseAuthVariableOverride`: `noauth` acts as nobody, an
+                // `authvar` object as that user; anything else in `authvar` is not an identity.
+                let override: JSONValue? =
+                    if auth.noAuth { .null } else if case .object? = auth.authOverride { auth.authOverride } else { nil }
+                operation = .authenticate(identity.acting(as: override))
             case .failure(let refusal):
                 operation = .refuseCredential(Refusal(refusal))
             }

@@ -108,6 +108,25 @@ struct MetricsEndpointTests {
         }
     }
 
+    @Test func rulesRequestsAreCountedWithTheirOutcome() async throws {
+        try await KindlingServer.run(ServerConfiguration(port: 0)) { server in
+            let before = try await Self.scrape(server.port)
+            let rules = #"{"rules":{".read":true}}"#
+            let set = try await TestHTTPConnection.request(port: server.port, "PUT", "/.settings/rules.json?ns=metrics&auth=owner", body: rules)
+            #expect(set.status == 200)
+            let read = try await TestHTTPConnection.request(port: server.port, "GET", "/.settings/rules.json?ns=metrics&auth=owner")
+            #expect(read.status == 200)
+            let anonymous = try await TestHTTPConnection.request(port: server.port, "GET", "/.settings/rules.json?ns=metrics")
+            #expect(anonymous.status == 401)
+            let broken = try await TestHTTPConnection.request(port: server.port, "PUT", "/.settings/rules.json?ns=metrics&auth=owner", body: #"{"rules":{".read":"nonsense("}}"#)
+            #expect(broken.status == 400)
+            let after = try await Self.scrape(server.port)
+            #expect(Self.delta(before, after, "kindling_requests_total", ["action": "rules", "outcome": "ok"]) == 2)
+            #expect(Self.delta(before, after, "kindling_requests_total", ["action": "rules", "outcome": "permission_denied"]) == 1)
+            #expect(Self.delta(before, after, "kindling_requests_total", ["action": "rules", "outcome": "error"]) == 1)
+        }
+    }
+
     @Test func treeSizesAreExportedForTheLargestNamespacesOnly() async throws {
         try await KindlingServer.run(ServerConfiguration(port: 0, metricsTopNamespaces: 2)) { server in
             func write(_ namespace: String, length: Int) async throws {
