@@ -26,10 +26,8 @@ final class Namespace: @unchecked Sendable {
     private var lastSequence: UInt64 = 0
     /// The sequence the newest snapshot covers (or is being written for).
     private var snapshotSequence: UInt64 = 0
-    /// Outputs waiting for the log to make their writes durable, in order: nothing is
-    /// acknowledged (or shown to a listener) before the write behind it is durable, and
-    /// everything later waits behind it so each connection keeps its order.
-    private var held: [(sequence: UInt64, out: [Outgoing], then: (@Sendable () -> Void)?)] = []
+    /// Outputs waiting for the log to make their writes durable, released by the log's thread.
+    private let held: HeldDeliveries
     /// Rules set for this namespace alone (`PUT /.settings/rules.json`); they override the
     /// server's default rules.
     private var ownRules: RulesDocument?
@@ -55,6 +53,7 @@ final class Namespace: @unchecked Sendable {
     ) {
         self.name = name
         self.metrics = metrics
+        self.held = HeldDeliveries(metrics: metrics)
         self.lifecycle = lifecycle
         self.claimed = lifecycle == nil
         self.queue = DispatchQueue(label: "kindling.namespace.\(name)")
@@ -116,7 +115,7 @@ final class Namespace: @unchecked Sendable {
             budget: budget,
             logger: logger,
             metrics: metrics,
-            onDurable: { [weak self] sequence in self?.durable(through: sequence) }
+            onDurable: { [held] sequence in held.release(through: sequence) }
         )
     }
 
@@ -264,39 +263,19 @@ final class Namespace: @unchecked Sendable {
             then?()
             return
         }
-        if !writes.isEmpty {
-            let records = writes.map { write -> LogRecord in
-                lastSequence += 1
-                return LogRecord(sequence: lastSequence, write: write)
-            }
-            storage.log.append(records)
+        let delivery = prepare(out)
+        guard !writes.isEmpty else {
+            held.send(delivery, after: 0, then: then)
+            return
         }
-        if writes.isEmpty && held.isEmpty {
-            dispatch(out)
-            then?()
-        } else {
-            held.append((lastSequence, out, then))
+        let records = writes.map { write -> LogRecord in
+            lastSequence += 1
+            return LogRecord(sequence: lastSequence, write: write)
         }
-        if !writes.isEmpty, storage.wantsSnapshot { startSnapshot(storage) }
-    }
-
-    /// Called by the log: everything through `sequence` is durable; release what waited for it.
-    private func durable(through sequence: UInt64) {
-        queue.async {
-            // Everything one sync released goes out as one dispatch: one task per event loop
-            // rather than one per held write.
-            var released = 0
-            var out: [Outgoing] = []
-            var then: [@Sendable () -> Void] = []
-            while released < self.held.count, self.held[released].sequence <= sequence {
-                out.append(contentsOf: self.held[released].out)
-                if let next = self.held[released].then { then.append(next) }
-                released += 1
-            }
-            self.held.removeFirst(released)
-            self.dispatch(out)
-            for next in then { next() }
-        }
+        // Held before the log has the records, so their sync cannot be reported first.
+        held.send(delivery, after: lastSequence, then: then)
+        storage.log.append(records)
+        if storage.wantsSnapshot { startSnapshot(storage) }
     }
 
     /// Forgets a connection that ended, running its onDisconnect writes.
@@ -483,39 +462,37 @@ final class Namespace: @unchecked Sendable {
         finish(out)
     }
 
-    /// Sends each output to each of its recipients: for realtime connections its bytes split
-    /// into frames once and handed to each event loop's outbox in one batch, for event streams
-    /// the bytes as they are (one buffer shared by all). A connection's messages stay in order.
+    /// Sends `out` now; confined to `queue`.
     private func dispatch(_ out: [Outgoing]) {
-        guard !out.isEmpty else { return }
-        var loops = LoopBatches()
+        prepare(out).send(metrics: metrics)
+    }
+
+    /// Resolves each output's recipients: for realtime connections its bytes split into frames
+    /// once and gathered per event loop, for event streams the bytes as they are (one buffer
+    /// shared by all). A connection's messages stay in order. Confined to `queue`.
+    private func prepare(_ out: [Outgoing]) -> PreparedDispatch {
+        var delivery = PreparedDispatch()
         if out.count == 1 {
             // The common case, one message (a write fanned out): no per-connection merging.
             let outgoing = out[0]
             let frames = TextFrame.frames(outgoing.message)
             var chunk: ByteBuffer?
-            var delivered = 0
             for recipient in outgoing.recipients {
                 switch outbounds[recipient] {
                 case .webSocket(let outbound)?:
-                    loops.add(outbound, frames)
-                    delivered += 1
+                    delivery.add(outbound, frames, bytes: outgoing.message.count)
                 case .eventStream(let outbound)?:
-                    if chunk == nil { chunk = ByteBuffer(bytes: outgoing.message) }
-                    outbound.send([chunk!])
-                    delivered += 1
+                    let shared = chunk ?? ByteBuffer(bytes: outgoing.message)
+                    chunk = shared
+                    delivery.add(outbound, [shared], bytes: outgoing.message.count)
                 case nil:
                     break
                 }
             }
-            loops.deliver()
-            countDeliveries(delivered, bytes: delivered * outgoing.message.count)
-            return
+            return delivery
         }
-        var perConnection: [ConnectionID: [ByteBuffer]] = [:]
+        var perConnection: [ConnectionID: (buffers: [ByteBuffer], messages: Int, bytes: Int)] = [:]
         var order: [ConnectionID] = []
-        var delivered = 0
-        var deliveredBytes = 0
         for outgoing in out {
             var frames: [ByteBuffer]?
             var chunk: ByteBuffer?
@@ -523,36 +500,31 @@ final class Namespace: @unchecked Sendable {
                 let buffers: [ByteBuffer]
                 switch outbounds[recipient] {
                 case .webSocket?:
-                    if frames == nil { frames = TextFrame.frames(outgoing.message) }
-                    buffers = frames!
+                    let split = frames ?? TextFrame.frames(outgoing.message)
+                    frames = split
+                    buffers = split
                 case .eventStream?:
-                    if chunk == nil { chunk = ByteBuffer(bytes: outgoing.message) }
-                    buffers = [chunk!]
+                    let shared = chunk ?? ByteBuffer(bytes: outgoing.message)
+                    chunk = shared
+                    buffers = [shared]
                 case nil:
                     continue
                 }
                 if perConnection[recipient] == nil { order.append(recipient) }
-                perConnection[recipient, default: []].append(contentsOf: buffers)
-                delivered += 1
-                deliveredBytes += outgoing.message.count
+                perConnection[recipient, default: ([], 0, 0)].buffers.append(contentsOf: buffers)
+                perConnection[recipient]?.messages += 1
+                perConnection[recipient]?.bytes += outgoing.message.count
             }
         }
         for connection in order {
+            guard let gathered = perConnection[connection] else { continue }
             switch outbounds[connection] {
-            case .webSocket(let outbound)?: loops.add(outbound, perConnection[connection]!)
-            case .eventStream(let outbound)?: outbound.send(perConnection[connection]!)
+            case .webSocket(let outbound)?: delivery.add(outbound, gathered.buffers, bytes: gathered.bytes, messages: gathered.messages)
+            case .eventStream(let outbound)?: delivery.add(outbound, gathered.buffers, bytes: gathered.bytes, messages: gathered.messages)
             case nil: break
             }
         }
-        loops.deliver()
-        countDeliveries(delivered, bytes: deliveredBytes)
-    }
-
-    /// Two atomic additions per dispatch, however many recipients it had.
-    private func countDeliveries(_ messages: Int, bytes: Int) {
-        guard messages > 0, let metrics else { return }
-        metrics.fanoutDeliveries.increment(by: messages)
-        metrics.fanoutBytes.increment(by: bytes)
+        return delivery
     }
 
     /// Milliseconds since the Unix epoch.

@@ -1,0 +1,56 @@
+import NIOCore
+import Synchronization
+
+/// Deliveries waiting for the log to make their writes durable, in order. The namespace's queue
+/// holds them; the log's thread releases them as soon as it has synced, without a hop back onto
+/// the queue. Nothing is acknowledged (or shown to a listener) before the write behind it is
+/// durable, and a delivery waits behind every one held before it, so each connection keeps its
+/// order.
+final class HeldDeliveries: Sendable {
+    private struct Held: Sendable {
+        /// The last log sequence the delivery waits for; 0 waits only for what is held before it.
+        let sequence: UInt64
+        let delivery: PreparedDispatch
+        let then: (@Sendable () -> Void)?
+    }
+
+    private let held = Mutex(CircularBuffer<Held>())
+    private let metrics: ServerMetrics?
+
+    init(metrics: ServerMetrics?) {
+        self.metrics = metrics
+    }
+
+    /// Sends `delivery` (then runs `then`) once the log reports everything through `sequence`
+    /// durable and everything held before it has gone. Hold a delivery before handing its
+    /// writes to the log, so the log cannot report them durable before it is held.
+    func send(_ delivery: PreparedDispatch, after sequence: UInt64, then: (@Sendable () -> Void)? = nil) {
+        let sentNow = held.withLock { held in
+            guard held.isEmpty, sequence == 0 else {
+                held.append(Held(sequence: sequence, delivery: delivery, then: then))
+                return false
+            }
+            delivery.send(metrics: metrics)
+            return true
+        }
+        if sentNow { then?() }
+    }
+
+    /// The log made everything through `sequence` durable: sends what waited for it, as one
+    /// delivery (one task per event loop, not one per held write), then runs what they asked.
+    func release(through sequence: UInt64) {
+        let then = held.withLock { held -> [@Sendable () -> Void] in
+            var released = PreparedDispatch()
+            var then: [@Sendable () -> Void] = []
+            while let first = held.first, first.sequence <= sequence {
+                released.append(first.delivery)
+                if let next = first.then { then.append(next) }
+                held.removeFirst()
+            }
+            // Sent while held, so a delivery added meanwhile cannot overtake these.
+            released.send(metrics: metrics)
+            return then
+        }
+        for next in then { next() }
+    }
+}

@@ -1,0 +1,46 @@
+import CoreMetrics
+import NIOCore
+
+/// One dispatch's outputs resolved to their connections: realtime frames gathered per event
+/// loop, event-stream chunks in order. Made on the namespace's queue, which knows where each
+/// connection's messages go; sent from any thread, so the log's thread can release what waited
+/// for a sync without a hop back onto that queue.
+struct PreparedDispatch: Sendable {
+    private var loops = LoopBatches()
+    private var streams: [(outbound: EventStreamOutbound, chunks: [ByteBuffer])] = []
+    /// Messages handed to connections, and their bytes, for the fan-out counters.
+    private(set) var messages = 0
+    private var bytes = 0
+
+    mutating func add(_ outbound: ConnectionOutbound, _ frames: [ByteBuffer], bytes: Int, messages: Int = 1) {
+        loops.add(outbound, frames)
+        self.messages += messages
+        self.bytes += bytes
+    }
+
+    mutating func add(_ outbound: EventStreamOutbound, _ chunks: [ByteBuffer], bytes: Int, messages: Int = 1) {
+        streams.append((outbound, chunks))
+        self.messages += messages
+        self.bytes += bytes
+    }
+
+    /// Appends `later`'s outputs after this one's: each connection still gets them in order,
+    /// and each event loop one task for both.
+    mutating func append(_ later: PreparedDispatch) {
+        loops.append(later.loops)
+        streams.append(contentsOf: later.streams)
+        messages += later.messages
+        bytes += later.bytes
+    }
+
+    /// Hands each event loop its batch and each stream its chunks; two atomic additions to the
+    /// fan-out counters however many recipients there were.
+    func send(metrics: ServerMetrics?) {
+        guard messages > 0 else { return }
+        loops.deliver()
+        for stream in streams { stream.outbound.send(stream.chunks) }
+        guard let metrics else { return }
+        metrics.fanoutDeliveries.increment(by: messages)
+        metrics.fanoutBytes.increment(by: bytes)
+    }
+}
