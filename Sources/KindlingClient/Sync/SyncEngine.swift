@@ -99,15 +99,42 @@ struct SyncEngine: Sendable {
                 changes.append((relative, try Self.node(member.value, at: path.appending(relative))))
             }
             raise(syncTree.applyServerMerge(path: path, changes: changes, tag: tag), into: &effects)
-        case .listenRevoked(let path, _):
-            let revoked = listens.filter { $0.path == path }
-            listens.removeAll { $0.path == path }
+        case .listenRevoked(let path, let query):
+            // Keyed by path and query identifier like every other listen: only the revoked
+            // query's observers are cancelled, the other queries at the path keep going.
+            let queryIDs = try Self.revokedQueryIDs(query)
+            let revoked = listens.filter { $0.path == path && queryIDs.contains($0.query.identifier) }
+            listens.removeAll { revoked.contains($0) }
             for listen in revoked {
                 raise(syncTree.cancelListen(path: listen.path, query: listen.query), cancelledBy: nil, into: &effects)
             }
+            // Filtered queries the revoked default listen served need listens of their own.
+            listenChanges(connected: true, into: &effects)
         case .authRevoked, .unknown:
             break
         }
+    }
+
+    /// The identifiers of the queries a revocation names: its `q` is an array of the query
+    /// objects the client sent (the JS SDK's form; a bare object is taken too), and without `q`
+    /// it is the default query.
+    private static func revokedQueryIDs(_ query: JSONValue?) throws(ProtocolError) -> Set<String> {
+        let objects: [JSONValue]
+        switch query {
+        case nil: return [Query.all.identifier]
+        case .array(let elements)?: objects = elements
+        case .object(let members)?: objects = [.object(members)]
+        case let other?: throw ProtocolError(.malformedMessage, "Revoked query \"q\" is not a query: \(JSONWriter.string(other))")
+        }
+        var identifiers: Set<String> = []
+        for object in objects {
+            do throws(ValidationError) {
+                identifiers.insert(try Query(wire: object).identifier)
+            } catch {
+                throw ProtocolError(.invalidRequest, "Revoked query: \(error.message)", validation: error)
+            }
+        }
+        return identifiers
     }
 
     private static func node(_ json: JSONValue, at path: Path?) throws(ProtocolError) -> Node {
