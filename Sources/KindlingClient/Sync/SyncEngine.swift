@@ -79,14 +79,10 @@ struct SyncEngine: Sendable {
     mutating func apply(_ push: ServerPush, into effects: inout [Effect]) throws(ProtocolError) {
         switch push {
         case .overwrite(let path, let data, let tag):
-            if path.last?.isPriority == true, let parent = path.parent {
-                // A priority on its own: the cached node keeps its value and takes the priority.
-                let current = syncTree.completeEventCache(at: parent)
-                let priority = try Self.node(data, at: nil).leaf.flatMap(Priority.init)
-                raise(syncTree.applyServerOverwrite(path: parent, node: current.withPriority(priority), tag: tag), into: &effects)
-                return
-            }
-            raise(syncTree.applyServerOverwrite(path: path, node: try Self.node(data, at: path), tag: tag), into: &effects)
+            // A priority on its own (`…/.priority`) is a leaf at exactly that path: the views set
+            // it on their server caches, never rebuilding the parent from what the user sees.
+            let node = try Self.node(data, at: path.last?.isPriority == true ? nil : path)
+            raise(syncTree.applyServerOverwrite(path: path, node: node, tag: tag), into: &effects)
         case .merge(let path, let members, let tag):
             var changes: [(path: Path, node: Node)] = []
             for member in members {

@@ -8,7 +8,7 @@ import Testing
 @testable import KindlingClient
 
 /// The sync engine fed server messages through the connection state machine, with no socket:
-/// which observers a revoked listen cancels.
+/// which observers a revoked listen cancels, and what a priority-only push changes.
 struct SyncEngineTests {
     /// What the observers saw, as `type path export-text` lines, and which were cancelled.
     final class Log: Sendable {
@@ -101,5 +101,58 @@ struct SyncEngineTests {
         // The limited query was served by the default listen; it needs its own listen now.
         #expect(h.machine.engine.listens.map(\.tag) == [1])
         #expect(ConnectionStateMachineTests.sent(actions).contains { $0.contains(#""a":"q""#) && $0.contains(#""t":1"#) })
+    }
+
+    // MARK: Priority-only changes
+
+    @Test func aPriorityChangeRaisesTheSpecsEventsInOrder() throws {
+        var h = Harness()
+        try h.observe("a", .all, .childChanged, name: "a")
+        try h.observe("a", .all, .childMoved, name: "a")
+        try h.observe("a", .all, .value, name: "a")
+        try h.observe("a/foo", name: "foo")
+        h.connect()
+        h.receive(#"{"a":"d","b":{"p":"/a","d":{"foo":"bar"}}}"#)
+        _ = h.log.take()
+        h.receive(#"{"a":"d","b":{"p":"/a/foo/.priority","d":"qux"}}"#)
+        // The spec's events for this step, in the kind order the SDKs raise them in.
+        #expect(
+            h.log.take() == [
+                #"foo value /a/foo {".value":"bar",".priority":"qux"}"#,
+                #"a child_moved /a/foo {".value":"bar",".priority":"qux"}"#,
+                #"a child_changed /a/foo {".value":"bar",".priority":"qux"}"#,
+                #"a value /a {"foo":{".value":"bar",".priority":"qux"}}"#,
+            ])
+    }
+
+    @Test func aPriorityAtALimitedQuerysLocationKeepsItsChildren() throws {
+        var h = Harness()
+        try h.observe("list", Query(limit: QueryLimit(count: 2, fromEnd: false)))
+        h.connect()
+        h.receive(#"{"a":"d","b":{"p":"/list","d":{"a":1,"b":2},"t":1}}"#)
+        h.receive(#"{"r":1,"b":{"s":"ok","d":{}}}"#)
+        _ = h.log.take()
+        // A filtered query carries no priority: nothing changes for it.
+        h.receive(#"{"a":"d","b":{"p":"/list/.priority","d":5,"t":1}}"#)
+        #expect(h.log.take().isEmpty)
+        h.receive(#"{"a":"d","b":{"p":"/list/a/.priority","d":5,"t":1}}"#)
+        #expect(h.log.take() == [#"value /list {"a":{".value":1,".priority":5},"b":2}"#])
+    }
+
+    @Test func aPriorityChangeUnderAPendingWriteLeavesTheServerValueForARevert() throws {
+        var h = Harness()
+        try h.observe("rooms")
+        h.connect()
+        h.receive(#"{"a":"d","b":{"p":"/rooms","d":{"x":1,"y":2}}}"#)
+        let x = try Path("rooms/x")
+        h.run(
+            try h.machine.write(.put(path: x, data: .number(99), hash: nil), completion: { _ in }) { tree, writeID in
+                tree.applyUserOverwrite(path: x, node: Node(.number(99)), writeID: writeID)
+            })
+        _ = h.log.take()
+        h.receive(#"{"a":"d","b":{"p":"/rooms/x/.priority","d":5}}"#)
+        // The write (request 2) is refused: the server's value comes back, with its new priority.
+        h.receive(#"{"r":2,"b":{"s":"permission_denied","d":"denied"}}"#)
+        #expect(h.log.take().last == #"value /rooms {"x":{".value":1,".priority":5},"y":2}"#)
     }
 }
