@@ -169,8 +169,8 @@ struct ConnectionStateMachine: Sendable {
     /// whoever this says), then every listen and unacknowledged write, then queued requests.
     private mutating func handshake(_ hello: ServerHandshake, on id: Int, now: Date, into actions: inout [Action]) {
         guard !isConnected else { return }
-        // A clock before 1970 or beyond 2^53 ms is no clock; the local one stands in for it.
-        if let serverTime = hello.timestamp, serverTime >= 0, serverTime < 9_007_199_254_740_992 {
+        // A clock before 1970 or from 2^53 ms on is no clock; the local one stands in for it.
+        if let serverTime = hello.timestamp, let milliseconds = serverTime.rounded(.down).exactJSONInteger, milliseconds >= 0 {
             serverTimeOffset = serverTime - now.timeIntervalSince1970 * 1000
         }
         lifecycle = .connected(id: id)
