@@ -45,7 +45,11 @@ public final class Database: Sendable {
 
     /// Acts as the holder of `credential` (an ID token, or an admin secret) from now on, also
     /// after reconnects; nil signs out. Rules then see the token's claims as `auth`. Throws when
-    /// the server refuses the credential (it then treats the connection as signed out).
+    /// the server refuses the credential. A refusal signs the client out, here or when the
+    /// credential is sent again after a reconnect (a token that expired meanwhile), as the
+    /// official SDKs do: the credential is dropped, the connection closes (`.info/connected`
+    /// observers see it) and reopens anonymous, and observers of data that needed the
+    /// credential are cancelled with the server's `permission_denied`.
     public func authenticate(with credential: String?) async throws(DatabaseError) {
         try await repo.authenticate(credential)
     }

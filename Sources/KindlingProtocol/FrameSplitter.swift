@@ -6,6 +6,11 @@
 /// UTF-16 units, so either way every piece is one the SDKs accept). Each piece ends on a character
 /// boundary, so every frame is valid UTF-8 on its own (WebSocket text frames must be). The count
 /// stays within 4 digits (iOS reads at most 4) for messages up to about 160 MB.
+///
+/// Bytes that are not UTF-8 (no Swift `String` holds them, so no caller has them today) are cut
+/// too, never looping and never past the limit: a piece ends at a byte boundary where no
+/// character boundary is near, and a byte that starts no character counts as one unit, as the
+/// replacement character a decoder would read it as.
 public enum FrameSplitter {
     public static let pieceLimit = 16_384
 
@@ -34,9 +39,12 @@ public enum FrameSplitter {
         var pieces: [ArraySlice<UInt8>] = []
         var start = 0
         while start < message.count {
-            var end = min(start + pieceLimit, message.count)
-            // Back off continuation bytes (10xxxxxx) so no character is cut.
-            while end < message.count, message[end] & 0xC0 == 0x80 { end -= 1 }
+            let limit = min(start + pieceLimit, message.count)
+            var end = limit
+            // Back off continuation bytes (10xxxxxx) so no character is cut: at most three, the
+            // most a character has. More is not UTF-8, and the piece ends at the limit.
+            while end < message.count, end > limit - 3, message[end] & 0xC0 == 0x80 { end -= 1 }
+            if end < message.count, message[end] & 0xC0 == 0x80 { end = limit }
             pieces.append(message[start..<end])
             start = end
         }
@@ -47,9 +55,21 @@ public enum FrameSplitter {
         var pieces: [ArraySlice<UInt8>] = []
         var start = 0
         var units = 0
-        for (index, byte) in message.enumerated() where byte & 0xC0 != 0x80 {
+        // Continuation bytes the character being read still has to come.
+        var expected = 0
+        for (index, byte) in message.enumerated() {
+            if byte & 0xC0 == 0x80 && expected > 0 {
+                expected -= 1
+                continue
+            }
             // A lead byte starts a character: four-byte ones are a surrogate pair in UTF-16.
             let size = byte >= 0xF0 ? 2 : 1
+            switch byte {
+            case 0xC0..<0xE0: expected = 1
+            case 0xE0..<0xF0: expected = 2
+            case 0xF0...: expected = 3
+            default: expected = 0
+            }
             if units + size > pieceLimit {
                 pieces.append(message[start..<index])
                 start = index

@@ -48,9 +48,9 @@ extension ServerEnvelope {
         }
     }
 
-    /// A whole number a double holds exactly, as an `Int`; nil for anything else.
+    /// A whole number below 2^53 (see `Double.exactJSONInteger`), as an `Int`; nil for anything else.
     static func wholeNumber(_ value: JSONValue) -> Int? {
-        guard let number = value.numberValue, number == number.rounded(), abs(number) < 9_007_199_254_740_992 else { return nil }
+        guard let number = value.numberValue?.exactJSONInteger else { return nil }
         return Int(number)
     }
 }

@@ -3,6 +3,7 @@ import KindlingClient
 import KindlingCore
 import KindlingServer
 import Logging
+import Synchronization
 import Testing
 
 /// The SDK against an in-process server over real sockets.
@@ -284,6 +285,17 @@ struct DatabaseTests {
 /// The SDK signed in, against a server enforcing rules.
 @Suite(.timeLimit(.minutes(2)))
 struct AuthenticatedDatabaseTests {
+    /// Lines the observers log, from their queue.
+    final class Lines: Sendable {
+        private let lines = Mutex<[String]>([])
+
+        func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+        var all: [String] { lines.withLock { $0 } }
+
+        var connected: [String] { all.filter { $0.hasPrefix("connected") } }
+    }
+
     /// An unsigned token, accepted by a server in emulator mode.
     static func token(_ uid: String) -> String {
         func encode(_ text: String) -> String {
@@ -318,6 +330,50 @@ struct AuthenticatedDatabaseTests {
         } catch {
             database.shutdown()
             try await server.shutdown()
+            throw error
+        }
+        database.shutdown()
+        try await server.shutdown()
+    }
+
+    @Test func aCredentialRefusedAfterAReconnectSignsOutAndConnectionObserversSeeIt() async throws {
+        var logger = Logger(label: "kindling-client-test")
+        logger.logLevel = .critical
+        var configuration = ServerConfiguration(port: 0, logger: logger)
+        configuration.rules = try RulesDocument.parse(#"{"rules":{"notes":{"$uid":{".read":"auth != null && auth.uid === $uid"}}}}"#)
+        // Emulator mode: the unsigned token is taken.
+        var server = try await KindlingServer.start(configuration)
+        let port = server.port
+        let database = try Database(url: "http://127.0.0.1:\(port)?ns=resigned")
+        let log = Lines()
+        let queue = DispatchQueue(label: "auth-test")
+        do {
+            try database.reference(".info/connected").observe(.value, on: queue) { event in
+                log.append("connected \(event.snapshot.value)")
+            }
+            try await database.authenticate(with: Self.token("alice"))
+            try database.reference("notes/alice").observe(
+                .value, on: queue, with: { event in log.append("value \(event.snapshot.value)") },
+                withCancel: { error in log.append("cancelled \(error)") })
+            #expect(try await eventually { log.all.contains("value null") && log.connected.last == "connected true" })
+            let before = log.connected.count
+
+            // The same port, now verifying tokens with no key: the credential resent first thing
+            // after the reconnect is refused.
+            try await server.shutdown()
+            configuration.port = port
+            configuration.auth = AuthSettings(emulatorMode: false)
+            server = try await KindlingServer.start(configuration)
+            // Lost, back, dropped by the client on the refusal, back anonymous.
+            let expected = ["connected false", "connected true", "connected false", "connected true"]
+            let signedOut = try await eventually {
+                Array(log.connected.dropFirst(before)) == expected
+                    && log.all.contains { $0.hasPrefix("cancelled") && $0.contains("permission_denied") }
+            }
+            #expect(signedOut, "\(log.all)")
+        } catch {
+            database.shutdown()
+            try? await server.shutdown()
             throw error
         }
         database.shutdown()

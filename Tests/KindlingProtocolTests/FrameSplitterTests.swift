@@ -36,4 +36,24 @@ struct FrameSplitterTests {
         #expect(pieces.allSatisfy { $0.utf16.count <= FrameSplitter.pieceLimit })
         #expect(pieces.joined() == message)
     }
+
+    /// Bytes no Swift string holds: continuation bytes with no lead byte, runs longer than any
+    /// character, and lead bytes that promise more than follows.
+    static let invalidUTF8: [[UInt8]] = [
+        [UInt8](repeating: 0x80, count: 40_000),
+        [0x61] + [UInt8](repeating: 0xBF, count: 16_390) + [0x61],
+        [UInt8](repeating: 0x61, count: 16_383) + [0xF0] + [UInt8](repeating: 0x80, count: 20_000),
+        [UInt8](repeating: 0xFF, count: 33_000),
+        Array((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }),
+    ]
+
+    @Test(.timeLimit(.minutes(1)), arguments: invalidUTF8, [FrameSplitter.Measure.utf8Bytes, .utf16Units])
+    func invalidUTF8IsCutIntoBoundedPiecesThatRebuildIt(message: [UInt8], measure: FrameSplitter.Measure) throws {
+        let frames = FrameSplitter.frames(message, measuring: measure)
+        let pieces = frames.dropFirst()
+        #expect(Int(String(decoding: try #require(frames.first), as: UTF8.self)) == pieces.count)
+        #expect(pieces.allSatisfy { !$0.isEmpty && $0.count <= 4 * FrameSplitter.pieceLimit })
+        if measure == .utf8Bytes { #expect(pieces.allSatisfy { $0.count <= FrameSplitter.pieceLimit }) }
+        #expect(Array(pieces.joined()) == message)
+    }
 }

@@ -142,8 +142,11 @@ struct ConnectionStateMachine: Sendable {
                 let error: DatabaseError? =
                     response.isOK ? nil : .server(status: response.status, message: response.data.stringValue ?? response.data.description)
                 perform({ engine, effects in engine.answer(pending, error: error, data: response.data, into: &effects) }, into: &actions)
+                if error != nil, case .request(let request) = pending, case .auth(let auth) = request.action {
+                    signOut(refused: auth.credential, on: id, into: &actions)
+                }
             case .push(.authRevoked):
-                credential = nil
+                if let credential { signOut(refused: credential, on: id, into: &actions) }
             case .push(let push):
                 guard isConnected else { throw ProtocolError(.malformedMessage, "Data before the handshake") }
                 var effects: [SyncEngine.Effect] = []
@@ -166,8 +169,8 @@ struct ConnectionStateMachine: Sendable {
     /// whoever this says), then every listen and unacknowledged write, then queued requests.
     private mutating func handshake(_ hello: ServerHandshake, on id: Int, now: Date, into actions: inout [Action]) {
         guard !isConnected else { return }
-        // A clock before 1970 or beyond 2^53 ms is no clock; the local one stands in for it.
-        if let serverTime = hello.timestamp, serverTime >= 0, serverTime < 9_007_199_254_740_992 {
+        // A clock before 1970 or from 2^53 ms on is no clock; the local one stands in for it.
+        if let serverTime = hello.timestamp, let milliseconds = serverTime.rounded(.down).exactJSONInteger, milliseconds >= 0 {
             serverTimeOffset = serverTime - now.timeIntervalSince1970 * 1000
         }
         lifecycle = .connected(id: id)
@@ -180,6 +183,20 @@ struct ConnectionStateMachine: Sendable {
         for request in requests { send(request.action, pending: .request(request), into: &actions) }
         perform({ engine, effects in engine.connectionChanged(connected: true, into: &effects) }, into: &actions)
         actions.append(.keepAlive(id: id))
+    }
+
+    /// The server refused `refused`: when it was first sent, again first thing after a
+    /// reconnect (a token that expired meanwhile), or later (`ac`). As the official SDKs do, the
+    /// client signs out (the credential is dropped, so no later connection sends it) and closes
+    /// the connection: `.info/connected` observers see it drop, the next connection starts
+    /// anonymous, and the listens that needed the credential are refused there, cancelling their
+    /// observers. A credential replaced while the answer was on its way stays.
+    private mutating func signOut(refused: String, on id: Int, into actions: inout [Action]) {
+        guard credential == refused else { return }
+        credential = nil
+        actions.append(.close(id: id, error: nil))
+        drop(next: .waiting(attempt: 0), into: &actions)
+        actions.append(.reconnect(after: Self.backOff(attempt: 0)))
     }
 
     // MARK: Sending

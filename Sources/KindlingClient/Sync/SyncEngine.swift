@@ -79,14 +79,10 @@ struct SyncEngine: Sendable {
     mutating func apply(_ push: ServerPush, into effects: inout [Effect]) throws(ProtocolError) {
         switch push {
         case .overwrite(let path, let data, let tag):
-            if path.last?.isPriority == true, let parent = path.parent {
-                // A priority on its own: the cached node keeps its value and takes the priority.
-                let current = syncTree.completeEventCache(at: parent)
-                let priority = try Self.node(data, at: nil).leaf.flatMap(Priority.init)
-                raise(syncTree.applyServerOverwrite(path: parent, node: current.withPriority(priority), tag: tag), into: &effects)
-                return
-            }
-            raise(syncTree.applyServerOverwrite(path: path, node: try Self.node(data, at: path), tag: tag), into: &effects)
+            // A priority on its own (`…/.priority`) is a leaf at exactly that path: the views set
+            // it on their server caches, never rebuilding the parent from what the user sees.
+            let node = try Self.node(data, at: path.last?.isPriority == true ? nil : path)
+            raise(syncTree.applyServerOverwrite(path: path, node: node, tag: tag), into: &effects)
         case .merge(let path, let members, let tag):
             var changes: [(path: Path, node: Node)] = []
             for member in members {
@@ -99,15 +95,42 @@ struct SyncEngine: Sendable {
                 changes.append((relative, try Self.node(member.value, at: path.appending(relative))))
             }
             raise(syncTree.applyServerMerge(path: path, changes: changes, tag: tag), into: &effects)
-        case .listenRevoked(let path, _):
-            let revoked = listens.filter { $0.path == path }
-            listens.removeAll { $0.path == path }
+        case .listenRevoked(let path, let query):
+            // Keyed by path and query identifier like every other listen: only the revoked
+            // query's observers are cancelled, the other queries at the path keep going.
+            let queryIDs = try Self.revokedQueryIDs(query)
+            let revoked = listens.filter { $0.path == path && queryIDs.contains($0.query.identifier) }
+            listens.removeAll { revoked.contains($0) }
             for listen in revoked {
                 raise(syncTree.cancelListen(path: listen.path, query: listen.query), cancelledBy: nil, into: &effects)
             }
+            // Filtered queries the revoked default listen served need listens of their own.
+            listenChanges(connected: true, into: &effects)
         case .authRevoked, .unknown:
             break
         }
+    }
+
+    /// The identifiers of the queries a revocation names: its `q` is an array of the query
+    /// objects the client sent (the JS SDK's form; a bare object is taken too), and without `q`
+    /// it is the default query.
+    private static func revokedQueryIDs(_ query: JSONValue?) throws(ProtocolError) -> Set<String> {
+        let objects: [JSONValue]
+        switch query {
+        case nil: return [Query.all.identifier]
+        case .array(let elements)?: objects = elements
+        case .object(let members)?: objects = [.object(members)]
+        case let other?: throw ProtocolError(.malformedMessage, "Revoked query \"q\" is not a query: \(JSONWriter.string(other))")
+        }
+        var identifiers: Set<String> = []
+        for object in objects {
+            do throws(ValidationError) {
+                identifiers.insert(try Query(wire: object).identifier)
+            } catch {
+                throw ProtocolError(.invalidRequest, "Revoked query: \(error.message)", validation: error)
+            }
+        }
+        return identifiers
     }
 
     private static func node(_ json: JSONValue, at path: Path?) throws(ProtocolError) -> Node {

@@ -12,8 +12,8 @@ public enum JSNumberFormat {
             bytes.append(contentsOf: (value.sign == .minus ? "-0" : "0").utf8)
             return
         }
-        if value == value.rounded(.towardZero), abs(value) < 9_007_199_254_740_992 {
-            bytes.append(contentsOf: String(Int64(value)).utf8)
+        if let integer = value.exactJSONInteger {
+            bytes.append(contentsOf: String(integer).utf8)
             return
         }
         let (negative, digits, pointPosition) = shortestDigits(value)

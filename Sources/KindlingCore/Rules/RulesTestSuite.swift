@@ -85,10 +85,10 @@ public struct RulesTestSuite: Sendable {
         guard expect == "allow" || expect == "deny" else { throw fail("\"expect\" must be \"allow\" or \"deny\"") }
         var now: Int64 = 0
         if let value = json["now"] {
-            guard let number = value.numberValue, number >= 0, number <= 9_007_199_254_740_991, number == number.rounded() else {
+            guard let milliseconds = value.numberValue?.exactJSONInteger, milliseconds >= 0 else {
                 throw fail("\"now\" must be a whole number of milliseconds")
             }
-            now = Int64(number)
+            now = milliseconds
         }
         do {
             let path = try Path(pathText)

@@ -101,7 +101,9 @@ struct SyncPoint: Sendable {
     }
 
     /// Removes `registration` (all registrations when nil) from the query's view, or from every
-    /// view when `query` is the default query (as `off()` on a plain reference does).
+    /// view when `query` is the default query (as `off()` on a plain reference does). A cancelled
+    /// default listen takes only the views it serves, those of all the data: a filtered query
+    /// here is a query of its own and stays.
     mutating func remove(_ registration: RegistrationID?, path: Path, query: Query, cancel: Bool) -> Removal {
         var removal = Removal()
         let hadCompleteView = hasCompleteView
@@ -109,7 +111,8 @@ struct SyncPoint: Sendable {
         let isDefault = id == Query.all.identifier
         var index = 0
         while index < views.count {
-            guard isDefault || views[index].queryID == id else {
+            let matches = isDefault ? !cancel || views[index].query.loadsAllData : views[index].queryID == id
+            guard matches else {
                 index += 1
                 continue
             }

@@ -51,7 +51,8 @@ extension SyncTree {
     }
 
     /// The server refused or revoked the listen for `query` at `path`: every registration on it
-    /// is removed and gets a `cancelled` event.
+    /// is removed and gets a `cancelled` event. For the default listen, those are the views of
+    /// all the data; filtered queries there get listens of their own instead.
     public mutating func cancelListen(path: Path, query: Query) -> [Event] {
         removeRegistrations(path: path, query: query, registration: nil, cancel: true)
     }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import KindlingCore
 import KindlingProtocol
+import Synchronization
 import Testing
 
 @testable import KindlingClient
@@ -94,6 +95,56 @@ struct ConnectionStateMachineTests {
         #expect(first.string.utf8.count == 20)
         #expect(first.string < second.string)
         #expect(machine.estimatedServerTime().isFinite)
+    }
+
+    /// Runs the deliveries among `actions` (observer callbacks and completions) at once.
+    static func deliverAll(_ actions: [ConnectionStateMachine.Action]) {
+        for case .deliver(let delivery) in actions { delivery.work() }
+    }
+
+    @Test func aCredentialRefusedAfterAReconnectSignsOutAndDropsTheConnection() throws {
+        var machine = ConnectionStateMachine()
+        let connectedAlready = machine.setCredential("header.payload.signature")
+        #expect(!connectedAlready)
+        let states = Mutex<[Bool]>([])
+        Self.deliverAll(
+            machine.observeConnected(queue: DispatchQueue(label: "test")) { event in
+                states.withLock { $0.append(event.snapshot.value == .bool(true)) }
+            }.1)
+        _ = machine.connect()
+        let hello = machine.received(Self.hello, on: 1)
+        Self.deliverAll(hello)
+        #expect(Self.sent(hello).first?.contains(#""a":"auth""#) == true)
+        #expect(states.withLock { $0 } == [false, true])
+
+        // The server refuses the credential it took before the reconnect (it expired meanwhile).
+        let refused = machine.received(#"{"t":"d","d":{"r":1,"b":{"s":"expired_token","d":"Auth token is expired."}}}"#, on: 1)
+        Self.deliverAll(refused)
+        #expect(machine.credential == nil)
+        let close = try #require(Self.closeError(refused))
+        #expect(close == nil)
+        #expect(refused.contains { if case .reconnect = $0 { return true } else { return false } })
+        #expect(states.withLock { $0 } == [false, true, false])
+
+        // The next connection is anonymous: no credential goes first.
+        guard case .open(let id)? = machine.connect().first else {
+            Issue.record("did not reconnect")
+            return
+        }
+        let again = machine.received(Self.hello, on: id)
+        #expect(!Self.sent(again).contains { $0.contains(#""a":"auth""#) })
+    }
+
+    @Test func aCredentialReplacedWhileItsAnswerWasInFlightStays() {
+        var machine = ConnectionStateMachine()
+        _ = machine.setCredential("old.token.x")
+        _ = machine.connect()
+        _ = machine.received(Self.hello, on: 1)
+        _ = machine.setCredential("new.token.y")
+        let refused = machine.received(#"{"t":"d","d":{"r":1,"b":{"s":"invalid_token","d":"bad"}}}"#, on: 1)
+        #expect(machine.credential == "new.token.y")
+        #expect(Self.closeError(refused) == nil)
+        #expect(machine.isConnected)
     }
 
     @Test func garbageBeforeTheHandshakeBacksOffFurtherEachTime() {

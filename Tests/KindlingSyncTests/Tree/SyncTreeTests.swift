@@ -121,6 +121,22 @@ struct SyncTreeTests {
         #expect(tree.applyServerOverwrite(path: a, node: try node("1")).isEmpty)
     }
 
+    @Test func cancellingTheDefaultListenLeavesTheFilteredQueriesThereAndListensForThem() throws {
+        var tree = SyncTree()
+        let a = try Path("a")
+        let query = lastOne(1)
+        _ = tree.addListen(path: a, query: .all, registration: first)
+        _ = tree.addListen(path: a, query: query, registration: second)
+        #expect(tree.takeListenChanges() == [.start(ServerListen(path: a, query: .all, tag: nil))])
+        let events = tree.cancelListen(path: a, query: .all)
+        #expect(events.map(\.kind) == [.cancelled])
+        #expect(events.map(\.registration) == [first])
+        // The default listen served the filtered query too: it gets a listen of its own.
+        #expect(tree.takeListenChanges() == [.start(ServerListen(path: a, query: query, tag: 1))])
+        let tagged = tree.applyServerOverwrite(path: a, node: try node(#"{"x":1,"y":2}"#), tag: 1)
+        #expect(tagged.map(\.registration) == [second, second])
+    }
+
     @Test func theListenHashIsTheHashOfTheCachedServerData() throws {
         var tree = SyncTree()
         let a = try Path("a")
