@@ -13,7 +13,9 @@ for _ in $(seq 1 "$pairs"); do
 import json, sys
 report = json.load(sys.stdin)["reports"][0]
 rate = next(m["value"] for m in report["measurements"] if m["name"] == "acknowledged writes/s")
-print(f"{sys.argv[1]}: {rate:,.0f} writes/s, server {report[\"serverCores\"] * 1e9 / rate:,.0f} ns/write, ack p99 {report[\"latencies\"][0][\"p99\"]:.1f} ms")
+cpu = report["serverCores"] * 1e9 / rate
+p99 = report["latencies"][0]["p99"]
+print(f"{sys.argv[1]}: {rate:,.0f} writes/s, server {cpu:,.0f} ns/write, ack p99 {p99:.1f} ms")
 ' "$binary"
     done
 done
