@@ -83,10 +83,11 @@ public struct JetStream: Sendable {
     }
 
     /// Reads a stream in order from `startSequence`: every message once, with its stream
-    /// sequence, recovering by itself from reconnects and lost consumers.
-    public func orderedConsumer(stream: String, startSequence: UInt64 = 1, filterSubject: String? = nil, heartbeat: Duration = .seconds(2)) throws(JetStreamError) -> OrderedConsumer {
+    /// sequence, recovering by itself from reconnects and lost consumers. Returns once the first
+    /// server-side consumer exists (and fails if it cannot be created, e.g. no such stream).
+    public func orderedConsumer(stream: String, startSequence: UInt64 = 1, filterSubject: String? = nil, heartbeat: Duration = .seconds(2)) async throws(JetStreamError) -> OrderedConsumer {
         try Self.validateName(stream)
-        return OrderedConsumer(jetStream: self, stream: stream, startSequence: max(1, startSequence), filterSubject: filterSubject, heartbeat: heartbeat)
+        return try await OrderedConsumer(jetStream: self, stream: stream, startSequence: max(1, startSequence), filterSubject: filterSubject, heartbeat: heartbeat)
     }
 
     private func getMessage(stream: String, request: MessageGetRequest) async throws(JetStreamError) -> StoredMessage {

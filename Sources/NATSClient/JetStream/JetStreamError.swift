@@ -40,6 +40,25 @@ public struct JetStreamError: Error, Hashable, CustomStringConvertible {
     /// the writer has been fenced and must not retry blindly.
     public var isWrongLastSequence: Bool { apiError?.errCode == JetStreamAPIError.wrongLastSequence }
 
+    /// Errors compare by kind, API errors also by err_code; details are for people.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs.base, rhs.base) {
+        case (.api(let left), .api(let right)): return left.errCode == right.errCode
+        case (.transport(let left), .transport(let right)): return left == right
+        case (.malformedResponse, .malformedResponse), (.invalidArgument, .invalidArgument): return true
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch base {
+        case .api(let error): hasher.combine(error.errCode)
+        case .transport(let error): hasher.combine(error)
+        case .malformedResponse: hasher.combine(-1)
+        case .invalidArgument: hasher.combine(-2)
+        }
+    }
+
     public var description: String {
         switch base {
         case .api(let error): return error.description

@@ -10,13 +10,13 @@ public struct OrderedConsumer: AsyncSequence, Sendable {
     private let engine: OrderedConsumerEngine
     private let stream: AsyncStream<JetStreamMessage>
 
-    init(jetStream: JetStream, stream name: String, startSequence: UInt64, filterSubject: String?, heartbeat: Duration) {
+    init(jetStream: JetStream, stream name: String, startSequence: UInt64, filterSubject: String?, heartbeat: Duration) async throws(JetStreamError) {
         let (stream, continuation) = AsyncStream.makeStream(of: JetStreamMessage.self)
         self.stream = stream
-        self.engine = OrderedConsumerEngine(jetStream: jetStream, stream: name, startSequence: startSequence, filterSubject: filterSubject, heartbeat: heartbeat, output: continuation)
-        let engine = self.engine
+        let engine = OrderedConsumerEngine(jetStream: jetStream, stream: name, startSequence: startSequence, filterSubject: filterSubject, heartbeat: heartbeat, output: continuation)
+        self.engine = engine
         continuation.onTermination = { _ in Task { await engine.stop() } }
-        Task { await engine.start() }
+        try await engine.start()
     }
 
     public func makeAsyncIterator() -> AsyncStream<JetStreamMessage>.Iterator {

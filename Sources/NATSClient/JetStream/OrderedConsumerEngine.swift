@@ -25,9 +25,12 @@ actor OrderedConsumerEngine {
         self.nextStreamSequence = startSequence
     }
 
-    func start() async {
+    /// Creates the first consumer before returning, so the reader starts from a known point and a
+    /// missing stream is reported to the caller instead of retried forever.
+    func start() async throws(JetStreamError) {
+        let first = try await setUp().get()
         let events = await jetStream.client.connectionEvents()
-        tasks.append(Task { [weak self] in await self?.run() })
+        tasks.append(Task { [weak self] in await self?.run(first) })
         tasks.append(Task { [weak self] in await self?.watchEvents(events) })
         tasks.append(Task { [weak self] in await self?.watchHeartbeats() })
     }
@@ -42,46 +45,54 @@ actor OrderedConsumerEngine {
         await deleteConsumer()
     }
 
-    private func run() async {
-        var failures = 0
+    private func run(_ first: NATSSubscription) async {
+        var delivery = first
         while !stopped {
-            guard let delivery = await setUp() else {
-                failures += 1
-                try? await Task.sleep(for: min(.milliseconds(100) * (1 << min(failures, 5)), heartbeat))
-                continue
-            }
-            failures = 0
             for await message in delivery {
                 guard !stopped, await handle(message) else { break }
             }
             await delivery.unsubscribe()
             if subscription?.sid == delivery.sid { subscription = nil }
             await deleteConsumer()
+            var failures = 0
+            while !stopped {
+                if case .success(let next) = await setUp() {
+                    delivery = next
+                    break
+                }
+                failures += 1
+                try? await Task.sleep(for: min(.milliseconds(50) * (1 << min(failures, 6)), heartbeat))
+            }
         }
     }
 
     /// Subscribes to a fresh inbox first, then creates the consumer, so no message can arrive
     /// before the subscription exists.
-    private func setUp() async -> NATSSubscription? {
+    private func setUp() async -> Result<NATSSubscription, JetStreamError> {
         let client = jetStream.client
         let inbox = await client.newInbox()
-        guard let delivery = try? await client.subscribe(inbox) else { return nil }
+        let delivery: NATSSubscription
+        do {
+            delivery = try await client.subscribe(inbox)
+        } catch {
+            return .failure(.transport(error))
+        }
         let config = OrderedConsumerConfig(deliverSubject: inbox, startSequence: nextStreamSequence, filterSubject: filterSubject, heartbeat: heartbeat)
         do {
             let created: ConsumerCreated = try await jetStream.api("CONSUMER.CREATE.\(stream)", body: CreateConsumerRequest(streamName: stream, config: config))
             guard !stopped else {
                 await delivery.unsubscribe()
-                return nil
+                return .failure(.transport(.closed("consumer stopped")))
             }
             consumerName = created.name
             consumerSequence = 0
             consumersCreated += 1
             lastActivity = .now
             subscription = delivery
-            return delivery
+            return .success(delivery)
         } catch {
             await delivery.unsubscribe()
-            return nil
+            return .failure(error)
         }
     }
 

@@ -3,25 +3,27 @@ import NATSTesting
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct JetStreamTests {
-    /// Creates an R3 file stream, retrying while the cluster is still placing its first streams.
+    /// Creates an R3 file stream, retrying while the cluster is still settling, and waits until the
+    /// stream has a leader and caught-up replicas, so the test starts from a healthy stream.
     private func createReplicatedStream(_ js: JetStream, name: String, subjects: [String]) async throws -> StreamInfo {
         var config = StreamConfig(name: name, subjects: subjects)
         config.replicas = 3
         config.storage = .file
-        for _ in 0..<40 {
-            let result: Result<StreamInfo, JetStreamError>
-            do {
-                result = .success(try await js.createStream(config))
+        let deadline = ContinuousClock.now + .seconds(20)
+        var lastError: JetStreamError?
+        while ContinuousClock.now < deadline {
+            do throws(JetStreamError) {
+                let info = try await js.createStream(config)
+                let replicas = info.cluster?.replicas ?? []
+                if info.cluster?.leader != nil, replicas.count == 2, replicas.allSatisfy(\.current) { return info }
             } catch {
-                result = .failure(error)
+                // Refusals other than "temporarily unavailable" are real failures.
+                if let api = error.apiError, api.code != 503 { throw error }
+                lastError = error
             }
-            switch result {
-            case .success(let info): return info
-            case .failure(let error) where error.apiError != nil: throw error
-            case .failure: try await Task.sleep(for: .milliseconds(250))
-            }
+            try await Task.sleep(for: .milliseconds(200))
         }
-        return try await js.createStream(config)
+        throw lastError ?? .malformedResponse("stream \(name) never got a leader and current replicas")
     }
 
     @Test func managesStreamsAndReadsMessagesBack() async throws {
@@ -90,7 +92,7 @@ import Testing
             let leader = try #require(cluster.server(named: info.cluster?.leader ?? ""))
             // The reader sits on the leader, so the kill also costs it its connection and consumer.
             let readerClient = try await NATSClient.connect(testOptions([leader.url] + cluster.urls.filter { $0 != leader.url }))
-            let consumer = try JetStream(client: readerClient, timeout: .seconds(1)).orderedConsumer(stream: "ORDERED", heartbeat: .milliseconds(300))
+            let consumer = try await JetStream(client: readerClient, timeout: .seconds(1)).orderedConsumer(stream: "ORDERED", heartbeat: .milliseconds(300))
             let total = 200
             var acknowledged: [UInt64: Int] = [:]
             for index in 0..<total {
