@@ -7,6 +7,7 @@ public struct JetStreamError: Error, Hashable, CustomStringConvertible {
         case transport(NATSError)
         case malformedResponse(String)
         case invalidArgument(String)
+        case objectCorrupt(String)
     }
 
     private let base: Base
@@ -23,6 +24,9 @@ public struct JetStreamError: Error, Hashable, CustomStringConvertible {
     public static func malformedResponse(_ detail: String) -> Self { Self(.malformedResponse(detail)) }
     /// An argument the API cannot take (a bad name or key).
     public static func invalidArgument(_ detail: String) -> Self { Self(.invalidArgument(detail)) }
+
+    /// An object read back does not match its recorded size or digest.
+    public static func objectCorrupt(_ detail: String) -> Self { Self(.objectCorrupt(detail)) }
 
     /// The API error, when the server refused.
     public var apiError: JetStreamAPIError? {
@@ -45,7 +49,7 @@ public struct JetStreamError: Error, Hashable, CustomStringConvertible {
         switch (lhs.base, rhs.base) {
         case (.api(let left), .api(let right)): return left.errCode == right.errCode
         case (.transport(let left), .transport(let right)): return left == right
-        case (.malformedResponse, .malformedResponse), (.invalidArgument, .invalidArgument): return true
+        case (.malformedResponse, .malformedResponse), (.invalidArgument, .invalidArgument), (.objectCorrupt, .objectCorrupt): return true
         default: return false
         }
     }
@@ -56,6 +60,7 @@ public struct JetStreamError: Error, Hashable, CustomStringConvertible {
         case .transport(let error): hasher.combine(error)
         case .malformedResponse: hasher.combine(-1)
         case .invalidArgument: hasher.combine(-2)
+        case .objectCorrupt: hasher.combine(-3)
         }
     }
 
@@ -65,6 +70,7 @@ public struct JetStreamError: Error, Hashable, CustomStringConvertible {
         case .transport(let error): return "JetStream request failed: \(error)"
         case .malformedResponse(let detail): return "JetStream answer unreadable: \(detail)"
         case .invalidArgument(let detail): return "JetStream invalid argument: \(detail)"
+        case .objectCorrupt(let detail): return "object corrupt: \(detail)"
         }
     }
 }
