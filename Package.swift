@@ -189,7 +189,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NATSClientTests",
-            dependencies: ["NATSClient", "NATSTesting", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["NATSClient", "NATSTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: strictness
         ),
         .testTarget(

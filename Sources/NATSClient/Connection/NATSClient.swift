@@ -14,6 +14,14 @@ public actor NATSClient {
         var continuation: AsyncStream<NATSMessage>.Continuation?
     }
 
+    /// A flush waiting for its PONG; the continuation is nil once it timed out (the PONG still
+    /// comes and must be matched to this PING, not the next).
+    private struct PendingPing {
+        var id: Int
+        var continuation: CheckedContinuation<Result<Void, NATSError>, Never>?
+        var timer: Task<Void, Never>?
+    }
+
     private struct PendingRequest {
         var continuation: CheckedContinuation<Result<NATSMessage, NATSError>, Never>
         var timer: Task<Void, Never>
@@ -33,7 +41,7 @@ public actor NATSClient {
 
     private var subscriptions: [UInt64: Subscription] = [:]
     private var nextSID: UInt64 = 1
-    private var pongWaiters: [(id: Int, continuation: CheckedContinuation<Result<Void, NATSError>, Never>?)] = []
+    private var pongWaiters: [PendingPing] = []
     private var nextPingID = 0
     private let inboxPrefix: String
     private var inboxSID: UInt64?
@@ -148,11 +156,11 @@ public actor NATSClient {
         nextPingID += 1
         let id = nextPingID
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, NATSError>, Never>) in
-            pongWaiters.append((id, continuation))
-            Task { [weak self] in
+            let timer = Task { [weak self] in
                 try? await Task.sleep(for: timeout)
                 await self?.expirePing(id)
             }
+            pongWaiters.append(PendingPing(id: id, continuation: continuation, timer: timer))
         }
         try result.get()
     }
@@ -224,7 +232,10 @@ public actor NATSClient {
     private func failPongWaiters(_ error: NATSError) {
         let waiters = pongWaiters
         pongWaiters = []
-        for waiter in waiters { waiter.continuation?.resume(returning: .failure(error)) }
+        for waiter in waiters {
+            waiter.timer?.cancel()
+            waiter.continuation?.resume(returning: .failure(error))
+        }
     }
 
     private func removeListener(_ id: Int) {
@@ -314,7 +325,9 @@ public actor NATSClient {
             if phase == .handshaking {
                 completeHandshake()
             } else if !pongWaiters.isEmpty {
-                pongWaiters.removeFirst().continuation?.resume(returning: .success(()))
+                let waiter = pongWaiters.removeFirst()
+                waiter.timer?.cancel()
+                waiter.continuation?.resume(returning: .success(()))
             }
         case .success(.err(let text)):
             lastError = .serverError(text)
