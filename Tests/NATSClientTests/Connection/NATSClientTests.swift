@@ -140,4 +140,17 @@ import Testing
             await #expect(throws: NATSError.closed()) { try await client.publish("x") }
         }
     }
+
+    @Test func drainDeliversWhatWasSentThenEnds() async throws {
+        try await withNATSServer { server in
+            let client = try await NATSClient.connect([server.url])
+            let subscription = try await client.subscribe("d")
+            for index in 0..<3 { try await client.publish("d", payload: [UInt8(index)]) }
+            try await client.flush()
+            await client.drain()
+            var payloads: [[UInt8]] = []
+            for await message in subscription { payloads.append(message.payload) }
+            #expect(payloads == [[0], [1], [2]])
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import NATSClient
 import NATSTesting
 import Testing
@@ -127,5 +128,38 @@ import Testing
             await publisherClient.close()
             await readerClient.close()
         }
+    }
+
+    @Test func orderedConsumerRecreatesALostConsumerWithoutGapsOrDuplicates() async throws {
+        try await withNATSServer { server in
+            let client = try await NATSClient.connect([server.url])
+            let js = JetStream(client: client)
+            var config = StreamConfig(name: "LOSS", subjects: ["loss"])
+            config.storage = .memory
+            _ = try await js.createStream(config)
+            for index in 0..<50 { _ = try await js.publish("loss", payload: [UInt8(index)]) }
+            let consumer = try await js.orderedConsumer(stream: "LOSS", heartbeat: .milliseconds(200))
+            var iterator = consumer.makeAsyncIterator()
+            var seen: [UInt64] = []
+            while seen.count < 50, let message = await iterator.next() { seen.append(message.streamSequence) }
+            // Delete every consumer of the stream behind the reader's back.
+            let names = try await client.request("$JS.API.CONSUMER.NAMES.LOSS", timeout: .seconds(2))
+            let listed = try JSONDecoder().decode(ConsumerNames.self, from: Data(names.payload)).consumers
+            #expect(!listed.isEmpty)
+            for name in listed { _ = try await client.request("$JS.API.CONSUMER.DELETE.LOSS.\(name)", timeout: .seconds(2)) }
+            for index in 50..<100 { _ = try await js.publish("loss", payload: [UInt8(index)]) }
+            while seen.count < 100, let message = await iterator.next() {
+                #expect(message.payload == [UInt8(message.streamSequence - 1)])
+                seen.append(message.streamSequence)
+            }
+            #expect(seen == Array(1...100))
+            #expect(await consumer.consumersCreated >= 2)
+            await consumer.stop()
+            await client.close()
+        }
+    }
+
+    private struct ConsumerNames: Decodable {
+        var consumers: [String]
     }
 }
