@@ -113,9 +113,11 @@ actor OrderedConsumerEngine {
             return true
         }
         guard let reply = message.reply, let metadata = AckMetadata(replySubject: reply) else { return false }
-        guard metadata.consumerSequence == consumerSequence + 1 else { return false }
+        // Sequences come from the server: compare without arithmetic that could overflow.
+        guard metadata.consumerSequence > consumerSequence, metadata.consumerSequence - consumerSequence == 1 else { return false }
         consumerSequence = metadata.consumerSequence
         guard metadata.streamSequence >= nextStreamSequence else { return true }
+        guard metadata.streamSequence < UInt64.max else { return false }
         nextStreamSequence = metadata.streamSequence + 1
         output.yield(JetStreamMessage(subject: message.subject, streamSequence: metadata.streamSequence, headers: message.headers, payload: message.payload, pending: metadata.pending))
         return true

@@ -84,7 +84,9 @@ public struct KeyValue: Sendable {
         if let latest = try await entry(key) {
             start = latest.revision
         } else {
-            start = try await jetStream.streamInfo(streamName).state.lastSequence + 1
+            let last = try await jetStream.streamInfo(streamName).state.lastSequence
+            guard last < UInt64.max else { throw .malformedResponse("last sequence \(last)") }
+            start = last + 1
         }
         let consumer = try await jetStream.orderedConsumer(stream: streamName, startSequence: start, filterSubject: keySubject, heartbeat: heartbeat)
         return KeyValueWatch(bucket: bucket, key: key, consumer: consumer)
