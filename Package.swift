@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "KindlingProtocol", targets: ["KindlingProtocol"]),
         .library(name: "KindlingServer", targets: ["KindlingServer"]),
         .library(name: "KindlingClient", targets: ["KindlingClient"]),
+        .library(name: "NATSClient", targets: ["NATSClient"]),
+        .library(name: "NATSTesting", targets: ["NATSTesting"]),
         .executable(name: "kindling", targets: ["kindling"]),
         .executable(name: "kindling-bench", targets: ["kindling-bench"]),
     ],
@@ -119,6 +121,18 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
+        .target(
+            name: "NATSClient",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictness
+        ),
+        .target(
+            name: "NATSTesting",
+            swiftSettings: strictness
+        ),
         .executableTarget(
             name: "kindling",
             dependencies: [
@@ -171,6 +185,11 @@ let package = Package(
         .testTarget(
             name: "KindlingCoreTests",
             dependencies: ["KindlingCore"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "NATSClientTests",
+            dependencies: ["NATSClient", "NATSTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: strictness
         ),
         .testTarget(

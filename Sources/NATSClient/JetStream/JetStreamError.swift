@@ -1,0 +1,76 @@
+/// Why a JetStream call failed: the API refused it (`apiError` says why, e.g. a fenced publish),
+/// the request never got an answer (`natsError`: timeout, no responders, not connected), or the
+/// answer could not be read. Fencing is thus told apart from "try again".
+public struct JetStreamError: Error, Hashable, CustomStringConvertible {
+    private enum Base: Hashable {
+        case api(JetStreamAPIError)
+        case transport(NATSError)
+        case malformedResponse(String)
+        case invalidArgument(String)
+        case objectCorrupt(String)
+    }
+
+    private let base: Base
+
+    private init(_ base: Base) {
+        self.base = base
+    }
+
+    /// The JetStream API refused the request.
+    public static func api(_ error: JetStreamAPIError) -> Self { Self(.api(error)) }
+    /// The request failed below JetStream (timeout, no responders, disconnected, closed).
+    public static func transport(_ error: NATSError) -> Self { Self(.transport(error)) }
+    /// The answer was not the JSON (or header block) expected.
+    public static func malformedResponse(_ detail: String) -> Self { Self(.malformedResponse(detail)) }
+    /// An argument the API cannot take (a bad name or key).
+    public static func invalidArgument(_ detail: String) -> Self { Self(.invalidArgument(detail)) }
+
+    /// An object read back does not match its recorded size or digest.
+    public static func objectCorrupt(_ detail: String) -> Self { Self(.objectCorrupt(detail)) }
+
+    /// The API error, when the server refused.
+    public var apiError: JetStreamAPIError? {
+        if case .api(let error) = base { return error }
+        return nil
+    }
+
+    /// The transport error, when there was no usable answer.
+    public var natsError: NATSError? {
+        if case .transport(let error) = base { return error }
+        return nil
+    }
+
+    /// Whether this is the refusal of a publish whose expected last sequence was stale (10071):
+    /// the writer has been fenced and must not retry blindly.
+    public var isWrongLastSequence: Bool { apiError?.errCode == JetStreamAPIError.wrongLastSequence }
+
+    /// Errors compare by kind, API errors also by err_code; details are for people.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs.base, rhs.base) {
+        case (.api(let left), .api(let right)): return left.errCode == right.errCode
+        case (.transport(let left), .transport(let right)): return left == right
+        case (.malformedResponse, .malformedResponse), (.invalidArgument, .invalidArgument), (.objectCorrupt, .objectCorrupt): return true
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch base {
+        case .api(let error): hasher.combine(error.errCode)
+        case .transport(let error): hasher.combine(error)
+        case .malformedResponse: hasher.combine(-1)
+        case .invalidArgument: hasher.combine(-2)
+        case .objectCorrupt: hasher.combine(-3)
+        }
+    }
+
+    public var description: String {
+        switch base {
+        case .api(let error): return error.description
+        case .transport(let error): return "JetStream request failed: \(error)"
+        case .malformedResponse(let detail): return "JetStream answer unreadable: \(detail)"
+        case .invalidArgument(let detail): return "JetStream invalid argument: \(detail)"
+        case .objectCorrupt(let detail): return "object corrupt: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// A three-server (by default) JetStream cluster on loopback with file storage in one temp
+/// directory, routes between every pair, ready when each server reports healthy (meta leader known).
+public final class NATSTestCluster: Sendable {
+    /// The servers, in the order of their names n1, n2, n3.
+    public let servers: [NATSTestServer]
+    private let directory: URL
+
+    private init(servers: [NATSTestServer], directory: URL) {
+        self.servers = servers
+        self.directory = directory
+    }
+
+    /// Every client URL, for a client that should fail over.
+    public var urls: [String] { servers.map(\.url) }
+
+    /// The server with this name (as JetStream reports leaders), if any.
+    public func server(named name: String) -> NATSTestServer? {
+        servers.first { $0.name == name }
+    }
+
+    /// Starts the cluster and waits until every server is healthy.
+    public static func start(size: Int = 3) async throws(NATSTestingError) -> NATSTestCluster {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nats-cluster-\(UUID().uuidString)")
+        let clusterName = "test-\(UUID().uuidString.prefix(8))"
+        var clusterPorts: [Int] = []
+        for _ in 0..<size { clusterPorts.append(try LoopbackPorts.free()) }
+        var servers: [NATSTestServer] = []
+        for index in 0..<size {
+            let name = "n\(index + 1)"
+            let routes = clusterPorts.enumerated().filter { $0.offset != index }.map(\.element)
+            servers.append(
+                try NATSTestServer(name: name, directory: directory.appendingPathComponent(name), clusterName: clusterName, clusterPort: clusterPorts[index], routePorts: routes, port: LoopbackPorts.free(), monitorPort: LoopbackPorts.free()))
+        }
+        let cluster = NATSTestCluster(servers: servers, directory: directory)
+        do {
+            for server in servers { try server.launch() }
+            for server in servers { try await server.waitUntilHealthy(timeout: .seconds(30)) }
+        } catch {
+            cluster.shutdown()
+            throw error
+        }
+        return cluster
+    }
+
+    /// Stops every server and removes the directory.
+    public func shutdown() {
+        for server in servers { server.stop() }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// One real `nats-server` process for tests, on its own free loopback ports with its own storage
+/// directory. It can be killed with SIGKILL and restarted on the same ports and storage, which is
+/// how reconnect and failover are tested.
+public final class NATSTestServer: @unchecked Sendable {
+    /// The server name (JetStream cluster info names leaders by it).
+    public let name: String
+    /// The client port.
+    public let port: Int
+    /// The HTTP monitoring port (used to wait for health).
+    public let monitorPort: Int
+    /// The route port when part of a cluster.
+    public let clusterPort: Int?
+    /// The directory with this server's config, log and JetStream storage.
+    public let directory: URL
+    private let executable: URL
+    private let lock = NSLock()
+    private var process: Process?
+
+    /// The URL clients connect to.
+    public var url: String { "nats://127.0.0.1:\(port)" }
+    /// The server's log file, for diagnosing a failed test.
+    public var logFile: URL { directory.appendingPathComponent("server.log") }
+
+    init(name: String, directory: URL, clusterName: String?, clusterPort: Int?, routePorts: [Int], port: Int, monitorPort: Int) throws(NATSTestingError) {
+        self.name = name
+        self.port = port
+        self.monitorPort = monitorPort
+        self.clusterPort = clusterPort
+        self.directory = directory
+        self.executable = try Self.findExecutable()
+        var config = """
+            server_name: "\(name)"
+            listen: "127.0.0.1:\(port)"
+            http: "127.0.0.1:\(monitorPort)"
+            log_file: "\(directory.path)/server.log"
+            jetstream {
+              store_dir: "\(directory.path)/jetstream"
+              max_memory_store: 268435456
+              max_file_store: 1073741824
+            }
+
+            """
+        if let clusterName, let clusterPort {
+            let routes = routePorts.map { "\"nats-route://127.0.0.1:\($0)\"" }.joined(separator: ", ")
+            config += """
+                cluster {
+                  name: "\(clusterName)"
+                  listen: "127.0.0.1:\(clusterPort)"
+                  routes: [\(routes)]
+                }
+
+                """
+        }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try config.write(to: directory.appendingPathComponent("server.conf"), atomically: true, encoding: .utf8)
+        } catch {
+            throw NATSTestingError("cannot write the config in \(directory.path): \(error)")
+        }
+    }
+
+    /// Starts a single JetStream-enabled server in a fresh temp directory and waits until healthy.
+    public static func start() async throws(NATSTestingError) -> NATSTestServer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nats-test-\(UUID().uuidString)")
+        let server = try NATSTestServer(name: "solo", directory: directory, clusterName: nil, clusterPort: nil, routePorts: [], port: LoopbackPorts.free(), monitorPort: LoopbackPorts.free())
+        do {
+            try server.launch()
+            try await server.waitUntilHealthy(timeout: .seconds(15))
+        } catch {
+            server.stop()
+            server.removeFiles()
+            throw error
+        }
+        return server
+    }
+
+    /// Starts the process (again, after `kill`) with the same config, ports and storage.
+    public func launch() throws(NATSTestingError) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["-c", directory.appendingPathComponent("server.conf").path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw NATSTestingError("cannot run \(executable.path): \(error)")
+        }
+        lock.withLock { self.process = process }
+    }
+
+    /// Waits until /healthz answers 200, which on 2.9 also means JetStream is up and, in a cluster,
+    /// a meta leader is known.
+    public func waitUntilHealthy(timeout: Duration = .seconds(15)) async throws(NATSTestingError) {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if LoopbackPorts.httpStatus(port: monitorPort, path: "/healthz") == 200 { return }
+            guard isRunning else { throw NATSTestingError("\(name) exited early; log: \(log().suffix(2000))") }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        throw NATSTestingError("\(name) not healthy within \(timeout); log: \(log().suffix(2000))")
+    }
+
+    /// Whether the process is alive.
+    public var isRunning: Bool {
+        lock.withLock { process?.isRunning ?? false }
+    }
+
+    /// Kills the process with SIGKILL (no goodbye to clients or routes) and waits for it to exit.
+    public func kill() {
+        let process = lock.withLock { self.process }
+        guard let process, process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Stops the process with SIGTERM, or SIGKILL after two seconds.
+    public func stop() {
+        let process = lock.withLock { self.process }
+        guard let process, process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill() }
+    }
+
+    /// Stops the server and deletes its directory.
+    public func shutdown() {
+        stop()
+        removeFiles()
+    }
+
+    /// The server's log so far.
+    public func log() -> String {
+        (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+    }
+
+    func removeFiles() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private static func findExecutable() throws(NATSTestingError) -> URL {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let candidates = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/bin", "/usr/local/bin", "/usr/local/sbin"]
+        for directory in candidates {
+            let file = URL(fileURLWithPath: directory).appendingPathComponent("nats-server")
+            if FileManager.default.isExecutableFile(atPath: file.path) { return file }
+        }
+        throw NATSTestingError("nats-server is not installed (apt-get install nats-server)")
+    }
+}

@@ -1,0 +1,156 @@
+import NATSClient
+import NATSTesting
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct NATSClientTests {
+    @Test func publishesAndSubscribes() async throws {
+        try await withNATSServer { server in
+            let client = try await NATSClient.connect([server.url])
+            let subscription = try await client.subscribe("greet.*")
+            try await client.flush()
+            for index in 0..<3 { try await client.publish("greet.\(index)", payload: Array("hi \(index)".utf8)) }
+            var received: [NATSMessage] = []
+            for await message in subscription {
+                received.append(message)
+                if received.count == 3 { break }
+            }
+            #expect(received.map(\.subject) == ["greet.0", "greet.1", "greet.2"])
+            #expect(received.map(\.payload) == (0..<3).map { Array("hi \($0)".utf8) })
+            await client.close()
+        }
+    }
+
+    @Test func headersRoundTripByteForByte() async throws {
+        try await withNATSServer { server in
+            let client = try await NATSClient.connect([server.url])
+            let subscription = try await client.subscribe("h")
+            try await client.flush()
+            let headers = NATSHeaders([("Nats-Msg-Id", "abc"), ("x-Mixed-Case", "Ünï: cödé"), ("x-Mixed-Case", "two"), ("Empty", "")])
+            let payload: [UInt8] = [0, 13, 10, 255, 32]
+            try await client.publish("h", payload: payload, headers: headers)
+            var iterator = subscription.makeAsyncIterator()
+            let message = try #require(await iterator.next())
+            #expect(message.headers == headers)
+            #expect(message.payload == payload)
+            await client.close()
+        }
+    }
+
+    @Test func requestReplyAndNoResponders() async throws {
+        try await withNATSServer { server in
+            let responder = try await NATSClient.connect([server.url])
+            let requester = try await NATSClient.connect([server.url])
+            let service = try await responder.subscribe("echo", queue: "workers")
+            try await responder.flush()
+            let serving = Task {
+                for await message in service {
+                    guard let reply = message.reply else { continue }
+                    try await responder.publish(reply, payload: message.payload.reversed())
+                }
+            }
+            async let first = requester.request("echo", payload: [1, 2, 3])
+            async let second = requester.request("echo", payload: [4, 5])
+            #expect(try await first.payload == [3, 2, 1])
+            #expect(try await second.payload == [5, 4])
+            await #expect(throws: NATSError.noResponders()) { try await requester.request("nobody.home", timeout: .seconds(5)) }
+            serving.cancel()
+            await responder.close()
+            await requester.close()
+        }
+    }
+
+    @Test func bigPayloadNearTheLimitAndOneOverIt() async throws {
+        try await withNATSServer { server in
+            let client = try await NATSClient.connect([server.url])
+            let limit = await client.maxPayload
+            let subscription = try await client.subscribe("big")
+            try await client.flush()
+            let payload = (0..<(limit - 100)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            try await client.publish("big", payload: payload, headers: NATSHeaders([("K", "v")]))
+            var iterator = subscription.makeAsyncIterator()
+            let message = try #require(await iterator.next())
+            #expect(message.payload == payload)
+            await #expect(throws: NATSError.maxPayloadExceeded()) { try await client.publish("big", payload: [UInt8](repeating: 1, count: limit + 1)) }
+            try await client.flush()
+            await client.close()
+        }
+    }
+
+    @Test func reconnectsToARestartedServerAndResubscribes() async throws {
+        try await withNATSServer { server in
+            let client = try await NATSClient.connect(testOptions([server.url]))
+            let events = await client.connectionEvents()
+            let subscription = try await client.subscribe("after.restart")
+            try await client.flush()
+            server.kill()
+            try server.launch()
+            try await server.waitUntilHealthy()
+            var iterator = events.makeAsyncIterator()
+            #expect(await iterator.next() == .disconnected)
+            guard case .reconnected = await iterator.next() else {
+                Issue.record("no reconnect")
+                return
+            }
+            let publisher = try await NATSClient.connect([server.url])
+            try await publisher.publish("after.restart", payload: [42])
+            var messages = subscription.makeAsyncIterator()
+            #expect(await messages.next()?.payload == [42])
+            await publisher.close()
+            await client.close()
+        }
+    }
+
+    @Test func failsOverToAnotherClusterServer() async throws {
+        try await withNATSCluster { cluster in
+            let client = try await NATSClient.connect(testOptions([cluster.servers[0].url]))
+            let subscription = try await client.subscribe("failover")
+            try await client.flush()
+            let events = await client.connectionEvents()
+            cluster.servers[0].kill()
+            var iterator = events.makeAsyncIterator()
+            #expect(await iterator.next() == .disconnected)
+            guard case .reconnected(let address) = await iterator.next() else {
+                Issue.record("no reconnect")
+                return
+            }
+            #expect(address.port != cluster.servers[0].port)
+            let publisher = try await NATSClient.connect([cluster.servers[2].url])
+            // Interest travels between servers asynchronously; publish until it arrives.
+            let publishing = Task {
+                while !Task.isCancelled {
+                    try? await publisher.publish("failover", payload: [7])
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            var messages = subscription.makeAsyncIterator()
+            #expect(await messages.next()?.payload == [7])
+            publishing.cancel()
+            await publisher.close()
+            await client.close()
+        }
+    }
+
+    @Test func closeFailsLaterCallsAndEndsSubscriptions() async throws {
+        try await withNATSServer { server in
+            let client = try await NATSClient.connect([server.url])
+            let subscription = try await client.subscribe("x")
+            await client.close()
+            var iterator = subscription.makeAsyncIterator()
+            #expect(await iterator.next() == nil)
+            await #expect(throws: NATSError.closed()) { try await client.publish("x") }
+        }
+    }
+
+    @Test func drainDeliversWhatWasSentThenEnds() async throws {
+        try await withNATSServer { server in
+            let client = try await NATSClient.connect([server.url])
+            let subscription = try await client.subscribe("d")
+            for index in 0..<3 { try await client.publish("d", payload: [UInt8(index)]) }
+            try await client.flush()
+            await client.drain()
+            var payloads: [[UInt8]] = []
+            for await message in subscription { payloads.append(message.payload) }
+            #expect(payloads == [[0], [1], [2]])
+        }
+    }
+}
