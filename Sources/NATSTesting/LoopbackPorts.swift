@@ -4,31 +4,39 @@ import Glibc
 import Darwin
 #endif
 
-/// Free loopback ports, found by binding port 0 and reading back what the kernel chose, so every
-/// test server gets its own and tests can run in parallel.
+/// Free loopback ports for test servers, so every test server gets its own and tests can run in
+/// parallel. They are drawn from below the kernel's ephemeral range (32768 and up on Linux), where
+/// the ports other tests' servers and clients get by binding port 0 come from: a port chosen
+/// here and released cannot be taken by one of those before the NATS server binds it.
 enum LoopbackPorts {
+    /// The range drawn from, below the ephemeral one.
+    static let range = 20_000..<32_000
+
     static func free() throws(NATSTestingError) -> Int {
+        for _ in 0..<200 {
+            let port = Int.random(in: range)
+            if isFree(port) { return port }
+        }
+        throw NATSTestingError("no free loopback port in \(range)")
+    }
+
+    /// True when `port` can be bound on 127.0.0.1 now.
+    private static func isFree(_ port: Int) -> Bool {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
-        guard fd >= 0 else { throw NATSTestingError("socket() failed") }
+        guard fd >= 0 else { return false }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0 else { throw NATSTestingError("bind() failed") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw NATSTestingError("getsockname() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return bound == 0
     }
 
     /// Sends `GET path` to a loopback HTTP port and returns the status code, nil when nothing answers.

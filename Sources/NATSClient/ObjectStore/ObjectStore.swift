@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Large values (snapshots) in a JetStream stream, split into chunks under one id and described by
@@ -23,13 +24,13 @@ public struct ObjectStore: Sendable {
         let previous = try await info(name)
         let nuid = NATSClient.randomToken()
         let chunkSubject = "$O.\(bucket).C.\(nuid)"
-        var digest = SHA256Digest()
+        var digest = SHA256()
         var chunks: UInt64 = 0
         var offset = 0
         while offset < bytes.count {
             let end = min(offset + chunkSize, bytes.count)
             let chunk = Array(bytes[offset..<end])
-            digest.update(chunk)
+            digest.update(data: chunk)
             do {
                 _ = try await jetStream.publish(chunkSubject, payload: chunk)
             } catch {
@@ -39,7 +40,7 @@ public struct ObjectStore: Sendable {
             chunks += 1
             offset = end
         }
-        let info = ObjectInfo(name: name, bucket: bucket, nuid: nuid, size: UInt64(bytes.count), chunks: chunks, digest: Self.digestString(digest.finalize()), modified: Self.now(), deleted: false)
+        let info = ObjectInfo(name: name, bucket: bucket, nuid: nuid, size: UInt64(bytes.count), chunks: chunks, digest: Self.digestString(Array(digest.finalize())), modified: Self.now(), deleted: false)
         try await writeMeta(info, subject: metaSubject)
         if let previous, !previous.nuid.isEmpty {
             try? await jetStream.purgeStream(streamName, subject: "$O.\(bucket).C.\(previous.nuid)")
@@ -52,7 +53,7 @@ public struct ObjectStore: Sendable {
     public func get(_ name: String) async throws(JetStreamError) -> [UInt8]? {
         guard let info = try await info(name), !info.deleted else { return nil }
         var bytes: [UInt8] = []
-        var digest = SHA256Digest()
+        var digest = SHA256()
         if info.chunks > 0 {
             let chunkSubject = "$O.\(bucket).C.\(info.nuid)"
             let last = try await jetStream.lastMessage(stream: streamName, subject: chunkSubject)
@@ -61,12 +62,12 @@ public struct ObjectStore: Sendable {
             for await chunk in consumer {
                 guard UInt64(bytes.count + chunk.payload.count) <= info.size else { break }
                 bytes += chunk.payload
-                digest.update(chunk.payload)
+                digest.update(data: chunk.payload)
                 if chunk.streamSequence >= last.sequence { break }
             }
             await consumer.stop()
         }
-        guard UInt64(bytes.count) == info.size, Self.digestString(digest.finalize()) == info.digest else {
+        guard UInt64(bytes.count) == info.size, Self.digestString(Array(digest.finalize())) == info.digest else {
             throw .objectCorrupt("\(name): read \(bytes.count) of \(info.size) bytes or digest mismatch")
         }
         return bytes

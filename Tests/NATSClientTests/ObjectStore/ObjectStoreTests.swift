@@ -24,6 +24,10 @@ import Testing
             #expect(try await store.get("ns/1.snapshot") == nil)
             #expect(try await store.info("ns/1.snapshot")?.deleted == true)
             #expect(try await store.get("never") == nil)
+            // The digest other NATS clients check: SHA-256 of "abc" (FIPS 180-4), URL-safe base64.
+            let abc = try await store.put("abc", Array("abc".utf8))
+            #expect(abc.digest == "SHA-256=ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0=")
+            #expect(try await store.get("abc") == Array("abc".utf8))
             await client.close()
         }
     }
