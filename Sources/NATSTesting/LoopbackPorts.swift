@@ -22,25 +22,12 @@ enum LoopbackPorts {
 
     /// True when `port` can be bound on 127.0.0.1 now.
     private static func isFree(_ port: Int) -> Bool {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        return bound == 0
+        withSocket(port: port) { fd, address, length in bind(fd, address, length) == 0 } ?? false
     }
 
-    /// Sends `GET path` to a loopback HTTP port and returns the status code, nil when nothing answers.
-    static func httpStatus(port: Int, path: String) -> Int? {
+    /// Runs `body` with a new TCP socket and the address 127.0.0.1:`port`, closing the socket
+    /// after; nil when no socket could be made.
+    private static func withSocket<Result>(port: Int, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result? {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -48,16 +35,27 @@ enum LoopbackPorts {
         #endif
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { return nil }
+    }
+
+    /// Sends `GET path` to a loopback HTTP port and returns the status code, nil when nothing answers.
+    static func httpStatus(port: Int, path: String) -> Int? {
+        withSocket(port: port) { fd, address, length -> Int? in
+            var timeout = timeval(tv_sec: 1, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            guard connect(fd, address, length) == 0 else { return nil }
+            return exchange(fd, path: path)
+        } ?? nil
+    }
+
+    /// Sends the request on a connected socket and reads the status code of the answer.
+    private static func exchange(_ fd: Int32, path: String) -> Int? {
         let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
         guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else { return nil }
         var response: [UInt8] = []
