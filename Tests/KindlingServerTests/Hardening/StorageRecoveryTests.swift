@@ -26,7 +26,7 @@ struct StorageRecoveryTests {
         let segment = try #require(StorageLayout.segments(in: folder).last)
         let logBytes = try #require(FileManager.default.attributesOfItem(atPath: segment.path)[.size] as? Int)
         // The log may not grow any more; a (compressed, much smaller) snapshot still fits.
-        try await DiskFullTests.limitFileSize(of: server.pid, to: logBytes)
+        try await server.limitFileSize(to: logBytes)
         let held = Task { try await writer.request("p", Self.put("/during", .number(1)), timeout: .seconds(60)) }
         #expect(try await server.waitForLog(containing: "writes to the log are failing"))
         let other = try await TestClient.connect(port: server.port, namespace: "disk")

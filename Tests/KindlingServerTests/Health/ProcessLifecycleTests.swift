@@ -23,7 +23,7 @@ struct ProcessLifecycleTests {
         #expect(DiskFullTests.status(try await writer.request("p", DiskFullTests.put("/before", 1))) == "ok")
 
         // The technique of DiskFullTests: a file-size limit below the log's size fails its next append.
-        try await DiskFullTests.limitFileSize(of: server.pid, to: 1)
+        try await server.limitFileSize(to: 1)
         let waiting = Task { DiskFullTests.status(try await writer.request("p", DiskFullTests.put("/during", 2), timeout: .seconds(60))) }
         #expect(try await server.waitForLog(containing: "writes to the log are failing"))
         let refused = try await Self.readiness(server.port)
@@ -32,7 +32,7 @@ struct ProcessLifecycleTests {
         // Still alive meanwhile.
         #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/.health").status == 200)
 
-        try await DiskFullTests.limitFileSize(of: server.pid, to: nil)
+        try await server.limitFileSize(to: nil)
         #expect(try await waiting.value == "ok")
         var status = 0
         let deadline = ContinuousClock.now + .seconds(10)
@@ -81,7 +81,7 @@ struct ProcessLifecycleTests {
         let server = try await ServerProcess.start(dataDirectory: directory, arguments: ["--drain-seconds", "2"])
         let writer = try await TestClient.connect(port: server.port, namespace: "full")
         #expect(DiskFullTests.status(try await writer.request("p", DiskFullTests.put("/before", 1))) == "ok")
-        try await DiskFullTests.limitFileSize(of: server.pid, to: 1)
+        try await server.limitFileSize(to: 1)
         let number = try await writer.sendRequest("p", DiskFullTests.put("/during", 2))
         #expect(try await server.waitForLog(containing: "writes to the log are failing"))
 

@@ -10,20 +10,6 @@ import Testing
 /// the size of its log (so its next append fails as on a full disk), then the limit is lifted.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct DiskFullTests {
-    /// Sets the largest file the process may write to `bytes` (nil lifts the limit), with
-    /// util-linux's `prlimit`.
-    static func limitFileSize(of pid: Int32, to bytes: Int?) async throws {
-        let status = try await offPool {
-            let tool = Process()
-            tool.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-            tool.arguments = ["--pid", "\(pid)", "--fsize=\(bytes.map(String.init) ?? "unlimited"):unlimited"]
-            try tool.run()
-            tool.waitUntilExit()
-            return tool.terminationStatus
-        }
-        #expect(status == 0, "prlimit failed")
-    }
-
     static func put(_ path: String, _ value: Int) -> JSONValue {
         .object([JSONMember("p", .string(path)), JSONMember("d", .number(Double(value)))])
     }
@@ -37,7 +23,7 @@ struct DiskFullTests {
         let writer = try await TestClient.connect(port: server.port, namespace: "full")
         #expect(Self.status(try await writer.request("p", Self.put("/before", 1))) == "ok")
 
-        try await Self.limitFileSize(of: server.pid, to: 1)
+        try await server.limitFileSize(to: 1)
         // This write is applied in memory but its log record cannot be written: it must wait.
         let acknowledged = Atomic<Bool>(false)
         let waiting = Task {
@@ -56,7 +42,7 @@ struct DiskFullTests {
         #expect(!acknowledgedEarly, "a write was acknowledged before it was durable")
 
         // Space returns: the held write is logged and acknowledged, and writes are taken again.
-        try await Self.limitFileSize(of: server.pid, to: nil)
+        try await server.limitFileSize(to: nil)
         #expect(try await waiting.value == "ok")
         #expect(Self.status(try await other.request("p", Self.put("/after", 4))) == "ok")
         await writer.abort()
@@ -85,7 +71,7 @@ struct DiskFullTests {
         let port = server.port
         let before = try await TestHTTPConnection.request(port: port, "PUT", "/v.json?ns=held", body: "1")
         #expect(before.status == 200)
-        try await Self.limitFileSize(of: server.pid, to: 1)
+        try await server.limitFileSize(to: 1)
         let writer = Task { try await TestHTTPConnection.request(port: port, "PUT", "/v.json?ns=held", body: "2", timeout: .seconds(60)) }
         #expect(try await server.waitForLog(containing: "writes to the log are failing"))
         let answered = Atomic<Bool>(false)
@@ -97,7 +83,7 @@ struct DiskFullTests {
         try await Task.sleep(for: .milliseconds(1500))
         let answeredEarly = answered.load(ordering: .sequentiallyConsistent)
         #expect(!answeredEarly, "a read answered with a write that was not durable")
-        try await Self.limitFileSize(of: server.pid, to: nil)
+        try await server.limitFileSize(to: nil)
         #expect(try await writer.value.status == 200)
         let read = try await reader.value
         #expect(read.status == 200 && read.text == "2")

@@ -1,6 +1,7 @@
 import Foundation
 import KindlingTesting
 import Synchronization
+import Testing
 
 /// The real `kindling serve` process on a free port, for the tests that kill it, limit it or
 /// signal it.
@@ -10,6 +11,9 @@ final class ServerProcess: @unchecked Sendable {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         return bundle.appendingPathComponent("kindling").path
     }
+
+    /// util-linux's `prlimit`, which sets a process's resource limits at its start or later.
+    static let prlimit = URL(fileURLWithPath: "/usr/bin/prlimit")
 
     let process = Process()
     let port: Int
@@ -22,7 +26,7 @@ final class ServerProcess: @unchecked Sendable {
     init(dataDirectory: String, arguments: [String] = [], descriptorLimit: Int? = nil, softLimitOnly: Bool = false) throws {
         let serve = ["serve", "--port", "0", "--data-dir", dataDirectory, "--log-level", "error"] + arguments
         if let descriptorLimit {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.executableURL = ServerProcess.prlimit
             let hard = softLimitOnly ? "" : "\(descriptorLimit)"
             process.arguments = ["--nofile=\(descriptorLimit):\(hard)", "--", ServerProcess.binary] + serve
         } else {
@@ -77,6 +81,21 @@ final class ServerProcess: @unchecked Sendable {
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Sets the largest file the server may write to `bytes` (nil lifts the limit): its next
+    /// append past it fails, as on a full disk.
+    func limitFileSize(to bytes: Int?) async throws {
+        let pid = self.pid
+        let status = try await offPool {
+            let tool = Process()
+            tool.executableURL = ServerProcess.prlimit
+            tool.arguments = ["--pid", "\(pid)", "--fsize=\(bytes.map(String.init) ?? "unlimited"):unlimited"]
+            try tool.run()
+            tool.waitUntilExit()
+            return tool.terminationStatus
+        }
+        #expect(status == 0, "prlimit failed")
     }
 
     func kill() {
