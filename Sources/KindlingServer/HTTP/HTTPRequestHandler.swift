@@ -282,7 +282,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             send(HTTPResponse(.ok, body: Array(JSONWriter.string(names).utf8)), keepAlive: keepAlive, context: context)
         case .metrics:
             guard request.method == .get else { return refuse(.methodNotAllowed, "Use GET") }
-            if let refusal = MetricsAccess.refusal(remote: context.channel.remoteAddress, auth: auth) {
+            if let refusal = MetricsAccess.refusal(remote: context.channel.remoteAddress, relayed: request.isRelayed, auth: auth) {
                 return refuse(HTTPResponseStatus(statusCode: refusal.status), refusal.message)
             }
             // Measuring the namespaces' sizes walks their data: on a worker thread.

@@ -31,6 +31,8 @@ struct RESTRequest: Sendable {
     var ifNoneMatch: String?
     /// `Accept: text/event-stream` on a GET.
     var isEventStream: Bool
+    /// A reverse proxy relayed the request for someone else (see `MetricsAccess.proxyHeaders`).
+    var isRelayed: Bool
     /// The credential the request carries and how it came (verified by the handler), if any.
     var credential: (token: String, kind: CredentialKind)?
     /// `auth_variable_override`: the identity an admin caller acts as (an object, or null for
@@ -73,6 +75,7 @@ struct RESTRequest: Sendable {
         ifMatch = head.headers.first(name: "if-match").map(ETag.normalize)
         ifNoneMatch = head.headers.first(name: "if-none-match").map(ETag.normalize)
         isEventStream = method == .get && head.headers["accept"].contains { $0.lowercased().contains("text/event-stream") }
+        isRelayed = MetricsAccess.proxyHeaders.contains { head.headers.contains(name: $0) }
         credential = RESTRequest.credential(head, parameters)
         authOverride = try RESTRequest.authOverride(parameters)
         if ifMatch != nil, method == .post || method == .patch {

@@ -159,15 +159,33 @@ struct MetricsEndpointTests {
     @Test func onlyLoopbackOrAnAdminMayReadTheMetrics() throws {
         let remote = try SocketAddress(ipAddress: "10.1.2.3", port: 4000)
         let user = AuthState.overridden(by: .object([JSONMember("uid", .string("alice"))]))
-        #expect(MetricsAccess.refusal(remote: remote, auth: .anonymous)?.status == 401)
-        #expect(MetricsAccess.refusal(remote: remote, auth: user)?.status == 403)
-        #expect(MetricsAccess.refusal(remote: remote, auth: .admin) == nil)
-        #expect(MetricsAccess.refusal(remote: nil, auth: .anonymous)?.status == 401)
+        #expect(MetricsAccess.refusal(remote: remote, relayed: false, auth: .anonymous)?.status == 401)
+        #expect(MetricsAccess.refusal(remote: remote, relayed: false, auth: user)?.status == 403)
+        #expect(MetricsAccess.refusal(remote: remote, relayed: false, auth: .admin) == nil)
+        #expect(MetricsAccess.refusal(remote: nil, relayed: false, auth: .anonymous)?.status == 401)
         for loopback in ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"] {
-            #expect(MetricsAccess.refusal(remote: try SocketAddress(ipAddress: loopback, port: 1), auth: .anonymous) == nil, "\(loopback)")
+            #expect(MetricsAccess.refusal(remote: try SocketAddress(ipAddress: loopback, port: 1), relayed: false, auth: .anonymous) == nil, "\(loopback)")
+            // Through a proxy on the same machine: the caller is whoever the proxy serves.
+            #expect(MetricsAccess.refusal(remote: try SocketAddress(ipAddress: loopback, port: 1), relayed: true, auth: .anonymous)?.status == 401)
+            #expect(MetricsAccess.refusal(remote: try SocketAddress(ipAddress: loopback, port: 1), relayed: true, auth: .admin) == nil)
         }
         for outside in ["128.0.0.1", "::2", "::ffff:10.0.0.1", "fe80::1"] {
             #expect(MetricsAccess.isLoopback(try SocketAddress(ipAddress: outside, port: 1)) == false, "\(outside)")
+        }
+    }
+
+    @Test func aRequestRelayedByAProxyOnLoopbackNeedsTheAdmin() async throws {
+        try await KindlingServer.run(ServerConfiguration(port: 0)) { server in
+            let direct = try await TestHTTPConnection.request(port: server.port, "GET", "/.metrics")
+            #expect(direct.status == 200)
+            for header in ["X-Forwarded-For", "Forwarded", "X-Real-IP"] {
+                let value = header == "Forwarded" ? "for=203.0.113.9" : "203.0.113.9"
+                let relayed = try await TestHTTPConnection.request(port: server.port, "GET", "/.metrics", headers: [(header, value)])
+                #expect(relayed.status == 401, "\(header)")
+            }
+            let admin = try await TestHTTPConnection.request(
+                port: server.port, "GET", "/.metrics", headers: [("X-Forwarded-For", "203.0.113.9"), ("Authorization", "Bearer owner")])
+            #expect(admin.status == 200)
         }
     }
 
