@@ -4,10 +4,34 @@
 /// zero stays `-0` so that a value read back hashes the same. Non-ASCII text is written as raw
 /// UTF-8; only `"`, `\` and control characters are escaped.
 public struct JSONWriter {
-    /// The bytes written so far.
+    /// The bytes written so far (since the last spill, for a counting writer).
     public var bytes: [UInt8] = []
+    /// For a counting writer: how many bytes may gather before they are counted and dropped.
+    private let spillAbove: Int?
+    /// Bytes counted and dropped so far.
+    private var spilled = 0
 
-    public init() {}
+    public init() {
+        spillAbove = nil
+    }
+
+    /// A writer that only measures: bytes are counted and dropped whenever more than
+    /// `spillAbove` gather (at a child's end), so measuring a large tree takes no more memory
+    /// than that plus its largest leaf.
+    public init(countingOnly spillAbove: Int) {
+        self.spillAbove = spillAbove
+    }
+
+    /// Every byte written, the spilled ones included.
+    public var count: Int { spilled + bytes.count }
+
+    /// For a counting writer: counts and drops the bytes gathered when there are more than its
+    /// limit. Called between children, where nothing written is still to be patched.
+    public mutating func spillIfFull() {
+        guard let spillAbove, bytes.count > spillAbove else { return }
+        spilled += bytes.count
+        bytes.removeAll(keepingCapacity: true)
+    }
 
     /// Writes a whole value.
     public mutating func write(_ value: JSONValue) {

@@ -63,6 +63,7 @@ extension Node {
                 }
                 if next > 0 { writer.writeRaw(",".utf8) }
                 child.write(to: &writer, format: format)
+                writer.spillIfFull()
                 next += 1
             }
             assert(next == length)
@@ -77,6 +78,7 @@ extension Node {
             writer.write(key.string)
             writer.writeRaw(":".utf8)
             child.write(to: &writer, format: format)
+            writer.spillIfFull()
         }
         if format == .export, let priority {
             writer.writeRaw(",\".priority\":".utf8)

@@ -34,9 +34,10 @@ final class NamespaceSizeGauges: Sendable {
             if let previous = known[name], previous.version == version {
                 sizes[name] = previous
             } else {
-                var writer = JSONWriter()
+                // Counted, not kept: a large namespace's JSON never sits in memory whole.
+                var writer = JSONWriter(countingOnly: 64 * 1024)
                 root.write(to: &writer)
-                sizes[name] = (version, writer.bytes.count)
+                sizes[name] = (version, writer.count)
             }
         }
         let top = sizes.sorted { $0.value.bytes != $1.value.bytes ? $0.value.bytes > $1.value.bytes : $0.key < $1.key }.prefix(limit)
