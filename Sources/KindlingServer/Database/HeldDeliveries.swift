@@ -43,7 +43,8 @@ final class HeldDeliveries: Sendable {
             var released = PreparedDispatch()
             var then: [@Sendable () -> Void] = []
             while let first = held.first, first.sequence <= sequence {
-                released.append(first.delivery)
+                // The first is taken whole (a fan-out's thousands of deliveries are not copied).
+                if released.messages == 0 { released = first.delivery } else { released.append(first.delivery) }
                 if let next = first.then { then.append(next) }
                 held.removeFirst()
             }

@@ -5,7 +5,12 @@ struct LoopBatches: Sendable {
     private var batches: [(outbox: EventLoopOutbox, deliveries: [(ConnectionOutbound, [ByteBuffer])])] = []
 
     mutating func add(_ outbound: ConnectionOutbound, _ frames: [ByteBuffer]) {
-        add(outbound.outbox, [(outbound, frames)])
+        // Per recipient of a fan-out: appended in place, no array made for the one delivery.
+        if let index = index(of: outbound.outbox) {
+            batches[index].deliveries.append((outbound, frames))
+        } else {
+            batches.append((outbound.outbox, [(outbound, frames)]))
+        }
     }
 
     /// Appends `later`'s deliveries after these, loop by loop.
@@ -14,12 +19,13 @@ struct LoopBatches: Sendable {
     }
 
     private mutating func add(_ outbox: EventLoopOutbox, _ deliveries: [(ConnectionOutbound, [ByteBuffer])]) {
-        // A server has a handful of event loops: a linear search beats hashing.
-        if let index = batches.firstIndex(where: { $0.outbox === outbox }) {
-            batches[index].deliveries.append(contentsOf: deliveries)
-        } else {
-            batches.append((outbox, deliveries))
-        }
+        guard let index = index(of: outbox) else { return batches.append((outbox, deliveries)) }
+        batches[index].deliveries.append(contentsOf: deliveries)
+    }
+
+    /// A server has a handful of event loops: a linear search beats hashing.
+    private func index(of outbox: EventLoopOutbox) -> Int? {
+        batches.firstIndex { $0.outbox === outbox }
     }
 
     /// Hands each loop its batch.

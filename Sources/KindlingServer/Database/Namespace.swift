@@ -467,20 +467,21 @@ final class Namespace: @unchecked Sendable {
         prepare(out).send(metrics: metrics)
     }
 
-    /// Resolves each output's recipients: for realtime connections its bytes split into frames
-    /// once and gathered per event loop, for event streams the bytes as they are (one buffer
-    /// shared by all). A connection's messages stay in order. Confined to `queue`.
+    /// Resolves each output's recipients, output by output, so each connection gets its
+    /// messages in order: for realtime connections the bytes split into frames once and
+    /// gathered per event loop, for event streams the bytes as they are (one buffer shared by
+    /// all). Confined to `queue`.
     private func prepare(_ out: [Outgoing]) -> PreparedDispatch {
         var delivery = PreparedDispatch()
-        if out.count == 1 {
-            // The common case, one message (a write fanned out): no per-connection merging.
-            let outgoing = out[0]
-            let frames = TextFrame.frames(outgoing.message)
+        for outgoing in out {
+            var frames: [ByteBuffer]?
             var chunk: ByteBuffer?
             for recipient in outgoing.recipients {
                 switch outbounds[recipient] {
                 case .webSocket(let outbound)?:
-                    delivery.add(outbound, frames, bytes: outgoing.message.count)
+                    let split = frames ?? TextFrame.frames(outgoing.message)
+                    frames = split
+                    delivery.add(outbound, split, bytes: outgoing.message.count)
                 case .eventStream(let outbound)?:
                     let shared = chunk ?? ByteBuffer(bytes: outgoing.message)
                     chunk = shared
@@ -488,40 +489,6 @@ final class Namespace: @unchecked Sendable {
                 case nil:
                     break
                 }
-            }
-            return delivery
-        }
-        var perConnection: [ConnectionID: (buffers: [ByteBuffer], messages: Int, bytes: Int)] = [:]
-        var order: [ConnectionID] = []
-        for outgoing in out {
-            var frames: [ByteBuffer]?
-            var chunk: ByteBuffer?
-            for recipient in outgoing.recipients {
-                let buffers: [ByteBuffer]
-                switch outbounds[recipient] {
-                case .webSocket?:
-                    let split = frames ?? TextFrame.frames(outgoing.message)
-                    frames = split
-                    buffers = split
-                case .eventStream?:
-                    let shared = chunk ?? ByteBuffer(bytes: outgoing.message)
-                    chunk = shared
-                    buffers = [shared]
-                case nil:
-                    continue
-                }
-                if perConnection[recipient] == nil { order.append(recipient) }
-                perConnection[recipient, default: ([], 0, 0)].buffers.append(contentsOf: buffers)
-                perConnection[recipient]?.messages += 1
-                perConnection[recipient]?.bytes += outgoing.message.count
-            }
-        }
-        for connection in order {
-            guard let gathered = perConnection[connection] else { continue }
-            switch outbounds[connection] {
-            case .webSocket(let outbound)?: delivery.add(outbound, gathered.buffers, bytes: gathered.bytes, messages: gathered.messages)
-            case .eventStream(let outbound)?: delivery.add(outbound, gathered.buffers, bytes: gathered.bytes, messages: gathered.messages)
-            case nil: break
             }
         }
         return delivery

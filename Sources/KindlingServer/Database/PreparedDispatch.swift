@@ -12,15 +12,20 @@ struct PreparedDispatch: Sendable {
     private(set) var messages = 0
     private var bytes = 0
 
-    mutating func add(_ outbound: ConnectionOutbound, _ frames: [ByteBuffer], bytes: Int, messages: Int = 1) {
+    mutating func add(_ outbound: ConnectionOutbound, _ frames: [ByteBuffer], bytes: Int) {
         loops.add(outbound, frames)
-        self.messages += messages
+        messages += 1
         self.bytes += bytes
     }
 
-    mutating func add(_ outbound: EventStreamOutbound, _ chunks: [ByteBuffer], bytes: Int, messages: Int = 1) {
-        streams.append((outbound, chunks))
-        self.messages += messages
+    mutating func add(_ outbound: EventStreamOutbound, _ chunks: [ByteBuffer], bytes: Int) {
+        // A stream's consecutive messages (one block's events for it) go out as one task.
+        if let last = streams.indices.last, streams[last].outbound === outbound {
+            streams[last].chunks.append(contentsOf: chunks)
+        } else {
+            streams.append((outbound, chunks))
+        }
+        messages += 1
         self.bytes += bytes
     }
 
