@@ -4,6 +4,7 @@ import KindlingCore
 import KindlingProtocol
 import Logging
 import Metrics
+import NATSClient
 import NIOCore
 
 /// One namespace's state and the serial queue that owns it.
@@ -46,6 +47,15 @@ final class Namespace: @unchecked Sendable {
     private var committedWrites: UInt64 = 0
     /// Bounds the lines about refused requests a flood of them can cause; confined to `queue`.
     private var refusalLines = LinesPerSecond(limit: 20)
+    /// The cluster this node serves the namespace in; nil outside cluster mode. Set once, in
+    /// `joinCluster`, before the queue runs anything.
+    private var cluster: ClusterNode?
+    /// Set while this node leads the namespace: the log its writes go to; confined to `queue`.
+    private var replicated: ReplicatedLog?
+    /// The lease that lets this node lead; confined to `queue`.
+    private var lease: NamespaceLease?
+    /// A follower's reader of the namespace's log.
+    private var follower: Task<Void, Never>?
 
     init(
         name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
@@ -77,6 +87,7 @@ final class Namespace: @unchecked Sendable {
     private var writeRefusal: Refusal? {
         if !claimed, let message = lifecycle?.reserve(self) { return .namespaceLimit(message) }
         if storageUnavailable || storage?.log.isHealthy == false { return .unavailable(Namespace.unwritable) }
+        if cluster != nil, replicated?.isHealthy != true { return .unavailable(Namespace.notLeading) }
         return nil
     }
 
@@ -203,6 +214,7 @@ final class Namespace: @unchecked Sendable {
     }
 
     static let unwritable = "Writes to storage are failing (is the disk full?); nothing was written."
+    static let notLeading = "This cluster node does not lead the namespace now; nothing was written. Try again."
 
     /// Drops a connection's identity to anonymous when its token expires.
     private func expire(_ connection: ConnectionID, at expiresAt: Int64) {
@@ -250,7 +262,7 @@ final class Namespace: @unchecked Sendable {
 
     /// Logs the writes this block committed and sends `out` (then runs `then`) once they are
     /// durable, after anything still held.
-    private func finish(_ out: [Outgoing], then: (@Sendable () -> Void)? = nil) {
+    private func finish(_ out: [Outgoing], then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil) {
         let writes = state.takeJournal()
         if !writes.isEmpty {
             claim()
@@ -258,14 +270,14 @@ final class Namespace: @unchecked Sendable {
             metrics?.writesCommitted.increment(by: writes.count)
         }
         report()
-        guard let storage else {
+        guard storage != nil || replicated != nil else {
             dispatch(out)
             then?()
             return
         }
         let delivery = prepare(out)
         guard !writes.isEmpty else {
-            held.send(delivery, after: 0, then: then)
+            held.send(delivery, after: 0, then: then, refused: refused)
             return
         }
         let records = writes.map { write -> LogRecord in
@@ -273,9 +285,13 @@ final class Namespace: @unchecked Sendable {
             return LogRecord(sequence: lastSequence, write: write)
         }
         // Held before the log has the records, so their sync cannot be reported first.
-        held.send(delivery, after: lastSequence, then: then)
-        storage.log.append(records)
-        if storage.wantsSnapshot { startSnapshot(storage) }
+        held.send(delivery, after: lastSequence, then: then, refused: refused)
+        if let replicated {
+            replicated.append(records)
+        } else if let storage {
+            storage.log.append(records)
+            if storage.wantsSnapshot { startSnapshot(storage) }
+        }
     }
 
     /// Forgets a connection that ended, running its onDisconnect writes.
@@ -309,7 +325,7 @@ final class Namespace: @unchecked Sendable {
             var out: [Outgoing] = []
             let answer = self.state.apply(operation, by: .rest(auth), now: Namespace.now(), into: &out)
             self.logRefusals(connection: connection)
-            self.finish(out) { promise.succeed(answer) }
+            self.finish(out, then: { promise.succeed(answer) }, refused: { promise.succeed(.refused(.unavailable(Namespace.notLeading))) })
             if operation.writesNow { self.settleReservation() }
         }
     }
@@ -326,7 +342,7 @@ final class Namespace: @unchecked Sendable {
                 self.release()  // no closeStream follows
             }
             self.logRefusals()
-            self.finish(out) { promise.succeed(answer) }
+            self.finish(out, then: { promise.succeed(answer) }, refused: { promise.succeed(.refused(.unavailable(Namespace.notLeading))) })
         }
     }
 
@@ -338,6 +354,137 @@ final class Namespace: @unchecked Sendable {
             self.report()
             self.release()
         }
+    }
+
+    // MARK: Cluster
+
+    /// Serves the namespace in `node`'s cluster; called once, right after `init`, before anyone
+    /// uses the namespace. The queue holds every block until the namespace has read its log
+    /// from the stream, so no request sees it half loaded. The first node that opens the
+    /// namespace takes its lease and leads; the others follow its log.
+    func joinCluster(_ node: ClusterNode) {
+        cluster = node
+        claimed = true
+        queue.suspend()
+        let task = Task { await self.startClusterRole(node) }
+        follower = task
+    }
+
+    /// Takes the lease (or not), reads the namespace's log to its end, then either leads (writes
+    /// go to a `ReplicatedLog` expecting the log's last sequence) or goes on following the log.
+    /// Until the queue resumes, nothing else touches the state, so the records read up to then
+    /// are committed here, off the queue.
+    private func startClusterRole(_ node: ClusterNode) async {
+        let subject = ClusterNode.logSubject(name)
+        var resumed = false
+        do {
+            let lease = try await NamespaceLease.acquire(name, node: node)
+            let last = try await Namespace.lastSubjectSequence(node, subject: subject)
+            var applied: UInt64 = 0
+            if lease == nil || last > 0 {
+                let reader = try await node.jetStream.orderedConsumer(stream: ClusterNode.logStream, startSequence: 1, filterSubject: subject, heartbeat: .seconds(1))
+                var messages = reader.makeAsyncIterator()
+                while applied < last, let message = await messages.next() {
+                    try commitLogged(message.payload, streamSequence: message.streamSequence)
+                    applied = message.streamSequence
+                }
+                if let lease {
+                    await reader.stop()
+                    lead(node, lease: lease, lastSubjectSequence: applied)
+                    resumed = true
+                    queue.resume()
+                    return
+                }
+                logger.info("following the namespace's log", metadata: ["stream-sequence": "\(applied)"])
+                resumed = true
+                queue.resume()
+                while let message = await messages.next() {
+                    queue.async {
+                        do {
+                            try self.commitLogged(message.payload, streamSequence: message.streamSequence)
+                        } catch {
+                            self.logger.error("cannot read the namespace's log; it stops following: \(error)")
+                        }
+                    }
+                }
+                await reader.stop()
+            } else if let lease {
+                lead(node, lease: lease, lastSubjectSequence: 0)
+                resumed = true
+                queue.resume()
+            }
+        } catch {
+            logger.error("cannot join the namespace in the cluster; its writes are refused: \(error)")
+            storageUnavailable = true
+            if !resumed { queue.resume() }
+        }
+    }
+
+    /// The stream sequence of the last message on `subject`, 0 when it has none.
+    private static func lastSubjectSequence(_ node: ClusterNode, subject: String) async throws(JetStreamError) -> UInt64 {
+        do {
+            return try await node.jetStream.lastMessage(stream: ClusterNode.logStream, subject: subject).sequence
+        } catch {
+            guard error.apiError?.errCode == JetStreamAPIError.noMessageFound else { throw error }
+            return 0
+        }
+    }
+
+    /// Starts leading: writes from now on are published after `lastSubjectSequence`, and the
+    /// lease is renewed. Confined to `queue` (or run while it is suspended).
+    private func lead(_ node: ClusterNode, lease: NamespaceLease, lastSubjectSequence: UInt64) {
+        let log = ReplicatedLog(
+            namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, term: "\(node.configuration.nodeID).\(lease.currentRevision)",
+            logger: logger,
+            onDurable: { [held] sequence in held.release(through: sequence) },
+            onDeposed: { [weak self] reason in self?.depose(reason) }
+        )
+        replicated = log
+        self.lease = lease
+        lease.keepAlive { [weak self] reason in self?.depose(reason) }
+        logger.notice("leading the namespace", metadata: ["node": "\(node.configuration.nodeID)", "stream-sequence": "\(lastSubjectSequence)"])
+    }
+
+    /// Stops leading at once (a lost lease, or another node wrote the log): writes are refused
+    /// from now on, and everything still held for the log is refused instead of sent.
+    private func depose(_ reason: String) {
+        queue.async {
+            guard let log = self.replicated else { return }
+            self.replicated = nil
+            log.stop(reason)
+            self.lease?.abandon()
+            self.lease = nil
+            let dropped = self.held.abandon()
+            self.logger.error("deposed as the namespace's leader: \(reason)", metadata: ["refused-held": "\(dropped)"])
+        }
+    }
+
+    /// Commits the records of one published batch that this node has not applied, so local
+    /// listeners get their events; no rules are checked (the leader decided). Confined to `queue`
+    /// (or run while it is suspended).
+    private func commitLogged(_ payload: [UInt8], streamSequence: UInt64) throws {
+        let contents = try LogSegmentReader.read(payload, file: "\(ClusterNode.logSubject(name)) #\(streamSequence)", repair: false)
+        if let torn = contents.tornTail { throw StorageError.corrupt("batch \(streamSequence) of \(ClusterNode.logSubject(name)): \(torn)") }
+        var out: [Outgoing] = []
+        var committed = 0
+        for record in contents.records where record.sequence > lastSequence {
+            state.commit(record.write, into: &out)
+            lastSequence = record.sequence
+            committed += 1
+        }
+        _ = state.takeJournal()
+        committedWrites += UInt64(committed)
+        report()
+        dispatch(out)
+    }
+
+    /// Leaves the cluster at shutdown: waits for the writes in flight, gives the lease back so
+    /// another node can lead at once, and stops following.
+    func leaveCluster() async {
+        let (log, lease, follower) = queue.sync { (replicated, self.lease, self.follower) }
+        follower?.cancel()
+        await log?.drain()
+        await lease?.release()
     }
 
     // MARK: Rules

@@ -1,0 +1,157 @@
+import KindlingCore
+import KindlingServer
+import KindlingTesting
+import Logging
+import NATSClient
+import NATSTesting
+import Testing
+
+/// Kindling servers in cluster mode (`--cluster`) on a real three-server NATS JetStream cluster
+/// on loopback: the stream and buckets, the leader's replicated log and its fencing, recovery
+/// from the stream, and followers.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct ClusterNodeTests {
+    static func configuration(_ nats: NATSTestCluster, node: String, leaseTime: Duration = .seconds(3)) -> ServerConfiguration {
+        var logger = Logger(label: "kindling-cluster-test")
+        logger.logLevel = .critical
+        return ServerConfiguration(port: 0, cluster: ClusterConfiguration(urls: nats.urls, nodeID: node, leaseTime: leaseTime), logger: logger)
+    }
+
+    /// Starts a three-server NATS cluster for the body and always shuts it down.
+    static func withNATS(_ body: (NATSTestCluster) async throws -> Void) async throws {
+        let nats = try await NATSTestCluster.start(size: 3)
+        do {
+            try await body(nats)
+        } catch {
+            nats.shutdown()
+            throw error
+        }
+        nats.shutdown()
+    }
+
+    static func jetStream(_ nats: NATSTestCluster) async throws -> (NATSClient, JetStream) {
+        let client = try await NATSClient.connect(nats.urls)
+        return (client, JetStream(client: client, timeout: .seconds(5)))
+    }
+
+    func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
+
+    @Test func joiningCreatesTheLogStreamAndBucketsReplicatedThreeTimes() async throws {
+        try await Self.withNATS { nats in
+            try await KindlingServer.run(Self.configuration(nats, node: "n1")) { _ in
+                let (client, js) = try await Self.jetStream(nats)
+                let log = try await js.streamInfo("KINDLING_LOG")
+                #expect(log.config.subjects == ["kindling.log.>"])
+                #expect(log.config.replicas == 3)
+                #expect(log.config.storage == .file)
+                #expect(try await js.streamInfo("KV_kindling_leases").config.replicas == 3)
+                #expect(try await js.streamInfo("KV_kindling_nodes").config.replicas == 3)
+                await client.close()
+            }
+            // A second node binds to what the first made instead of failing.
+            try await KindlingServer.run(Self.configuration(nats, node: "n2")) { _ in }
+        }
+    }
+
+    @Test func refusesToStartWhenNATSIsUnreachable() async throws {
+        var logger = Logger(label: "kindling-cluster-test")
+        logger.logLevel = .critical
+        let configuration = ServerConfiguration(port: 0, cluster: ClusterConfiguration(urls: ["nats://127.0.0.1:1"], nodeID: "lonely"), logger: logger)
+        let error = await #expect(throws: ClusterError.self) { _ = try await KindlingServer.start(configuration) }
+        #expect(error.map { "\($0)" }?.contains("cannot reach NATS at nats://127.0.0.1:1") == true)
+    }
+
+    @Test func refusesADataDirectoryInClusterMode() async throws {
+        var configuration = ServerConfiguration(port: 0, cluster: ClusterConfiguration(urls: ["nats://127.0.0.1:1"]))
+        configuration.storage = StorageConfiguration(directory: "/nonexistent/kindling")
+        await #expect(throws: ClusterError.self) { _ = try await KindlingServer.start(configuration) }
+    }
+
+    @Test func aWriteIsAcknowledgedAfterItsPublishAndANewNodeRecoversItFromTheStream() async throws {
+        try await Self.withNATS { nats in
+            let (client, js) = try await Self.jetStream(nats)
+            try await KindlingServer.run(Self.configuration(nats, node: "first")) { server in
+                let put = try await TestHTTPConnection.request(port: server.port, "PUT", "/rooms/a.json?ns=recover", body: #"{"n":1}"#)
+                #expect(put.status == 200)
+                // Acknowledged, so already in the stream.
+                let stored = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.recover")
+                #expect(String(decoding: stored.payload, as: UTF8.self).contains(#""n":1"#))
+                let patch = try await TestHTTPConnection.request(port: server.port, "PATCH", "/rooms.json?ns=recover", body: #"{"b":true}"#)
+                #expect(patch.status == 200)
+                #expect(try await TestHTTPConnection.request(port: server.port, "DELETE", "/rooms/a/n.json?ns=recover").status == 200)
+                #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/rooms/c.json?ns=recover", body: "3").status == 200)
+                #expect(try await js.streamInfo("KINDLING_LOG").state.messages >= 4)
+                let lease = try await js.keyValue("kindling_leases").get("recover")
+                #expect(lease.map { String(decoding: $0.value, as: UTF8.self) } == "first")
+            }
+            // No data directory anywhere: a new node reads the namespace back from the stream,
+            // takes over the lease the first gave up at shutdown, and writes after it.
+            try await KindlingServer.run(Self.configuration(nats, node: "second")) { server in
+                let read = try await TestHTTPConnection.request(port: server.port, "GET", "/rooms.json?ns=recover")
+                #expect(read.status == 200)
+                #expect(try read.json() == (try json(#"{"b":true,"c":3}"#)))
+                #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/rooms/d.json?ns=recover", body: "4").status == 200)
+                let lease = try await js.keyValue("kindling_leases").get("recover")
+                #expect(lease.map { String(decoding: $0.value, as: UTF8.self) } == "second")
+            }
+            try await KindlingServer.run(Self.configuration(nats, node: "third")) { server in
+                let read = try await TestHTTPConnection.request(port: server.port, "GET", "/rooms.json?ns=recover")
+                #expect(try read.json() == (try json(#"{"b":true,"c":3,"d":4}"#)))
+            }
+            await client.close()
+        }
+    }
+
+    @Test func aLeaderWhoseLogAnotherWriterAppendedToIsFencedAndRefusesWrites() async throws {
+        try await Self.withNATS { nats in
+            let (client, js) = try await Self.jetStream(nats)
+            try await KindlingServer.run(Self.configuration(nats, node: "old")) { server in
+                #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/x.json?ns=fence", body: "1").status == 200)
+                // Another writer (a leader this node does not know of) appends to the subject.
+                let last = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.fence").sequence
+                _ = try await js.publish("kindling.log.fence", payload: [], options: PublishOptions(expectedLastSubjectSequence: last))
+                // The node's next publish expects the old sequence: the stream refuses it, the
+                // write is refused, and so is every write after it.
+                let refused = try await TestHTTPConnection.request(port: server.port, "PUT", "/x.json?ns=fence", body: "2")
+                #expect(refused.status == 503)
+                #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/x.json?ns=fence", body: "3").status == 503)
+                // Nothing of the refused writes reached the stream.
+                #expect(try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.fence").sequence == last + 1)
+            }
+            await client.close()
+        }
+    }
+
+    @Test func followersOnOtherNodesDeliverTheLeadersWritesToTheirListeners() async throws {
+        try await Self.withNATS { nats in
+            try await KindlingServer.run(Self.configuration(nats, node: "one")) { one in
+                // Node one opens the namespace first, so it leads.
+                #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/room.json?ns=fan", body: #"{"n":0}"#).status == 200)
+                try await KindlingServer.run(Self.configuration(nats, node: "two")) { two in
+                    try await KindlingServer.run(Self.configuration(nats, node: "three")) { three in
+                        let onTwo = try await TestClient.connect(port: two.port, namespace: "fan")
+                        let onThree = try await TestClient.connect(port: three.port, namespace: "fan")
+                        for listener in [onTwo, onThree] {
+                            let replies = try await listener.request("q", try json(#"{"p":"/room/n","h":""}"#))
+                            #expect(replies.first?["d"]?["b"]?["d"] == .number(0))
+                        }
+                        // A follower does not write (forwarding to the leader comes later).
+                        #expect(try await TestHTTPConnection.request(port: two.port, "PUT", "/room/n.json?ns=fan", body: "9").status == 503)
+                        for value in 1...3 {
+                            #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/room/n.json?ns=fan", body: "\(value)").status == 200)
+                            for listener in [onTwo, onThree] {
+                                let event = try await listener.nextMessage()
+                                #expect(event["d"]?["b"]?["p"]?.stringValue == "room/n")
+                                #expect(event["d"]?["b"]?["d"] == .number(Double(value)))
+                            }
+                        }
+                        let read = try await TestHTTPConnection.request(port: three.port, "GET", "/room.json?ns=fan")
+                        #expect(try read.json() == (try json(#"{"n":3}"#)))
+                        await onTwo.close()
+                        await onThree.close()
+                    }
+                }
+            }
+        }
+    }
+}
