@@ -41,6 +41,9 @@ final class ClusterNode: Sendable {
         self.logger = logger
     }
 
+    /// The subject the leader of `namespace` takes forwarded writes on.
+    static func rpcSubject(_ namespace: String) -> String { "kindling.rpc." + namespace }
+
     /// The subject of `namespace`'s log.
     static func logSubject(_ namespace: String) -> String { logSubjectPrefix + namespace }
 

@@ -56,6 +56,8 @@ final class Namespace: @unchecked Sendable {
     private var lease: NamespaceLease?
     /// A follower's reader of the namespace's log.
     private var follower: Task<Void, Never>?
+    /// The leader's server of writes forwarded by followers; confined to `queue`.
+    private var forwardedWrites: Task<Void, Never>?
 
     init(
         name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
@@ -188,6 +190,17 @@ final class Namespace: @unchecked Sendable {
             // Asked at the first write only (a connection that only reads is never refused).
             var refusal: Refusal??
             for input in inputs {
+                if case .operation(let number, let operation) = input, operation.writesNow, let node = self.forwardingNode,
+                    let write = ForwardedWrite(operation, auth: self.state.auth(of: .realtime(connection)))
+                {
+                    // A follower's client: the leader decides, and the answer comes once this
+                    // node has committed the write from the log.
+                    self.forward(write, node: node) { answer in
+                        guard let number else { return }
+                        self.dispatch([Outgoing(recipients: [connection], message: answer.wireResponse(number))])
+                    }
+                    continue
+                }
                 if case .operation(let number, let operation) = input, operation.writesNow || operation.writesAtDisconnect {
                     if refusal == nil { refusal = .some(self.writeRefusal) }
                     // onDisconnect registrations are refused by the namespace cap only (failing
@@ -315,6 +328,10 @@ final class Namespace: @unchecked Sendable {
     func perform(_ operation: Operation, as auth: AuthState, connection: ConnectionID? = nil, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
+            if operation.writesNow, let node = self.forwardingNode, let write = ForwardedWrite(operation, auth: auth) {
+                self.forward(write, node: node) { answer in promise.succeed(answer) }
+                return
+            }
             if operation.writesNow, let refusal = self.writeRefusal {
                 self.state.count(operation, by: .rest(auth), refusal: refusal)
                 self.logRefusals(connection: connection)
@@ -390,7 +407,8 @@ final class Namespace: @unchecked Sendable {
                 }
                 if let lease {
                     await reader.stop()
-                    lead(node, lease: lease, lastSubjectSequence: applied)
+                    let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
+                    lead(node, lease: lease, lastSubjectSequence: applied, requests: requests)
                     resumed = true
                     queue.resume()
                     return
@@ -409,7 +427,8 @@ final class Namespace: @unchecked Sendable {
                 }
                 await reader.stop()
             } else if let lease {
-                lead(node, lease: lease, lastSubjectSequence: 0)
+                let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
+                lead(node, lease: lease, lastSubjectSequence: 0, requests: requests)
                 resumed = true
                 queue.resume()
             }
@@ -432,7 +451,7 @@ final class Namespace: @unchecked Sendable {
 
     /// Starts leading: writes from now on are published after `lastSubjectSequence`, and the
     /// lease is renewed. Confined to `queue` (or run while it is suspended).
-    private func lead(_ node: ClusterNode, lease: NamespaceLease, lastSubjectSequence: UInt64) {
+    private func lead(_ node: ClusterNode, lease: NamespaceLease, lastSubjectSequence: UInt64, requests: NATSSubscription) {
         let log = ReplicatedLog(
             namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, term: "\(node.configuration.nodeID).\(lease.currentRevision)",
             logger: logger,
@@ -442,6 +461,13 @@ final class Namespace: @unchecked Sendable {
         replicated = log
         self.lease = lease
         lease.keepAlive { [weak self] reason in self?.depose(reason) }
+        forwardedWrites = Task { [weak self] in
+            for await request in requests {
+                guard let self else { break }
+                self.serveForwarded(request, node: node)
+            }
+            await requests.unsubscribe()
+        }
         logger.notice("leading the namespace", metadata: ["node": "\(node.configuration.nodeID)", "stream-sequence": "\(lastSubjectSequence)"])
     }
 
@@ -451,6 +477,11 @@ final class Namespace: @unchecked Sendable {
         queue.async {
             guard let log = self.replicated else { return }
             self.replicated = nil
+            // What this node committed but could not publish is in its tree: it serves no more
+            // writes (nor forwards them) until it is restarted and reads the log again.
+            self.storageUnavailable = true
+            self.forwardedWrites?.cancel()
+            self.forwardedWrites = nil
             log.stop(reason)
             self.lease?.abandon()
             self.lease = nil
@@ -476,13 +507,110 @@ final class Namespace: @unchecked Sendable {
         committedWrites += UInt64(committed)
         report()
         dispatch(out)
+        // Answers to this node's forwarded writes, now that their records are in the tree.
+        held.release(through: lastSequence)
+    }
+
+    /// The cluster to forward writes through: set on a follower that can serve (not on the
+    /// leader, outside cluster mode, or on a node that failed or was deposed). Confined to `queue`.
+    private var forwardingNode: ClusterNode? {
+        guard let cluster, replicated == nil, !storageUnavailable else { return nil }
+        return cluster
+    }
+
+    /// Sends a write to the leader and hands `complete` the answer, on `queue`: a refusal at
+    /// once, a committed write once this node has committed its record from the log.
+    private func forward(_ write: ForwardedWrite, node: ClusterNode, complete: @escaping @Sendable (Answer) -> Void) {
+        let subject = ClusterNode.rpcSubject(name)
+        let payload = write.encoded()
+        Task {
+            let reply: ForwardedAnswer
+            do {
+                let message = try await node.client.request(subject, payload: payload, timeout: .seconds(5))
+                reply = try ForwardedAnswer.decode(message.payload)
+            } catch {
+                reply = .refused(.unavailable("The namespace's leader could not be reached (\(error)); retry."))
+            }
+            self.queue.async {
+                switch reply {
+                case .refused(let refusal):
+                    self.state.count(write.operation, by: .rest(write.auth), refusal: refusal)
+                    self.logRefusals()
+                    self.report()
+                    complete(.refused(refusal))
+                case .committed(let sequence, let pushed):
+                    if sequence <= self.lastSequence {
+                        complete(self.forwardedAnswer(write.operation, pushed: pushed))
+                    } else {
+                        // Released by `commitLogged`, on this queue.
+                        self.held.send(PreparedDispatch(), after: sequence, then: { complete(self.forwardedAnswer(write.operation, pushed: pushed)) })
+                    }
+                }
+            }
+        }
+    }
+
+    /// The answer to a forwarded write the leader committed, from this node's tree, which now
+    /// holds it. Confined to `queue`.
+    private func forwardedAnswer(_ operation: Operation, pushed: Key?) -> Answer {
+        let tree = state.database.tree
+        switch operation {
+        case .set(let path, _, _):
+            let node = tree.node(at: path)
+            return .written(.stored(node), location: node)
+        case .update(let path, let members):
+            let entries = members.compactMap { member -> MergeEntry? in
+                guard let relative = try? Path(member.key) else { return nil }
+                return MergeEntry(path: relative, node: tree.node(at: Path(keys: path.keys + relative.keys)))
+            }
+            return .written(.updated(entries), location: tree.node(at: path))
+        case .push(let path, _):
+            guard let pushed else { return .ok }
+            return .written(.pushed(pushed), location: tree.node(at: path))
+        default:
+            return .ok
+        }
+    }
+
+    /// The leader decides a follower's write as its own clients' (rules, preconditions, the
+    /// log), and replies once the write is in the log, with its record's sequence.
+    private func serveForwarded(_ message: NATSMessage, node: ClusterNode) {
+        guard let reply = message.reply else { return }
+        let respond: @Sendable (ForwardedAnswer) -> Void = { answer in
+            Task { try? await node.client.publish(reply, payload: answer.encoded()) }
+        }
+        queue.async {
+            let write: ForwardedWrite
+            do throws(ValidationError) {
+                write = try ForwardedWrite.decode(message.payload)
+            } catch {
+                return respond(.refused(.invalid(error)))
+            }
+            if let refusal = self.writeRefusal {
+                self.state.count(write.operation, by: .rest(write.auth), refusal: refusal)
+                self.report()
+                return respond(.refused(refusal))
+            }
+            var out: [Outgoing] = []
+            let answer = self.state.apply(write.operation, by: .rest(write.auth), now: Namespace.now(), into: &out)
+            self.logRefusals()
+            let before = self.lastSequence
+            self.finish(out)
+            if case .refused(let refusal) = answer { return respond(.refused(refusal)) }
+            let pushed: Key? = if case .written(.pushed(let key), _) = answer { key } else { nil }
+            let sequence = self.lastSequence == before ? 0 : self.lastSequence
+            self.held.send(
+                PreparedDispatch(), after: sequence, then: { respond(.committed(sequence: sequence, pushed: pushed)) },
+                refused: { respond(.refused(.unavailable(Namespace.notLeading))) })
+        }
     }
 
     /// Leaves the cluster at shutdown: waits for the writes in flight, gives the lease back so
     /// another node can lead at once, and stops following.
     func leaveCluster() async {
-        let (log, lease, follower) = queue.sync { (replicated, self.lease, self.follower) }
+        let (log, lease, follower, forwarded) = queue.sync { (replicated, self.lease, self.follower, self.forwardedWrites) }
         follower?.cancel()
+        forwarded?.cancel()
         await log?.drain()
         await lease?.release()
     }

@@ -135,8 +135,6 @@ struct ClusterNodeTests {
                             let replies = try await listener.request("q", try json(#"{"p":"/room/n","h":""}"#))
                             #expect(replies.first?["d"]?["b"]?["d"] == .number(0))
                         }
-                        // A follower does not write (forwarding to the leader comes later).
-                        #expect(try await TestHTTPConnection.request(port: two.port, "PUT", "/room/n.json?ns=fan", body: "9").status == 503)
                         for value in 1...3 {
                             #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/room/n.json?ns=fan", body: "\(value)").status == 200)
                             for listener in [onTwo, onThree] {
@@ -153,5 +151,91 @@ struct ClusterNodeTests {
                 }
             }
         }
+    }
+
+    @Test func aFollowersWritesGoToTheLeaderAndItsClientSeesItsOwnEventBeforeOk() async throws {
+        try await Self.withNATS { nats in
+            try await KindlingServer.run(Self.configuration(nats, node: "one")) { one in
+                #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/room.json?ns=fwd", body: #"{"n":0}"#).status == 200)
+                try await KindlingServer.run(Self.configuration(nats, node: "two")) { two in
+                    try await KindlingServer.run(Self.configuration(nats, node: "three")) { three in
+                        let writer = try await TestClient.connect(port: two.port, namespace: "fwd")
+                        let watcher = try await TestClient.connect(port: three.port, namespace: "fwd")
+                        for client in [writer, watcher] { _ = try await client.request("q", try json(#"{"p":"/room/n","h":""}"#)) }
+                        // Realtime write on a follower: the event comes before the ok.
+                        let replies = try await writer.request("p", try json(#"{"p":"/room/n","d":5}"#))
+                        #expect(replies.count == 2)
+                        #expect(replies.first?["d"]?["b"]?["d"] == .number(5))
+                        #expect(replies.last?["d"]?["b"]?["s"]?.stringValue == "ok")
+                        #expect(try await watcher.nextMessage()["d"]?["b"]?["d"] == .number(5))
+                        // A transaction whose hash is stale is refused by the leader.
+                        let stale = try await writer.request("p", try json(#"{"p":"/room/n","d":6,"h":"stale-hash"}"#))
+                        #expect(stale.last?["d"]?["b"]?["s"]?.stringValue == "datastale")
+                        // REST writes on followers, answered as on the leader.
+                        let put = try await TestHTTPConnection.request(port: two.port, "PUT", "/room/n.json?ns=fwd", body: "7")
+                        #expect(put.status == 200 && put.text == "7")
+                        let patch = try await TestHTTPConnection.request(port: three.port, "PATCH", "/room.json?ns=fwd", body: #"{"m":"x"}"#)
+                        #expect(patch.status == 200 && patch.text == #"{"m":"x"}"#)
+                        let post = try await TestHTTPConnection.request(port: three.port, "POST", "/room/list.json?ns=fwd", body: "1")
+                        let name = try #require(try post.json()["name"]?.stringValue)
+                        let read = try await TestHTTPConnection.request(port: one.port, "GET", "/room.json?ns=fwd")
+                        #expect(try read.json() == (try json(#"{"list":{"\#(name)":1},"m":"x","n":7}"#)))
+                        // The rules are the leader's: a write they refuse is refused on a follower too.
+                        let refused = try await TestHTTPConnection.request(port: two.port, "PUT", "/room/n.json?ns=fwd", body: #"{".sv":"nonsense"}"#)
+                        #expect(refused.status == 400)
+                        await writer.close()
+                        await watcher.close()
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func transactionsFromThreeNodesOnOneCounterLoseNoUpdate() async throws {
+        try await Self.withNATS { nats in
+            try await KindlingServer.run(Self.configuration(nats, node: "one")) { one in
+                #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/count.json?ns=tx", body: "0").status == 200)
+                try await KindlingServer.run(Self.configuration(nats, node: "two")) { two in
+                    try await KindlingServer.run(Self.configuration(nats, node: "three")) { three in
+                        let perNode = 8
+                        let commits = try await withThrowingTaskGroup(of: Int.self) { group in
+                            for port in [one.port, two.port, three.port] {
+                                group.addTask { try await Self.increment(port: port, times: perNode) }
+                            }
+                            var total = 0
+                            for try await retries in group { total += retries }
+                            return total
+                        }
+                        #expect(commits == 3 * perNode)
+                        for port in [one.port, two.port, three.port] {
+                            let read = try await TestHTTPConnection.request(port: port, "GET", "/count.json?ns=tx")
+                            #expect(read.text == "\(3 * perNode)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds 1 to `/count` `times` times with REST compare-and-set (ETag, if-match), retrying on
+    /// 412 with the value and ETag it returns; returns how many writes succeeded.
+    static func increment(port: Int, times: Int) async throws -> Int {
+        let http = try await TestHTTPConnection.connect(port: port)
+        defer { http.close() }
+        var response = try await http.request("GET", "/count.json?ns=tx", headers: [("X-Firebase-ETag", "true")])
+        var succeeded = 0
+        var attempts = 0
+        while succeeded < times, attempts < 500 {
+            attempts += 1
+            let value = Int(response.text) ?? -1000
+            let etag = response.header("etag") ?? ""
+            response = try await http.request("PUT", "/count.json?ns=tx", headers: [("if-match", etag)], body: "\(value + 1)")
+            if response.status == 200 {
+                succeeded += 1
+            } else if response.status != 412 {
+                return -1000
+            }
+        }
+        return succeeded
     }
 }
