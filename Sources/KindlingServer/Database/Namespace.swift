@@ -58,6 +58,10 @@ final class Namespace: @unchecked Sendable {
     private var follower: Task<Void, Never>?
     /// The leader's server of writes forwarded by followers; confined to `queue`.
     private var forwardedWrites: Task<Void, Never>?
+    /// The stream sequence of the last batch committed from the log; confined to `queue`.
+    private var appliedStreamSequence: UInt64 = 0
+    /// True while this follower tries to take the lease; confined to `queue`.
+    private var takingOver = false
 
     init(
         name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
@@ -503,6 +507,7 @@ final class Namespace: @unchecked Sendable {
             lastSequence = record.sequence
             committed += 1
         }
+        appliedStreamSequence = max(appliedStreamSequence, streamSequence)
         _ = state.takeJournal()
         committedWrites += UInt64(committed)
         report()
@@ -529,7 +534,17 @@ final class Namespace: @unchecked Sendable {
                 let message = try await node.client.request(subject, payload: payload, timeout: .seconds(5))
                 reply = try ForwardedAnswer.decode(message.payload)
             } catch {
-                reply = .refused(.unavailable("The namespace's leader could not be reached (\(error)); retry."))
+                // No leader answers (none yet, or it died): take the lease if it is free, and
+                // decide the write here as the new leader.
+                self.queue.async {
+                    self.takeOver(node) { led in
+                        guard led else {
+                            return complete(.refused(.unavailable("The namespace's leader could not be reached (\(error)); retry.")))
+                        }
+                        self.applyLocally(write, complete: complete)
+                    }
+                }
+                return
             }
             self.queue.async {
                 switch reply {
@@ -548,6 +563,69 @@ final class Namespace: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Tries to become the leader of a namespace this node follows: takes the lease when it is
+    /// free (its holder died: it expired), waits until the log is committed here to its last
+    /// batch, and then leads, expecting that batch's sequence, so a write another node slipped
+    /// in meanwhile makes the first publish fail instead of being overwritten. Tells `then`, on
+    /// `queue`, whether it leads now. Confined to `queue`.
+    private func takeOver(_ node: ClusterNode, then: @escaping @Sendable (Bool) -> Void) {
+        guard !takingOver, replicated == nil, !storageUnavailable else { return then(replicated != nil) }
+        takingOver = true
+        let subject = ClusterNode.logSubject(name)
+        Task {
+            var led = false
+            do {
+                if let lease = try await NamespaceLease.acquire(name, node: node) {
+                    let last = try await Namespace.lastSubjectSequence(node, subject: subject)
+                    let deadline = ContinuousClock.now + .seconds(10)
+                    while await self.onQueue({ self.appliedStreamSequence }) < last, ContinuousClock.now < deadline {
+                        try await Task.sleep(for: .milliseconds(10))
+                    }
+                    let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
+                    led = await self.onQueue {
+                        guard self.appliedStreamSequence == last, self.replicated == nil, !self.storageUnavailable else { return false }
+                        self.follower?.cancel()
+                        self.follower = nil
+                        self.lead(node, lease: lease, lastSubjectSequence: last, requests: requests)
+                        return true
+                    }
+                    if !led {
+                        await requests.unsubscribe()
+                        await lease.release()
+                    }
+                }
+            } catch {
+                logger.warning("could not take the namespace's lease: \(error)")
+            }
+            let outcome = led
+            self.queue.async {
+                self.takingOver = false
+                then(outcome)
+            }
+        }
+    }
+
+    /// Runs `body` on `queue` and returns its result.
+    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in queue.async { continuation.resume(returning: body()) } }
+    }
+
+    /// Decides a write of this node's client here, now that it leads (after a take-over);
+    /// `complete` gets the answer on `queue` once the write is in the log. Confined to `queue`.
+    private func applyLocally(_ write: ForwardedWrite, complete: @escaping @Sendable (Answer) -> Void) {
+        if let refusal = writeRefusal {
+            state.count(write.operation, by: .rest(write.auth), refusal: refusal)
+            report()
+            return complete(.refused(refusal))
+        }
+        var out: [Outgoing] = []
+        let answer = state.apply(write.operation, by: .rest(write.auth), now: Namespace.now(), into: &out)
+        logRefusals()
+        finish(
+            out, then: { self.queue.async { complete(answer) } },
+            refused: { self.queue.async { complete(.refused(.unavailable(Namespace.notLeading))) } })
     }
 
     /// The answer to a forwarded write the leader committed, from this node's tree, which now
