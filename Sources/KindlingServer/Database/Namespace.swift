@@ -208,8 +208,9 @@ final class Namespace: @unchecked Sendable {
                 if case .operation(let number, let operation) = input, operation.writesNow || operation.writesAtDisconnect {
                     if refusal == nil { refusal = .some(self.writeRefusal) }
                     // onDisconnect registrations are refused by the namespace cap only (failing
-                    // storage refuses their writes when they run).
-                    if case let refused?? = refusal, operation.writesNow || refused.isNamespaceLimit {
+                    // storage refuses their writes when they run), and on a cluster follower,
+                    // which cannot run them (they are not forwarded yet).
+                    if case let refused?? = refusal, operation.writesNow || refused.isNamespaceLimit || self.cluster != nil {
                         self.state.count(operation, by: .realtime(connection), refusal: refused)
                         if let number {
                             refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refused).wireResponse(number)))
@@ -231,6 +232,7 @@ final class Namespace: @unchecked Sendable {
     }
 
     static let unwritable = "Writes to storage are failing (is the disk full?); nothing was written."
+    static let rulesNotReplicated = "A namespace's own rules are not replicated in cluster mode yet; give every node the same --rules file."
     static let notLeading = "This cluster node does not lead the namespace now; nothing was written. Try again."
 
     /// Drops a connection's identity to anonymous when its token expires.
@@ -735,6 +737,7 @@ final class Namespace: @unchecked Sendable {
         queue.async {
             defer { self.release() }
             if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
+            if self.cluster != nil { return self.answerRules(promise, .refused(.unavailable(Namespace.rulesNotReplicated))) }
             let rules: RulesDocument
             switch Namespace.loadRules(text) {
             case .success(let loaded): rules = loaded
