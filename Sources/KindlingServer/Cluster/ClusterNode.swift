@@ -70,7 +70,30 @@ final class ClusterNode: Sendable {
         let advertised = await client.serverInfo?.connectURLs.count ?? 0
         let replicas = min(3, max(1, advertised, configuration.urls.count))
         let jetStream = JetStream(client: client, timeout: .seconds(5))
-        do throws(JetStreamError) {
+        // NATS may be electing leaders (a server was just lost): its JetStream API then times
+        // out or has no responders for a few seconds, so the setup is retried for a while.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            do throws(JetStreamError) {
+                return try await setUp(configuration, client: client, jetStream: jetStream, replicas: replicas, logger: logger)
+            } catch {
+                if error.natsError != nil, ContinuousClock.now < deadline {
+                    logger.warning("NATS JetStream does not answer yet; retrying", metadata: ["error": "\(error)"])
+                    try? await Task.sleep(for: .milliseconds(500))
+                    continue
+                }
+                await client.close()
+                if error.natsError != nil { throw .unreachable(urls: configuration.urls, detail: "\(error)") }
+                throw .setup("\(error)")
+            }
+        }
+    }
+
+    /// Creates or opens the stream and buckets, and announces the node.
+    private static func setUp(
+        _ configuration: ClusterConfiguration, client: NATSClient, jetStream: JetStream, replicas: Int, logger: Logger
+    ) async throws(JetStreamError) -> ClusterNode {
+        do {
             var log = StreamConfig(name: logStream, subjects: [logSubjectPrefix + ">"])
             log.storage = .file
             log.replicas = replicas
@@ -92,10 +115,6 @@ final class ClusterNode: Sendable {
             try await nodes.put(configuration.nodeID, [])
             node.startHeartbeat()
             return node
-        } catch {
-            await client.close()
-            if error.natsError != nil { throw .unreachable(urls: configuration.urls, detail: "\(error)") }
-            throw .setup("\(error)")
         }
     }
 

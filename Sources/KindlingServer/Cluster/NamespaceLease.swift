@@ -43,25 +43,55 @@ final class NamespaceLease: Sendable {
         }
     }
 
-    /// Renews every third of the lease time until `release`, or until a renewal fails, which
-    /// calls `onLost` once.
+    /// Renews every third of the lease time until `release`, and calls `onLost` once another
+    /// node holds the lease. A renewal that fails for NATS reasons (a server lost, the bucket's
+    /// stream electing a leader) is retried without giving up: while the bucket takes no writes,
+    /// no other node can take the lease either, and the log's expected sequences fence this node
+    /// anyway should another one lead meanwhile. A renewal refused for its revision is checked
+    /// against the key: still this node's (an earlier renewal that timed out had gone through),
+    /// or free again (expired during an outage, taken back with a create), it goes on; held by
+    /// another node, the lease is lost.
     func keepAlive(onLost: @escaping @Sendable (String) -> Void) {
-        let period = node.configuration.leaseTime / 3
+        let leaseTime = node.configuration.leaseTime
         let task = Task { [node, namespace] in
             let me = Array(node.configuration.nodeID.utf8)
+            var wait = leaseTime / 3
             while !Task.isCancelled {
                 do {
-                    try await Task.sleep(for: period)
+                    try await Task.sleep(for: wait)
                 } catch {
                     return
                 }
-                do {
+                do throws(JetStreamError) {
                     let renewed = try await node.leases.update(namespace, me, revision: self.currentRevision)
                     self.revision.withLock { $0 = renewed }
+                    wait = leaseTime / 3
                 } catch {
                     if Task.isCancelled { return }
-                    onLost("the lease renewal failed: \(error)")
-                    return
+                    guard error.isWrongLastSequence else {
+                        node.logger.warning("could not renew a lease; retrying", metadata: ["namespace": "\(namespace)", "error": "\(error)"])
+                        wait = leaseTime / 20
+                        continue
+                    }
+                    do throws(JetStreamError) {
+                        if let entry = try await node.leases.get(namespace) {
+                            guard entry.value == me else {
+                                onLost("another node holds the lease")
+                                return
+                            }
+                            self.revision.withLock { $0 = entry.revision }
+                        } else {
+                            let created = try await node.leases.create(namespace, me)
+                            self.revision.withLock { $0 = created }
+                        }
+                        wait = leaseTime / 3
+                    } catch {
+                        if error.isWrongLastSequence {
+                            onLost("another node took the lease")
+                            return
+                        }
+                        wait = leaseTime / 20
+                    }
                 }
             }
         }

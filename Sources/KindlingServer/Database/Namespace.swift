@@ -62,6 +62,9 @@ final class Namespace: @unchecked Sendable {
     private var appliedStreamSequence: UInt64 = 0
     /// True while this follower tries to take the lease; confined to `queue`.
     private var takingOver = false
+    /// Set when the namespace could not read its log at start: every request is refused, since
+    /// the tree may lack writes. Confined to `queue`.
+    private var joinFailed = false
 
     init(
         name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
@@ -194,6 +197,10 @@ final class Namespace: @unchecked Sendable {
             // Asked at the first write only (a connection that only reads is never refused).
             var refusal: Refusal??
             for input in inputs {
+                if self.joinFailed, case .operation(let number?, _) = input {
+                    refusals.append(Outgoing(recipients: [connection], message: Answer.refused(.unavailable(Namespace.notJoined)).wireResponse(number)))
+                    continue
+                }
                 if case .operation(let number, let operation) = input, operation.writesNow, let node = self.forwardingNode,
                     let write = ForwardedWrite(operation, auth: self.state.auth(of: .realtime(connection)))
                 {
@@ -233,6 +240,7 @@ final class Namespace: @unchecked Sendable {
 
     static let unwritable = "Writes to storage are failing (is the disk full?); nothing was written."
     static let rulesNotReplicated = "A namespace's own rules are not replicated in cluster mode yet; give every node the same --rules file."
+    static let notJoined = "This cluster node could not read the namespace's log from NATS; try another node."
     static let notLeading = "This cluster node does not lead the namespace now; nothing was written. Try again."
 
     /// Drops a connection's identity to anonymous when its token expires.
@@ -334,6 +342,7 @@ final class Namespace: @unchecked Sendable {
     func perform(_ operation: Operation, as auth: AuthState, connection: ConnectionID? = nil, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
+            if self.joinFailed { return promise.succeed(.refused(.unavailable(Namespace.notJoined))) }
             if operation.writesNow, let node = self.forwardingNode, let write = ForwardedWrite(operation, auth: auth) {
                 self.forward(write, node: node) { answer in promise.succeed(answer) }
                 return
@@ -357,6 +366,10 @@ final class Namespace: @unchecked Sendable {
     /// goes to `outbound` before the answer, which the stream holds until its head is written.
     func openStream(_ stream: ConnectionID, at path: Path, query: Query, as auth: AuthState, outbound: EventStreamOutbound, promise: EventLoopPromise<Answer>) {
         queue.async {
+            if self.joinFailed {
+                self.release()
+                return promise.succeed(.refused(.unavailable(Namespace.notJoined)))
+            }
             self.outbounds[stream] = .eventStream(outbound)
             var out: [Outgoing] = []
             let answer = self.state.apply(.openStream(path: path, query: query), by: .stream(stream, auth), now: Namespace.now(), into: &out)
@@ -398,51 +411,71 @@ final class Namespace: @unchecked Sendable {
     /// Until the queue resumes, nothing else touches the state, so the records read up to then
     /// are committed here, off the queue.
     private func startClusterRole(_ node: ClusterNode) async {
+        // NATS may be electing leaders (a server was just lost): the join is retried for a
+        // while, with the queue still suspended, so no request is answered from a half-read log.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            do {
+                try await joinOnce(node)
+                return
+            } catch {
+                if ContinuousClock.now < deadline, !Task.isCancelled {
+                    logger.warning("cannot join the namespace in the cluster yet; retrying", metadata: ["error": "\(error)"])
+                    try? await Task.sleep(for: .milliseconds(500))
+                    continue
+                }
+                logger.error("cannot join the namespace in the cluster; its requests are refused until a restart: \(error)")
+                joinFailed = true
+                storageUnavailable = true
+                queue.resume()
+                return
+            }
+        }
+    }
+
+    /// One attempt of `startClusterRole`: throws only before the queue resumes (a lease taken is
+    /// given back first).
+    private func joinOnce(_ node: ClusterNode) async throws {
         let subject = ClusterNode.logSubject(name)
-        var resumed = false
+        let lease = try await NamespaceLease.acquire(name, node: node)
+        var reader: OrderedConsumer?
+        var messages: AsyncStream<JetStreamMessage>.Iterator?
+        var applied: UInt64 = 0
         do {
-            let lease = try await NamespaceLease.acquire(name, node: node)
             let last = try await Namespace.lastSubjectSequence(node, subject: subject)
-            var applied: UInt64 = 0
-            if lease == nil || last > 0 {
-                let reader = try await node.jetStream.orderedConsumer(stream: ClusterNode.logStream, startSequence: 1, filterSubject: subject, heartbeat: .seconds(1))
-                var messages = reader.makeAsyncIterator()
-                while applied < last, let message = await messages.next() {
-                    try commitLogged(message.payload, streamSequence: message.streamSequence)
-                    applied = message.streamSequence
-                }
-                if let lease {
-                    await reader.stop()
-                    let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
-                    lead(node, lease: lease, lastSubjectSequence: applied, requests: requests)
-                    resumed = true
-                    queue.resume()
-                    return
-                }
-                logger.info("following the namespace's log", metadata: ["stream-sequence": "\(applied)"])
-                resumed = true
-                queue.resume()
-                while let message = await messages.next() {
-                    queue.async {
-                        do {
-                            try self.commitLogged(message.payload, streamSequence: message.streamSequence)
-                        } catch {
-                            self.logger.error("cannot read the namespace's log; it stops following: \(error)")
-                        }
-                    }
-                }
-                await reader.stop()
-            } else if let lease {
+            reader = lease == nil || last > 0
+                ? try await node.jetStream.orderedConsumer(stream: ClusterNode.logStream, startSequence: 1, filterSubject: subject, heartbeat: .seconds(1))
+                : nil
+            messages = reader?.makeAsyncIterator()
+            while applied < last, let message = await messages?.next() {
+                try commitLogged(message.payload, streamSequence: message.streamSequence)
+                applied = message.streamSequence
+            }
+            guard applied >= last else { throw StorageError.corrupt("the log of \(subject) ended at \(applied), before its last batch \(last)") }
+            if let lease {
+                await reader?.stop()
                 let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
-                lead(node, lease: lease, lastSubjectSequence: 0, requests: requests)
-                resumed = true
+                lead(node, lease: lease, lastSubjectSequence: applied, requests: requests)
                 queue.resume()
+                return
             }
         } catch {
-            logger.error("cannot join the namespace in the cluster; its writes are refused: \(error)")
-            storageUnavailable = true
-            if !resumed { queue.resume() }
+            await reader?.stop()
+            await lease?.release()
+            throw error
         }
+        logger.info("following the namespace's log", metadata: ["stream-sequence": "\(applied)"])
+        queue.resume()
+        while let message = await messages?.next() {
+            queue.async {
+                do {
+                    try self.commitLogged(message.payload, streamSequence: message.streamSequence)
+                } catch {
+                    self.logger.error("cannot read the namespace's log; it stops following: \(error)")
+                }
+            }
+        }
+        await reader?.stop()
     }
 
     /// The stream sequence of the last message on `subject`, 0 when it has none.

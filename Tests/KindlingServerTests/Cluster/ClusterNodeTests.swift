@@ -1,3 +1,4 @@
+import Foundation
 import KindlingCore
 import KindlingServer
 import KindlingTesting
@@ -13,7 +14,7 @@ import Testing
 struct ClusterNodeTests {
     static func configuration(_ nats: NATSTestCluster, node: String, leaseTime: Duration = .seconds(3)) -> ServerConfiguration {
         var logger = Logger(label: "kindling-cluster-test")
-        logger.logLevel = .critical
+        logger.logLevel = ProcessInfo.processInfo.environment["KINDLING_TEST_LOG"] == nil ? .critical : .warning
         return ServerConfiguration(port: 0, cluster: ClusterConfiguration(urls: nats.urls, nodeID: node, leaseTime: leaseTime), logger: logger)
     }
 
