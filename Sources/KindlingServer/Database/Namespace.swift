@@ -526,7 +526,36 @@ final class Namespace: @unchecked Sendable {
             self.lease = nil
             let dropped = self.held.abandon()
             self.logger.error("deposed as the namespace's leader: \(reason)", metadata: ["refused-held": "\(dropped)"])
+            if let node = self.cluster { self.rejoin(node) }
         }
+    }
+
+    /// After a deposal: this node's tree may hold writes that were never published, so it is
+    /// dropped with everyone who saw it. Realtime connections are closed (the SDKs reconnect,
+    /// resend what was not acknowledged and listen again), event streams are cancelled, and the
+    /// namespace reads its log again from the start, as a follower (or as the leader, should the
+    /// lease be free). Confined to `queue`.
+    private func rejoin(_ node: ClusterNode) {
+        for (connection, outbound) in outbounds {
+            switch outbound {
+            case .webSocket(let outbound):
+                outbound.close(reason: "The cluster node serving this database changed role; reconnect.")
+            case .eventStream(let outbound):
+                // The stream's use of the namespace ends here: its later closeStream finds nothing.
+                outbounds[connection] = nil
+                outbound.end(with: EventStreamEncoding.cancel)
+                release()
+            }
+        }
+        report()
+        state = NamespaceState(
+            name: name, root: .empty, rules: state.rules, rulesAreOpen: state.rulesAreOpen, rulesDebug: state.rulesDebug, limits: state.limits)
+        report()
+        lastSequence = 0
+        appliedStreamSequence = 0
+        storageUnavailable = false
+        queue.suspend()
+        follower = Task { await self.startClusterRole(node) }
     }
 
     /// Commits the records of one published batch that this node has not applied, so local
@@ -707,13 +736,17 @@ final class Namespace: @unchecked Sendable {
             var out: [Outgoing] = []
             let answer = self.state.apply(write.operation, by: .rest(write.auth), now: Namespace.now(), into: &out)
             self.logRefusals()
-            let before = self.lastSequence
-            self.finish(out)
-            if case .refused(let refusal) = answer { return respond(.refused(refusal)) }
+            if case .refused(let refusal) = answer {
+                self.finish(out)
+                return respond(.refused(refusal))
+            }
             let pushed: Key? = if case .written(.pushed(let key), _) = answer { key } else { nil }
-            let sequence = self.lastSequence == before ? 0 : self.lastSequence
-            self.held.send(
-                PreparedDispatch(), after: sequence, then: { respond(.committed(sequence: sequence, pushed: pushed)) },
+            // The sequence `finish` gives the write's record, known before the reply is held with
+            // its delivery: holding the reply after the append could miss the PubAck's release.
+            let pending = UInt64(self.state.pendingWrites)
+            let sequence = pending == 0 ? 0 : self.lastSequence + pending
+            self.finish(
+                out, then: { respond(.committed(sequence: sequence, pushed: pushed)) },
                 refused: { respond(.refused(.unavailable(Namespace.notLeading))) })
         }
     }

@@ -28,7 +28,8 @@ extension ClusterNodeTests {
                 let initial = try await listener.request("q", try JSONParser.parse(#"{"p":"/w","h":""}"#))
                 #expect(initial.first?["d"]?["b"]?["d"]?["k19"] == .number(19))
                 // A write on the follower while the leader lives goes to the leader.
-                #expect(try await TestHTTPConnection.request(port: heir.port, "PUT", "/w/k20.json?ns=failover", body: "20").status == 200)
+                let forwarded = try await TestHTTPConnection.request(port: heir.port, "PUT", "/w/k20.json?ns=failover", body: "20")
+                #expect(forwarded.status == 200, "\(forwarded.status): \(forwarded.text); leader: \(leader.errorOutput)")
                 acknowledged.append(20)
                 _ = try await listener.nextMessage()
                 leader.kill()

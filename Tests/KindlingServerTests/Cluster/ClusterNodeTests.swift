@@ -20,7 +20,17 @@ struct ClusterNodeTests {
 
     /// Starts a three-server NATS cluster for the body and always shuts it down.
     static func withNATS(_ body: (NATSTestCluster) async throws -> Void) async throws {
-        let nats = try await NATSTestCluster.start(size: 3)
+        // A port taken by another process between its choice and the server's bind fails the
+        // start now and then on a busy machine: try again with new ports.
+        var started: NATSTestCluster?
+        for attempt in 1...3 where started == nil {
+            do {
+                started = try await NATSTestCluster.start(size: 3)
+            } catch {
+                if attempt == 3 { throw error }
+            }
+        }
+        let nats = try #require(started)
         do {
             try await body(nats)
         } catch {
@@ -103,21 +113,34 @@ struct ClusterNodeTests {
         }
     }
 
-    @Test func aLeaderWhoseLogAnotherWriterAppendedToIsFencedAndRefusesWrites() async throws {
+    @Test func aLeaderWhoseLogAnotherWriterAppendedToIsFencedThenRereadsTheLog() async throws {
         try await Self.withNATS { nats in
             let (client, js) = try await Self.jetStream(nats)
             try await KindlingServer.run(Self.configuration(nats, node: "old")) { server in
                 #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/x.json?ns=fence", body: "1").status == 200)
+                let connected = try await TestClient.connect(port: server.port, namespace: "fence")
+                _ = try await connected.request("q", try json(#"{"p":"/x","h":""}"#))
                 // Another writer (a leader this node does not know of) appends to the subject.
                 let last = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.fence").sequence
                 _ = try await js.publish("kindling.log.fence", payload: [], options: PublishOptions(expectedLastSubjectSequence: last))
-                // The node's next publish expects the old sequence: the stream refuses it, the
-                // write is refused, and so is every write after it.
+                // The node's next publish expects the old sequence: the stream refuses it, and the
+                // write is refused.
                 let refused = try await TestHTTPConnection.request(port: server.port, "PUT", "/x.json?ns=fence", body: "2")
                 #expect(refused.status == 503)
-                #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/x.json?ns=fence", body: "3").status == 503)
-                // Nothing of the refused writes reached the stream.
-                #expect(try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.fence").sequence == last + 1)
+                // The deposed node dropped its tree: its realtime clients are told to reconnect,
+                // and it reads the log again. The other writer holds no lease, so this node takes
+                // its own back and writes after the other writer's batch.
+                #expect(await connected.waitForClose(timeout: .seconds(5)))
+                let started = ContinuousClock.now
+                var status = 0
+                while status != 200, ContinuousClock.now - started < .seconds(10) {
+                    status = try await TestHTTPConnection.request(port: server.port, "PUT", "/x.json?ns=fence", body: "3").status
+                    if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(status == 200)
+                #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/x.json?ns=fence").text == "3")
+                // Nothing of the refused write reached the stream: the other batch, then "3".
+                #expect(try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.fence").sequence == last + 2)
             }
             await client.close()
         }
@@ -178,7 +201,7 @@ struct ClusterNodeTests {
                         let patch = try await TestHTTPConnection.request(port: three.port, "PATCH", "/room.json?ns=fwd", body: #"{"m":"x"}"#)
                         #expect(patch.status == 200 && patch.text == #"{"m":"x"}"#)
                         let post = try await TestHTTPConnection.request(port: three.port, "POST", "/room/list.json?ns=fwd", body: "1")
-                        let name = try #require(try post.json()["name"]?.stringValue)
+                        let name = try #require(try post.json()["name"]?.stringValue, "\(post.status): \(post.text)")
                         let read = try await TestHTTPConnection.request(port: one.port, "GET", "/room.json?ns=fwd")
                         #expect(try read.json() == (try json(#"{"list":{"\#(name)":1},"m":"x","n":7}"#)))
                         // The rules are the leader's: a write they refuse is refused on a follower too.
