@@ -197,8 +197,12 @@ final class Namespace: @unchecked Sendable {
             // Asked at the first write only (a connection that only reads is never refused).
             var refusal: Refusal??
             for input in inputs {
-                if self.joinFailed, case .operation(let number?, _) = input {
-                    refusals.append(Outgoing(recipients: [connection], message: Answer.refused(.unavailable(Namespace.notJoined)).wireResponse(number)))
+                // A connection the state does not know was attached before a deposed leader
+                // dropped its tree, and is being closed: nothing it sends is taken.
+                if self.joinFailed || (self.cluster != nil && self.outbounds[connection] == nil) {
+                    if case .operation(let number?, _) = input {
+                        refusals.append(Outgoing(recipients: [connection], message: Answer.refused(.unavailable(Namespace.notJoined)).wireResponse(number)))
+                    }
                     continue
                 }
                 if case .operation(let number, let operation) = input, operation.writesNow, let node = self.forwardingNode,
@@ -539,6 +543,7 @@ final class Namespace: @unchecked Sendable {
         for (connection, outbound) in outbounds {
             switch outbound {
             case .webSocket(let outbound):
+                outbounds[connection] = nil
                 outbound.close(reason: "The cluster node serving this database changed role; reconnect.")
             case .eventStream(let outbound):
                 // The stream's use of the namespace ends here: its later closeStream finds nothing.
