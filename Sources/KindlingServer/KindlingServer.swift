@@ -52,10 +52,23 @@ public final class KindlingServer: Sendable {
         // Raised first, so the logs' and the connections' shares come from the limit in force.
         let descriptors = DescriptorLimit.raise()
         let metrics = ServerMetrics(topNamespaces: configuration.metricsTopNamespaces)
+        var cluster: ClusterNode?
+        if let clusterConfiguration = configuration.cluster {
+            guard configuration.storage == nil else {
+                try? await group.shutdownGracefully()
+                throw ClusterError.invalid("cluster mode keeps no local data directory: its log is the NATS stream (leave out --data-dir with --cluster)")
+            }
+            do {
+                cluster = try await ClusterNode.connect(clusterConfiguration, logger: configuration.logger)
+            } catch {
+                try? await group.shutdownGracefully()
+                throw error
+            }
+        }
         let registry = NamespaceRegistry(
             logger: configuration.logger, storage: configuration.storage, rules: configuration.defaultRules,
             rulesDebug: configuration.rulesDebug, limits: configuration.connectionLimits, maxNamespaces: configuration.maxNamespaces,
-            openLogs: OpenLogBudget(limit: DescriptorLimit.logs(under: descriptors)), metrics: metrics
+            openLogs: OpenLogBudget(limit: DescriptorLimit.logs(under: descriptors)), metrics: metrics, cluster: cluster
         )
         do {
             try registry.recoverAll()
@@ -101,6 +114,7 @@ public final class KindlingServer: Sendable {
                 configuration: configuration, group: group, channel: channel, workers: workers, tls: tls, registry: registry, health: resources.health
             )
         } catch {
+            await registry.leaveCluster()
             try? await group.shutdownGracefully()
             try? await workers.shutdownGracefully()
             throw error
@@ -125,7 +139,9 @@ public final class KindlingServer: Sendable {
         try await group.shutdownGracefully()
         try await workers.shutdownGracefully()
         let registry = self.registry
-        return await DrainDeadline.run(within: limit - (ContinuousClock.now - started)) { registry.drain() }
+        let drained = await DrainDeadline.run(within: limit - (ContinuousClock.now - started)) { registry.drain() }
+        await registry.leaveCluster()
+        return drained
     }
 
     /// Starts a snapshot of every namespace that has writes its newest snapshot lacks (an

@@ -76,6 +76,9 @@ public struct ServerConfiguration: Sendable {
     /// How many of the largest namespaces get a `kindling_namespace_tree_bytes` series at
     /// `/.metrics` (a bound on the label's cardinality; the others are left out).
     public var metricsTopNamespaces: Int
+    /// Serve as a node of a cluster on NATS JetStream (`--cluster`); nil for a single server.
+    /// Cluster mode keeps no data directory (`storage` must be nil): the log is the stream.
+    public var cluster: ClusterConfiguration?
     public var logger: Logger
 
     public init(
@@ -107,8 +110,10 @@ public struct ServerConfiguration: Sendable {
         connectionLimits: ConnectionLimits = ConnectionLimits(),
         tls: TLSFiles? = nil,
         metricsTopNamespaces: Int = 20,
+        cluster: ClusterConfiguration? = nil,
         logger: Logger = Logger(label: "kindling")
     ) {
+        self.cluster = cluster
         self.tls = tls
         self.metricsTopNamespaces = metricsTopNamespaces
         self.headerTimeout = headerTimeout

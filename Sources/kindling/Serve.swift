@@ -51,6 +51,19 @@ struct Serve: AsyncParsableCommand {
     @Flag(name: .customLong("in-memory"), help: "Keep data in memory only (nothing written to disk).")
     var inMemory = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Run as a node of a cluster on NATS JetStream: the NATS servers' URLs, comma-separated (nats://a:4222,nats://b:4222).",
+            discussion: "The namespaces' log is then a replicated JetStream stream and no data directory is used (--data-dir, --fsync and --in-memory do not apply). The start is refused when no NATS server answers."
+        ))
+    var cluster: String?
+
+    @Option(name: .customLong("node-id"), help: "This node's id in the cluster (letters, digits, '-', '_'; default: a random one).")
+    var nodeID: String?
+
+    @Option(name: .customLong("lease-seconds"), help: "Seconds a namespace's leader lease outlives its holder (0.3 to 600).")
+    var leaseSeconds = 5.0
+
     @Option(help: "Namespace for requests that name none (no ?ns= and no database host label).")
     var namespace = "kindling"
 
@@ -126,6 +139,21 @@ struct Serve: AsyncParsableCommand {
         guard logFormat == "text" || logFormat == "json" else { throw ValidationError("--log-format must be text or json.") }
         guard drainSeconds >= 1, drainSeconds <= 3600 else { throw ValidationError("--drain-seconds must be between 1 and 3600.") }
         guard (0...1000).contains(metricsTopNamespaces) else { throw ValidationError("--metrics-top-namespaces must be between 0 and 1000.") }
+        guard leaseSeconds >= 0.3, leaseSeconds <= 600 else { throw ValidationError("--lease-seconds must be between 0.3 and 600.") }
+        if let nodeID, !ClusterConfiguration.isValidNodeID(nodeID) { throw ValidationError("--node-id must be 1 to 64 letters, digits, '-' or '_'.") }
+        if cluster != nil, clusterURLs.isEmpty { throw ValidationError("--cluster needs at least one nats:// URL.") }
+    }
+
+    /// The NATS URLs of `--cluster`.
+    var clusterURLs: [String] {
+        (cluster ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// The cluster settings, or nil without `--cluster`.
+    var clusterConfiguration: ClusterConfiguration? {
+        guard cluster != nil else { return nil }
+        return ClusterConfiguration(
+            urls: clusterURLs, nodeID: nodeID ?? ClusterConfiguration.randomNodeID(), leaseTime: .milliseconds(Int64(leaseSeconds * 1000)))
     }
 
     func run() async throws {
@@ -146,7 +174,7 @@ struct Serve: AsyncParsableCommand {
                 ServerConfiguration(
                     host: host,
                     port: port,
-                    storage: inMemory
+                    storage: inMemory || cluster != nil
                         ? nil
                         : StorageConfiguration(
                             directory: dataDirectory,
@@ -175,6 +203,7 @@ struct Serve: AsyncParsableCommand {
                     ),
                     tls: tls.files,
                     metricsTopNamespaces: metricsTopNamespaces,
+                    cluster: clusterConfiguration,
                     logger: logger
                 ))
         } catch let refusal as ProtectedMode.Refusal {
@@ -183,19 +212,23 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("Credential settings: \(error)")
         } catch let error as TLSFileError {
             throw ValidationError("TLS: \(error)")
+        } catch let error as ClusterError {
+            throw ValidationError("Cluster: \(error)")
         }
         // Before the banner, so a supervisor that signals once it reads the banner is heard.
         let watcher = security.rules.map { RulesFileWatcher(path: $0, server: server, logger: logger, loadedText: rulesText) }
         let hangup = HangupSignal.install(server: server, rules: watcher, logger: logger)
         defer { hangup.cancel() }
+        let clusterLine = server.configuration.cluster.map { "node \($0.nodeID) on \($0.urls.joined(separator: ","))" }
         let banner = ServeBanner(
             host: host,
             port: server.port,
             scheme: tls.files == nil ? "http" : "https",
             namespace: namespace,
-            dataDirectory: inMemory ? nil : ServeBanner.absolute(dataDirectory),
+            dataDirectory: inMemory || cluster != nil ? nil : ServeBanner.absolute(dataDirectory),
             fsync: fsync,
-            security: Serve.securitySummary(auth: auth, rulesFile: security.rules, allowOpen: security.allowOpen)
+            security: Serve.securitySummary(auth: auth, rulesFile: security.rules, allowOpen: security.allowOpen),
+            cluster: clusterLine
         )
         print(banner.text)
         // Scripts and supervisors read this banner through a pipe: send it now, not at exit.

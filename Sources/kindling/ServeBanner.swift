@@ -20,6 +20,8 @@ struct ServeBanner {
     var fsync: String
     /// The rules and credential lines (`Serve.securitySummary`).
     var security: String
+    /// The cluster's NATS URLs and this node's id (`--cluster`); nil for a single server.
+    var cluster: String? = nil
 
     /// The host clients connect to: the loopback address for a wildcard listen address
     /// (other machines use this machine's address), in brackets when it is an IPv6 address.
@@ -57,7 +59,11 @@ struct ServeBanner {
         } else {
             lines.append("  (every SDK: that databaseURL; the emulator settings speak plain HTTP and do not apply)")
         }
-        lines.append("Data: " + (dataDirectory.map { "\($0) (fsync \(fsync))" } ?? "in memory only"))
+        if let cluster {
+            lines.append("Data: the cluster's NATS JetStream stream (\(cluster))")
+        } else {
+            lines.append("Data: " + (dataDirectory.map { "\($0) (fsync \(fsync))" } ?? "in memory only"))
+        }
         lines.append(security)
         return lines.joined(separator: "\n")
     }

@@ -12,6 +12,8 @@ final class HeldDeliveries: Sendable {
         let sequence: UInt64
         let delivery: PreparedDispatch
         let then: (@Sendable () -> Void)?
+        /// Run instead of sending, when the writes will never be durable (`abandon`).
+        let refused: (@Sendable () -> Void)?
     }
 
     private let held = Mutex(CircularBuffer<Held>())
@@ -24,10 +26,10 @@ final class HeldDeliveries: Sendable {
     /// Sends `delivery` (then runs `then`) once the log reports everything through `sequence`
     /// durable and everything held before it has gone. Hold a delivery before handing its
     /// writes to the log, so the log cannot report them durable before it is held.
-    func send(_ delivery: PreparedDispatch, after sequence: UInt64, then: (@Sendable () -> Void)? = nil) {
+    func send(_ delivery: PreparedDispatch, after sequence: UInt64, then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil) {
         let sentNow = held.withLock { held in
             guard held.isEmpty, sequence == 0 else {
-                held.append(Held(sequence: sequence, delivery: delivery, then: then))
+                held.append(Held(sequence: sequence, delivery: delivery, then: then, refused: refused))
                 return false
             }
             delivery.send(metrics: metrics)
@@ -53,5 +55,17 @@ final class HeldDeliveries: Sendable {
             return then
         }
         for next in then { next() }
+    }
+
+    /// The log will never make what is held durable (a cluster leader was deposed): drops every
+    /// held delivery unsent and runs their `refused` instead. Returns how many were dropped.
+    @discardableResult
+    func abandon() -> Int {
+        let dropped = held.withLock { held -> [Held] in
+            defer { held.removeAll() }
+            return Array(held)
+        }
+        for entry in dropped { entry.refused?() }
+        return dropped.count
     }
 }

@@ -47,12 +47,17 @@ final class NamespaceRegistry: NamespaceLifecycle {
     private let limits: ConnectionLimits
     /// The server's metrics, which every namespace reports to; nil where none are kept.
     let metrics: ServerMetrics?
+    /// The cluster every namespace is served in; nil for a single server. In cluster mode a
+    /// namespace exists from its first use on (it reads its log from the stream, and the node
+    /// may take its lease), so it is kept for the life of the process.
+    let cluster: ClusterNode?
 
     init(
         logger: Logger, storage: StorageConfiguration?, rules: (rules: RulesDocument, open: Bool), rulesDebug: Bool = false,
         limits: ConnectionLimits = ConnectionLimits(), maxNamespaces: Int = 10_000, openLogs: OpenLogBudget = OpenLogBudget(limit: 256),
-        metrics: ServerMetrics? = nil
+        metrics: ServerMetrics? = nil, cluster: ClusterNode? = nil
     ) {
+        self.cluster = cluster
         self.metrics = metrics
         self.openLogs = openLogs
         self.logger = logger
@@ -66,10 +71,12 @@ final class NamespaceRegistry: NamespaceLifecycle {
     /// A new namespace under the server's rules.
     private func makeNamespace(_ name: String, root: Node = .empty) -> Namespace {
         let rules = defaultRules.withLock { $0 }
-        return Namespace(
+        let namespace = Namespace(
             name: name, logger: logger, root: root, rules: rules.rules, rulesAreOpen: rules.open, rulesDebug: rulesDebug, limits: limits,
             lifecycle: self, metrics: metrics
         )
+        if let cluster { namespace.joinCluster(cluster) }
+        return namespace
     }
 
     /// Puts new server rules in force in every namespace without rules of its own (a reloaded
@@ -135,7 +142,8 @@ final class NamespaceRegistry: NamespaceLifecycle {
                 return entry.namespace
             }
             let created = makeNamespace(name)
-            all.byName[name] = Entry(namespace: created, uses: 1, claimed: false)
+            all.byName[name] = Entry(namespace: created, uses: 1, claimed: cluster != nil)
+            if cluster != nil { all.claimed += 1 }
             return created
         }
     }
@@ -230,6 +238,14 @@ final class NamespaceRegistry: NamespaceLifecycle {
             held?.release()
             held = nil
         }
+    }
+
+    /// Leaves the cluster (after `drain`): each namespace waits for its writes in flight and
+    /// gives its lease back, then the NATS connection closes.
+    func leaveCluster() async {
+        guard let cluster else { return }
+        for namespace in namespaces.withLock({ $0.byName.values.map(\.namespace) }) { await namespace.leaveCluster() }
+        await cluster.close()
     }
 }
 

@@ -66,6 +66,9 @@ struct NamespaceState: Sendable {
         declareIndexes()
     }
 
+    /// How many writes `takeJournal` would hand over now.
+    var pendingWrites: Int { journal.count }
+
     /// Hands over the writes committed since the last call.
     mutating func takeJournal() -> [Write] {
         defer { journal = [] }

@@ -10,4 +10,9 @@ final class ConnectionOutbound: Sendable {
         self.outbox = outbox
         self.handler = NIOLoopBound(handler, eventLoop: outbox.eventLoop)
     }
+
+    /// Closes the connection ("going away", with `reason`), on its event loop.
+    func close(reason: String) {
+        outbox.eventLoop.execute { self.handler.value.closeGoingAway(reason: reason) }
+    }
 }

@@ -167,6 +167,13 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
+    /// Closes the connection with "going away" (1001) and `reason`, so the SDK reconnects and
+    /// resends what was not acknowledged (a deposed cluster leader dropped its held answers).
+    func closeGoingAway(reason: String) {
+        guard let context else { return }
+        close(context: context, code: .goingAway, reason: reason)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.info("connection error: \(error)", metadata: metadata)
         if let error = error as? NIOWebSocketError {

@@ -54,6 +54,9 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Waits until the server's log (standard error) says `text`; false after `timeout`.
+    /// What the server has written to standard error so far.
+    var errorOutput: String { errors.text.withLock { $0 } }
+
     func waitForLog(containing text: String, timeout: Duration = .seconds(10)) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {

@@ -1,0 +1,171 @@
+import Logging
+import NATSClient
+import Synchronization
+
+/// This server's membership in a Kindling cluster: one NATS connection, the log stream and the
+/// key-value buckets every namespace uses (names in docs/cluster.md).
+///
+/// Connecting creates the stream and buckets, or opens them when another node made them first,
+/// so the first node to start sets the cluster up and the others join it.
+final class ClusterNode: Sendable {
+    /// The stream holding every namespace's committed writes, one subject per namespace.
+    static let logStream = "KINDLING_LOG"
+    /// The prefix of the namespaces' log subjects (`kindling.log.<namespace>`).
+    static let logSubjectPrefix = "kindling.log."
+    static let leaseBucket = "kindling_leases"
+    static let nodeBucket = "kindling_nodes"
+    /// How long the stream remembers message ids, so a publish retried after a lost PubAck is
+    /// stored once.
+    static let duplicateWindow: Duration = .seconds(120)
+
+    let configuration: ClusterConfiguration
+    let client: NATSClient
+    let jetStream: JetStream
+    /// Leases: key `<namespace>`, value the leader's node id, expiring after the lease time.
+    let leases: KeyValue
+    /// Liveness: key `<node id>`, renewed with the node's leases.
+    let nodes: KeyValue
+    /// How many copies of the stream and buckets JetStream keeps: min(3, NATS servers).
+    let replicas: Int
+    let logger: Logger
+    /// Keeps this node's key in `kindling_nodes` alive while it runs.
+    private let heartbeat = Mutex<Task<Void, Never>?>(nil)
+
+    private init(configuration: ClusterConfiguration, client: NATSClient, jetStream: JetStream, leases: KeyValue, nodes: KeyValue, replicas: Int, logger: Logger) {
+        self.configuration = configuration
+        self.client = client
+        self.jetStream = jetStream
+        self.leases = leases
+        self.nodes = nodes
+        self.replicas = replicas
+        self.logger = logger
+    }
+
+    /// The subject the leader of `namespace` takes forwarded writes on.
+    static func rpcSubject(_ namespace: String) -> String { "kindling.rpc." + namespace }
+
+    /// The subject of `namespace`'s log.
+    static func logSubject(_ namespace: String) -> String { logSubjectPrefix + namespace }
+
+    /// Connects to NATS and creates (or opens) the stream and buckets. Throws `unreachable`
+    /// when no server answers, so the server refuses to start instead of serving without its log.
+    static func connect(_ configuration: ClusterConfiguration, logger: Logger) async throws(ClusterError) -> ClusterNode {
+        guard !configuration.urls.isEmpty else { throw .invalid("--cluster needs at least one nats:// URL") }
+        guard ClusterConfiguration.isValidNodeID(configuration.nodeID) else {
+            throw .invalid("--node-id must be 1 to 64 letters, digits, '-' or '_' (got \"\(configuration.nodeID)\")")
+        }
+        guard configuration.leaseTime >= .milliseconds(300) else { throw .invalid("the lease time must be at least 0.3 s") }
+        var options = NATSOptions(servers: configuration.urls)
+        options.name = "kindling-\(configuration.nodeID)"
+        options.reconnectWait = .milliseconds(50)
+        options.maxReconnectWait = .milliseconds(500)
+        let client: NATSClient
+        do {
+            client = try await NATSClient.connect(options)
+        } catch {
+            throw .unreachable(urls: configuration.urls, detail: "\(error)")
+        }
+        // The servers the connected one advertises (itself included), or the URLs given when
+        // it advertises none (a single server outside a cluster).
+        let advertised = await client.serverInfo?.connectURLs.count ?? 0
+        let replicas = min(3, max(1, advertised, configuration.urls.count))
+        let jetStream = JetStream(client: client, timeout: .seconds(5))
+        // NATS may be electing leaders (a server was just lost): its JetStream API then times
+        // out or has no responders for a few seconds, so the setup is retried for a while.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            do throws(JetStreamError) {
+                return try await setUp(configuration, client: client, jetStream: jetStream, replicas: replicas, logger: logger)
+            } catch {
+                if error.natsError != nil, ContinuousClock.now < deadline {
+                    logger.warning("NATS JetStream does not answer yet; retrying", metadata: ["error": "\(error)"])
+                    try? await Task.sleep(for: .milliseconds(500))
+                    continue
+                }
+                await client.close()
+                if error.natsError != nil { throw .unreachable(urls: configuration.urls, detail: "\(error)") }
+                throw .setup("\(error)")
+            }
+        }
+    }
+
+    /// Creates or opens the stream and buckets, and announces the node.
+    private static func setUp(
+        _ configuration: ClusterConfiguration, client: NATSClient, jetStream: JetStream, replicas: Int, logger: Logger
+    ) async throws(JetStreamError) -> ClusterNode {
+        do {
+            var log = StreamConfig(name: logStream, subjects: [logSubjectPrefix + ">"])
+            log.storage = .file
+            log.replicas = replicas
+            log.duplicateWindow = duplicateWindow
+            try await createOrOpen(jetStream, log)
+            var leaseConfig = KeyValueConfig(bucket: leaseBucket)
+            leaseConfig.ttl = configuration.leaseTime
+            leaseConfig.replicas = replicas
+            var nodeConfig = KeyValueConfig(bucket: nodeBucket)
+            nodeConfig.ttl = configuration.leaseTime
+            nodeConfig.replicas = replicas
+            let leases = try await createOrOpen(jetStream, leaseConfig)
+            let nodes = try await createOrOpen(jetStream, nodeConfig)
+            logger.notice(
+                "joined the cluster",
+                metadata: ["node": "\(configuration.nodeID)", "replicas": "\(replicas)", "nats": "\(configuration.urls.joined(separator: ","))"]
+            )
+            let node = ClusterNode(configuration: configuration, client: client, jetStream: jetStream, leases: leases, nodes: nodes, replicas: replicas, logger: logger)
+            try await nodes.put(configuration.nodeID, [])
+            node.startHeartbeat()
+            return node
+        }
+    }
+
+    /// Creates the stream, or opens it when it exists with other settings (made by a node with
+    /// another version or lease time): the existing one is used as it is.
+    private static func createOrOpen(_ jetStream: JetStream, _ config: StreamConfig) async throws(JetStreamError) {
+        do {
+            _ = try await jetStream.createStream(config)
+        } catch {
+            guard error.apiError?.errCode == JetStreamAPIError.streamNameInUse else { throw error }
+            _ = try await jetStream.streamInfo(config.name)
+        }
+    }
+
+    private static func createOrOpen(_ jetStream: JetStream, _ config: KeyValueConfig) async throws(JetStreamError) -> KeyValue {
+        do {
+            return try await jetStream.createKeyValue(config)
+        } catch {
+            guard error.apiError?.errCode == JetStreamAPIError.streamNameInUse else { throw error }
+            return try await jetStream.keyValue(config.bucket)
+        }
+    }
+
+    /// Renews this node's liveness key every third of the lease time (its expiry tells the
+    /// leaders that the node's onDisconnect registrations are theirs to run).
+    private func startHeartbeat() {
+        let period = configuration.leaseTime / 3
+        let task = Task { [nodes, configuration, logger] in
+            while !Task.isCancelled {
+                do {
+                    try await Task.sleep(for: period)
+                } catch {
+                    return
+                }
+                do {
+                    try await nodes.put(configuration.nodeID, [])
+                } catch {
+                    logger.warning("could not renew this node's liveness key: \(error)")
+                }
+            }
+        }
+        heartbeat.withLock { $0 = task }
+    }
+
+    /// Closes the NATS connection (at shutdown, after the namespaces gave up their leases).
+    func close() async {
+        heartbeat.withLock { task in
+            task?.cancel()
+            task = nil
+        }
+        try? await nodes.purge(configuration.nodeID)
+        await client.drain()
+    }
+}

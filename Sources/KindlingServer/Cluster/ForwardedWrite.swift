@@ -1,0 +1,117 @@
+import KindlingCore
+
+/// A write a follower sends its namespace's leader on `kindling.rpc.<namespace>`: the
+/// operation as the client gave it (set, update or push, a precondition included) and the
+/// identity the follower verified. The leader decides it with `NamespaceState.apply`, with the
+/// same rules and data as a write of its own clients. Nodes trust each other's identities
+/// (through their NATS credentials), as the plan in docs/cluster.md says.
+struct ForwardedWrite: Sendable {
+    var operation: Operation
+    var auth: AuthState
+
+    /// Nil for an operation that is not forwarded (anything but set, update, push).
+    init?(_ operation: Operation, auth: AuthState) {
+        switch operation {
+        case .set, .update, .push: break
+        default: return nil
+        }
+        self.operation = operation
+        self.auth = auth
+    }
+
+    /// The request's JSON: `{"o": "set"|"update"|"push", "p": [keys], "d": data,
+    /// "c": {"hash"|"etag": text}, "a": auth}`.
+    func encoded() -> [UInt8] {
+        var members: [JSONMember] = []
+        switch operation {
+        case .set(let path, let data, let precondition):
+            members = [JSONMember("o", .string("set")), JSONMember("p", Self.encode(path)), JSONMember("d", data)]
+            switch precondition {
+            case .hash(let hash)?: members.append(JSONMember("c", .object([JSONMember("hash", .string(hash))])))
+            case .etag(let etag)?: members.append(JSONMember("c", .object([JSONMember("etag", .string(etag))])))
+            case nil: break
+            }
+        case .update(let path, let entries):
+            members = [JSONMember("o", .string("update")), JSONMember("p", Self.encode(path)), JSONMember("d", .object(entries))]
+        case .push(let path, let data):
+            members = [JSONMember("o", .string("push")), JSONMember("p", Self.encode(path)), JSONMember("d", data)]
+        default:
+            break
+        }
+        members.append(JSONMember("a", Self.encode(auth)))
+        return Array(JSONWriter.string(.object(members)).utf8)
+    }
+
+    /// Reads a request; throws on anything a follower would not have sent.
+    static func decode(_ bytes: [UInt8]) throws(ValidationError) -> ForwardedWrite {
+        let json = try JSONParser.parse(bytes)
+        guard let kind = json["o"]?.stringValue, let data = json["d"], let keys = json["p"], let authJSON = json["a"] else {
+            throw ValidationError(.invalidData, "a forwarded write needs o, p, d and a")
+        }
+        let path = try decodePath(keys)
+        let auth = try decodeAuth(authJSON)
+        let operation: Operation
+        switch kind {
+        case "set":
+            var precondition: Precondition?
+            if let hash = json["c"]?["hash"]?.stringValue { precondition = .hash(hash) }
+            if let etag = json["c"]?["etag"]?.stringValue { precondition = .etag(etag) }
+            operation = .set(path: path, data: data, precondition: precondition)
+        case "update":
+            guard case .object(let members) = data else { throw ValidationError(.invalidData, "a forwarded update needs an object") }
+            operation = .update(path: path, members: members)
+        case "push":
+            operation = .push(path: path, data: data)
+        default:
+            throw ValidationError(.invalidData, "unknown forwarded operation \(ValidationError.quoted(kind))")
+        }
+        return ForwardedWrite(operation: operation, auth: auth)
+    }
+
+    private init(operation: Operation, auth: AuthState) {
+        self.operation = operation
+        self.auth = auth
+    }
+
+    static func encode(_ path: Path) -> JSONValue { .array(path.keys.map { .string($0.string) }) }
+
+    static func decodePath(_ json: JSONValue) throws(ValidationError) -> Path {
+        guard case .array(let items) = json else { throw ValidationError(.invalidPath, "a forwarded path is an array of keys") }
+        var keys: [Key] = []
+        for item in items {
+            guard let text = item.stringValue else { throw ValidationError(.invalidPath, "a forwarded key is a string") }
+            keys.append(try Key(text))
+        }
+        return Path(keys: keys)
+    }
+
+    private static func encode(_ auth: AuthState) -> JSONValue {
+        switch auth {
+        case .anonymous: return .object([JSONMember("k", .string("anonymous"))])
+        case .admin: return .object([JSONMember("k", .string("admin"))])
+        case .user(let user):
+            return .object([
+                JSONMember("k", .string("user")), JSONMember("v", user.ruleValue),
+                JSONMember("e", user.expiresAt.map { .number(Double($0)) } ?? .null), JSONMember("x", user.expiry),
+            ])
+        }
+    }
+
+    private static func decodeAuth(_ json: JSONValue) throws(ValidationError) -> AuthState {
+        switch json["k"]?.stringValue {
+        case "anonymous": return .anonymous
+        case "admin": return .admin
+        case "user":
+            let expiresAt: Int64?
+            if let number = json["e"]?.numberValue {
+                guard number.isFinite, abs(number) < 9.0e15 else { throw ValidationError(.invalidNumber, "a forwarded expiry is out of range") }
+                expiresAt = Int64(number)
+            } else {
+                expiresAt = nil
+            }
+            return .user(AuthenticatedUser(ruleValue: json["v"] ?? .null, expiresAt: expiresAt, expiry: json["x"] ?? .null))
+        default:
+            throw ValidationError(.invalidData, "a forwarded write names no identity")
+        }
+    }
+}

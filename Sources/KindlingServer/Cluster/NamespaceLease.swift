@@ -1,0 +1,119 @@
+import Logging
+import NATSClient
+import Synchronization
+
+/// A namespace's leader lease in `kindling_leases`: key the namespace, value the holder's node
+/// id. It is taken with a create-if-absent (or, when the key still names this node after a
+/// restart, an update at its revision), and renewed every third of the lease time with an update
+/// by revision. A renewal that fails gives the lease up at once and tells `onLost`: the namespace
+/// must then stop taking writes, since another node may take the lease when it expires.
+final class NamespaceLease: Sendable {
+    let namespace: String
+    private let node: ClusterNode
+    private let renewer = Mutex<Task<Void, Never>?>(nil)
+    /// The revision of the last successful create or renewal.
+    private let revision: Mutex<UInt64>
+
+    /// The revision of the last successful create or renewal (names this leadership's term).
+    var currentRevision: UInt64 { revision.withLock { $0 } }
+
+    private init(namespace: String, node: ClusterNode, revision: UInt64) {
+        self.namespace = namespace
+        self.node = node
+        self.revision = Mutex(revision)
+    }
+
+    /// Takes the lease, or returns nil when another live node holds it.
+    static func acquire(_ namespace: String, node: ClusterNode) async throws(JetStreamError) -> NamespaceLease? {
+        let me = Array(node.configuration.nodeID.utf8)
+        do {
+            let revision = try await node.leases.create(namespace, me)
+            return NamespaceLease(namespace: namespace, node: node, revision: revision)
+        } catch {
+            guard error.isWrongLastSequence else { throw error }
+        }
+        // Held: by this node before a restart (same id), it is still ours to renew.
+        guard let entry = try await node.leases.get(namespace), entry.value == me else { return nil }
+        do {
+            let revision = try await node.leases.update(namespace, me, revision: entry.revision)
+            return NamespaceLease(namespace: namespace, node: node, revision: revision)
+        } catch {
+            guard error.isWrongLastSequence else { throw error }
+            return nil
+        }
+    }
+
+    /// Renews every third of the lease time until `release`, and calls `onLost` once another
+    /// node holds the lease. A renewal that fails for NATS reasons (a server lost, the bucket's
+    /// stream electing a leader) is retried without giving up: while the bucket takes no writes,
+    /// no other node can take the lease either, and the log's expected sequences fence this node
+    /// anyway should another one lead meanwhile. A renewal refused for its revision is checked
+    /// against the key: still this node's (an earlier renewal that timed out had gone through),
+    /// or free again (expired during an outage, taken back with a create), it goes on; held by
+    /// another node, the lease is lost.
+    func keepAlive(onLost: @escaping @Sendable (String) -> Void) {
+        let leaseTime = node.configuration.leaseTime
+        let task = Task { [node, namespace] in
+            let me = Array(node.configuration.nodeID.utf8)
+            var wait = leaseTime / 3
+            while !Task.isCancelled {
+                do {
+                    try await Task.sleep(for: wait)
+                } catch {
+                    return
+                }
+                do throws(JetStreamError) {
+                    let renewed = try await node.leases.update(namespace, me, revision: self.currentRevision)
+                    self.revision.withLock { $0 = renewed }
+                    wait = leaseTime / 3
+                } catch {
+                    if Task.isCancelled { return }
+                    guard error.isWrongLastSequence else {
+                        node.logger.warning("could not renew a lease; retrying", metadata: ["namespace": "\(namespace)", "error": "\(error)"])
+                        wait = leaseTime / 20
+                        continue
+                    }
+                    do throws(JetStreamError) {
+                        if let entry = try await node.leases.get(namespace) {
+                            guard entry.value == me else {
+                                onLost("another node holds the lease")
+                                return
+                            }
+                            self.revision.withLock { $0 = entry.revision }
+                        } else {
+                            let created = try await node.leases.create(namespace, me)
+                            self.revision.withLock { $0 = created }
+                        }
+                        wait = leaseTime / 3
+                    } catch {
+                        if error.isWrongLastSequence {
+                            onLost("another node took the lease")
+                            return
+                        }
+                        wait = leaseTime / 20
+                    }
+                }
+            }
+        }
+        renewer.withLock { $0 = task }
+    }
+
+    /// Stops renewing and deletes the lease if this node still holds it, so another node can
+    /// lead at once (a clean shutdown).
+    func release() async {
+        renewer.withLock { task in
+            task?.cancel()
+            task = nil
+        }
+        let current = revision.withLock { $0 }
+        try? await node.leases.delete(namespace, revision: current)
+    }
+
+    /// Stops renewing without deleting (the lease was lost).
+    func abandon() {
+        renewer.withLock { task in
+            task?.cancel()
+            task = nil
+        }
+    }
+}

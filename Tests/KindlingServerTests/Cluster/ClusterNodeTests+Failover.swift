@@ -1,0 +1,97 @@
+import Foundation
+import KindlingCore
+import KindlingServer
+import KindlingTesting
+import Logging
+import NATSClient
+import NATSTesting
+import Testing
+
+/// A leader killed with SIGKILL (a real `kindling serve --cluster` process): its lease expires,
+/// a follower takes the namespace over after reading the log to its end, and every write the
+/// dead leader acknowledged is still there.
+/// (An extension, so these run in the serialized suite: one NATS cluster at a time.)
+extension ClusterNodeTests {
+    @Test func aFollowerTakesOverFromAKilledLeaderWithEveryAcknowledgedWrite() async throws {
+        try await Self.withNATS { nats in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-cluster-\(UUID().uuidString)").path
+            let leader = try await ServerProcess.start(
+                dataDirectory: directory, arguments: ["--cluster", nats.urls.joined(separator: ","), "--node-id", "doomed", "--lease-seconds", "1"])
+            var acknowledged: [Int] = []
+            for index in 0..<20 {
+                let put = try await TestHTTPConnection.request(port: leader.port, "PUT", "/w/k\(index).json?ns=failover", body: "\(index)")
+                if put.status == 200 { acknowledged.append(index) }
+            }
+            #expect(acknowledged.count == 20)
+            try await KindlingServer.run(Self.configuration(nats, node: "heir", leaseTime: .seconds(1))) { heir in
+                let listener = try await TestClient.connect(port: heir.port, namespace: "failover")
+                let initial = try await listener.request("q", try JSONParser.parse(#"{"p":"/w","h":""}"#))
+                #expect(initial.first?["d"]?["b"]?["d"]?["k19"] == .number(19))
+                // A write on the follower while the leader lives goes to the leader.
+                let forwarded = try await TestHTTPConnection.request(port: heir.port, "PUT", "/w/k20.json?ns=failover", body: "20")
+                #expect(forwarded.status == 200, "\(forwarded.status): \(forwarded.text); leader: \(leader.errorOutput)")
+                acknowledged.append(20)
+                _ = try await listener.nextMessage()
+                leader.kill()
+                let killed = ContinuousClock.now
+                var resumed: Duration?
+                while ContinuousClock.now - killed < .seconds(15) {
+                    let put = try await TestHTTPConnection.request(port: heir.port, "PUT", "/w/k21.json?ns=failover", body: "21")
+                    if put.status == 200 {
+                        resumed = ContinuousClock.now - killed
+                        break
+                    }
+                    #expect(put.status == 503)
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                let took = try #require(resumed)
+                acknowledged.append(21)
+                // Within the lease time (1 s) plus the key-value expiry's granularity and catch-up.
+                #expect(took < .seconds(8))
+                let read = try await TestHTTPConnection.request(port: heir.port, "GET", "/w.json?ns=failover")
+                let stored = try read.json()
+                for index in acknowledged { #expect(stored["k\(index)"] == .number(Double(index))) }
+                // The listener on the new leader saw the write made after the take-over once.
+                #expect(try await listener.nextMessage()["d"]?["b"]?["d"] == .number(21))
+                let (client, js) = try await Self.jetStream(nats)
+                let lease = try await js.keyValue("kindling_leases").get("failover")
+                #expect(lease.map { String(decoding: $0.value, as: UTF8.self) } == "heir")
+                await client.close()
+                print("failover: writes resumed \(took) after SIGKILL of the leader (lease 1 s)")
+                await listener.close()
+            }
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    @Test func killingTheStreamsLeadingNATSServerLosesNoAcknowledgedWrite() async throws {
+        try await Self.withNATS { nats in
+            let (client, js) = try await Self.jetStream(nats)
+            var acknowledged: [Int] = []
+            try await KindlingServer.run(Self.configuration(nats, node: "steady", leaseTime: .seconds(5))) { server in
+                #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/w/start.json?ns=natskill", body: "0").status == 200)
+                let info = try await js.streamInfo("KINDLING_LOG")
+                let victim = try #require(nats.server(named: info.cluster?.leader ?? ""))
+                let started = ContinuousClock.now
+                for index in 0..<40 {
+                    if index == 10 { victim.kill() }
+                    let put = try await TestHTTPConnection.request(port: server.port, "PUT", "/w/k\(index).json?ns=natskill", body: "\(index)", timeout: .seconds(30))
+                    if put.status == 200 { acknowledged.append(index) }
+                }
+                print("NATS server kill: \(acknowledged.count) of 40 writes acknowledged in \(ContinuousClock.now - started)")
+                // The writes before the kill, and most after it, were taken.
+                #expect(acknowledged.count >= 30)
+            }
+            // The NATS servers left elect new leaders (the meta leader may have been the one
+            // killed): wait until the stream answers again.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline, (try? await js.streamInfo("KINDLING_LOG")) == nil { try await Task.sleep(for: .milliseconds(200)) }
+            // A new node reads every acknowledged write back from the two NATS servers left.
+            try await KindlingServer.run(Self.configuration(nats, node: "reader", leaseTime: .seconds(5))) { server in
+                let stored = try await TestHTTPConnection.request(port: server.port, "GET", "/w.json?ns=natskill", timeout: .seconds(20)).json()
+                for index in acknowledged { #expect(stored["k\(index)"] == .number(Double(index))) }
+            }
+            await client.close()
+        }
+    }
+}

@@ -1,0 +1,272 @@
+import Foundation
+import KindlingCore
+import KindlingServer
+import KindlingTesting
+import Logging
+import NATSClient
+import NATSTesting
+import Testing
+
+/// Kindling servers in cluster mode (`--cluster`) on a real three-server NATS JetStream cluster
+/// on loopback: the stream and buckets, the leader's replicated log and its fencing, recovery
+/// from the stream, and followers.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct ClusterNodeTests {
+    static func configuration(_ nats: NATSTestCluster, node: String, leaseTime: Duration = .seconds(3)) -> ServerConfiguration {
+        var logger = Logger(label: "kindling-cluster-test")
+        logger.logLevel = ProcessInfo.processInfo.environment["KINDLING_TEST_LOG"] == nil ? .critical : .warning
+        return ServerConfiguration(port: 0, cluster: ClusterConfiguration(urls: nats.urls, nodeID: node, leaseTime: leaseTime), logger: logger)
+    }
+
+    /// Starts a three-server NATS cluster for the body and always shuts it down.
+    static func withNATS(_ body: (NATSTestCluster) async throws -> Void) async throws {
+        // A port taken by another process between its choice and the server's bind fails the
+        // start now and then on a busy machine: try again with new ports.
+        var started: NATSTestCluster?
+        for attempt in 1...3 where started == nil {
+            do {
+                started = try await NATSTestCluster.start(size: 3)
+            } catch {
+                if attempt == 3 { throw error }
+            }
+        }
+        let nats = try #require(started)
+        do {
+            try await body(nats)
+        } catch {
+            nats.shutdown()
+            throw error
+        }
+        nats.shutdown()
+    }
+
+    static func jetStream(_ nats: NATSTestCluster) async throws -> (NATSClient, JetStream) {
+        let client = try await NATSClient.connect(nats.urls)
+        return (client, JetStream(client: client, timeout: .seconds(5)))
+    }
+
+    func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
+
+    @Test func joiningCreatesTheLogStreamAndBucketsReplicatedThreeTimes() async throws {
+        try await Self.withNATS { nats in
+            try await KindlingServer.run(Self.configuration(nats, node: "n1")) { _ in
+                let (client, js) = try await Self.jetStream(nats)
+                let log = try await js.streamInfo("KINDLING_LOG")
+                #expect(log.config.subjects == ["kindling.log.>"])
+                #expect(log.config.replicas == 3)
+                #expect(log.config.storage == .file)
+                #expect(try await js.streamInfo("KV_kindling_leases").config.replicas == 3)
+                #expect(try await js.streamInfo("KV_kindling_nodes").config.replicas == 3)
+                await client.close()
+            }
+            // A second node binds to what the first made instead of failing.
+            try await KindlingServer.run(Self.configuration(nats, node: "n2")) { _ in }
+        }
+    }
+
+    @Test func refusesToStartWhenNATSIsUnreachable() async throws {
+        var logger = Logger(label: "kindling-cluster-test")
+        logger.logLevel = .critical
+        let configuration = ServerConfiguration(port: 0, cluster: ClusterConfiguration(urls: ["nats://127.0.0.1:1"], nodeID: "lonely"), logger: logger)
+        let error = await #expect(throws: ClusterError.self) { _ = try await KindlingServer.start(configuration) }
+        #expect(error.map { "\($0)" }?.contains("cannot reach NATS at nats://127.0.0.1:1") == true)
+    }
+
+    @Test func refusesADataDirectoryInClusterMode() async throws {
+        var configuration = ServerConfiguration(port: 0, cluster: ClusterConfiguration(urls: ["nats://127.0.0.1:1"]))
+        configuration.storage = StorageConfiguration(directory: "/nonexistent/kindling")
+        await #expect(throws: ClusterError.self) { _ = try await KindlingServer.start(configuration) }
+    }
+
+    @Test func aWriteIsAcknowledgedAfterItsPublishAndANewNodeRecoversItFromTheStream() async throws {
+        try await Self.withNATS { nats in
+            let (client, js) = try await Self.jetStream(nats)
+            try await KindlingServer.run(Self.configuration(nats, node: "first")) { server in
+                let put = try await TestHTTPConnection.request(port: server.port, "PUT", "/rooms/a.json?ns=recover", body: #"{"n":1}"#)
+                #expect(put.status == 200)
+                // Acknowledged, so already in the stream.
+                let stored = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.recover")
+                #expect(String(decoding: stored.payload, as: UTF8.self).contains(#""n":1"#))
+                let patch = try await TestHTTPConnection.request(port: server.port, "PATCH", "/rooms.json?ns=recover", body: #"{"b":true}"#)
+                #expect(patch.status == 200)
+                #expect(try await TestHTTPConnection.request(port: server.port, "DELETE", "/rooms/a/n.json?ns=recover").status == 200)
+                #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/rooms/c.json?ns=recover", body: "3").status == 200)
+                #expect(try await js.streamInfo("KINDLING_LOG").state.messages >= 4)
+                let lease = try await js.keyValue("kindling_leases").get("recover")
+                #expect(lease.map { String(decoding: $0.value, as: UTF8.self) } == "first")
+            }
+            // No data directory anywhere: a new node reads the namespace back from the stream,
+            // takes over the lease the first gave up at shutdown, and writes after it.
+            try await KindlingServer.run(Self.configuration(nats, node: "second")) { server in
+                let read = try await TestHTTPConnection.request(port: server.port, "GET", "/rooms.json?ns=recover")
+                #expect(read.status == 200)
+                #expect(try read.json() == (try json(#"{"b":true,"c":3}"#)))
+                #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/rooms/d.json?ns=recover", body: "4").status == 200)
+                let lease = try await js.keyValue("kindling_leases").get("recover")
+                #expect(lease.map { String(decoding: $0.value, as: UTF8.self) } == "second")
+            }
+            try await KindlingServer.run(Self.configuration(nats, node: "third")) { server in
+                let read = try await TestHTTPConnection.request(port: server.port, "GET", "/rooms.json?ns=recover")
+                #expect(try read.json() == (try json(#"{"b":true,"c":3,"d":4}"#)))
+            }
+            await client.close()
+        }
+    }
+
+    @Test func aLeaderWhoseLogAnotherWriterAppendedToIsFencedThenRereadsTheLog() async throws {
+        try await Self.withNATS { nats in
+            let (client, js) = try await Self.jetStream(nats)
+            try await KindlingServer.run(Self.configuration(nats, node: "old")) { server in
+                #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/x.json?ns=fence", body: "1").status == 200)
+                let connected = try await TestClient.connect(port: server.port, namespace: "fence")
+                _ = try await connected.request("q", try json(#"{"p":"/x","h":""}"#))
+                // Another writer (a leader this node does not know of) appends to the subject.
+                let last = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.fence").sequence
+                _ = try await js.publish("kindling.log.fence", payload: [], options: PublishOptions(expectedLastSubjectSequence: last))
+                // The node's next publish expects the old sequence: the stream refuses it, and the
+                // write is refused.
+                let refused = try await TestHTTPConnection.request(port: server.port, "PUT", "/x.json?ns=fence", body: "2")
+                #expect(refused.status == 503)
+                // The deposed node dropped its tree: its realtime clients are told to reconnect,
+                // and it reads the log again. The other writer holds no lease, so this node takes
+                // its own back and writes after the other writer's batch.
+                #expect(await connected.waitForClose(timeout: .seconds(5)))
+                let started = ContinuousClock.now
+                var status = 0
+                while status != 200, ContinuousClock.now - started < .seconds(10) {
+                    status = try await TestHTTPConnection.request(port: server.port, "PUT", "/x.json?ns=fence", body: "3").status
+                    if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(status == 200)
+                #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/x.json?ns=fence").text == "3")
+                // Nothing of the refused write reached the stream: the other batch, then "3".
+                #expect(try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.fence").sequence == last + 2)
+            }
+            await client.close()
+        }
+    }
+
+    @Test func followersOnOtherNodesDeliverTheLeadersWritesToTheirListeners() async throws {
+        try await Self.withNATS { nats in
+            try await KindlingServer.run(Self.configuration(nats, node: "one")) { one in
+                // Node one opens the namespace first, so it leads.
+                #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/room.json?ns=fan", body: #"{"n":0}"#).status == 200)
+                try await KindlingServer.run(Self.configuration(nats, node: "two")) { two in
+                    try await KindlingServer.run(Self.configuration(nats, node: "three")) { three in
+                        let onTwo = try await TestClient.connect(port: two.port, namespace: "fan")
+                        let onThree = try await TestClient.connect(port: three.port, namespace: "fan")
+                        for listener in [onTwo, onThree] {
+                            let replies = try await listener.request("q", try json(#"{"p":"/room/n","h":""}"#))
+                            #expect(replies.first?["d"]?["b"]?["d"] == .number(0))
+                        }
+                        for value in 1...3 {
+                            #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/room/n.json?ns=fan", body: "\(value)").status == 200)
+                            for listener in [onTwo, onThree] {
+                                let event = try await listener.nextMessage()
+                                #expect(event["d"]?["b"]?["p"]?.stringValue == "room/n")
+                                #expect(event["d"]?["b"]?["d"] == .number(Double(value)))
+                            }
+                        }
+                        let read = try await TestHTTPConnection.request(port: three.port, "GET", "/room.json?ns=fan")
+                        #expect(try read.json() == (try json(#"{"n":3}"#)))
+                        await onTwo.close()
+                        await onThree.close()
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aFollowersWritesGoToTheLeaderAndItsClientSeesItsOwnEventBeforeOk() async throws {
+        try await Self.withNATS { nats in
+            try await KindlingServer.run(Self.configuration(nats, node: "one")) { one in
+                #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/room.json?ns=fwd", body: #"{"n":0}"#).status == 200)
+                try await KindlingServer.run(Self.configuration(nats, node: "two")) { two in
+                    try await KindlingServer.run(Self.configuration(nats, node: "three")) { three in
+                        let writer = try await TestClient.connect(port: two.port, namespace: "fwd")
+                        let watcher = try await TestClient.connect(port: three.port, namespace: "fwd")
+                        for client in [writer, watcher] { _ = try await client.request("q", try json(#"{"p":"/room/n","h":""}"#)) }
+                        // Realtime write on a follower: the event comes before the ok.
+                        let replies = try await writer.request("p", try json(#"{"p":"/room/n","d":5}"#))
+                        #expect(replies.count == 2)
+                        #expect(replies.first?["d"]?["b"]?["d"] == .number(5))
+                        #expect(replies.last?["d"]?["b"]?["s"]?.stringValue == "ok")
+                        #expect(try await watcher.nextMessage()["d"]?["b"]?["d"] == .number(5))
+                        // A transaction whose hash is stale is refused by the leader.
+                        let stale = try await writer.request("p", try json(#"{"p":"/room/n","d":6,"h":"stale-hash"}"#))
+                        #expect(stale.last?["d"]?["b"]?["s"]?.stringValue == "datastale")
+                        // REST writes on followers, answered as on the leader.
+                        let put = try await TestHTTPConnection.request(port: two.port, "PUT", "/room/n.json?ns=fwd", body: "7")
+                        #expect(put.status == 200 && put.text == "7")
+                        let patch = try await TestHTTPConnection.request(port: three.port, "PATCH", "/room.json?ns=fwd", body: #"{"m":"x"}"#)
+                        #expect(patch.status == 200 && patch.text == #"{"m":"x"}"#)
+                        let post = try await TestHTTPConnection.request(port: three.port, "POST", "/room/list.json?ns=fwd", body: "1")
+                        let name = try #require(try post.json()["name"]?.stringValue, "\(post.status): \(post.text)")
+                        let read = try await TestHTTPConnection.request(port: one.port, "GET", "/room.json?ns=fwd")
+                        #expect(try read.json() == (try json(#"{"list":{"\#(name)":1},"m":"x","n":7}"#)))
+                        // The rules are the leader's: a write they refuse is refused on a follower too.
+                        let refused = try await TestHTTPConnection.request(port: two.port, "PUT", "/room/n.json?ns=fwd", body: #"{".sv":"nonsense"}"#)
+                        #expect(refused.status == 400)
+                        // Not replicated yet, so refused in cluster mode rather than kept on one
+                        // node: onDisconnect registrations on a follower, a namespace's own rules.
+                        let onDisconnect = try await writer.request("o", try json(#"{"p":"/room/gone","d":true}"#))
+                        #expect(onDisconnect.last?["d"]?["b"]?["s"]?.stringValue != "ok")
+                        let rules = try await TestHTTPConnection.request(
+                            port: one.port, "PUT", "/.settings/rules.json?ns=fwd", headers: [("Authorization", "Bearer owner")], body: #"{"rules":{}}"#)
+                        #expect(rules.status == 503)
+                        await writer.close()
+                        await watcher.close()
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func transactionsFromThreeNodesOnOneCounterLoseNoUpdate() async throws {
+        try await Self.withNATS { nats in
+            try await KindlingServer.run(Self.configuration(nats, node: "one")) { one in
+                #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/count.json?ns=tx", body: "0").status == 200)
+                try await KindlingServer.run(Self.configuration(nats, node: "two")) { two in
+                    try await KindlingServer.run(Self.configuration(nats, node: "three")) { three in
+                        let perNode = 8
+                        let commits = try await withThrowingTaskGroup(of: Int.self) { group in
+                            for port in [one.port, two.port, three.port] {
+                                group.addTask { try await Self.increment(port: port, times: perNode) }
+                            }
+                            var total = 0
+                            for try await retries in group { total += retries }
+                            return total
+                        }
+                        #expect(commits == 3 * perNode)
+                        for port in [one.port, two.port, three.port] {
+                            let read = try await TestHTTPConnection.request(port: port, "GET", "/count.json?ns=tx")
+                            #expect(read.text == "\(3 * perNode)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds 1 to `/count` `times` times with REST compare-and-set (ETag, if-match), retrying on
+    /// 412 with the value and ETag it returns; returns how many writes succeeded.
+    static func increment(port: Int, times: Int) async throws -> Int {
+        let http = try await TestHTTPConnection.connect(port: port)
+        defer { http.close() }
+        var response = try await http.request("GET", "/count.json?ns=tx", headers: [("X-Firebase-ETag", "true")])
+        var succeeded = 0
+        var attempts = 0
+        while succeeded < times, attempts < 500 {
+            attempts += 1
+            let value = Int(response.text) ?? -1000
+            let etag = response.header("etag") ?? ""
+            response = try await http.request("PUT", "/count.json?ns=tx", headers: [("if-match", etag)], body: "\(value + 1)")
+            if response.status == 200 {
+                succeeded += 1
+            } else if response.status != 412 {
+                return -1000
+            }
+        }
+        return succeeded
+    }
+}
