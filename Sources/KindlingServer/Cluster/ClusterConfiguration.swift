@@ -32,8 +32,9 @@ public struct ClusterConfiguration: Sendable {
     /// True for an id a key-value key and a subject token can carry: 1 to 64 letters, digits,
     /// `-` or `_`.
     public static func isValidNodeID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F
-        }
+        !id.isEmpty && id.utf8.count <= 64
+            && id.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F
+            }
     }
 }

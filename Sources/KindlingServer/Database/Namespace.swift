@@ -447,7 +447,8 @@ final class Namespace: @unchecked Sendable {
         var applied: UInt64 = 0
         do {
             let last = try await Namespace.lastSubjectSequence(node, subject: subject)
-            reader = lease == nil || last > 0
+            reader =
+                lease == nil || last > 0
                 ? try await node.jetStream.orderedConsumer(stream: ClusterNode.logStream, startSequence: 1, filterSubject: subject, heartbeat: .seconds(1))
                 : nil
             messages = reader?.makeAsyncIterator()
