@@ -46,7 +46,7 @@ struct QueryBenchmark: ParsableCommand {
         let location = try Path("scores")
         let index = Index.child(try Path("score"))
         var random = SeededGenerator(seed: 3)
-        let paths = (0..<repeats).map { _ in try! Path("scores/p\(Int.random(in: 0..<children, using: &random))/score") }
+        let paths = try (0..<repeats).map { _ in try Path("scores/p\(Int.random(in: 0..<children, using: &random))/score") }
         let values = (0..<1024).map { Node(.number(Double($0))) }
 
         // Each state is built on its own, so no write pays for copying pages shared with another.
@@ -89,9 +89,9 @@ struct QueryBenchmark: ParsableCommand {
         var random = SeededGenerator(seed: 4)
         var empty = DatabaseState<Int>(root: state.tree.root)
         _ = empty.commit(.set(try Path("warm"), Node(.bool(true))))
-        let writes = (0..<repeats).map { _ -> Write in
+        let writes = try (0..<repeats).map { _ -> Write in
             let listen = Int.random(in: 0..<listens, using: &random)
-            return .set(try! Path("rooms/r\(listen % 1000)/members/m\(listen)/online"), Node(.bool(Bool.random(using: &random))))
+            return .set(try Path("rooms/r\(listen % 1000)/members/m\(listen)/online"), Node(.bool(Bool.random(using: &random))))
         }
         var delivered = 0
         let duration = ContinuousClock().measure {
