@@ -14,21 +14,25 @@ import NIOCore
 /// (a Dispatch queue is FIFO, which an actor's task scheduling does not promise), and no state
 /// is shared with the network threads. Outputs are encoded once and handed to each
 /// connection's outbound sink, which writes on that connection's event loop.
+///
+/// Cluster mode's part is in `Namespace+Cluster.swift`; the members it shares are internal
+/// rather than private, and the rule stays: what is marked confined to `queue` is touched only
+/// there.
 final class Namespace: @unchecked Sendable {
     let name: String
-    private let queue: DispatchQueue
-    private let logger: Logger
+    let queue: DispatchQueue
+    let logger: Logger
     // Confined to `queue`.
-    private var state: NamespaceState
-    private var outbounds: [ConnectionID: SubscriberOutbound] = [:]
+    var state: NamespaceState
+    var outbounds: [ConnectionID: SubscriberOutbound] = [:]
     /// The durable log and snapshots; nil for an in-memory namespace. Set once, before use.
     private var storage: NamespaceStorage?
     /// The sequence number of the last write handed to the log.
-    private var lastSequence: UInt64 = 0
+    var lastSequence: UInt64 = 0
     /// The sequence the newest snapshot covers (or is being written for).
     private var snapshotSequence: UInt64 = 0
     /// Outputs waiting for the log to make their writes durable, released by the log's thread.
-    private let held: HeldDeliveries
+    let held: HeldDeliveries
     /// Rules set for this namespace alone (`PUT /.settings/rules.json`); they override the
     /// server's default rules.
     private var ownRules: RulesDocument?
@@ -38,33 +42,33 @@ final class Namespace: @unchecked Sendable {
     private weak var lifecycle: (any NamespaceLifecycle)?
     /// True once the namespace holds writes (or was loaded from disk, or has no registry), so
     /// has its storage; confined to `queue`.
-    private var claimed: Bool
+    var claimed: Bool
     /// The server's metrics, reported to once per block of work; nil where none are kept.
     private let metrics: ServerMetrics?
     /// The listens last reported to `metrics`; confined to `queue`.
     private var reportedListens = 0
     /// Writes committed since start, so a size measured at one count is known to be current.
-    private var committedWrites: UInt64 = 0
+    var committedWrites: UInt64 = 0
     /// Bounds the lines about refused requests a flood of them can cause; confined to `queue`.
     private var refusalLines = LinesPerSecond(limit: 20)
     /// The cluster this node serves the namespace in; nil outside cluster mode. Set once, in
     /// `joinCluster`, before the queue runs anything.
-    private var cluster: ClusterNode?
+    var cluster: ClusterNode?
     /// Set while this node leads the namespace: the log its writes go to; confined to `queue`.
-    private var replicated: ReplicatedLog?
+    var replicated: ReplicatedLog?
     /// The lease that lets this node lead; confined to `queue`.
-    private var lease: NamespaceLease?
+    var lease: NamespaceLease?
     /// A follower's reader of the namespace's log.
-    private var follower: Task<Void, Never>?
+    var follower: Task<Void, Never>?
     /// The leader's server of writes forwarded by followers; confined to `queue`.
-    private var forwardedWrites: Task<Void, Never>?
+    var forwardedWrites: Task<Void, Never>?
     /// The stream sequence of the last batch committed from the log; confined to `queue`.
-    private var appliedStreamSequence: UInt64 = 0
+    var appliedStreamSequence: UInt64 = 0
     /// True while this follower tries to take the lease; confined to `queue`.
-    private var takingOver = false
+    var takingOver = false
     /// Set when the namespace could not read its log at start: every request is refused, since
     /// the tree may lack writes. Confined to `queue`.
-    private var joinFailed = false
+    var joinFailed = false
 
     init(
         name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
@@ -83,7 +87,7 @@ final class Namespace: @unchecked Sendable {
     }
 
     /// Set when storage could not be opened: the namespace then refuses every write.
-    private var storageUnavailable = false
+    var storageUnavailable = false
 
     /// Marks the namespace as unable to store anything: writes are refused from now on.
     func refuseWrites() {
@@ -93,7 +97,7 @@ final class Namespace: @unchecked Sendable {
     /// Nil when writes may be taken now, else the refusal; confined to `queue`. A namespace not
     /// yet claimed reserves a place under the registry's cap for its first write (given back by
     /// `settleReservation` when that write does not happen).
-    private var writeRefusal: Refusal? {
+    var writeRefusal: Refusal? {
         if !claimed, let message = lifecycle?.reserve(self) { return .namespaceLimit(message) }
         if storageUnavailable || storage?.log.isHealthy == false { return .unavailable(Namespace.unwritable) }
         if cluster != nil, replicated?.isHealthy != true { return .unavailable(Namespace.notLeading) }
@@ -123,7 +127,7 @@ final class Namespace: @unchecked Sendable {
     }
 
     /// Ends one use of the namespace (see `NamespaceRegistry.namespace`); confined to `queue`.
-    private func release() { lifecycle?.released(self) }
+    func release() { lifecycle?.released(self) }
 
     private func makeStorage(
         directory: String, configuration: StorageConfiguration, budget: OpenLogBudget?, lastSequence: UInt64
@@ -260,7 +264,7 @@ final class Namespace: @unchecked Sendable {
     /// Logs refused requests, one `info` line each (at most `refusalLines` a second; how many
     /// were left out is told with the next line), and with `--rules-debug` the rule traces of
     /// denied ones. `connection` is the HTTP connection of a one-off REST request.
-    private func logRefusals(connection: ConnectionID? = nil) {
+    func logRefusals(connection: ConnectionID? = nil) {
         let (notes, more) = state.takeRefusals()
         refusalLines.skip(more)
         for note in notes {
@@ -276,7 +280,7 @@ final class Namespace: @unchecked Sendable {
     }
 
     /// Hands the block's counts to the metrics: requests decided, listens now active.
-    private func report() {
+    func report() {
         guard let metrics else { return }
         if !state.tally.isEmpty { metrics.add(&state.tally) }
         let listens = state.database.listenCount
@@ -293,7 +297,7 @@ final class Namespace: @unchecked Sendable {
 
     /// Logs the writes this block committed and sends `out` (then runs `then`) once they are
     /// durable, after anything still held.
-    private func finish(_ out: [Outgoing], then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil) {
+    func finish(_ out: [Outgoing], then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil) {
         let writes = state.takeJournal()
         if !writes.isEmpty {
             claim()
@@ -394,377 +398,6 @@ final class Namespace: @unchecked Sendable {
             self.report()
             self.release()
         }
-    }
-
-    // MARK: Cluster
-
-    /// Serves the namespace in `node`'s cluster; called once, right after `init`, before anyone
-    /// uses the namespace. The queue holds every block until the namespace has read its log
-    /// from the stream, so no request sees it half loaded. The first node that opens the
-    /// namespace takes its lease and leads; the others follow its log.
-    func joinCluster(_ node: ClusterNode) {
-        cluster = node
-        claimed = true
-        queue.suspend()
-        let task = Task { await self.startClusterRole(node) }
-        follower = task
-    }
-
-    /// Takes the lease (or not), reads the namespace's log to its end, then either leads (writes
-    /// go to a `ReplicatedLog` expecting the log's last sequence) or goes on following the log.
-    /// Until the queue resumes, nothing else touches the state, so the records read up to then
-    /// are committed here, off the queue.
-    private func startClusterRole(_ node: ClusterNode) async {
-        // NATS may be electing leaders (a server was just lost): the join is retried for a
-        // while, with the queue still suspended, so no request is answered from a half-read log.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while true {
-            do {
-                try await joinOnce(node)
-                return
-            } catch {
-                if ContinuousClock.now < deadline, !Task.isCancelled {
-                    logger.warning("cannot join the namespace in the cluster yet; retrying", metadata: ["error": "\(error)"])
-                    try? await Task.sleep(for: .milliseconds(500))
-                    continue
-                }
-                logger.error("cannot join the namespace in the cluster; its requests are refused until a restart: \(error)")
-                joinFailed = true
-                storageUnavailable = true
-                queue.resume()
-                return
-            }
-        }
-    }
-
-    /// One attempt of `startClusterRole`: throws only before the queue resumes (a lease taken is
-    /// given back first).
-    private func joinOnce(_ node: ClusterNode) async throws {
-        let subject = ClusterNode.logSubject(name)
-        let lease = try await NamespaceLease.acquire(name, node: node)
-        var reader: OrderedConsumer?
-        var messages: AsyncStream<JetStreamMessage>.Iterator?
-        var applied: UInt64 = 0
-        do {
-            let last = try await Namespace.lastSubjectSequence(node, subject: subject)
-            reader =
-                lease == nil || last > 0
-                ? try await node.jetStream.orderedConsumer(stream: ClusterNode.logStream, startSequence: 1, filterSubject: subject, heartbeat: .seconds(1))
-                : nil
-            messages = reader?.makeAsyncIterator()
-            while applied < last, let message = await messages?.next() {
-                try commitLogged(message.payload, streamSequence: message.streamSequence)
-                applied = message.streamSequence
-            }
-            guard applied >= last else { throw StorageError.corrupt("the log of \(subject) ended at \(applied), before its last batch \(last)") }
-            if let lease {
-                await reader?.stop()
-                let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
-                lead(node, lease: lease, lastSubjectSequence: applied, requests: requests)
-                queue.resume()
-                return
-            }
-        } catch {
-            await reader?.stop()
-            await lease?.release()
-            throw error
-        }
-        logger.info("following the namespace's log", metadata: ["stream-sequence": "\(applied)"])
-        queue.resume()
-        while let message = await messages?.next() {
-            queue.async {
-                do {
-                    try self.commitLogged(message.payload, streamSequence: message.streamSequence)
-                } catch {
-                    self.logger.error("cannot read the namespace's log; it stops following: \(error)")
-                }
-            }
-        }
-        await reader?.stop()
-    }
-
-    /// The stream sequence of the last message on `subject`, 0 when it has none.
-    private static func lastSubjectSequence(_ node: ClusterNode, subject: String) async throws(JetStreamError) -> UInt64 {
-        do {
-            return try await node.jetStream.lastMessage(stream: ClusterNode.logStream, subject: subject).sequence
-        } catch {
-            guard error.apiError?.errCode == JetStreamAPIError.noMessageFound else { throw error }
-            return 0
-        }
-    }
-
-    /// Starts leading: writes from now on are published after `lastSubjectSequence`, and the
-    /// lease is renewed. Confined to `queue` (or run while it is suspended).
-    private func lead(_ node: ClusterNode, lease: NamespaceLease, lastSubjectSequence: UInt64, requests: NATSSubscription) {
-        let log = ReplicatedLog(
-            namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, term: "\(node.configuration.nodeID).\(lease.currentRevision)",
-            logger: logger,
-            onDurable: { [held] sequence in held.release(through: sequence) },
-            onDeposed: { [weak self] reason in self?.depose(reason) }
-        )
-        replicated = log
-        self.lease = lease
-        lease.keepAlive { [weak self] reason in self?.depose(reason) }
-        forwardedWrites = Task { [weak self] in
-            for await request in requests {
-                guard let self else { break }
-                self.serveForwarded(request, node: node)
-            }
-            await requests.unsubscribe()
-        }
-        logger.notice("leading the namespace", metadata: ["node": "\(node.configuration.nodeID)", "stream-sequence": "\(lastSubjectSequence)"])
-    }
-
-    /// Stops leading at once (a lost lease, or another node wrote the log): writes are refused
-    /// from now on, and everything still held for the log is refused instead of sent.
-    private func depose(_ reason: String) {
-        queue.async {
-            guard let log = self.replicated else { return }
-            self.replicated = nil
-            // What this node committed but could not publish is in its tree: it serves no more
-            // writes (nor forwards them) until it is restarted and reads the log again.
-            self.storageUnavailable = true
-            self.forwardedWrites?.cancel()
-            self.forwardedWrites = nil
-            log.stop(reason)
-            self.lease?.abandon()
-            self.lease = nil
-            let dropped = self.held.abandon()
-            self.logger.error("deposed as the namespace's leader: \(reason)", metadata: ["refused-held": "\(dropped)"])
-            if let node = self.cluster { self.rejoin(node) }
-        }
-    }
-
-    /// After a deposal: this node's tree may hold writes that were never published, so it is
-    /// dropped with everyone who saw it. Realtime connections are closed (the SDKs reconnect,
-    /// resend what was not acknowledged and listen again), event streams are cancelled, and the
-    /// namespace reads its log again from the start, as a follower (or as the leader, should the
-    /// lease be free). Confined to `queue`.
-    private func rejoin(_ node: ClusterNode) {
-        for (connection, outbound) in outbounds {
-            switch outbound {
-            case .webSocket(let outbound):
-                outbounds[connection] = nil
-                outbound.close(reason: "The cluster node serving this database changed role; reconnect.")
-            case .eventStream(let outbound):
-                // The stream's use of the namespace ends here: its later closeStream finds nothing.
-                outbounds[connection] = nil
-                outbound.end(with: EventStreamEncoding.cancel)
-                release()
-            }
-        }
-        report()
-        state = NamespaceState(
-            name: name, root: .empty, rules: state.rules, rulesAreOpen: state.rulesAreOpen, rulesDebug: state.rulesDebug, limits: state.limits)
-        report()
-        lastSequence = 0
-        appliedStreamSequence = 0
-        storageUnavailable = false
-        queue.suspend()
-        follower = Task { await self.startClusterRole(node) }
-    }
-
-    /// Commits the records of one published batch that this node has not applied, so local
-    /// listeners get their events; no rules are checked (the leader decided). Confined to `queue`
-    /// (or run while it is suspended).
-    private func commitLogged(_ payload: [UInt8], streamSequence: UInt64) throws {
-        let contents = try LogSegmentReader.read(payload, file: "\(ClusterNode.logSubject(name)) #\(streamSequence)", repair: false)
-        if let torn = contents.tornTail { throw StorageError.corrupt("batch \(streamSequence) of \(ClusterNode.logSubject(name)): \(torn)") }
-        var out: [Outgoing] = []
-        var committed = 0
-        for record in contents.records where record.sequence > lastSequence {
-            state.commit(record.write, into: &out)
-            lastSequence = record.sequence
-            committed += 1
-        }
-        appliedStreamSequence = max(appliedStreamSequence, streamSequence)
-        _ = state.takeJournal()
-        committedWrites += UInt64(committed)
-        report()
-        dispatch(out)
-        // Answers to this node's forwarded writes, now that their records are in the tree.
-        held.release(through: lastSequence)
-    }
-
-    /// The cluster to forward writes through: set on a follower that can serve (not on the
-    /// leader, outside cluster mode, or on a node that failed or was deposed). Confined to `queue`.
-    private var forwardingNode: ClusterNode? {
-        guard let cluster, replicated == nil, !storageUnavailable else { return nil }
-        return cluster
-    }
-
-    /// Sends a write to the leader and hands `complete` the answer, on `queue`: a refusal at
-    /// once, a committed write once this node has committed its record from the log.
-    private func forward(_ write: ForwardedWrite, node: ClusterNode, complete: @escaping @Sendable (Answer) -> Void) {
-        let subject = ClusterNode.rpcSubject(name)
-        let payload = write.encoded()
-        Task {
-            let reply: ForwardedAnswer
-            do {
-                let message = try await node.client.request(subject, payload: payload, timeout: .seconds(5))
-                reply = try ForwardedAnswer.decode(message.payload)
-            } catch {
-                // No leader answers (none yet, or it died): take the lease if it is free, and
-                // decide the write here as the new leader.
-                self.queue.async {
-                    self.takeOver(node) { led in
-                        guard led else {
-                            return complete(.refused(.unavailable("The namespace's leader could not be reached (\(error)); retry.")))
-                        }
-                        self.applyLocally(write, complete: complete)
-                    }
-                }
-                return
-            }
-            self.queue.async {
-                switch reply {
-                case .refused(let refusal):
-                    self.state.count(write.operation, by: .rest(write.auth), refusal: refusal)
-                    self.logRefusals()
-                    self.report()
-                    complete(.refused(refusal))
-                case .committed(let sequence, let pushed):
-                    if sequence <= self.lastSequence {
-                        complete(self.forwardedAnswer(write.operation, pushed: pushed))
-                    } else {
-                        // Released by `commitLogged`, on this queue.
-                        self.held.send(PreparedDispatch(), after: sequence, then: { complete(self.forwardedAnswer(write.operation, pushed: pushed)) })
-                    }
-                }
-            }
-        }
-    }
-
-    /// Tries to become the leader of a namespace this node follows: takes the lease when it is
-    /// free (its holder died: it expired), waits until the log is committed here to its last
-    /// batch, and then leads, expecting that batch's sequence, so a write another node slipped
-    /// in meanwhile makes the first publish fail instead of being overwritten. Tells `then`, on
-    /// `queue`, whether it leads now. Confined to `queue`.
-    private func takeOver(_ node: ClusterNode, then: @escaping @Sendable (Bool) -> Void) {
-        guard !takingOver, replicated == nil, !storageUnavailable else { return then(replicated != nil) }
-        takingOver = true
-        let subject = ClusterNode.logSubject(name)
-        Task {
-            var led = false
-            do {
-                if let lease = try await NamespaceLease.acquire(name, node: node) {
-                    let last = try await Namespace.lastSubjectSequence(node, subject: subject)
-                    let deadline = ContinuousClock.now + .seconds(10)
-                    while await self.onQueue({ self.appliedStreamSequence }) < last, ContinuousClock.now < deadline {
-                        try await Task.sleep(for: .milliseconds(10))
-                    }
-                    let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
-                    led = await self.onQueue {
-                        guard self.appliedStreamSequence == last, self.replicated == nil, !self.storageUnavailable else { return false }
-                        self.follower?.cancel()
-                        self.follower = nil
-                        self.lead(node, lease: lease, lastSubjectSequence: last, requests: requests)
-                        return true
-                    }
-                    if !led {
-                        await requests.unsubscribe()
-                        await lease.release()
-                    }
-                }
-            } catch {
-                logger.warning("could not take the namespace's lease: \(error)")
-            }
-            let outcome = led
-            self.queue.async {
-                self.takingOver = false
-                then(outcome)
-            }
-        }
-    }
-
-    /// Runs `body` on `queue` and returns its result.
-    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in queue.async { continuation.resume(returning: body()) } }
-    }
-
-    /// Decides a write of this node's client here, now that it leads (after a take-over);
-    /// `complete` gets the answer on `queue` once the write is in the log. Confined to `queue`.
-    private func applyLocally(_ write: ForwardedWrite, complete: @escaping @Sendable (Answer) -> Void) {
-        if let refusal = writeRefusal {
-            state.count(write.operation, by: .rest(write.auth), refusal: refusal)
-            report()
-            return complete(.refused(refusal))
-        }
-        var out: [Outgoing] = []
-        let answer = state.apply(write.operation, by: .rest(write.auth), now: Namespace.now(), into: &out)
-        logRefusals()
-        finish(
-            out, then: { self.queue.async { complete(answer) } },
-            refused: { self.queue.async { complete(.refused(.unavailable(Namespace.notLeading))) } })
-    }
-
-    /// The answer to a forwarded write the leader committed, from this node's tree, which now
-    /// holds it. Confined to `queue`.
-    private func forwardedAnswer(_ operation: Operation, pushed: Key?) -> Answer {
-        let tree = state.database.tree
-        switch operation {
-        case .set(let path, _, _):
-            let node = tree.node(at: path)
-            return .written(.stored(node), location: node)
-        case .update(let path, let members):
-            let entries = members.compactMap { member -> MergeEntry? in
-                guard let relative = try? Path(member.key) else { return nil }
-                return MergeEntry(path: relative, node: tree.node(at: Path(keys: path.keys + relative.keys)))
-            }
-            return .written(.updated(entries), location: tree.node(at: path))
-        case .push(let path, _):
-            guard let pushed else { return .ok }
-            return .written(.pushed(pushed), location: tree.node(at: path))
-        default:
-            return .ok
-        }
-    }
-
-    /// The leader decides a follower's write as its own clients' (rules, preconditions, the
-    /// log), and replies once the write is in the log, with its record's sequence.
-    private func serveForwarded(_ message: NATSMessage, node: ClusterNode) {
-        guard let reply = message.reply else { return }
-        let respond: @Sendable (ForwardedAnswer) -> Void = { answer in
-            Task { try? await node.client.publish(reply, payload: answer.encoded()) }
-        }
-        queue.async {
-            let write: ForwardedWrite
-            do throws(ValidationError) {
-                write = try ForwardedWrite.decode(message.payload)
-            } catch {
-                return respond(.refused(.invalid(error)))
-            }
-            if let refusal = self.writeRefusal {
-                self.state.count(write.operation, by: .rest(write.auth), refusal: refusal)
-                self.report()
-                return respond(.refused(refusal))
-            }
-            var out: [Outgoing] = []
-            let answer = self.state.apply(write.operation, by: .rest(write.auth), now: Namespace.now(), into: &out)
-            self.logRefusals()
-            if case .refused(let refusal) = answer {
-                self.finish(out)
-                return respond(.refused(refusal))
-            }
-            let pushed: Key? = if case .written(.pushed(let key), _) = answer { key } else { nil }
-            // The sequence `finish` gives the write's record, known before the reply is held with
-            // its delivery: holding the reply after the append could miss the PubAck's release.
-            let pending = UInt64(self.state.pendingWrites)
-            let sequence = pending == 0 ? 0 : self.lastSequence + pending
-            self.finish(
-                out, then: { respond(.committed(sequence: sequence, pushed: pushed)) },
-                refused: { respond(.refused(.unavailable(Namespace.notLeading))) })
-        }
-    }
-
-    /// Leaves the cluster at shutdown: waits for the writes in flight, gives the lease back so
-    /// another node can lead at once, and stops following.
-    func leaveCluster() async {
-        let (log, lease, follower, forwarded) = queue.sync { (replicated, self.lease, self.follower, self.forwardedWrites) }
-        follower?.cancel()
-        forwarded?.cancel()
-        await log?.drain()
-        await lease?.release()
     }
 
     // MARK: Rules
@@ -891,7 +524,7 @@ final class Namespace: @unchecked Sendable {
     }
 
     /// Sends `out` now; confined to `queue`.
-    private func dispatch(_ out: [Outgoing]) {
+    func dispatch(_ out: [Outgoing]) {
         prepare(out).send(metrics: metrics)
     }
 

@@ -1,0 +1,383 @@
+import Dispatch
+import Foundation
+import KindlingCore
+import KindlingProtocol
+import Logging
+import Metrics
+import NATSClient
+import NIOCore
+
+/// A namespace in cluster mode (docs/cluster.md): taking its lease and leading it through a
+/// replicated log, serving writes forwarded by followers, or following its log, and the
+/// hand-over between these. Runs on the namespace's queue like the rest of `Namespace`.
+extension Namespace {
+
+    /// Serves the namespace in `node`'s cluster; called once, right after `init`, before anyone
+    /// uses the namespace. The queue holds every block until the namespace has read its log
+    /// from the stream, so no request sees it half loaded. The first node that opens the
+    /// namespace takes its lease and leads; the others follow its log.
+    func joinCluster(_ node: ClusterNode) {
+        cluster = node
+        claimed = true
+        queue.suspend()
+        let task = Task { await self.startClusterRole(node) }
+        follower = task
+    }
+
+    /// Takes the lease (or not), reads the namespace's log to its end, then either leads (writes
+    /// go to a `ReplicatedLog` expecting the log's last sequence) or goes on following the log.
+    /// Until the queue resumes, nothing else touches the state, so the records read up to then
+    /// are committed here, off the queue.
+    private func startClusterRole(_ node: ClusterNode) async {
+        // NATS may be electing leaders (a server was just lost): the join is retried for a
+        // while, with the queue still suspended, so no request is answered from a half-read log.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            do {
+                try await joinOnce(node)
+                return
+            } catch {
+                if ContinuousClock.now < deadline, !Task.isCancelled {
+                    logger.warning("cannot join the namespace in the cluster yet; retrying", metadata: ["error": "\(error)"])
+                    try? await Task.sleep(for: .milliseconds(500))
+                    continue
+                }
+                logger.error("cannot join the namespace in the cluster; its requests are refused until a restart: \(error)")
+                joinFailed = true
+                storageUnavailable = true
+                queue.resume()
+                return
+            }
+        }
+    }
+
+    /// One attempt of `startClusterRole`: throws only before the queue resumes (a lease taken is
+    /// given back first).
+    private func joinOnce(_ node: ClusterNode) async throws {
+        let subject = ClusterNode.logSubject(name)
+        let lease = try await NamespaceLease.acquire(name, node: node)
+        var reader: OrderedConsumer?
+        var messages: AsyncStream<JetStreamMessage>.Iterator?
+        var applied: UInt64 = 0
+        do {
+            let last = try await Namespace.lastSubjectSequence(node, subject: subject)
+            reader =
+                lease == nil || last > 0
+                ? try await node.jetStream.orderedConsumer(stream: ClusterNode.logStream, startSequence: 1, filterSubject: subject, heartbeat: .seconds(1))
+                : nil
+            messages = reader?.makeAsyncIterator()
+            while applied < last, let message = await messages?.next() {
+                try commitLogged(message.payload, streamSequence: message.streamSequence)
+                applied = message.streamSequence
+            }
+            guard applied >= last else { throw StorageError.corrupt("the log of \(subject) ended at \(applied), before its last batch \(last)") }
+            if let lease {
+                await reader?.stop()
+                let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
+                lead(node, lease: lease, lastSubjectSequence: applied, requests: requests)
+                queue.resume()
+                return
+            }
+        } catch {
+            await reader?.stop()
+            await lease?.release()
+            throw error
+        }
+        logger.info("following the namespace's log", metadata: ["stream-sequence": "\(applied)"])
+        queue.resume()
+        while let message = await messages?.next() {
+            queue.async {
+                do {
+                    try self.commitLogged(message.payload, streamSequence: message.streamSequence)
+                } catch {
+                    self.logger.error("cannot read the namespace's log; it stops following: \(error)")
+                }
+            }
+        }
+        await reader?.stop()
+    }
+
+    /// The stream sequence of the last message on `subject`, 0 when it has none.
+    private static func lastSubjectSequence(_ node: ClusterNode, subject: String) async throws(JetStreamError) -> UInt64 {
+        do {
+            return try await node.jetStream.lastMessage(stream: ClusterNode.logStream, subject: subject).sequence
+        } catch {
+            guard error.apiError?.errCode == JetStreamAPIError.noMessageFound else { throw error }
+            return 0
+        }
+    }
+
+    /// Starts leading: writes from now on are published after `lastSubjectSequence`, and the
+    /// lease is renewed. Confined to `queue` (or run while it is suspended).
+    private func lead(_ node: ClusterNode, lease: NamespaceLease, lastSubjectSequence: UInt64, requests: NATSSubscription) {
+        let log = ReplicatedLog(
+            namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, term: "\(node.configuration.nodeID).\(lease.currentRevision)",
+            logger: logger,
+            onDurable: { [held] sequence in held.release(through: sequence) },
+            onDeposed: { [weak self] reason in self?.depose(reason) }
+        )
+        replicated = log
+        self.lease = lease
+        lease.keepAlive { [weak self] reason in self?.depose(reason) }
+        forwardedWrites = Task { [weak self] in
+            for await request in requests {
+                guard let self else { break }
+                self.serveForwarded(request, node: node)
+            }
+            await requests.unsubscribe()
+        }
+        logger.notice("leading the namespace", metadata: ["node": "\(node.configuration.nodeID)", "stream-sequence": "\(lastSubjectSequence)"])
+    }
+
+    /// Stops leading at once (a lost lease, or another node wrote the log): writes are refused
+    /// from now on, and everything still held for the log is refused instead of sent.
+    private func depose(_ reason: String) {
+        queue.async {
+            guard let log = self.replicated else { return }
+            self.replicated = nil
+            // What this node committed but could not publish is in its tree: it serves no more
+            // writes (nor forwards them) until it is restarted and reads the log again.
+            self.storageUnavailable = true
+            self.forwardedWrites?.cancel()
+            self.forwardedWrites = nil
+            log.stop(reason)
+            self.lease?.abandon()
+            self.lease = nil
+            let dropped = self.held.abandon()
+            self.logger.error("deposed as the namespace's leader: \(reason)", metadata: ["refused-held": "\(dropped)"])
+            if let node = self.cluster { self.rejoin(node) }
+        }
+    }
+
+    /// After a deposal: this node's tree may hold writes that were never published, so it is
+    /// dropped with everyone who saw it. Realtime connections are closed (the SDKs reconnect,
+    /// resend what was not acknowledged and listen again), event streams are cancelled, and the
+    /// namespace reads its log again from the start, as a follower (or as the leader, should the
+    /// lease be free). Confined to `queue`.
+    private func rejoin(_ node: ClusterNode) {
+        for (connection, outbound) in outbounds {
+            switch outbound {
+            case .webSocket(let outbound):
+                outbounds[connection] = nil
+                outbound.close(reason: "The cluster node serving this database changed role; reconnect.")
+            case .eventStream(let outbound):
+                // The stream's use of the namespace ends here: its later closeStream finds nothing.
+                outbounds[connection] = nil
+                outbound.end(with: EventStreamEncoding.cancel)
+                release()
+            }
+        }
+        report()
+        state = NamespaceState(
+            name: name, root: .empty, rules: state.rules, rulesAreOpen: state.rulesAreOpen, rulesDebug: state.rulesDebug, limits: state.limits)
+        report()
+        lastSequence = 0
+        appliedStreamSequence = 0
+        storageUnavailable = false
+        queue.suspend()
+        follower = Task { await self.startClusterRole(node) }
+    }
+
+    /// Commits the records of one published batch that this node has not applied, so local
+    /// listeners get their events; no rules are checked (the leader decided). Confined to `queue`
+    /// (or run while it is suspended).
+    private func commitLogged(_ payload: [UInt8], streamSequence: UInt64) throws {
+        let contents = try LogSegmentReader.read(payload, file: "\(ClusterNode.logSubject(name)) #\(streamSequence)", repair: false)
+        if let torn = contents.tornTail { throw StorageError.corrupt("batch \(streamSequence) of \(ClusterNode.logSubject(name)): \(torn)") }
+        var out: [Outgoing] = []
+        var committed = 0
+        for record in contents.records where record.sequence > lastSequence {
+            state.commit(record.write, into: &out)
+            lastSequence = record.sequence
+            committed += 1
+        }
+        appliedStreamSequence = max(appliedStreamSequence, streamSequence)
+        _ = state.takeJournal()
+        committedWrites += UInt64(committed)
+        report()
+        dispatch(out)
+        // Answers to this node's forwarded writes, now that their records are in the tree.
+        held.release(through: lastSequence)
+    }
+
+    /// The cluster to forward writes through: set on a follower that can serve (not on the
+    /// leader, outside cluster mode, or on a node that failed or was deposed). Confined to `queue`.
+    var forwardingNode: ClusterNode? {
+        guard let cluster, replicated == nil, !storageUnavailable else { return nil }
+        return cluster
+    }
+
+    /// Sends a write to the leader and hands `complete` the answer, on `queue`: a refusal at
+    /// once, a committed write once this node has committed its record from the log.
+    func forward(_ write: ForwardedWrite, node: ClusterNode, complete: @escaping @Sendable (Answer) -> Void) {
+        let subject = ClusterNode.rpcSubject(name)
+        let payload = write.encoded()
+        Task {
+            let reply: ForwardedAnswer
+            do {
+                let message = try await node.client.request(subject, payload: payload, timeout: .seconds(5))
+                reply = try ForwardedAnswer.decode(message.payload)
+            } catch {
+                // No leader answers (none yet, or it died): take the lease if it is free, and
+                // decide the write here as the new leader.
+                self.queue.async {
+                    self.takeOver(node) { led in
+                        guard led else {
+                            return complete(.refused(.unavailable("The namespace's leader could not be reached (\(error)); retry.")))
+                        }
+                        self.applyLocally(write, complete: complete)
+                    }
+                }
+                return
+            }
+            self.queue.async {
+                switch reply {
+                case .refused(let refusal):
+                    self.state.count(write.operation, by: .rest(write.auth), refusal: refusal)
+                    self.logRefusals()
+                    self.report()
+                    complete(.refused(refusal))
+                case .committed(let sequence, let pushed):
+                    if sequence <= self.lastSequence {
+                        complete(self.forwardedAnswer(write.operation, pushed: pushed))
+                    } else {
+                        // Released by `commitLogged`, on this queue.
+                        self.held.send(PreparedDispatch(), after: sequence, then: { complete(self.forwardedAnswer(write.operation, pushed: pushed)) })
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tries to become the leader of a namespace this node follows: takes the lease when it is
+    /// free (its holder died: it expired), waits until the log is committed here to its last
+    /// batch, and then leads, expecting that batch's sequence, so a write another node slipped
+    /// in meanwhile makes the first publish fail instead of being overwritten. Tells `then`, on
+    /// `queue`, whether it leads now. Confined to `queue`.
+    private func takeOver(_ node: ClusterNode, then: @escaping @Sendable (Bool) -> Void) {
+        guard !takingOver, replicated == nil, !storageUnavailable else { return then(replicated != nil) }
+        takingOver = true
+        let subject = ClusterNode.logSubject(name)
+        Task {
+            var led = false
+            do {
+                if let lease = try await NamespaceLease.acquire(name, node: node) {
+                    let last = try await Namespace.lastSubjectSequence(node, subject: subject)
+                    let deadline = ContinuousClock.now + .seconds(10)
+                    while await self.onQueue({ self.appliedStreamSequence }) < last, ContinuousClock.now < deadline {
+                        try await Task.sleep(for: .milliseconds(10))
+                    }
+                    let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
+                    led = await self.onQueue {
+                        guard self.appliedStreamSequence == last, self.replicated == nil, !self.storageUnavailable else { return false }
+                        self.follower?.cancel()
+                        self.follower = nil
+                        self.lead(node, lease: lease, lastSubjectSequence: last, requests: requests)
+                        return true
+                    }
+                    if !led {
+                        await requests.unsubscribe()
+                        await lease.release()
+                    }
+                }
+            } catch {
+                logger.warning("could not take the namespace's lease: \(error)")
+            }
+            let outcome = led
+            self.queue.async {
+                self.takingOver = false
+                then(outcome)
+            }
+        }
+    }
+
+    /// Runs `body` on `queue` and returns its result.
+    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in queue.async { continuation.resume(returning: body()) } }
+    }
+
+    /// Decides a write of this node's client here, now that it leads (after a take-over);
+    /// `complete` gets the answer on `queue` once the write is in the log. Confined to `queue`.
+    private func applyLocally(_ write: ForwardedWrite, complete: @escaping @Sendable (Answer) -> Void) {
+        if let refusal = writeRefusal {
+            state.count(write.operation, by: .rest(write.auth), refusal: refusal)
+            report()
+            return complete(.refused(refusal))
+        }
+        var out: [Outgoing] = []
+        let answer = state.apply(write.operation, by: .rest(write.auth), now: Namespace.now(), into: &out)
+        logRefusals()
+        finish(
+            out, then: { self.queue.async { complete(answer) } },
+            refused: { self.queue.async { complete(.refused(.unavailable(Namespace.notLeading))) } })
+    }
+
+    /// The answer to a forwarded write the leader committed, from this node's tree, which now
+    /// holds it. Confined to `queue`.
+    private func forwardedAnswer(_ operation: Operation, pushed: Key?) -> Answer {
+        let tree = state.database.tree
+        switch operation {
+        case .set(let path, _, _):
+            let node = tree.node(at: path)
+            return .written(.stored(node), location: node)
+        case .update(let path, let members):
+            let entries = members.compactMap { member -> MergeEntry? in
+                guard let relative = try? Path(member.key) else { return nil }
+                return MergeEntry(path: relative, node: tree.node(at: Path(keys: path.keys + relative.keys)))
+            }
+            return .written(.updated(entries), location: tree.node(at: path))
+        case .push(let path, _):
+            guard let pushed else { return .ok }
+            return .written(.pushed(pushed), location: tree.node(at: path))
+        default:
+            return .ok
+        }
+    }
+
+    /// The leader decides a follower's write as its own clients' (rules, preconditions, the
+    /// log), and replies once the write is in the log, with its record's sequence.
+    private func serveForwarded(_ message: NATSMessage, node: ClusterNode) {
+        guard let reply = message.reply else { return }
+        let respond: @Sendable (ForwardedAnswer) -> Void = { answer in
+            Task { try? await node.client.publish(reply, payload: answer.encoded()) }
+        }
+        queue.async {
+            let write: ForwardedWrite
+            do throws(ValidationError) {
+                write = try ForwardedWrite.decode(message.payload)
+            } catch {
+                return respond(.refused(.invalid(error)))
+            }
+            if let refusal = self.writeRefusal {
+                self.state.count(write.operation, by: .rest(write.auth), refusal: refusal)
+                self.report()
+                return respond(.refused(refusal))
+            }
+            var out: [Outgoing] = []
+            let answer = self.state.apply(write.operation, by: .rest(write.auth), now: Namespace.now(), into: &out)
+            self.logRefusals()
+            if case .refused(let refusal) = answer {
+                self.finish(out)
+                return respond(.refused(refusal))
+            }
+            let pushed: Key? = if case .written(.pushed(let key), _) = answer { key } else { nil }
+            // The sequence `finish` gives the write's record, known before the reply is held with
+            // its delivery: holding the reply after the append could miss the PubAck's release.
+            let pending = UInt64(self.state.pendingWrites)
+            let sequence = pending == 0 ? 0 : self.lastSequence + pending
+            self.finish(
+                out, then: { respond(.committed(sequence: sequence, pushed: pushed)) },
+                refused: { respond(.refused(.unavailable(Namespace.notLeading))) })
+        }
+    }
+
+    /// Leaves the cluster at shutdown: waits for the writes in flight, gives the lease back so
+    /// another node can lead at once, and stops following.
+    func leaveCluster() async {
+        let (log, lease, follower, forwarded) = queue.sync { (replicated, self.lease, self.follower, self.forwardedWrites) }
+        follower?.cancel()
+        forwarded?.cancel()
+        await log?.drain()
+        await lease?.release()
+    }
+}
