@@ -218,10 +218,10 @@ final class Namespace: @unchecked Sendable {
                 }
                 if case .operation(let number, let operation) = input, operation.writesNow || operation.writesAtDisconnect {
                     if refusal == nil { refusal = .some(self.writeRefusal) }
-                    // onDisconnect registrations are refused by the namespace cap only (failing
-                    // storage refuses their writes when they run), and on a cluster follower,
-                    // which cannot run them (they are not forwarded yet).
-                    if case let refused?? = refusal, operation.writesNow || refused.isNamespaceLimit || self.cluster != nil {
+                    // onDisconnect registrations are refused by the namespace cap only: failing
+                    // storage refuses their writes when they run, and a cluster follower hands
+                    // them to the leader then.
+                    if case let refused?? = refusal, operation.writesNow || refused.isNamespaceLimit {
                         self.state.count(operation, by: .realtime(connection), refusal: refused)
                         if let number {
                             refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refused).wireResponse(number)))
@@ -325,10 +325,18 @@ final class Namespace: @unchecked Sendable {
         }
     }
 
-    /// Forgets a connection that ended, running its onDisconnect writes.
+    /// Forgets a connection that ended, running its onDisconnect writes (on a cluster follower,
+    /// they go to the leader, in order, as writes of the identity that queued them).
     func detach(_ connection: ConnectionID) {
         queue.async {
             self.outbounds[connection] = nil
+            if let node = self.forwardingNode {
+                let (auth, writes) = self.state.disconnectForForwarding(connection)
+                self.report()
+                self.forwardOnDisconnect(writes.compactMap { ForwardedWrite($0, auth: auth) }[...], node: node, connection: connection)
+                self.release()
+                return
+            }
             var out: [Outgoing] = []
             for problem in self.state.disconnect(connection, now: Namespace.now(), into: &out) {
                 self.logger.warning("\(problem)", metadata: ["connection": "\(connection)"])
@@ -632,6 +640,19 @@ final class Namespace: @unchecked Sendable {
                     }
                 }
             }
+        }
+    }
+
+    /// Sends a closed connection's onDisconnect writes to the leader one after the other, each
+    /// once the previous one is answered, so they are made in the order they were queued. A
+    /// refused one is logged (as on one server) and the next one still goes. Confined to `queue`.
+    private func forwardOnDisconnect(_ writes: ArraySlice<ForwardedWrite>, node: ClusterNode, connection: ConnectionID) {
+        guard let write = writes.first else { return }
+        forward(write, node: node) { answer in
+            if case .refused(let refusal) = answer {
+                self.logger.warning("onDisconnect write was not made: \(refusal.wire.message)", metadata: ["connection": "\(connection)"])
+            }
+            self.forwardOnDisconnect(writes.dropFirst(), node: node, connection: connection)
         }
     }
 
