@@ -62,6 +62,14 @@ final class Namespace: @unchecked Sendable {
     private var appliedStreamSequence: UInt64 = 0
     /// True while this follower tries to take the lease; confined to `queue`.
     private var takingOver = false
+    /// The puts and deletes of this node's registrations in `kindling_ondisconnect`, one after
+    /// the other (each waits for the one before), so the bucket ends with the last. Confined
+    /// to `queue`.
+    private var registrationStore: Task<Void, Never>?
+    /// The connections whose registrations are in the bucket. Confined to `queue`.
+    private var storedRegistrations: Set<ConnectionID> = []
+    /// On the leader: runs the registrations of dead nodes (`sweepRegistrations`).
+    private var registrationSweeper: Task<Void, Never>?
     /// Set when the namespace could not read its log at start: every request is refused, since
     /// the tree may lack writes. Confined to `queue`.
     private var joinFailed = false
@@ -196,6 +204,7 @@ final class Namespace: @unchecked Sendable {
             let now = Namespace.now()
             // Asked at the first write only (a connection that only reads is never refused).
             var refusal: Refusal??
+            var registrationsChanged = false
             for input in inputs {
                 // A connection the state does not know was attached before a deposed leader
                 // dropped its tree, and is being closed: nothing it sends is taken.
@@ -229,6 +238,7 @@ final class Namespace: @unchecked Sendable {
                         continue
                     }
                 }
+                if case .operation(_, let operation) = input, operation.changesRegistrations { registrationsChanged = true }
                 if case .reject = input {
                     self.state.handle(input, from: connection, now: now, into: &refusals)
                 } else if case .authenticated(let auth)? = self.state.handle(input, from: connection, now: now, into: &out), let expiresAt = auth.expiresAt {
@@ -239,6 +249,7 @@ final class Namespace: @unchecked Sendable {
             self.logRefusals()
             self.finish(out)
             if refusal != nil { self.settleReservation() }
+            if registrationsChanged, let node = self.cluster { self.persistRegistrations(connection, node: node) }
         }
     }
 
@@ -341,7 +352,11 @@ final class Namespace: @unchecked Sendable {
             for problem in self.state.disconnect(connection, now: Namespace.now(), into: &out) {
                 self.logger.warning("\(problem)", metadata: ["connection": "\(connection)"])
             }
-            self.finish(out)
+            if self.storedRegistrations.contains(connection) {
+                self.finish(out, then: { self.queue.async { self.forgetRegistrations(connection) } })
+            } else {
+                self.finish(out)
+            }
             self.release()
         }
     }
@@ -520,6 +535,14 @@ final class Namespace: @unchecked Sendable {
             }
             await requests.unsubscribe()
         }
+        let period = node.configuration.leaseTime
+        registrationSweeper = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: period)
+                guard let self, !Task.isCancelled else { return }
+                await self.sweepRegistrations(node)
+            }
+        }
         logger.notice("leading the namespace", metadata: ["node": "\(node.configuration.nodeID)", "stream-sequence": "\(lastSubjectSequence)"])
     }
 
@@ -534,6 +557,8 @@ final class Namespace: @unchecked Sendable {
             self.storageUnavailable = true
             self.forwardedWrites?.cancel()
             self.forwardedWrites = nil
+            self.registrationSweeper?.cancel()
+            self.registrationSweeper = nil
             log.stop(reason)
             self.lease?.abandon()
             self.lease = nil
@@ -647,13 +672,107 @@ final class Namespace: @unchecked Sendable {
     /// once the previous one is answered, so they are made in the order they were queued. A
     /// refused one is logged (as on one server) and the next one still goes. Confined to `queue`.
     private func forwardOnDisconnect(_ writes: ArraySlice<ForwardedWrite>, node: ClusterNode, connection: ConnectionID) {
-        guard let write = writes.first else { return }
+        guard let write = writes.first else { return forgetRegistrations(connection) }
         forward(write, node: node) { answer in
             if case .refused(let refusal) = answer {
                 self.logger.warning("onDisconnect write was not made: \(refusal.wire.message)", metadata: ["connection": "\(connection)"])
             }
             self.forwardOnDisconnect(writes.dropFirst(), node: node, connection: connection)
         }
+    }
+
+    /// Keeps a connection's registrations in `kindling_ondisconnect` (or deletes them when none
+    /// are left), so the leader runs them should this node die. Confined to `queue`.
+    private func persistRegistrations(_ connection: ConnectionID, node: ClusterNode) {
+        let (auth, operations) = state.onDisconnectWrites(of: connection)
+        let writes = operations.compactMap { ForwardedWrite($0, auth: auth) }
+        guard !writes.isEmpty else { return forgetRegistrations(connection) }
+        storedRegistrations.insert(connection)
+        let key = node.registrationKey(name, connection)
+        let value = Array(("[" + writes.map { String(decoding: $0.encoded(), as: UTF8.self) }.joined(separator: ",") + "]").utf8)
+        storeRegistrations { [logger] in
+            do {
+                _ = try await node.registrations.put(key, value)
+            } catch {
+                logger.warning("could not keep onDisconnect registrations in NATS: \(error)", metadata: ["connection": "\(connection)"])
+            }
+        }
+    }
+
+    /// Deletes a connection's registrations from the bucket once they were made (or are gone).
+    /// Confined to `queue`.
+    private func forgetRegistrations(_ connection: ConnectionID) {
+        guard let node = cluster, storedRegistrations.remove(connection) != nil else { return }
+        let key = node.registrationKey(name, connection)
+        storeRegistrations { try? await node.registrations.delete(key) }
+    }
+
+    /// Runs `body` after every earlier put or delete of registrations. Confined to `queue`.
+    private func storeRegistrations(_ body: @escaping @Sendable () async -> Void) {
+        let previous = registrationStore
+        registrationStore = Task {
+            await previous?.value
+            await body()
+        }
+    }
+
+    /// On the leader, every lease time: the registrations of nodes whose `kindling_nodes` key is
+    /// gone (they died) are run here. Each key is deleted at the revision read before its
+    /// writes run, so of two leaders (one deposed) only one runs them.
+    private func sweepRegistrations(_ node: ClusterNode) async {
+        let stream = "KV_" + ClusterNode.registrationBucket
+        let prefix = "$KV.\(ClusterNode.registrationBucket).\(name)."
+        guard let info = try? await node.jetStream.streamInfo(stream), info.state.lastSequence > 0,
+            let consumer = try? await node.jetStream.orderedConsumer(stream: stream, startSequence: 1, filterSubject: prefix + ">", heartbeat: .seconds(1))
+        else { return }
+        // No message at all on the namespace's keys: nothing tells the reader it is at the end.
+        let stopper = Task {
+            try? await Task.sleep(for: .seconds(2))
+            await consumer.stop()
+        }
+        var latest: [String: (revision: UInt64, value: [UInt8])] = [:]
+        for await message in consumer {
+            let key = String(message.subject.dropFirst(prefix.count))
+            if message.headers?["KV-Operation"] == nil {
+                latest[key] = (message.streamSequence, message.payload)
+            } else {
+                latest[key] = nil
+            }
+            if message.pending == 0 { break }
+        }
+        stopper.cancel()
+        await consumer.stop()
+        var alive: [String: Bool] = [:]
+        for (key, entry) in latest {
+            let parts = key.split(separator: ".")
+            guard parts.count == 2, parts[0] != node.configuration.nodeID else { continue }
+            let owner = String(parts[0])
+            if alive[owner] == nil { alive[owner] = ((try? await node.nodes.get(owner)) ?? nil) != nil }
+            guard alive[owner] == false else { continue }
+            do {
+                try await node.registrations.delete(name + "." + key, revision: entry.revision)
+            } catch {
+                continue  // changed meanwhile, or another leader took it
+            }
+            guard case .array(let writes)? = try? JSONParser.parse(entry.value) else { continue }
+            let decoded = writes.compactMap { try? ForwardedWrite.decode(Array(JSONWriter.string($0).utf8)) }
+            await onQueue { self.runRegistrations(decoded, of: owner) }
+        }
+    }
+
+    /// Runs a dead node's registrations as writes of the identities that queued them, if this
+    /// node still leads. Confined to `queue`.
+    private func runRegistrations(_ writes: [ForwardedWrite], of owner: String) {
+        guard replicated != nil else { return }
+        for write in writes {
+            var out: [Outgoing] = []
+            if case .refused(let refusal) = state.apply(write.operation, by: .rest(write.auth), now: Namespace.now(), into: &out) {
+                logger.warning("onDisconnect write of a dead node was not made: \(refusal.wire.message)", metadata: ["node": "\(owner)"])
+            }
+            logRefusals()
+            finish(out)
+        }
+        logger.notice("ran the onDisconnect writes of a node that died", metadata: ["node": "\(owner)", "writes": "\(writes.count)"])
     }
 
     /// Tries to become the leader of a namespace this node follows: takes the lease when it is
@@ -781,9 +900,12 @@ final class Namespace: @unchecked Sendable {
     /// Leaves the cluster at shutdown: waits for the writes in flight, gives the lease back so
     /// another node can lead at once, and stops following.
     func leaveCluster() async {
-        let (log, lease, follower, forwarded) = queue.sync { (replicated, self.lease, self.follower, self.forwardedWrites) }
+        let (log, lease, follower, forwarded, sweeper) = queue.sync {
+            (replicated, self.lease, self.follower, self.forwardedWrites, self.registrationSweeper)
+        }
         follower?.cancel()
         forwarded?.cancel()
+        sweeper?.cancel()
         await log?.drain()
         await lease?.release()
     }

@@ -336,6 +336,13 @@ struct NamespaceState: Sendable {
         return (record.auth, record.onDisconnect.drain().map(Self.write))
     }
 
+    /// A connection's queued onDisconnect writes, left queued, with the identity that queued
+    /// them (what a cluster node keeps in NATS, so the leader can run them should it die).
+    func onDisconnectWrites(of connection: ConnectionID) -> (auth: AuthState, writes: [Operation]) {
+        guard let record = connections[connection] else { return (.anonymous, []) }
+        return (record.auth, record.onDisconnect.operations.map(Self.write))
+    }
+
     /// The write a queued onDisconnect operation makes when it runs.
     private static func write(_ operation: OnDisconnectQueue.Operation) -> Operation {
         switch operation {

@@ -2,6 +2,7 @@ import Foundation
 import KindlingCore
 import KindlingServer
 import KindlingTesting
+import NATSClient
 import NATSTesting
 import Testing
 
@@ -56,6 +57,58 @@ extension ClusterNodeTests {
                         await watcher.close()
                     }
                 }
+            }
+        }
+    }
+
+    @Test func theLeaderRunsTheRegistrationsOfAKilledNodesConnection() async throws {
+        try await Self.withNATS { nats in
+            try await KindlingServer.run(Self.configuration(nats, node: "leader", leaseTime: .seconds(1))) { leader in
+                #expect(try await TestHTTPConnection.request(port: leader.port, "PUT", "/presence.json?ns=crash", body: #"{"alice":"online"}"#).status == 200)
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-cluster-\(UUID().uuidString)").path
+                let mortal = try await ServerProcess.start(
+                    dataDirectory: directory, arguments: ["--cluster", nats.urls.joined(separator: ","), "--node-id", "mortal", "--lease-seconds", "1"])
+                let client = try await TestClient.connect(port: mortal.port, namespace: "crash")
+                let registrations = [
+                    ("o", #"{"p":"/presence/alice","d":"crashed"}"#),
+                    ("om", #"{"p":"/presence","d":{"runs":{".sv":{"increment":1}}}}"#),
+                    ("o", #"{"p":"/presence/cancelled","d":true}"#),
+                    ("oc", #"{"p":"/presence/cancelled","d":null}"#),
+                ]
+                for (action, body) in registrations {
+                    let replies = try await client.request(action, try json(body))
+                    #expect(replies.last?["d"]?["b"]?["s"]?.stringValue == "ok", "\(action): \(mortal.errorOutput)")
+                }
+                // The node keeps them in NATS right after their ok.
+                let (nc, js) = try await Self.jetStream(nats)
+                var stored: UInt64 = 0
+                for _ in 0..<50 where stored < 4 {
+                    stored = (try? await js.streamInfo("KV_kindling_ondisconnect").state.lastSequence) ?? 0
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(stored >= 4)
+                mortal.kill()
+                let killed = ContinuousClock.now
+                var ran: Duration?
+                while ContinuousClock.now - killed < .seconds(20) {
+                    let data = try await TestHTTPConnection.request(port: leader.port, "GET", "/presence.json?ns=crash").json()
+                    if data["alice"] == .string("crashed") {
+                        ran = ContinuousClock.now - killed
+                        #expect(data["cancelled"] == nil)
+                        break
+                    }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                let took = try #require(ran, "never ran; \(mortal.errorOutput)")
+                print("onDisconnect of a killed node: run by the leader \(took) after SIGKILL (lease 1 s)")
+                // Lease time (1 s), the next sweep (1 s) and the bucket's read, with a margin.
+                #expect(took < .seconds(10))
+                // Run once: after more sweeps, the increment was made one time.
+                try await Task.sleep(for: .seconds(3))
+                let after = try await TestHTTPConnection.request(port: leader.port, "GET", "/presence.json?ns=crash").json()
+                #expect(after["runs"] == .number(1))
+                await nc.close()
+                try? FileManager.default.removeItem(atPath: directory)
             }
         }
     }

@@ -57,6 +57,7 @@ struct ClusterNodeTests {
                 #expect(log.config.storage == .file)
                 #expect(try await js.streamInfo("KV_kindling_leases").config.replicas == 3)
                 #expect(try await js.streamInfo("KV_kindling_nodes").config.replicas == 3)
+                #expect(try await js.streamInfo("KV_kindling_ondisconnect").config.replicas == 3)
                 await client.close()
             }
             // A second node binds to what the first made instead of failing.
