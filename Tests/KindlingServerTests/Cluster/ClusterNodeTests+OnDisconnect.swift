@@ -79,10 +79,11 @@ extension ClusterNodeTests {
                     let replies = try await client.request(action, try json(body))
                     #expect(replies.last?["d"]?["b"]?["s"]?.stringValue == "ok", "\(action): \(mortal.errorOutput)")
                 }
-                // The node keeps them in NATS right after their ok.
+                // The node keeps them in NATS right after their ok: one put per message (the
+                // last holds the cancel, so the kill waits for it).
                 let (nc, js) = try await Self.jetStream(nats)
                 var stored: UInt64 = 0
-                for _ in 0..<50 where stored < 4 {
+                for _ in 0..<200 where stored < 4 {
                     stored = (try? await js.streamInfo("KV_kindling_ondisconnect").state.lastSequence) ?? 0
                     try await Task.sleep(for: .milliseconds(50))
                 }
