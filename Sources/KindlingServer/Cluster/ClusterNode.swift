@@ -14,6 +14,7 @@ final class ClusterNode: Sendable {
     static let logSubjectPrefix = "kindling.log."
     static let leaseBucket = "kindling_leases"
     static let nodeBucket = "kindling_nodes"
+    static let registrationBucket = "kindling_ondisconnect"
     /// How long the stream remembers message ids, so a publish retried after a lost PubAck is
     /// stored once.
     static let duplicateWindow: Duration = .seconds(120)
@@ -25,24 +26,35 @@ final class ClusterNode: Sendable {
     let leases: KeyValue
     /// Liveness: key `<node id>`, renewed with the node's leases.
     let nodes: KeyValue
+    /// onDisconnect registrations: key `<namespace>.<node id>.<connection>`, value the
+    /// connection's queued writes (see `Namespace.persistRegistrations`); no expiry.
+    let registrations: KeyValue
     /// How many copies of the stream and buckets JetStream keeps: min(3, NATS servers).
     let replicas: Int
     let logger: Logger
     /// Keeps this node's key in `kindling_nodes` alive while it runs.
     private let heartbeat = Mutex<Task<Void, Never>?>(nil)
 
-    private init(configuration: ClusterConfiguration, client: NATSClient, jetStream: JetStream, leases: KeyValue, nodes: KeyValue, replicas: Int, logger: Logger) {
+    private init(
+        configuration: ClusterConfiguration, client: NATSClient, jetStream: JetStream, leases: KeyValue, nodes: KeyValue, registrations: KeyValue, replicas: Int, logger: Logger
+    ) {
         self.configuration = configuration
         self.client = client
         self.jetStream = jetStream
         self.leases = leases
         self.nodes = nodes
+        self.registrations = registrations
         self.replicas = replicas
         self.logger = logger
     }
 
     /// The subject the leader of `namespace` takes forwarded writes on.
     static func rpcSubject(_ namespace: String) -> String { "kindling.rpc." + namespace }
+
+    /// The key of a connection's onDisconnect registrations in `kindling_ondisconnect`.
+    func registrationKey(_ namespace: String, _ connection: ConnectionID) -> String {
+        "\(namespace).\(configuration.nodeID).\(connection.value)"
+    }
 
     /// The subject of `namespace`'s log.
     static func logSubject(_ namespace: String) -> String { logSubjectPrefix + namespace }
@@ -107,11 +119,14 @@ final class ClusterNode: Sendable {
             nodeConfig.replicas = replicas
             let leases = try await createOrOpen(jetStream, leaseConfig)
             let nodes = try await createOrOpen(jetStream, nodeConfig)
+            var registrationConfig = KeyValueConfig(bucket: registrationBucket)
+            registrationConfig.replicas = replicas
+            let registrations = try await createOrOpen(jetStream, registrationConfig)
             logger.notice(
                 "joined the cluster",
                 metadata: ["node": "\(configuration.nodeID)", "replicas": "\(replicas)", "nats": "\(configuration.urls.joined(separator: ","))"]
             )
-            let node = ClusterNode(configuration: configuration, client: client, jetStream: jetStream, leases: leases, nodes: nodes, replicas: replicas, logger: logger)
+            let node = ClusterNode(configuration: configuration, client: client, jetStream: jetStream, leases: leases, nodes: nodes, registrations: registrations, replicas: replicas, logger: logger)
             try await nodes.put(configuration.nodeID, [])
             node.startHeartbeat()
             return node

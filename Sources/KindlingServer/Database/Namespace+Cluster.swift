@@ -126,6 +126,14 @@ extension Namespace {
             }
             await requests.unsubscribe()
         }
+        let period = node.configuration.leaseTime
+        registrationSweeper = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: period)
+                guard let self, !Task.isCancelled else { return }
+                await self.sweepRegistrations(node)
+            }
+        }
         logger.notice("leading the namespace", metadata: ["node": "\(node.configuration.nodeID)", "stream-sequence": "\(lastSubjectSequence)"])
     }
 
@@ -140,6 +148,8 @@ extension Namespace {
             self.storageUnavailable = true
             self.forwardedWrites?.cancel()
             self.forwardedWrites = nil
+            self.registrationSweeper?.cancel()
+            self.registrationSweeper = nil
             log.stop(reason)
             self.lease?.abandon()
             self.lease = nil
@@ -292,7 +302,7 @@ extension Namespace {
     }
 
     /// Runs `body` on `queue` and returns its result.
-    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in queue.async { continuation.resume(returning: body()) } }
     }
 
@@ -374,9 +384,12 @@ extension Namespace {
     /// Leaves the cluster at shutdown: waits for the writes in flight, gives the lease back so
     /// another node can lead at once, and stops following.
     func leaveCluster() async {
-        let (log, lease, follower, forwarded) = queue.sync { (replicated, self.lease, self.follower, self.forwardedWrites) }
+        let (log, lease, follower, forwarded, sweeper) = queue.sync {
+            (replicated, self.lease, self.follower, self.forwardedWrites, self.registrationSweeper)
+        }
         follower?.cancel()
         forwarded?.cancel()
+        sweeper?.cancel()
         await log?.drain()
         await lease?.release()
     }

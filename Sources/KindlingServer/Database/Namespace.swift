@@ -66,6 +66,14 @@ final class Namespace: @unchecked Sendable {
     var appliedStreamSequence: UInt64 = 0
     /// True while this follower tries to take the lease; confined to `queue`.
     var takingOver = false
+    /// The puts and deletes of this node's registrations in `kindling_ondisconnect`, one after
+    /// the other (each waits for the one before), so the bucket ends with the last. Confined
+    /// to `queue`.
+    var registrationStore: Task<Void, Never>?
+    /// The connections whose registrations are in the bucket. Confined to `queue`.
+    var storedRegistrations: Set<ConnectionID> = []
+    /// On the leader: runs the registrations of dead nodes (`sweepRegistrations`).
+    var registrationSweeper: Task<Void, Never>?
     /// Set when the namespace could not read its log at start: every request is refused, since
     /// the tree may lack writes. Confined to `queue`.
     var joinFailed = false
@@ -200,6 +208,7 @@ final class Namespace: @unchecked Sendable {
             let now = Namespace.now()
             // Asked at the first write only (a connection that only reads is never refused).
             var refusal: Refusal??
+            var registrationsChanged = false
             for input in inputs {
                 // A connection the state does not know was attached before a deposed leader
                 // dropped its tree, and is being closed: nothing it sends is taken.
@@ -222,10 +231,10 @@ final class Namespace: @unchecked Sendable {
                 }
                 if case .operation(let number, let operation) = input, operation.writesNow || operation.writesAtDisconnect {
                     if refusal == nil { refusal = .some(self.writeRefusal) }
-                    // onDisconnect registrations are refused by the namespace cap only (failing
-                    // storage refuses their writes when they run), and on a cluster follower,
-                    // which cannot run them (they are not forwarded yet).
-                    if case let refused?? = refusal, operation.writesNow || refused.isNamespaceLimit || self.cluster != nil {
+                    // onDisconnect registrations are refused by the namespace cap only: failing
+                    // storage refuses their writes when they run, and a cluster follower hands
+                    // them to the leader then.
+                    if case let refused?? = refusal, operation.writesNow || refused.isNamespaceLimit {
                         self.state.count(operation, by: .realtime(connection), refusal: refused)
                         if let number {
                             refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refused).wireResponse(number)))
@@ -233,6 +242,7 @@ final class Namespace: @unchecked Sendable {
                         continue
                     }
                 }
+                if case .operation(_, let operation) = input, operation.changesRegistrations { registrationsChanged = true }
                 if case .reject = input {
                     self.state.handle(input, from: connection, now: now, into: &refusals)
                 } else if case .authenticated(let auth)? = self.state.handle(input, from: connection, now: now, into: &out), let expiresAt = auth.expiresAt {
@@ -243,6 +253,7 @@ final class Namespace: @unchecked Sendable {
             self.logRefusals()
             self.finish(out)
             if refusal != nil { self.settleReservation() }
+            if registrationsChanged, let node = self.cluster { self.persistRegistrations(connection, node: node) }
         }
     }
 
@@ -329,15 +340,27 @@ final class Namespace: @unchecked Sendable {
         }
     }
 
-    /// Forgets a connection that ended, running its onDisconnect writes.
+    /// Forgets a connection that ended, running its onDisconnect writes (on a cluster follower,
+    /// they go to the leader, in order, as writes of the identity that queued them).
     func detach(_ connection: ConnectionID) {
         queue.async {
             self.outbounds[connection] = nil
+            if let node = self.forwardingNode {
+                let (auth, writes) = self.state.disconnectForForwarding(connection)
+                self.report()
+                self.forwardOnDisconnect(writes.compactMap { ForwardedWrite($0, auth: auth) }[...], node: node, connection: connection)
+                self.release()
+                return
+            }
             var out: [Outgoing] = []
             for problem in self.state.disconnect(connection, now: Namespace.now(), into: &out) {
                 self.logger.warning("\(problem)", metadata: ["connection": "\(connection)"])
             }
-            self.finish(out)
+            if self.storedRegistrations.contains(connection) {
+                self.finish(out, then: { self.queue.async { self.forgetRegistrations(connection) } })
+            } else {
+                self.finish(out)
+            }
             self.release()
         }
     }

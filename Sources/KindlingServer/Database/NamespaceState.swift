@@ -319,17 +319,36 @@ struct NamespaceState: Sendable {
         guard var record = connections.removeValue(forKey: connection) else { return [] }
         var problems: [String] = []
         for operation in record.onDisconnect.drain() {
-            let data: Operation
-            switch operation {
-            case .put(let path, let json): data = .set(path: path, data: json, precondition: nil)
-            case .merge(let path, let members): data = .update(path: path, members: members)
-            }
             // Not a request of any client: neither counted nor noted as one.
-            if case .refused(let refusal) = decide(data, by: .rest(record.auth), now: now, into: &out) {
+            if case .refused(let refusal) = decide(Self.write(operation), by: .rest(record.auth), now: now, into: &out) {
                 problems.append("onDisconnect write at \(operation.path) was not made: \(refusal.wire.message)")
             }
         }
         return problems
+    }
+
+    /// Forgets a connection whose onDisconnect writes another node decides (a cluster follower's
+    /// connection: the namespace's leader runs them). Its listens go, and its queued writes come
+    /// back in order, as set and update operations, with the identity that queued them.
+    mutating func disconnectForForwarding(_ connection: ConnectionID) -> (auth: AuthState, writes: [Operation]) {
+        database.removeSubscriber(connection)
+        guard var record = connections.removeValue(forKey: connection) else { return (.anonymous, []) }
+        return (record.auth, record.onDisconnect.drain().map(Self.write))
+    }
+
+    /// A connection's queued onDisconnect writes, left queued, with the identity that queued
+    /// them (what a cluster node keeps in NATS, so the leader can run them should it die).
+    func onDisconnectWrites(of connection: ConnectionID) -> (auth: AuthState, writes: [Operation]) {
+        guard let record = connections[connection] else { return (.anonymous, []) }
+        return (record.auth, record.onDisconnect.operations.map(Self.write))
+    }
+
+    /// The write a queued onDisconnect operation makes when it runs.
+    private static func write(_ operation: OnDisconnectQueue.Operation) -> Operation {
+        switch operation {
+        case .put(let path, let json): return .set(path: path, data: json, precondition: nil)
+        case .merge(let path, let members): return .update(path: path, members: members)
+        }
     }
 
     /// The identity of a connection whose token expired drops to anonymous: the client is told

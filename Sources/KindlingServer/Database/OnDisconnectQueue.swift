@@ -30,6 +30,9 @@ struct OnDisconnectQueue: Sendable {
 
     var count: Int { entries.count }
 
+    /// The operations in order, left queued.
+    var operations: [Operation] { entries.map(\.operation) }
+
     mutating func append(_ operation: Operation, bytes size: Int) {
         entries.append((operation, size))
         bytes += size

@@ -39,6 +39,14 @@ enum Operation: Sendable {
         }
     }
 
+    /// Whether it changes a connection's queued onDisconnect writes.
+    var changesRegistrations: Bool {
+        switch self {
+        case .onDisconnectSet, .onDisconnectUpdate, .onDisconnectCancel: return true
+        default: return false
+        }
+    }
+
     /// True for onDisconnect writes: they write later, so a namespace that could not take a
     /// first write (the namespace cap) cannot take them either.
     var writesAtDisconnect: Bool {

@@ -1,0 +1,116 @@
+import Foundation
+import KindlingCore
+import KindlingServer
+import KindlingTesting
+import NATSClient
+import NATSTesting
+import Testing
+
+/// onDisconnect registrations made on a follower: checked against the rules there when queued,
+/// and sent to the leader as writes, in order, when the connection closes.
+/// (An extension, so these run in the serialized suite: one NATS cluster at a time.)
+extension ClusterNodeTests {
+    @Test func aFollowersClientsOnDisconnectWritesReachEveryNodeWhenItCloses() async throws {
+        try await Self.withNATS { nats in
+            try await KindlingServer.run(Self.configuration(nats, node: "one")) { one in
+                #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/presence.json?ns=bye", body: #"{"alice":"online"}"#).status == 200)
+                try await KindlingServer.run(Self.configuration(nats, node: "two")) { two in
+                    try await KindlingServer.run(Self.configuration(nats, node: "three")) { three in
+                        let watcher = try await TestClient.connect(port: three.port, namespace: "bye")
+                        let initial = try await watcher.request("q", try json(#"{"p":"/presence","h":""}"#))
+                        #expect(initial.first?["d"]?["b"]?["d"] == (try json(#"{"alice":"online"}"#)))
+                        let leaving = try await TestClient.connect(port: two.port, namespace: "bye")
+                        let registrations = [
+                            ("o", #"{"p":"/presence/alice","d":"away"}"#),
+                            ("o", #"{"p":"/presence/alice","d":"offline"}"#),
+                            ("om", #"{"p":"/presence","d":{"seen":{".sv":"timestamp"}}}"#),
+                            ("o", #"{"p":"/presence/cancelled","d":true}"#),
+                            ("oc", #"{"p":"/presence/cancelled","d":null}"#),
+                        ]
+                        for (action, body) in registrations {
+                            let replies = try await leaving.request(action, try json(body))
+                            #expect(replies.last?["d"]?["b"]?["s"]?.stringValue == "ok", "\(action) \(body)")
+                        }
+                        // A registration the data rules refuse is refused when queued, on the follower.
+                        let invalid = try await leaving.request("o", try json(#"{"p":"/presence/x","d":{".sv":"nonsense"}}"#))
+                        #expect(invalid.last?["d"]?["b"]?["s"]?.stringValue != "ok")
+                        let before = Date().timeIntervalSince1970 * 1000
+                        await leaving.close()
+                        // The leader runs the writes in order: the watcher on the third node sees
+                        // "away", then "offline", then the timestamp.
+                        let started = ContinuousClock.now
+                        var seen: [JSONValue] = []
+                        while seen.count < 3 {
+                            let event = try await watcher.nextMessage()
+                            seen.append(event["d"]?["b"]?["d"] ?? .null)
+                        }
+                        print("onDisconnect on a follower: the leader's writes seen on a third node \(ContinuousClock.now - started) after the close")
+                        #expect(seen[0] == .string("away"))
+                        #expect(seen[1] == .string("offline"))
+                        for port in [one.port, two.port, three.port] {
+                            let stored = try await TestHTTPConnection.request(port: port, "GET", "/presence.json?ns=bye").json()
+                            #expect(stored["alice"] == .string("offline"), "node on port \(port): \(stored)")
+                            #expect(stored["cancelled"] == nil)
+                            let seenAt = try #require(stored["seen"]?.numberValue, "node on port \(port): \(stored)")
+                            #expect(seenAt >= before.rounded(.down) - 1000)
+                        }
+                        await watcher.close()
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func theLeaderRunsTheRegistrationsOfAKilledNodesConnection() async throws {
+        try await Self.withNATS { nats in
+            try await KindlingServer.run(Self.configuration(nats, node: "leader", leaseTime: .seconds(1))) { leader in
+                #expect(try await TestHTTPConnection.request(port: leader.port, "PUT", "/presence.json?ns=crash", body: #"{"alice":"online"}"#).status == 200)
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-cluster-\(UUID().uuidString)").path
+                let mortal = try await ServerProcess.start(
+                    dataDirectory: directory, arguments: ["--cluster", nats.urls.joined(separator: ","), "--node-id", "mortal", "--lease-seconds", "1"])
+                let client = try await TestClient.connect(port: mortal.port, namespace: "crash")
+                let registrations = [
+                    ("o", #"{"p":"/presence/alice","d":"crashed"}"#),
+                    ("om", #"{"p":"/presence","d":{"runs":{".sv":{"increment":1}}}}"#),
+                    ("o", #"{"p":"/presence/cancelled","d":true}"#),
+                    ("oc", #"{"p":"/presence/cancelled","d":null}"#),
+                ]
+                for (action, body) in registrations {
+                    let replies = try await client.request(action, try json(body))
+                    #expect(replies.last?["d"]?["b"]?["s"]?.stringValue == "ok", "\(action): \(mortal.errorOutput)")
+                }
+                // The node keeps them in NATS right after their ok: one put per message (the
+                // last holds the cancel, so the kill waits for it).
+                let (nc, js) = try await Self.jetStream(nats)
+                var stored: UInt64 = 0
+                for _ in 0..<200 where stored < 4 {
+                    stored = (try? await js.streamInfo("KV_kindling_ondisconnect").state.lastSequence) ?? 0
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(stored >= 4)
+                mortal.kill()
+                let killed = ContinuousClock.now
+                var ran: Duration?
+                while ContinuousClock.now - killed < .seconds(20) {
+                    let data = try await TestHTTPConnection.request(port: leader.port, "GET", "/presence.json?ns=crash").json()
+                    if data["alice"] == .string("crashed") {
+                        ran = ContinuousClock.now - killed
+                        #expect(data["cancelled"] == nil)
+                        break
+                    }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                let took = try #require(ran, "never ran; \(mortal.errorOutput)")
+                print("onDisconnect of a killed node: run by the leader \(took) after SIGKILL (lease 1 s)")
+                // Lease time (1 s), the next sweep (1 s) and the bucket's read, with a margin.
+                #expect(took < .seconds(10))
+                // Run once: after more sweeps, the increment was made one time.
+                try await Task.sleep(for: .seconds(3))
+                let after = try await TestHTTPConnection.request(port: leader.port, "GET", "/presence.json?ns=crash").json()
+                #expect(after["runs"] == .number(1))
+                await nc.close()
+                try? FileManager.default.removeItem(atPath: directory)
+            }
+        }
+    }
+}
