@@ -44,7 +44,11 @@ struct ForwardedWrite: Sendable {
 
     /// Reads a request; throws on anything a follower would not have sent.
     static func decode(_ bytes: [UInt8]) throws(ValidationError) -> ForwardedWrite {
-        let json = try JSONParser.parse(bytes)
+        try decode(try JSONParser.parse(bytes))
+    }
+
+    /// Reads a request already parsed.
+    static func decode(_ json: JSONValue) throws(ValidationError) -> ForwardedWrite {
         guard let kind = json["o"]?.stringValue, let data = json["d"], let keys = json["p"], let authJSON = json["a"] else {
             throw ValidationError(.invalidData, "a forwarded write needs o, p, d and a")
         }
@@ -85,7 +89,7 @@ struct ForwardedWrite: Sendable {
         return Path(keys: keys)
     }
 
-    private static func encode(_ auth: AuthState) -> JSONValue {
+    static func encode(_ auth: AuthState) -> JSONValue {
         switch auth {
         case .anonymous: return .object([JSONMember("k", .string("anonymous"))])
         case .admin: return .object([JSONMember("k", .string("admin"))])
@@ -97,7 +101,7 @@ struct ForwardedWrite: Sendable {
         }
     }
 
-    private static func decodeAuth(_ json: JSONValue) throws(ValidationError) -> AuthState {
+    static func decodeAuth(_ json: JSONValue) throws(ValidationError) -> AuthState {
         switch json["k"]?.stringValue {
         case "anonymous": return .anonymous
         case "admin": return .admin

@@ -67,7 +67,7 @@ extension Namespace {
                 : nil
             messages = reader?.makeAsyncIterator()
             while applied < last, let message = await messages?.next() {
-                try commitLogged(message.payload, streamSequence: message.streamSequence)
+                try commitLogged(message)
                 applied = message.streamSequence
             }
             guard applied >= last else { throw StorageError.corrupt("the log of \(subject) ended at \(applied), before its last batch \(last)") }
@@ -88,7 +88,7 @@ extension Namespace {
         while let message = await messages?.next() {
             queue.async {
                 do {
-                    try self.commitLogged(message.payload, streamSequence: message.streamSequence)
+                    try self.commitLogged(message)
                 } catch {
                     self.logger.error("cannot read the namespace's log; it stops following: \(error)")
                 }
@@ -178,8 +178,10 @@ extension Namespace {
             }
         }
         report()
+        // The namespace's own rules come back from the log, if they were published.
+        ownRules = nil
         state = NamespaceState(
-            name: name, root: .empty, rules: state.rules, rulesAreOpen: state.rulesAreOpen, rulesDebug: state.rulesDebug, limits: state.limits)
+            name: name, root: .empty, rules: serverRules.rules, rulesAreOpen: serverRules.open, rulesDebug: state.rulesDebug, limits: state.limits)
         report()
         lastSequence = 0
         appliedStreamSequence = 0
@@ -188,10 +190,15 @@ extension Namespace {
         follower = Task { await self.startClusterRole(node) }
     }
 
-    /// Commits the records of one published batch that this node has not applied, so local
-    /// listeners get their events; no rules are checked (the leader decided). Confined to `queue`
-    /// (or run while it is suspended).
-    private func commitLogged(_ payload: [UInt8], streamSequence: UInt64) throws {
+    /// Commits one message of the log that this node has not applied: a batch's records, so
+    /// local listeners get their events (no rules are checked: the leader decided), or a rules
+    /// change. Confined to `queue` (or run while it is suspended).
+    private func commitLogged(_ message: JetStreamMessage) throws {
+        if let sequence = message.headers?[ReplicatedLog.rulesHeader] {
+            return try commitRules(message.payload, sequence: sequence, streamSequence: message.streamSequence)
+        }
+        let payload = message.payload
+        let streamSequence = message.streamSequence
         let contents = try LogSegmentReader.read(payload, file: "\(ClusterNode.logSubject(name)) #\(streamSequence)", repair: false)
         if let torn = contents.tornTail { throw StorageError.corrupt("batch \(streamSequence) of \(ClusterNode.logSubject(name)): \(torn)") }
         var out: [Outgoing] = []
@@ -220,43 +227,51 @@ extension Namespace {
     /// Sends a write to the leader and hands `complete` the answer, on `queue`: a refusal at
     /// once, a committed write once this node has committed its record from the log.
     func forward(_ write: ForwardedWrite, node: ClusterNode, complete: @escaping @Sendable (Answer) -> Void) {
+        askLeader(write.encoded(), node: node, whenLeading: { self.applyLocally(write, complete: complete) }) { reply in
+            switch reply {
+            case .refused(let refusal):
+                self.state.count(write.operation, by: .rest(write.auth), refusal: refusal)
+                self.logRefusals()
+                self.report()
+                complete(.refused(refusal))
+            case .committed(let sequence, let pushed):
+                self.whenCommitted(sequence) { complete(self.forwardedAnswer(write.operation, pushed: pushed)) }
+            }
+        }
+    }
+
+    /// Sends a request to the leader on `kindling.rpc.<namespace>` and hands `reply` its answer,
+    /// on `queue`. When no leader answers (none yet, or it died), this node takes the lease if
+    /// it is free and runs `whenLeading` instead, on `queue`; if it cannot, `reply` gets a
+    /// refusal to retry. Confined to `queue`.
+    func askLeader(
+        _ payload: [UInt8], node: ClusterNode, whenLeading: @escaping @Sendable () -> Void, reply: @escaping @Sendable (ForwardedAnswer) -> Void
+    ) {
         let subject = ClusterNode.rpcSubject(name)
-        let payload = write.encoded()
         Task {
-            let reply: ForwardedAnswer
+            let answer: ForwardedAnswer
             do {
                 let message = try await node.client.request(subject, payload: payload, timeout: .seconds(5))
-                reply = try ForwardedAnswer.decode(message.payload)
+                answer = try ForwardedAnswer.decode(message.payload)
             } catch {
-                // No leader answers (none yet, or it died): take the lease if it is free, and
-                // decide the write here as the new leader.
                 self.queue.async {
                     self.takeOver(node) { led in
-                        guard led else {
-                            return complete(.refused(.unavailable("The namespace's leader could not be reached (\(error)); retry.")))
-                        }
-                        self.applyLocally(write, complete: complete)
+                        guard led else { return reply(.refused(.unavailable("The namespace's leader could not be reached (\(error)); retry."))) }
+                        whenLeading()
                     }
                 }
                 return
             }
-            self.queue.async {
-                switch reply {
-                case .refused(let refusal):
-                    self.state.count(write.operation, by: .rest(write.auth), refusal: refusal)
-                    self.logRefusals()
-                    self.report()
-                    complete(.refused(refusal))
-                case .committed(let sequence, let pushed):
-                    if sequence <= self.lastSequence {
-                        complete(self.forwardedAnswer(write.operation, pushed: pushed))
-                    } else {
-                        // Released by `commitLogged`, on this queue.
-                        self.held.send(PreparedDispatch(), after: sequence, then: { complete(self.forwardedAnswer(write.operation, pushed: pushed)) })
-                    }
-                }
-            }
+            self.queue.async { reply(answer) }
         }
+    }
+
+    /// Runs `then` on `queue` once this node has committed record `sequence` from the log.
+    /// Confined to `queue`.
+    func whenCommitted(_ sequence: UInt64, then: @escaping @Sendable () -> Void) {
+        guard sequence > lastSequence else { return then() }
+        // Released by `commitLogged`, on this queue.
+        held.send(PreparedDispatch(), after: sequence, then: then)
     }
 
     /// Tries to become the leader of a namespace this node follows: takes the lease when it is
@@ -354,7 +369,9 @@ extension Namespace {
         queue.async {
             let write: ForwardedWrite
             do throws(ValidationError) {
-                write = try ForwardedWrite.decode(message.payload)
+                let request = try JSONParser.parse(message.payload)
+                if ForwardedRules.isRules(request) { return self.serveForwardedRules(request, respond: respond) }
+                write = try ForwardedWrite.decode(request)
             } catch {
                 return respond(.refused(.invalid(error)))
             }

@@ -96,7 +96,7 @@ extension Namespace {
                 continue  // changed meanwhile, or another leader took it
             }
             guard case .array(let writes)? = try? JSONParser.parse(entry.value) else { continue }
-            let decoded = writes.compactMap { try? ForwardedWrite.decode(Array(JSONWriter.string($0).utf8)) }
+            let decoded = writes.compactMap { try? ForwardedWrite.decode($0) }
             await onQueue { self.runRegistrations(decoded, of: owner) }
         }
     }

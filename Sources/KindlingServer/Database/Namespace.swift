@@ -35,7 +35,10 @@ final class Namespace: @unchecked Sendable {
     let held: HeldDeliveries
     /// Rules set for this namespace alone (`PUT /.settings/rules.json`); they override the
     /// server's default rules.
-    private var ownRules: RulesDocument?
+    var ownRules: RulesDocument?
+    /// The server's rules (`--rules`), in force when the namespace has none of its own, and
+    /// whether they are the open rules. Confined to `queue`.
+    var serverRules: (rules: RulesDocument, open: Bool)
     /// Where this namespace's own rules are kept; nil in memory.
     private var rulesFile: NamespaceRulesFile?
     /// The registry that made the namespace: asked before its first write, told when a use ends.
@@ -92,6 +95,7 @@ final class Namespace: @unchecked Sendable {
         logger[metadataKey: "namespace"] = "\(name)"
         self.logger = logger
         self.state = NamespaceState(name: name, root: root, rules: rules, rulesAreOpen: rulesAreOpen, rulesDebug: rulesDebug, limits: limits)
+        self.serverRules = (rules, rulesAreOpen)
     }
 
     /// Set when storage could not be opened: the namespace then refuses every write.
@@ -258,7 +262,6 @@ final class Namespace: @unchecked Sendable {
     }
 
     static let unwritable = "Writes to storage are failing (is the disk full?); nothing was written."
-    static let rulesNotReplicated = "A namespace's own rules are not replicated in cluster mode yet; give every node the same --rules file."
     static let notJoined = "This cluster node could not read the namespace's log from NATS; try another node."
     static let notLeading = "This cluster node does not lead the namespace now; nothing was written. Try again."
 
@@ -428,6 +431,7 @@ final class Namespace: @unchecked Sendable {
     /// Puts the server's default rules in force here, unless the namespace has rules of its own.
     func useDefaultRules(_ rules: RulesDocument, open: Bool) {
         queue.async {
+            self.serverRules = (rules, open)
             guard self.ownRules == nil else { return }
             self.replaceRules(rules, open: open)
         }
@@ -465,12 +469,12 @@ final class Namespace: @unchecked Sendable {
         queue.async {
             defer { self.release() }
             if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
-            if self.cluster != nil { return self.answerRules(promise, .refused(.unavailable(Namespace.rulesNotReplicated))) }
             let rules: RulesDocument
             switch Namespace.loadRules(text) {
             case .success(let loaded): rules = loaded
             case .failure(let refusal): return self.answerRules(promise, .refused(refusal))
             }
+            if self.cluster != nil { return self.setReplicatedRules(rules, as: auth) { self.answerRules(promise, $0) } }
             // Rules are stored with the namespace's data: they make it exist.
             if let refusal = self.writeRefusal { return self.answerRules(promise, .refused(refusal)) }
             self.claim()
@@ -533,7 +537,7 @@ final class Namespace: @unchecked Sendable {
     }
 
     /// Confined to `queue`.
-    private func replaceRules(_ rules: RulesDocument, open: Bool) {
+    func replaceRules(_ rules: RulesDocument, open: Bool) {
         var out: [Outgoing] = []
         let ended = state.replaceRules(rules, open: open, now: Namespace.now(), into: &out)
         for stream in ended {
