@@ -15,6 +15,7 @@ final class ClusterNode: Sendable {
     static let leaseBucket = "kindling_leases"
     static let nodeBucket = "kindling_nodes"
     static let registrationBucket = "kindling_ondisconnect"
+    static let snapshotBucket = "kindling_snapshots"
     /// How long the stream remembers message ids, so a publish retried after a lost PubAck is
     /// stored once.
     static let duplicateWindow: Duration = .seconds(120)
@@ -29,6 +30,8 @@ final class ClusterNode: Sendable {
     /// onDisconnect registrations: key `<namespace>.<node id>.<connection>`, value the
     /// connection's queued writes (see `Namespace.persistRegistrations`); no expiry.
     let registrations: KeyValue
+    /// Snapshots: object `<namespace>`, a `ClusterSnapshot`.
+    let snapshots: ObjectStore
     /// How many copies of the stream and buckets JetStream keeps: min(3, NATS servers).
     let replicas: Int
     let logger: Logger
@@ -36,7 +39,8 @@ final class ClusterNode: Sendable {
     private let heartbeat = Mutex<Task<Void, Never>?>(nil)
 
     private init(
-        configuration: ClusterConfiguration, client: NATSClient, jetStream: JetStream, leases: KeyValue, nodes: KeyValue, registrations: KeyValue, replicas: Int, logger: Logger
+        configuration: ClusterConfiguration, client: NATSClient, jetStream: JetStream, leases: KeyValue, nodes: KeyValue, registrations: KeyValue,
+        snapshots: ObjectStore, replicas: Int, logger: Logger
     ) {
         self.configuration = configuration
         self.client = client
@@ -44,6 +48,7 @@ final class ClusterNode: Sendable {
         self.leases = leases
         self.nodes = nodes
         self.registrations = registrations
+        self.snapshots = snapshots
         self.replicas = replicas
         self.logger = logger
     }
@@ -122,11 +127,14 @@ final class ClusterNode: Sendable {
             var registrationConfig = KeyValueConfig(bucket: registrationBucket)
             registrationConfig.replicas = replicas
             let registrations = try await createOrOpen(jetStream, registrationConfig)
+            var snapshotConfig = ObjectStoreConfig(bucket: snapshotBucket)
+            snapshotConfig.replicas = replicas
+            let snapshots = try await createOrOpen(jetStream, snapshotConfig)
             logger.notice(
                 "joined the cluster",
                 metadata: ["node": "\(configuration.nodeID)", "replicas": "\(replicas)", "nats": "\(configuration.urls.joined(separator: ","))"]
             )
-            let node = ClusterNode(configuration: configuration, client: client, jetStream: jetStream, leases: leases, nodes: nodes, registrations: registrations, replicas: replicas, logger: logger)
+            let node = ClusterNode(configuration: configuration, client: client, jetStream: jetStream, leases: leases, nodes: nodes, registrations: registrations, snapshots: snapshots, replicas: replicas, logger: logger)
             try await nodes.put(configuration.nodeID, [])
             node.startHeartbeat()
             return node
@@ -150,6 +158,15 @@ final class ClusterNode: Sendable {
         } catch {
             guard error.apiError?.errCode == JetStreamAPIError.streamNameInUse else { throw error }
             return try await jetStream.keyValue(config.bucket)
+        }
+    }
+
+    private static func createOrOpen(_ jetStream: JetStream, _ config: ObjectStoreConfig) async throws(JetStreamError) -> ObjectStore {
+        do {
+            return try await jetStream.createObjectStore(config)
+        } catch {
+            guard error.apiError?.errCode == JetStreamAPIError.streamNameInUse else { throw error }
+            return try await jetStream.objectStore(config.bucket, chunkSize: config.chunkSize)
         }
     }
 

@@ -32,6 +32,8 @@ final class ReplicatedLog: Sendable {
     private struct State {
         /// Publishes waiting for the one in flight, in order; records gather in the last batch.
         var pending: [Batch] = []
+        /// Framed record bytes appended since the log was made (what snapshots are paced by).
+        var appendedBytes = 0
         /// True while a publish is on its way.
         var inFlight = false
         /// The stream sequence of the namespace's last stored batch.
@@ -72,31 +74,34 @@ final class ReplicatedLog: Sendable {
     /// The stream sequence of the namespace's last acknowledged batch.
     var lastSubjectSequence: UInt64 { state.withLock { $0.lastSubjectSequence } }
 
+    /// Framed record bytes appended since the log was made.
+    var appendedBytes: Int { state.withLock { $0.appendedBytes } }
+
     /// Queues records; their sequence is reported to `onDurable` once JetStream has them.
     func append(_ records: [LogRecord]) {
         guard let last = records.last else { return }
-        enqueue { pending in
-            if let index = pending.indices.last, !pending[index].isRules {
-                for record in records { record.encode(into: &pending[index].bytes) }
-                pending[index].last = last.sequence
-            } else {
-                var bytes: [UInt8] = []
-                for record in records { record.encode(into: &bytes) }
-                pending.append(Batch(bytes: bytes, last: last.sequence, isRules: false))
+        enqueue { state in
+            if state.pending.last?.isRules != false {
+                state.pending.append(Batch(bytes: [], last: last.sequence, isRules: false))
             }
+            let index = state.pending.count - 1
+            let before = state.pending[index].bytes.count
+            for record in records { record.encode(into: &state.pending[index].bytes) }
+            state.pending[index].last = last.sequence
+            state.appendedBytes += state.pending[index].bytes.count - before
         }
     }
 
     /// Queues a change of the namespace's own rules, taking record sequence `sequence` (reported
     /// to `onDurable` like a record's).
     func appendRules(_ source: String, sequence: UInt64) {
-        enqueue { $0.append(Batch(bytes: Array(source.utf8), last: sequence, isRules: true)) }
+        enqueue { $0.pending.append(Batch(bytes: Array(source.utf8), last: sequence, isRules: true)) }
     }
 
-    private func enqueue(_ add: (inout [Batch]) -> Void) {
+    private func enqueue(_ add: (inout State) -> Void) {
         let start = state.withLock { state -> Bool in
             guard state.failure == nil else { return false }
-            add(&state.pending)
+            add(&state)
             defer { state.inFlight = true }
             return !state.inFlight
         }

@@ -60,10 +60,16 @@ extension Namespace {
         var messages: AsyncStream<JetStreamMessage>.Iterator?
         var applied: UInt64 = 0
         do {
+            // The snapshot first: the log before it may be purged.
+            if let snapshot = try await loadClusterSnapshot(node) {
+                try adopt(snapshot)
+                applied = snapshot.streamSequence
+            }
             let last = try await Namespace.lastSubjectSequence(node, subject: subject)
             reader =
-                lease == nil || last > 0
-                ? try await node.jetStream.orderedConsumer(stream: ClusterNode.logStream, startSequence: 1, filterSubject: subject, heartbeat: .seconds(1))
+                lease == nil || last > applied
+                ? try await node.jetStream.orderedConsumer(
+                    stream: ClusterNode.logStream, startSequence: applied + 1, filterSubject: subject, heartbeat: .seconds(1))
                 : nil
             messages = reader?.makeAsyncIterator()
             while applied < last, let message = await messages?.next() {
@@ -86,13 +92,19 @@ extension Namespace {
         logger.info("following the namespace's log", metadata: ["stream-sequence": "\(applied)"])
         queue.resume()
         while let message = await messages?.next() {
-            queue.async {
+            let read = await onQueue { () -> Bool in
                 do {
                     try self.commitLogged(message)
+                    return true
                 } catch {
-                    self.logger.error("cannot read the namespace's log; it stops following: \(error)")
+                    // A batch missing before this one (this node read behind the purge), or a
+                    // damaged one: start over from the snapshot.
+                    self.logger.error("cannot follow the namespace's log; reading it again from the snapshot: \(error)")
+                    self.rejoin(node)
+                    return false
                 }
             }
+            if !read { break }
         }
         await reader?.stop()
     }
@@ -117,6 +129,7 @@ extension Namespace {
             onDeposed: { [weak self] reason in self?.depose(reason) }
         )
         replicated = log
+        clusterSnapshotMark = 0
         self.lease = lease
         lease.keepAlive { [weak self] reason in self?.depose(reason) }
         forwardedWrites = Task { [weak self] in
@@ -178,8 +191,9 @@ extension Namespace {
             }
         }
         report()
-        // The namespace's own rules come back from the log, if they were published.
+        // The namespace's own rules come back from the snapshot or the log.
         ownRules = nil
+        clusterSnapshotCovered = 0
         state = NamespaceState(
             name: name, root: .empty, rules: serverRules.rules, rulesAreOpen: serverRules.open, rulesDebug: state.rulesDebug, limits: state.limits)
         report()
@@ -201,6 +215,7 @@ extension Namespace {
         let streamSequence = message.streamSequence
         let contents = try LogSegmentReader.read(payload, file: "\(ClusterNode.logSubject(name)) #\(streamSequence)", repair: false)
         if let torn = contents.tornTail { throw StorageError.corrupt("batch \(streamSequence) of \(ClusterNode.logSubject(name)): \(torn)") }
+        try checkContinuity(contents.records.first?.sequence, streamSequence: streamSequence)
         var out: [Outgoing] = []
         var committed = 0
         for record in contents.records where record.sequence > lastSequence {

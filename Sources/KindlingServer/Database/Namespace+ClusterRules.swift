@@ -72,6 +72,7 @@ extension Namespace {
         guard let sequence = UInt64(text) else {
             throw StorageError.corrupt("rules record \(streamSequence) of \(ClusterNode.logSubject(name)) names no sequence")
         }
+        try checkContinuity(sequence, streamSequence: streamSequence)
         if sequence > lastSequence {
             let rules: RulesDocument
             do throws(RulesError) {

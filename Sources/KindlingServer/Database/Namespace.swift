@@ -47,7 +47,7 @@ final class Namespace: @unchecked Sendable {
     /// has its storage; confined to `queue`.
     var claimed: Bool
     /// The server's metrics, reported to once per block of work; nil where none are kept.
-    private let metrics: ServerMetrics?
+    let metrics: ServerMetrics?
     /// The listens last reported to `metrics`; confined to `queue`.
     private var reportedListens = 0
     /// Writes committed since start, so a size measured at one count is known to be current.
@@ -77,6 +77,14 @@ final class Namespace: @unchecked Sendable {
     var storedRegistrations: Set<ConnectionID> = []
     /// On the leader: runs the registrations of dead nodes (`sweepRegistrations`).
     var registrationSweeper: Task<Void, Never>?
+    /// The stream sequence the newest cluster snapshot covers (loaded or written here).
+    /// Confined to `queue`.
+    var clusterSnapshotCovered: UInt64 = 0
+    /// The leader's `ReplicatedLog.appendedBytes` when it last started a snapshot. Confined to
+    /// `queue`.
+    var clusterSnapshotMark = 0
+    /// True while the leader writes a snapshot. Confined to `queue`.
+    var clusterSnapshotting = false
     /// Set when the namespace could not read its log at start: every request is refused, since
     /// the tree may lack writes. Confined to `queue`.
     var joinFailed = false
@@ -175,6 +183,11 @@ final class Namespace: @unchecked Sendable {
     /// write. Returns whether one was started.
     func snapshotNow() -> Bool {
         queue.sync {
+            if let replicated, let cluster {
+                guard !clusterSnapshotting, replicated.appendedBytes > clusterSnapshotMark else { return false }
+                startClusterSnapshot(replicated, node: cluster)
+                return true
+            }
             guard let storage, lastSequence > snapshotSequence else { return false }
             startSnapshot(storage)
             return true
@@ -337,6 +350,7 @@ final class Namespace: @unchecked Sendable {
         held.send(delivery, after: lastSequence, then: then, refused: refused)
         if let replicated {
             replicated.append(records)
+            snapshotIfDue(replicated)
         } else if let storage {
             storage.log.append(records)
             if storage.wantsSnapshot { startSnapshot(storage) }
