@@ -21,6 +21,11 @@ final class ClusterNode: Sendable {
     static let duplicateWindow: Duration = .seconds(120)
 
     let configuration: ClusterConfiguration
+    /// This process's name in `kindling_nodes` and in its onDisconnect registrations' keys: the
+    /// node id and a random part. A node restarted with the same id is a new member, so the
+    /// leaders run the registrations its earlier process left once that one's liveness key
+    /// expires.
+    let memberID: String
     let client: NATSClient
     let jetStream: JetStream
     /// Leases: key `<namespace>`, value the leader's node id, expiring after the lease time.
@@ -43,6 +48,7 @@ final class ClusterNode: Sendable {
         snapshots: ObjectStore, replicas: Int, logger: Logger
     ) {
         self.configuration = configuration
+        self.memberID = configuration.nodeID + "-" + ClusterConfiguration.randomNodeID().prefix(8)
         self.client = client
         self.jetStream = jetStream
         self.leases = leases
@@ -58,7 +64,7 @@ final class ClusterNode: Sendable {
 
     /// The key of a connection's onDisconnect registrations in `kindling_ondisconnect`.
     func registrationKey(_ namespace: String, _ connection: ConnectionID) -> String {
-        "\(namespace).\(configuration.nodeID).\(connection.value)"
+        "\(namespace).\(memberID).\(connection.value)"
     }
 
     /// The subject of `namespace`'s log.
@@ -135,7 +141,7 @@ final class ClusterNode: Sendable {
                 metadata: ["node": "\(configuration.nodeID)", "replicas": "\(replicas)", "nats": "\(configuration.urls.joined(separator: ","))"]
             )
             let node = ClusterNode(configuration: configuration, client: client, jetStream: jetStream, leases: leases, nodes: nodes, registrations: registrations, snapshots: snapshots, replicas: replicas, logger: logger)
-            try await nodes.put(configuration.nodeID, [])
+            try await nodes.put(node.memberID, [])
             node.startHeartbeat()
             return node
         }
@@ -174,7 +180,7 @@ final class ClusterNode: Sendable {
     /// leaders that the node's onDisconnect registrations are theirs to run).
     private func startHeartbeat() {
         let period = configuration.leaseTime / 3
-        let task = Task { [nodes, configuration, logger] in
+        let task = Task { [nodes, memberID, logger] in
             while !Task.isCancelled {
                 do {
                     try await Task.sleep(for: period)
@@ -182,7 +188,7 @@ final class ClusterNode: Sendable {
                     return
                 }
                 do {
-                    try await nodes.put(configuration.nodeID, [])
+                    try await nodes.put(memberID, [])
                 } catch {
                     logger.warning("could not renew this node's liveness key: \(error)")
                 }
@@ -197,7 +203,7 @@ final class ClusterNode: Sendable {
             task?.cancel()
             task = nil
         }
-        try? await nodes.purge(configuration.nodeID)
+        try? await nodes.purge(memberID)
         await client.drain()
     }
 }

@@ -1,13 +1,37 @@
+import Dispatch
 import KindlingCore
 import KindlingProtocol
 import Logging
 import NATSClient
+import Synchronization
 
 /// onDisconnect in cluster mode (docs/cluster.md): a connection's registrations are kept in the
 /// `kindling_ondisconnect` bucket under this node's id, a follower hands them to the leader when
 /// the connection closes, and the leader runs those of nodes that died. Runs on the
 /// namespace's queue like the rest of `Namespace`.
 extension Namespace {
+
+    /// A follower's connection closed: takes its registrations out of the bucket at the revision
+    /// of this node's last put, then makes them. A leader that ran them already (this node's
+    /// liveness key lapsed while NATS was out of its reach) deleted the key, so the delete
+    /// fails and they are not made twice. A crash between the delete and the writes loses them:
+    /// they run at most once. Confined to `queue`.
+    func closeRegistrations(_ writes: ArraySlice<ForwardedWrite>, node: ClusterNode, connection: ConnectionID) {
+        guard storedRegistrations.remove(connection) != nil else { return forwardOnDisconnect(writes, node: node, connection: connection) }
+        let key = node.registrationKey(name, connection)
+        storeRegistrations { [logger] in
+            let revision = self.registrationRevisions.withLock { $0.removeValue(forKey: connection) }
+            do throws(JetStreamError) {
+                try await node.registrations.delete(key, revision: revision)
+            } catch {
+                guard !error.isWrongLastSequence else {
+                    return logger.notice("onDisconnect writes already made by the leader", metadata: ["connection": "\(connection)"])
+                }
+                logger.warning("could not take onDisconnect registrations out of NATS: \(error)", metadata: ["connection": "\(connection)"])
+            }
+            self.queue.async { self.forwardOnDisconnect(writes, node: node, connection: connection) }
+        }
+    }
 
     /// Sends a closed connection's onDisconnect writes to the leader one after the other, each
     /// once the previous one is answered, so they are made in the order they were queued. A
@@ -33,8 +57,10 @@ extension Namespace {
         let value = Array(("[" + writes.map { String(decoding: $0.encoded(), as: UTF8.self) }.joined(separator: ",") + "]").utf8)
         storeRegistrations { [logger] in
             do {
-                _ = try await node.registrations.put(key, value)
+                let revision = try await node.registrations.put(key, value)
+                self.registrationRevisions.withLock { $0[connection] = revision }
             } catch {
+                self.registrationRevisions.withLock { $0[connection] = nil }
                 logger.warning("could not keep onDisconnect registrations in NATS: \(error)", metadata: ["connection": "\(connection)"])
             }
         }
@@ -45,7 +71,10 @@ extension Namespace {
     func forgetRegistrations(_ connection: ConnectionID) {
         guard let node = cluster, storedRegistrations.remove(connection) != nil else { return }
         let key = node.registrationKey(name, connection)
-        storeRegistrations { try? await node.registrations.delete(key) }
+        storeRegistrations {
+            self.registrationRevisions.withLock { $0[connection] = nil }
+            try? await node.registrations.delete(key)
+        }
     }
 
     /// Runs `body` after every earlier put or delete of registrations. Confined to `queue`.
@@ -59,7 +88,9 @@ extension Namespace {
 
     /// On the leader, every lease time: the registrations of nodes whose `kindling_nodes` key is
     /// gone (they died) are run here. Each key is deleted at the revision read before its
-    /// writes run, so of two leaders (one deposed) only one runs them.
+    /// writes run, so of two leaders (one deposed) only one runs them. The delete markers of
+    /// keys already done are purged, so the bucket holds only the registrations of open
+    /// connections.
     func sweepRegistrations(_ node: ClusterNode) async {
         let stream = "KV_" + ClusterNode.registrationBucket
         let prefix = "$KV.\(ClusterNode.registrationBucket).\(name)."
@@ -72,21 +103,28 @@ extension Namespace {
             await consumer.stop()
         }
         var latest: [String: (revision: UInt64, value: [UInt8])] = [:]
+        var markers: [String: UInt64] = [:]
         for await message in consumer {
             let key = String(message.subject.dropFirst(prefix.count))
             if message.headers?["KV-Operation"] == nil {
                 latest[key] = (message.streamSequence, message.payload)
+                markers[key] = nil
             } else {
                 latest[key] = nil
+                markers[key] = message.streamSequence
             }
             if message.pending == 0 { break }
         }
         stopper.cancel()
         await consumer.stop()
+        for (key, marker) in markers {
+            // Up to the marker only: a later put of the key (none is expected) stays.
+            try? await node.jetStream.purgeStream(stream, subject: prefix + key, before: marker + 1)
+        }
         var alive: [String: Bool] = [:]
         for (key, entry) in latest {
             let parts = key.split(separator: ".")
-            guard parts.count == 2, parts[0] != node.configuration.nodeID else { continue }
+            guard parts.count == 2, parts[0] != node.memberID else { continue }
             let owner = String(parts[0])
             if alive[owner] == nil { alive[owner] = ((try? await node.nodes.get(owner)) ?? nil) != nil }
             guard alive[owner] == false else { continue }

@@ -6,6 +6,7 @@ import Logging
 import Metrics
 import NATSClient
 import NIOCore
+import Synchronization
 
 /// One namespace's state and the serial queue that owns it.
 ///
@@ -75,6 +76,8 @@ final class Namespace: @unchecked Sendable {
     var registrationStore: Task<Void, Never>?
     /// The connections whose registrations are in the bucket. Confined to `queue`.
     var storedRegistrations: Set<ConnectionID> = []
+    /// The revision of each connection's last put in the bucket; used by the puts' tasks.
+    let registrationRevisions = Mutex<[ConnectionID: UInt64]>([:])
     /// On the leader: runs the registrations of dead nodes (`sweepRegistrations`).
     var registrationSweeper: Task<Void, Never>?
     /// The stream sequence the newest cluster snapshot covers (loaded or written here).
@@ -365,7 +368,7 @@ final class Namespace: @unchecked Sendable {
             if let node = self.forwardingNode {
                 let (auth, writes) = self.state.disconnectForForwarding(connection)
                 self.report()
-                self.forwardOnDisconnect(writes.compactMap { ForwardedWrite($0, auth: auth) }[...], node: node, connection: connection)
+                self.closeRegistrations(writes.compactMap { ForwardedWrite($0, auth: auth) }[...], node: node, connection: connection)
                 self.release()
                 return
             }
