@@ -39,13 +39,20 @@ final class ClusterNode: Sendable {
     let snapshots: ObjectStore
     /// How many copies of the stream and buckets JetStream keeps: min(3, NATS servers).
     let replicas: Int
+    /// The largest message the NATS server takes (its max_payload, 1 MB by default).
+    let maxPayload: Int
+    /// The largest batch of log records in one publish, leaving room for the headers.
+    var maxBatchBytes: Int { max(1024, maxPayload - 4096) }
+    /// The largest write a namespace takes (its record as stored): one record must fit in one
+    /// publish, with room for its path and framing.
+    var maxWriteBytes: Int { max(1024, maxPayload - 8192) }
     let logger: Logger
     /// Keeps this node's key in `kindling_nodes` alive while it runs.
     private let heartbeat = Mutex<Task<Void, Never>?>(nil)
 
     private init(
         configuration: ClusterConfiguration, client: NATSClient, jetStream: JetStream, leases: KeyValue, nodes: KeyValue, registrations: KeyValue,
-        snapshots: ObjectStore, replicas: Int, logger: Logger
+        snapshots: ObjectStore, replicas: Int, maxPayload: Int, logger: Logger
     ) {
         self.configuration = configuration
         self.memberID = configuration.nodeID + "-" + ClusterConfiguration.randomNodeID().prefix(8)
@@ -56,6 +63,7 @@ final class ClusterNode: Sendable {
         self.registrations = registrations
         self.snapshots = snapshots
         self.replicas = replicas
+        self.maxPayload = maxPayload
         self.logger = logger
     }
 
@@ -140,7 +148,9 @@ final class ClusterNode: Sendable {
                 "joined the cluster",
                 metadata: ["node": "\(configuration.nodeID)", "replicas": "\(replicas)", "nats": "\(configuration.urls.joined(separator: ","))"]
             )
-            let node = ClusterNode(configuration: configuration, client: client, jetStream: jetStream, leases: leases, nodes: nodes, registrations: registrations, snapshots: snapshots, replicas: replicas, logger: logger)
+            let node = ClusterNode(
+                configuration: configuration, client: client, jetStream: jetStream, leases: leases, nodes: nodes, registrations: registrations, snapshots: snapshots, replicas: replicas,
+                maxPayload: await client.maxPayload, logger: logger)
             try await nodes.put(node.memberID, [])
             node.startHeartbeat()
             return node

@@ -79,16 +79,26 @@ final class ReplicatedLog: Sendable {
 
     /// Queues records; their sequence is reported to `onDurable` once JetStream has them.
     func append(_ records: [LogRecord]) {
-        guard let last = records.last else { return }
+        guard !records.isEmpty else { return }
+        let limit = node.maxBatchBytes
         enqueue { state in
-            if state.pending.last?.isRules != false {
-                state.pending.append(Batch(bytes: [], last: last.sequence, isRules: false))
+            for record in records {
+                if state.pending.last?.isRules != false {
+                    state.pending.append(Batch(bytes: [], last: record.sequence, isRules: false))
+                }
+                var index = state.pending.count - 1
+                let before = state.pending[index].bytes.count
+                record.encode(into: &state.pending[index].bytes)
+                state.appendedBytes += state.pending[index].bytes.count - before
+                // A batch must fit in one NATS message: a record that overflows it starts the next.
+                if before > 0, state.pending[index].bytes.count > limit {
+                    let overflow = Array(state.pending[index].bytes[before...])
+                    state.pending[index].bytes.removeSubrange(before...)
+                    state.pending.append(Batch(bytes: overflow, last: record.sequence, isRules: false))
+                    index += 1
+                }
+                state.pending[index].last = record.sequence
             }
-            let index = state.pending.count - 1
-            let before = state.pending[index].bytes.count
-            for record in records { record.encode(into: &state.pending[index].bytes) }
-            state.pending[index].last = last.sequence
-            state.appendedBytes += state.pending[index].bytes.count - before
         }
     }
 

@@ -19,6 +19,13 @@ extension Namespace {
     func joinCluster(_ node: ClusterNode) {
         cluster = node
         claimed = true
+        // A write is one message of the log, and a connection's registrations one key's value.
+        var limits = state.limits
+        limits.maxWriteBytes = node.maxWriteBytes
+        limits.maxOnDisconnectBytes = min(limits.maxOnDisconnectBytes, node.maxWriteBytes / 2)
+        state = NamespaceState(
+            name: name, root: state.database.tree.root, rules: state.rules, rulesAreOpen: state.rulesAreOpen, rulesDebug: state.rulesDebug,
+            limits: limits)
         queue.suspend()
         let task = Task { await self.startClusterRole(node) }
         follower = task
@@ -263,6 +270,9 @@ extension Namespace {
         _ payload: [UInt8], node: ClusterNode, whenLeading: @escaping @Sendable () -> Void, reply: @escaping @Sendable (ForwardedAnswer) -> Void
     ) {
         let subject = ClusterNode.rpcSubject(name)
+        guard payload.count <= node.maxBatchBytes else {
+            return reply(.refused(.limitExceeded("A write may be at most \(node.maxWriteBytes) bytes in cluster mode (one NATS message)")))
+        }
         Task {
             let answer: ForwardedAnswer
             do {
