@@ -50,7 +50,7 @@ extension Namespace {
                     continue
                 }
                 logger.error("cannot join the namespace in the cluster; its requests are refused until a restart: \(error)")
-                joinFailed = true
+                unserved = .unavailable(Namespace.notJoined)
                 storageUnavailable = true
                 queue.resume()
                 return

@@ -88,9 +88,10 @@ final class Namespace: @unchecked Sendable {
     var clusterSnapshotMark = 0
     /// True while the leader writes a snapshot. Confined to `queue`.
     var clusterSnapshotting = false
-    /// Set when the namespace could not read its log at start: every request is refused, since
-    /// the tree may lack writes. Confined to `queue`.
-    var joinFailed = false
+    /// Set when this node cannot serve the namespace: in cluster mode, its log could not be read
+    /// at start (the tree may lack writes), or the node already holds `--max-namespaces`. Every
+    /// request is refused with it. Confined to `queue`.
+    var unserved: Refusal?
 
     init(
         name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
@@ -111,6 +112,12 @@ final class Namespace: @unchecked Sendable {
 
     /// Set when storage could not be opened: the namespace then refuses every write.
     var storageUnavailable = false
+
+    /// Refuses every request from now on with `refusal` (a cluster node over its namespace cap);
+    /// called before anyone uses the namespace.
+    func refuseEverything(_ refusal: Refusal) {
+        queue.sync { self.unserved = refusal }
+    }
 
     /// Marks the namespace as unable to store anything: writes are refused from now on.
     func refuseWrites() {
@@ -232,9 +239,10 @@ final class Namespace: @unchecked Sendable {
             for input in inputs {
                 // A connection the state does not know was attached before a deposed leader
                 // dropped its tree, and is being closed: nothing it sends is taken.
-                if self.joinFailed || (self.cluster != nil && self.outbounds[connection] == nil) {
+                if self.unserved != nil || (self.cluster != nil && self.outbounds[connection] == nil) {
                     if case .operation(let number?, _) = input {
-                        refusals.append(Outgoing(recipients: [connection], message: Answer.refused(.unavailable(Namespace.notJoined)).wireResponse(number)))
+                        let refusal = self.unserved ?? .unavailable(Namespace.notJoined)
+                        refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refusal).wireResponse(number)))
                     }
                     continue
                 }
@@ -393,7 +401,7 @@ final class Namespace: @unchecked Sendable {
     func perform(_ operation: Operation, as auth: AuthState, connection: ConnectionID? = nil, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
-            if self.joinFailed { return promise.succeed(.refused(.unavailable(Namespace.notJoined))) }
+            if let unserved = self.unserved { return promise.succeed(.refused(unserved)) }
             if operation.writesNow, let node = self.forwardingNode, let write = ForwardedWrite(operation, auth: auth) {
                 self.forward(write, node: node) { answer in promise.succeed(answer) }
                 return
@@ -417,9 +425,9 @@ final class Namespace: @unchecked Sendable {
     /// goes to `outbound` before the answer, which the stream holds until its head is written.
     func openStream(_ stream: ConnectionID, at path: Path, query: Query, as auth: AuthState, outbound: EventStreamOutbound, promise: EventLoopPromise<Answer>) {
         queue.async {
-            if self.joinFailed {
+            if let unserved = self.unserved {
                 self.release()
-                return promise.succeed(.refused(.unavailable(Namespace.notJoined)))
+                return promise.succeed(.refused(unserved))
             }
             self.outbounds[stream] = .eventStream(outbound)
             var out: [Outgoing] = []
@@ -458,6 +466,7 @@ final class Namespace: @unchecked Sendable {
     func rulesSource(as auth: AuthState, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
+            if let unserved = self.unserved { return self.answerRules(promise, .refused(unserved)) }
             if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
             self.answerRules(promise, .encoded(Array(self.state.rules.source.utf8)))
         }
@@ -485,6 +494,7 @@ final class Namespace: @unchecked Sendable {
     func setOwnRules(_ text: String, as auth: AuthState, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
+            if let unserved = self.unserved { return self.answerRules(promise, .refused(unserved)) }
             if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
             let rules: RulesDocument
             switch Namespace.loadRules(text) {
@@ -515,6 +525,7 @@ final class Namespace: @unchecked Sendable {
     func simulateRules(_ simulation: RulesSimulation, as auth: AuthState, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
+            if let unserved = self.unserved { return self.answerRules(promise, .refused(unserved)) }
             if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
             var rules = self.state.rules
             if let text = simulation.rulesText {

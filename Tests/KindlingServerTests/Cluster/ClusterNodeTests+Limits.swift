@@ -44,4 +44,27 @@ extension ClusterNodeTests {
             }
         }
     }
+
+    @Test func aNodeOverItsNamespaceCapRefusesNewNamespacesEvenForReads() async throws {
+        try await Self.withNATS { nats in
+            var configuration = Self.configuration(nats, node: "capped")
+            configuration.maxNamespaces = 3
+            try await KindlingServer.run(configuration) { node in
+                for name in ["a", "b", "c"] {
+                    #expect(try await TestHTTPConnection.request(port: node.port, "GET", "/.json?ns=\(name)").status == 200)
+                }
+                // Reads would otherwise open (and follow, lease, keep) one namespace each.
+                let read = try await TestHTTPConnection.request(port: node.port, "GET", "/.json?ns=d")
+                #expect(read.status == 507, "\(read.status) \(read.text)")
+                let write = try await TestHTTPConnection.request(port: node.port, "PUT", "/x.json?ns=e", body: "1")
+                #expect(write.status == 507)
+                let client = try await TestClient.connect(port: node.port, namespace: "f")
+                let listen = try await client.request("q", try json(#"{"p":"/","h":""}"#))
+                #expect(listen.last?["d"]?["b"]?["s"]?.stringValue != "ok")
+                await client.close()
+                // The namespaces it holds still work.
+                #expect(try await TestHTTPConnection.request(port: node.port, "PUT", "/x.json?ns=a", body: "1").status == 200)
+            }
+        }
+    }
 }
