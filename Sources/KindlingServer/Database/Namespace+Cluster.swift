@@ -49,10 +49,18 @@ extension Namespace {
                     try? await Task.sleep(for: .milliseconds(500))
                     continue
                 }
-                logger.error("cannot join the namespace in the cluster; its requests are refused until a restart: \(error)")
+                logger.error("cannot join the namespace in the cluster; its requests are refused until a later attempt succeeds: \(error)")
                 unserved = .unavailable(Namespace.notJoined)
                 storageUnavailable = true
+                // Answers waiting for records this node will not read now are refused.
+                _ = held.abandon()
                 queue.resume()
+                guard !Task.isCancelled else { return }
+                // NATS out of reach for long: try again later, from the start (closing whoever
+                // connected meanwhile), rather than refuse the namespace until a restart.
+                try? await Task.sleep(for: Namespace.rejoinDelay)
+                guard !Task.isCancelled else { return }
+                queue.async { if self.unserved != nil { self.rejoin(node) } }
                 return
             }
         }
@@ -88,6 +96,7 @@ extension Namespace {
                 await reader?.stop()
                 let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
                 lead(node, lease: lease, lastSubjectSequence: applied, requests: requests)
+                unserved = nil
                 queue.resume()
                 return
             }
@@ -97,6 +106,7 @@ extension Namespace {
             throw error
         }
         logger.info("following the namespace's log", metadata: ["stream-sequence": "\(applied)"])
+        unserved = nil
         queue.resume()
         while let message = await messages?.next() {
             let read = await onQueue { () -> Bool in
@@ -257,7 +267,9 @@ extension Namespace {
                 self.report()
                 complete(.refused(refusal))
             case .committed(let sequence, let pushed):
-                self.whenCommitted(sequence) { complete(self.forwardedAnswer(write.operation, pushed: pushed)) }
+                self.whenCommitted(
+                    sequence, then: { complete(self.forwardedAnswer(write.operation, pushed: pushed)) },
+                    refused: { complete(.refused(.unavailable(Namespace.notJoined))) })
             }
         }
     }
@@ -291,12 +303,12 @@ extension Namespace {
         }
     }
 
-    /// Runs `then` on `queue` once this node has committed record `sequence` from the log.
-    /// Confined to `queue`.
-    func whenCommitted(_ sequence: UInt64, then: @escaping @Sendable () -> Void) {
+    /// Runs `then` on `queue` once this node has committed record `sequence` from the log, or
+    /// `refused` if it stops reading the log first. Confined to `queue`.
+    func whenCommitted(_ sequence: UInt64, then: @escaping @Sendable () -> Void, refused: @escaping @Sendable () -> Void) {
         guard sequence > lastSequence else { return then() }
         // Released by `commitLogged`, on this queue.
-        held.send(PreparedDispatch(), after: sequence, then: then)
+        held.send(PreparedDispatch(), after: sequence, then: then, refused: refused)
     }
 
     /// Tries to become the leader of a namespace this node follows: takes the lease when it is

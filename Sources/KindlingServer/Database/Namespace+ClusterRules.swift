@@ -25,7 +25,8 @@ extension Namespace {
         askLeader(request.encoded(), node: node, whenLeading: { self.setReplicatedRules(rules, as: auth, complete: complete) }) { reply in
             switch reply {
             case .refused(let refusal): complete(.refused(refusal))
-            case .committed(let sequence, _): self.whenCommitted(sequence) { complete(.ok) }
+            case .committed(let sequence, _):
+                self.whenCommitted(sequence, then: { complete(.ok) }, refused: { complete(.refused(.unavailable(Namespace.notJoined))) })
             }
         }
     }

@@ -286,6 +286,8 @@ final class Namespace: @unchecked Sendable {
     }
 
     static let unwritable = "Writes to storage are failing (is the disk full?); nothing was written."
+    /// How long a namespace whose log could not be read waits before it tries again.
+    static let rejoinDelay: Duration = .seconds(5)
     static let notJoined = "This cluster node could not read the namespace's log from NATS; try another node."
     static let notLeading = "This cluster node does not lead the namespace now; nothing was written. Try again."
 
