@@ -17,7 +17,7 @@ struct ClusterSnapshot {
     /// The header's format version; a node refuses a snapshot of another version.
     static let version = 1
 
-    func encoded() throws -> [UInt8] {
+    func encoded() throws(StorageError) -> [UInt8] {
         let header = JSONValue.object([
             JSONMember("v", .number(Double(Self.version))),
             JSONMember("s", .string(String(recordSequence))),
@@ -28,7 +28,11 @@ struct ClusterSnapshot {
         var bytes: [UInt8] = []
         LogRecord.append(UInt32(headerBytes.count), to: &bytes)
         bytes += headerBytes
-        _ = try SnapshotEncoder.encode(root) { bytes.append(contentsOf: $0) }
+        do {
+            _ = try SnapshotEncoder.encode(root) { bytes.append(contentsOf: $0) }
+        } catch {
+            throw .io("encoding the snapshot: \(error)")
+        }
         return bytes
     }
 

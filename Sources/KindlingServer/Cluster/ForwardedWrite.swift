@@ -22,6 +22,13 @@ struct ForwardedWrite: Sendable {
     /// The request's JSON: `{"o": "set"|"update"|"push", "p": [keys], "d": data,
     /// "c": {"hash"|"etag": text}, "a": auth}`.
     func encoded() -> [UInt8] {
+        var members = operationMembers()
+        members.append(JSONMember("a", Self.encode(auth)))
+        return Array(JSONWriter.string(.object(members)).utf8)
+    }
+
+    /// The request's members but the identity.
+    func operationMembers() -> [JSONMember] {
         var members: [JSONMember] = []
         switch operation {
         case .set(let path, let data, let precondition):
@@ -38,8 +45,7 @@ struct ForwardedWrite: Sendable {
         default:
             break
         }
-        members.append(JSONMember("a", Self.encode(auth)))
-        return Array(JSONWriter.string(.object(members)).utf8)
+        return members
     }
 
     /// Reads a request; throws on anything a follower would not have sent.

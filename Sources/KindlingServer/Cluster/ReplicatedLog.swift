@@ -48,7 +48,7 @@ final class ReplicatedLog: Sendable {
     private let node: ClusterNode
     private let subject: String
     /// Makes message ids unique to this leadership: a retried publish is stored once.
-    private let term: String
+    let term: String
     private let state: Mutex<State>
     private let onDurable: @Sendable (UInt64) -> Void
     private let onDeposed: @Sendable (String) -> Void

@@ -29,6 +29,33 @@ extension Namespace {
         queue.suspend()
         let task = Task { await self.startClusterRole(node) }
         follower = task
+        let period = node.configuration.leaseTime
+        clusterTicker = Task { [weak self] in
+            var suspects: Set<String> = []
+            while !Task.isCancelled {
+                try? await Task.sleep(for: period)
+                guard let self, !Task.isCancelled else { return }
+                suspects = await self.clusterTick(node, suspects: suspects)
+            }
+        }
+    }
+
+    /// Once a lease time. The leader runs the registrations of dead members. A follower whose
+    /// leader died takes the lease as soon as it is free rather than at the next write, so the
+    /// dead leader's clients' onDisconnect writes run even when nobody writes (one key-value
+    /// read per namespace a node follows, per lease time). Returns the members the sweep found
+    /// missing.
+    private func clusterTick(_ node: ClusterNode, suspects: Set<String>) async -> Set<String> {
+        let (leads, follows) = await onQueue { (self.replicated != nil, self.forwardingNode != nil) }
+        if leads { return await sweepRegistrations(node, suspects: suspects) }
+        guard follows else { return [] }
+        do {
+            guard try await node.leases.get(name) == nil else { return [] }
+        } catch {
+            return []
+        }
+        queue.async { self.takeOver(node) { _ in } }
+        return []
     }
 
     /// Takes the lease (or not), reads the namespace's log to its end, then either leads (writes
@@ -97,6 +124,7 @@ extension Namespace {
                 let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
                 lead(node, lease: lease, lastSubjectSequence: applied, requests: requests)
                 unserved = nil
+                makeOrphanedRegistrations(node)
                 queue.resume()
                 return
             }
@@ -107,6 +135,7 @@ extension Namespace {
         }
         logger.info("following the namespace's log", metadata: ["stream-sequence": "\(applied)"])
         unserved = nil
+        makeOrphanedRegistrations(node)
         queue.resume()
         while let message = await messages?.next() {
             let read = await onQueue { () -> Bool in
@@ -139,16 +168,17 @@ extension Namespace {
     /// Starts leading: writes from now on are published after `lastSubjectSequence`, and the
     /// lease is renewed. Confined to `queue` (or run while it is suspended).
     private func lead(_ node: ClusterNode, lease: NamespaceLease, lastSubjectSequence: UInt64, requests: NATSSubscription) {
+        let term = "\(node.configuration.nodeID).\(lease.currentRevision)"
         let log = ReplicatedLog(
-            namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, term: "\(node.configuration.nodeID).\(lease.currentRevision)",
+            namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, term: term,
             logger: logger,
             onDurable: { [held] sequence in held.release(through: sequence) },
-            onDeposed: { [weak self] reason in self?.depose(reason) }
+            onDeposed: { [weak self] reason in self?.depose(reason, term: term) }
         )
         replicated = log
         clusterSnapshotMark = 0
         self.lease = lease
-        lease.keepAlive { [weak self] reason in self?.depose(reason) }
+        lease.keepAlive { [weak self] reason in self?.depose(reason, term: term) }
         forwardedWrites = Task { [weak self] in
             for await request in requests {
                 guard let self else { break }
@@ -156,30 +186,22 @@ extension Namespace {
             }
             await requests.unsubscribe()
         }
-        let period = node.configuration.leaseTime
-        registrationSweeper = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: period)
-                guard let self, !Task.isCancelled else { return }
-                await self.sweepRegistrations(node)
-            }
-        }
         logger.notice("leading the namespace", metadata: ["node": "\(node.configuration.nodeID)", "stream-sequence": "\(lastSubjectSequence)"])
     }
 
     /// Stops leading at once (a lost lease, or another node wrote the log): writes are refused
     /// from now on, and everything still held for the log is refused instead of sent.
-    private func depose(_ reason: String) {
+    /// Only the leadership `term` is deposed: a second report of the same loss (from the lease
+    /// and from the log) finds a later term, or none, and changes nothing.
+    private func depose(_ reason: String, term: String) {
         queue.async {
-            guard let log = self.replicated else { return }
+            guard let log = self.replicated, log.term == term else { return }
             self.replicated = nil
             // What this node committed but could not publish is in its tree: it serves no more
             // writes (nor forwards them) until it is restarted and reads the log again.
             self.storageUnavailable = true
             self.forwardedWrites?.cancel()
             self.forwardedWrites = nil
-            self.registrationSweeper?.cancel()
-            self.registrationSweeper = nil
             log.stop(reason)
             self.lease?.abandon()
             self.lease = nil
@@ -199,6 +221,7 @@ extension Namespace {
             switch outbound {
             case .webSocket(let outbound):
                 outbounds[connection] = nil
+                orphanRegistrations(of: connection)
                 outbound.close(reason: "The cluster node serving this database changed role; reconnect.")
             case .eventStream(let outbound):
                 // The stream's use of the namespace ends here: its later closeStream finds nothing.
@@ -439,7 +462,7 @@ extension Namespace {
     /// another node can lead at once, and stops following.
     func leaveCluster() async {
         let (log, lease, follower, forwarded, sweeper) = queue.sync {
-            (replicated, self.lease, self.follower, self.forwardedWrites, self.registrationSweeper)
+            (replicated, self.lease, self.follower, self.forwardedWrites, self.clusterTicker)
         }
         follower?.cancel()
         forwarded?.cancel()

@@ -69,7 +69,7 @@ extension Namespace {
     /// A rules change read from the log: in force from record `sequence` on. Rules that do not
     /// load here (the leader loaded them) stop the reading like any damaged batch. Confined to
     /// `queue` (or run while it is suspended).
-    func commitRules(_ payload: [UInt8], sequence text: String, streamSequence: UInt64) throws {
+    func commitRules(_ payload: [UInt8], sequence text: String, streamSequence: UInt64) throws(StorageError) {
         guard let sequence = UInt64(text) else {
             throw StorageError.corrupt("rules record \(streamSequence) of \(ClusterNode.logSubject(name)) names no sequence")
         }

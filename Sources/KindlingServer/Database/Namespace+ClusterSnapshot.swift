@@ -31,23 +31,22 @@ extension Namespace {
         let previous = clusterSnapshotCovered
         held.send(
             PreparedDispatch(), after: lastSequence,
-            then: { Task { await self.uploadSnapshot(snapshot, purgingThrough: previous, node: node) } },
+            then: { [term = log.term] in Task { await self.uploadSnapshot(snapshot, purgingThrough: previous, term: term, node: node) } },
             refused: { self.queue.async { self.clusterSnapshotting = false } })
     }
 
-    /// Writes `snapshot` to the object store, unless a newer one is there (another leader's,
-    /// for a moment two), then purges the log up to the previous snapshot's stream sequence: the
-    /// log keeps one snapshot interval of margin behind the newest snapshot, for followers that
-    /// read behind and for a snapshot that turns out unreadable.
-    private func uploadSnapshot(_ snapshot: ClusterSnapshot, purgingThrough previous: UInt64, node: ClusterNode) async {
+    /// Writes `snapshot` to the object store if this node still leads in the same term (a
+    /// deposed leader's late snapshot could replace a newer one), then purges the log up to the
+    /// previous snapshot's stream sequence: the log keeps one snapshot interval of margin behind
+    /// the newest snapshot, for followers that read behind, for a snapshot that turns out
+    /// unreadable, and for a deposed leader that has not noticed yet.
+    private func uploadSnapshot(_ snapshot: ClusterSnapshot, purgingThrough previous: UInt64, term: String, node: ClusterNode) async {
         let started = ContinuousClock.now
         var covered: UInt64?
         do {
             let bytes = try snapshot.encoded()
-            if let current = try await node.snapshots.get(name), let stored = try? ClusterSnapshot.decode(current, name: name),
-                stored.streamSequence >= snapshot.streamSequence
-            {
-                logger.info("a newer snapshot is already stored", metadata: ["stream-sequence": "\(stored.streamSequence)"])
+            if await !onQueue({ self.replicated?.term == term }) {
+                logger.info("not writing a snapshot taken while leading an earlier term")
             } else {
                 try await node.snapshots.put(name, bytes)
                 covered = snapshot.streamSequence
@@ -87,7 +86,7 @@ extension Namespace {
     /// record comes after the next one expected means batches before it are gone from this
     /// node's reading (purged behind a newer snapshot while it read far behind). Confined to
     /// `queue` (or run while it is suspended).
-    func checkContinuity(_ first: UInt64?, streamSequence: UInt64) throws {
+    func checkContinuity(_ first: UInt64?, streamSequence: UInt64) throws(StorageError) {
         guard let first, first > 0, first - 1 > lastSequence else { return }
         throw StorageError.corrupt(
             "message \(streamSequence) of \(ClusterNode.logSubject(name)) starts at record \(first), but the last one read is \(lastSequence)")
@@ -95,7 +94,7 @@ extension Namespace {
 
     /// Puts a loaded snapshot's tree and rules in place of the (empty) state, before the log
     /// after it is read. Run while `queue` is suspended.
-    func adopt(_ snapshot: ClusterSnapshot) throws {
+    func adopt(_ snapshot: ClusterSnapshot) throws(StorageError) {
         var rules = serverRules
         ownRules = nil
         if let source = snapshot.rulesSource {

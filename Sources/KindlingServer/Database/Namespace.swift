@@ -41,7 +41,7 @@ final class Namespace: @unchecked Sendable {
     /// whether they are the open rules. Confined to `queue`.
     var serverRules: (rules: RulesDocument, open: Bool)
     /// Where this namespace's own rules are kept; nil in memory.
-    private var rulesFile: NamespaceRulesFile?
+    var rulesFile: NamespaceRulesFile?
     /// The registry that made the namespace: asked before its first write, told when a use ends.
     private weak var lifecycle: (any NamespaceLifecycle)?
     /// True once the namespace holds writes (or was loaded from disk, or has no registry), so
@@ -78,8 +78,12 @@ final class Namespace: @unchecked Sendable {
     var storedRegistrations: Set<ConnectionID> = []
     /// The revision of each connection's last put in the bucket; used by the puts' tasks.
     let registrationRevisions = Mutex<[ConnectionID: UInt64]>([:])
-    /// On the leader: runs the registrations of dead nodes (`sweepRegistrations`).
-    var registrationSweeper: Task<Void, Never>?
+    /// The registrations of connections a rejoin closed, made once it is done. Confined to
+    /// `queue`.
+    var orphanedRegistrations: [(connection: ConnectionID, writes: [ForwardedWrite], stored: Bool)] = []
+    /// Every lease time: on the leader, runs the registrations of dead nodes; on a follower,
+    /// takes the lease when it is free (`clusterTick`).
+    var clusterTicker: Task<Void, Never>?
     /// The stream sequence the newest cluster snapshot covers (loaded or written here).
     /// Confined to `queue`.
     var clusterSnapshotCovered: UInt64 = 0
@@ -136,7 +140,7 @@ final class Namespace: @unchecked Sendable {
 
     /// The first write of a namespace not yet claimed: the registry counts it and this creates
     /// its directory and files, here on the namespace's own queue (never on an event loop).
-    private func claim() {
+    func claim() {
         guard !claimed, let lifecycle else { return }
         claimed = true
         guard case .stored(let directory, let configuration, let budget) = lifecycle.claim(self) else { return }
@@ -298,6 +302,8 @@ final class Namespace: @unchecked Sendable {
             var out: [Outgoing] = []
             self.state.expireAuth(of: connection, now: Namespace.now(), into: &out)
             self.finish(out)
+            // The registrations run as the identity the connection has now.
+            if let node = self.cluster, self.storedRegistrations.contains(connection) { self.persistRegistrations(connection, node: node) }
         }
     }
 
@@ -451,133 +457,6 @@ final class Namespace: @unchecked Sendable {
             self.report()
             self.release()
         }
-    }
-
-    // MARK: Rules
-
-    /// Puts the server's default rules in force here, unless the namespace has rules of its own.
-    func useDefaultRules(_ rules: RulesDocument, open: Bool) {
-        queue.async {
-            self.serverRules = (rules, open)
-            guard self.ownRules == nil else { return }
-            self.replaceRules(rules, open: open)
-        }
-    }
-
-    /// The rules in force, as they were given, for an admin (`.encoded`). Ends one use.
-    func rulesSource(as auth: AuthState, promise: EventLoopPromise<Answer>) {
-        queue.async {
-            defer { self.release() }
-            if let unserved = self.unserved { return self.answerRules(promise, .refused(unserved)) }
-            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
-            self.answerRules(promise, .encoded(Array(self.state.rules.source.utf8)))
-        }
-    }
-
-    /// The largest rules document taken (the hosted service's limit for a rules file).
-    static let maxRulesBytes = 256 * 1024
-
-    /// Loads a rules document a client sent (its own rules, or a draft to simulate): at most
-    /// `maxRulesBytes`, refused with the load error's line and column when it does not load.
-    static func loadRules(_ text: String) -> Result<RulesDocument, Refusal> {
-        guard text.utf8.count <= maxRulesBytes else {
-            return .failure(.limitExceeded("A rules document may be at most \(maxRulesBytes) bytes"))
-        }
-        do throws(RulesError) {
-            return .success(try RulesDocument.parse(text))
-        } catch {
-            return .failure(.invalidRules(error.description))
-        }
-    }
-
-    /// Puts rules of this namespace's own in force, for an admin: loaded (refused with their
-    /// line and column when they do not), stored in its data directory first so a restart keeps
-    /// them. Changes nothing when any step fails. Ends one use.
-    func setOwnRules(_ text: String, as auth: AuthState, promise: EventLoopPromise<Answer>) {
-        queue.async {
-            defer { self.release() }
-            if let unserved = self.unserved { return self.answerRules(promise, .refused(unserved)) }
-            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
-            let rules: RulesDocument
-            switch Namespace.loadRules(text) {
-            case .success(let loaded): rules = loaded
-            case .failure(let refusal): return self.answerRules(promise, .refused(refusal))
-            }
-            if self.cluster != nil { return self.setReplicatedRules(rules, as: auth) { self.answerRules(promise, $0) } }
-            // Rules are stored with the namespace's data: they make it exist.
-            if let refusal = self.writeRefusal { return self.answerRules(promise, .refused(refusal)) }
-            self.claim()
-            if let rulesFile = self.rulesFile {
-                do {
-                    try rulesFile.save(rules.source)
-                } catch {
-                    self.logger.error("could not store the namespace's rules: \(error)")
-                    return self.answerRules(promise, .refused(.unavailable("The rules could not be stored: \(error)")))
-                }
-            }
-            self.ownRules = rules
-            self.replaceRules(rules, open: false)
-            self.logger.notice("rules replaced")
-            self.answerRules(promise, .ok)
-        }
-    }
-
-    /// Runs a rules simulation for an admin against the data now and the rules in force (or the
-    /// simulation's own): answers the encoded decision and its trace. Ends one use.
-    func simulateRules(_ simulation: RulesSimulation, as auth: AuthState, promise: EventLoopPromise<Answer>) {
-        queue.async {
-            defer { self.release() }
-            if let unserved = self.unserved { return self.answerRules(promise, .refused(unserved)) }
-            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
-            var rules = self.state.rules
-            if let text = simulation.rulesText {
-                switch Namespace.loadRules(text) {
-                case .success(let draft): rules = draft
-                case .failure(let refusal): return self.answerRules(promise, .refused(refusal))
-                }
-            }
-            do throws(ValidationError) {
-                let decision = try simulation.run(rules: rules, root: self.state.database.tree.root, now: Namespace.now())
-                self.answerRules(promise, .encoded(RulesSimulation.encode(decision)))
-            } catch {
-                self.answerRules(promise, .refused(.invalid(error)))
-            }
-        }
-    }
-
-    /// Answers a rules request (read, set, simulate) and counts it as `rules`, as the checkpoint
-    /// counts every other request; confined to `queue`.
-    private func answerRules(_ promise: EventLoopPromise<Answer>, _ answer: Answer) {
-        let refusal: Refusal? = if case .refused(let refusal) = answer { refusal } else { nil }
-        state.tally.record(.rules, RequestOutcome(refusal))
-        report()
-        promise.succeed(answer)
-    }
-
-    /// Loads rules stored by an earlier `setOwnRules`; confined to `queue`.
-    private func loadOwnRules() {
-        guard let rulesFile, let text = rulesFile.load() else { return }
-        do throws(RulesError) {
-            let rules = try RulesDocument.parse(text)
-            ownRules = rules
-            replaceRules(rules, open: false)
-        } catch {
-            logger.error("the namespace's stored rules do not load; the server's rules apply: \(error)")
-        }
-    }
-
-    /// Confined to `queue`.
-    func replaceRules(_ rules: RulesDocument, open: Bool) {
-        var out: [Outgoing] = []
-        let ended = state.replaceRules(rules, open: open, now: Namespace.now(), into: &out)
-        for stream in ended {
-            // The stream's use of the namespace ends here: its later closeStream finds nothing.
-            if case .eventStream(let outbound)? = outbounds.removeValue(forKey: stream) {
-                outbound.end(with: EventStreamEncoding.cancel)
-                release()
-            }
-        }
-        finish(out)
     }
 
     /// Sends `out` now; confined to `queue`.

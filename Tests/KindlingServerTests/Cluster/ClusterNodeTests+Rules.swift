@@ -60,11 +60,11 @@ extension ClusterNodeTests {
         }
     }
 
-    /// Retries `condition` for up to five seconds.
-    static func eventually(_ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(5)
+    /// Retries `condition` for up to `limit`.
+    static func eventually(for limit: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit
         while try await !condition() {
-            try #require(ContinuousClock.now < deadline, "not true within five seconds")
+            try #require(ContinuousClock.now < deadline, "not true within \(limit)")
             try await Task.sleep(for: .milliseconds(20))
         }
     }
