@@ -87,7 +87,7 @@ public final class KindlingServer: Sendable {
             workers: workers,
             verifier: verifier,
             metrics: metrics,
-            health: ServerHealth(metrics: metrics)
+            health: ServerHealth(metrics: metrics, cluster: cluster)
         )
         let logger = configuration.logger
         let bootstrap = ServerBootstrap(group: group)

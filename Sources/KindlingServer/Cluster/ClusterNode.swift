@@ -49,6 +49,14 @@ final class ClusterNode: Sendable {
     let logger: Logger
     /// Keeps this node's key in `kindling_nodes` alive while it runs.
     private let heartbeat = Mutex<Task<Void, Never>?>(nil)
+    /// Follows the NATS connection's ups and downs (`isConnected`).
+    private let watcher = Mutex<Task<Void, Never>?>(nil)
+    private let connected = Atomic<Bool>(true)
+
+    /// False while the NATS connection is down (the client is trying the servers again): this
+    /// node can then neither acknowledge writes nor see others', so `/.ready` says so and a load
+    /// balancer sends its clients elsewhere.
+    var isConnected: Bool { connected.load(ordering: .relaxed) }
 
     private init(
         configuration: ClusterConfiguration, client: NATSClient, jetStream: JetStream, leases: KeyValue, nodes: KeyValue, registrations: KeyValue,
@@ -153,6 +161,7 @@ final class ClusterNode: Sendable {
                 maxPayload: await client.maxPayload, logger: logger)
             try await nodes.put(node.memberID, [])
             node.startHeartbeat()
+            await node.watchConnection()
             return node
         }
     }
@@ -207,9 +216,31 @@ final class ClusterNode: Sendable {
         heartbeat.withLock { $0 = task }
     }
 
+    /// Keeps `isConnected` up to date, and logs each loss and recovery of the connection.
+    private func watchConnection() async {
+        let events = await client.connectionEvents()
+        let task = Task { [weak self, logger] in
+            for await event in events {
+                guard let self else { return }
+                switch event {
+                case .connected, .reconnected(_):
+                    if !self.connected.exchange(true, ordering: .relaxed) { logger.notice("connected to NATS again", metadata: ["event": "\(event)"]) }
+                case .disconnected, .closed:
+                    self.connected.store(false, ordering: .relaxed)
+                    logger.warning("lost the connection to NATS; trying the servers again", metadata: ["event": "\(event)"])
+                }
+            }
+        }
+        watcher.withLock { $0 = task }
+    }
+
     /// Closes the NATS connection (at shutdown, after the namespaces gave up their leases).
     func close() async {
         heartbeat.withLock { task in
+            task?.cancel()
+            task = nil
+        }
+        watcher.withLock { task in
             task?.cancel()
             task = nil
         }
