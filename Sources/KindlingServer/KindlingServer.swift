@@ -59,7 +59,7 @@ public final class KindlingServer: Sendable {
                 throw ClusterError.invalid("cluster mode keeps no local data directory: its log is the NATS stream (leave out --data-dir with --cluster)")
             }
             do {
-                cluster = try await ClusterNode.connect(clusterConfiguration, logger: configuration.logger)
+                cluster = try await ClusterNode.connect(clusterConfiguration, logger: configuration.logger, metrics: metrics)
             } catch {
                 try? await group.shutdownGracefully()
                 throw error

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import NATSClient
 import Synchronization
@@ -47,6 +48,7 @@ final class ClusterNode: Sendable {
     /// publish, with room for its path and framing.
     var maxWriteBytes: Int { max(1024, maxPayload - 8192) }
     let logger: Logger
+    let metrics: ServerMetrics?
     /// Keeps this node's key in `kindling_nodes` alive while it runs.
     private let heartbeat = Mutex<Task<Void, Never>?>(nil)
     /// Follows the NATS connection's ups and downs (`isConnected`).
@@ -60,7 +62,7 @@ final class ClusterNode: Sendable {
 
     private init(
         configuration: ClusterConfiguration, client: NATSClient, jetStream: JetStream, leases: KeyValue, nodes: KeyValue, registrations: KeyValue,
-        snapshots: ObjectStore, replicas: Int, maxPayload: Int, logger: Logger
+        snapshots: ObjectStore, replicas: Int, maxPayload: Int, logger: Logger, metrics: ServerMetrics?
     ) {
         self.configuration = configuration
         self.memberID = configuration.nodeID + "-" + ClusterConfiguration.randomNodeID().prefix(8)
@@ -72,6 +74,7 @@ final class ClusterNode: Sendable {
         self.snapshots = snapshots
         self.replicas = replicas
         self.maxPayload = maxPayload
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -88,7 +91,7 @@ final class ClusterNode: Sendable {
 
     /// Connects to NATS and creates (or opens) the stream and buckets. Throws `unreachable`
     /// when no server answers, so the server refuses to start instead of serving without its log.
-    static func connect(_ configuration: ClusterConfiguration, logger: Logger) async throws(ClusterError) -> ClusterNode {
+    static func connect(_ configuration: ClusterConfiguration, logger: Logger, metrics: ServerMetrics? = nil) async throws(ClusterError) -> ClusterNode {
         guard !configuration.urls.isEmpty else { throw .invalid("--cluster needs at least one nats:// URL") }
         guard ClusterConfiguration.isValidNodeID(configuration.nodeID) else {
             throw .invalid("--node-id must be 1 to 64 letters, digits, '-' or '_' (got \"\(configuration.nodeID)\")")
@@ -114,7 +117,7 @@ final class ClusterNode: Sendable {
         let deadline = ContinuousClock.now + .seconds(20)
         while true {
             do throws(JetStreamError) {
-                return try await setUp(configuration, client: client, jetStream: jetStream, replicas: replicas, logger: logger)
+                return try await setUp(configuration, client: client, jetStream: jetStream, replicas: replicas, logger: logger, metrics: metrics)
             } catch {
                 if error.natsError != nil, ContinuousClock.now < deadline {
                     logger.warning("NATS JetStream does not answer yet; retrying", metadata: ["error": "\(error)"])
@@ -130,7 +133,7 @@ final class ClusterNode: Sendable {
 
     /// Creates or opens the stream and buckets, and announces the node.
     private static func setUp(
-        _ configuration: ClusterConfiguration, client: NATSClient, jetStream: JetStream, replicas: Int, logger: Logger
+        _ configuration: ClusterConfiguration, client: NATSClient, jetStream: JetStream, replicas: Int, logger: Logger, metrics: ServerMetrics?
     ) async throws(JetStreamError) -> ClusterNode {
         do {
             var log = StreamConfig(name: logStream, subjects: [logSubjectPrefix + ">"])
@@ -158,7 +161,7 @@ final class ClusterNode: Sendable {
             )
             let node = ClusterNode(
                 configuration: configuration, client: client, jetStream: jetStream, leases: leases, nodes: nodes, registrations: registrations, snapshots: snapshots, replicas: replicas,
-                maxPayload: await client.maxPayload, logger: logger)
+                maxPayload: await client.maxPayload, logger: logger, metrics: metrics)
             try await nodes.put(node.memberID, [])
             node.startHeartbeat()
             await node.watchConnection()
@@ -218,15 +221,18 @@ final class ClusterNode: Sendable {
 
     /// Keeps `isConnected` up to date, and logs each loss and recovery of the connection.
     private func watchConnection() async {
+        metrics?.clusterConnected.set(1)
         let events = await client.connectionEvents()
         let task = Task { [weak self, logger] in
             for await event in events {
                 guard let self else { return }
                 switch event {
                 case .connected, .reconnected(_):
+                    self.metrics?.clusterConnected.set(1)
                     if !self.connected.exchange(true, ordering: .relaxed) { logger.notice("connected to NATS again", metadata: ["event": "\(event)"]) }
                 case .disconnected, .closed:
                     self.connected.store(false, ordering: .relaxed)
+                    self.metrics?.clusterConnected.set(0)
                     logger.warning("lost the connection to NATS; trying the servers again", metadata: ["event": "\(event)"])
                 }
             }

@@ -1,4 +1,5 @@
 import Logging
+import Metrics
 import NATSClient
 import Synchronization
 
@@ -53,9 +54,10 @@ final class ReplicatedLog: Sendable {
     private let onDurable: @Sendable (UInt64) -> Void
     private let onDeposed: @Sendable (String) -> Void
     private let logger: Logger
+    private let metrics: ServerMetrics?
 
     init(
-        namespace: String, node: ClusterNode, lastSubjectSequence: UInt64, term: String, logger: Logger,
+        namespace: String, node: ClusterNode, lastSubjectSequence: UInt64, term: String, logger: Logger, metrics: ServerMetrics?,
         onDurable: @escaping @Sendable (UInt64) -> Void, onDeposed: @escaping @Sendable (String) -> Void
     ) {
         self.namespace = namespace
@@ -66,6 +68,7 @@ final class ReplicatedLog: Sendable {
         self.onDurable = onDurable
         self.onDeposed = onDeposed
         self.logger = logger
+        self.metrics = metrics
     }
 
     /// False once deposed (or stopped): the namespace then refuses writes.
@@ -134,7 +137,9 @@ final class ReplicatedLog: Sendable {
             var attempt = 0
             while true {
                 do {
+                    let started = ContinuousClock.now
                     let ack = try await node.jetStream.publish(subject, payload: batch.bytes, headers: headers, options: options)
+                    metrics?.clusterPublish.record(duration: ContinuousClock.now - started)
                     state.withLock { $0.lastSubjectSequence = ack.sequence }
                     onDurable(batch.last)
                     break

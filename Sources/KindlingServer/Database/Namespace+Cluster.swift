@@ -171,11 +171,12 @@ extension Namespace {
         let term = "\(node.configuration.nodeID).\(lease.currentRevision)"
         let log = ReplicatedLog(
             namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, term: term,
-            logger: logger,
+            logger: logger, metrics: metrics,
             onDurable: { [held] sequence in held.release(through: sequence) },
             onDeposed: { [weak self] reason in self?.depose(reason, term: term) }
         )
         replicated = log
+        metrics?.leading(true)
         clusterSnapshotMark = 0
         self.lease = lease
         lease.keepAlive { [weak self] reason in self?.depose(reason, term: term) }
@@ -197,6 +198,7 @@ extension Namespace {
         queue.async {
             guard let log = self.replicated, log.term == term else { return }
             self.replicated = nil
+            self.metrics?.leading(false)
             // What this node committed but could not publish is in its tree: it serves no more
             // writes (nor forwards them) until it is restarted and reads the log again.
             self.storageUnavailable = true

@@ -151,7 +151,10 @@ final class NamespaceRegistry: NamespaceLifecycle {
             }
             let created = makeNamespace(name)
             all.byName[name] = Entry(namespace: created, uses: 1, claimed: cluster != nil)
-            if cluster != nil { all.claimed += 1 }
+            if cluster != nil {
+                all.claimed += 1
+                metrics?.namespaces.set(all.claimed)
+            }
             return created
         }
     }

@@ -36,6 +36,14 @@ final class ServerMetrics: Sendable {
     private let failingLogs: Meter
     /// The per-namespace tree sizes, for the largest namespaces only.
     let treeSizes: NamespaceSizeGauges
+    /// Cluster mode: the round trip of each batch's JetStream publish (a replicated write's
+    /// wait, where one server waits for its fsync).
+    let clusterPublish: Timer
+    /// Cluster mode: 1 while the node's NATS connection is up, else 0.
+    let clusterConnected: Meter
+    /// Cluster mode: the namespaces this node leads now.
+    private let ledCount = Atomic<Int>(0)
+    private let led: Meter
 
     /// - Parameter topNamespaces: how many of the largest namespaces get a
     ///   `kindling_namespace_tree_bytes` series.
@@ -50,6 +58,7 @@ final class ServerMetrics: Sendable {
         factory.durationHistogramBuckets = [
             "kindling_log_append_seconds": fast,
             "kindling_log_fsync_seconds": fast,
+            "kindling_cluster_publish_seconds": fast,
             "kindling_snapshot_seconds": [
                 .milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(5), .seconds(10),
                 .seconds(30), .seconds(60), .seconds(300),
@@ -78,6 +87,14 @@ final class ServerMetrics: Sendable {
         namespaces = Meter(label: "kindling_namespaces", factory: factory)
         failingLogs = Meter(label: "kindling_storage_failing_logs", factory: factory)
         treeSizes = NamespaceSizeGauges(limit: topNamespaces, factory: factory)
+        clusterPublish = Timer(label: "kindling_cluster_publish_seconds", factory: factory)
+        clusterConnected = Meter(label: "kindling_cluster_nats_connected", factory: factory)
+        led = Meter(label: "kindling_cluster_namespaces_led", factory: factory)
+    }
+
+    /// A namespace started (or stopped) being led by this node.
+    func leading(_ starts: Bool) {
+        led.set(ledCount.add(starts ? 1 : -1, ordering: .relaxed).newValue)
     }
 
     func connectionOpened(_ transport: ConnectionTransport) {

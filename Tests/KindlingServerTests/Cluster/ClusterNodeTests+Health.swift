@@ -27,4 +27,21 @@ extension ClusterNodeTests {
             }
         }
     }
+
+    @Test func clusterMetricsCountLedNamespacesPublishesAndTheNATSConnection() async throws {
+        try await Self.withNATS { nats in
+            try await KindlingServer.run(Self.configuration(nats, node: "counted")) { node in
+                for name in ["m1", "m2"] {
+                    #expect(try await TestHTTPConnection.request(port: node.port, "PUT", "/x.json?ns=\(name)", body: "1").status == 200)
+                }
+                let text = try await TestHTTPConnection.request(port: node.port, "GET", "/.metrics").text
+                let lines = text.split(separator: "\n").map(String.init)
+                #expect(lines.contains("kindling_cluster_namespaces_led 2.0"), "\(lines.filter { $0.contains("cluster") })")
+                #expect(lines.contains("kindling_cluster_nats_connected 1.0"))
+                #expect(lines.contains("kindling_namespaces 2.0"))
+                let published = lines.first { $0.hasPrefix("kindling_cluster_publish_seconds_count") }
+                #expect(published.flatMap { $0.split(separator: " ").last }.flatMap { Int($0) } ?? 0 >= 2)
+            }
+        }
+    }
 }
