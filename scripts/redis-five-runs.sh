@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Five runs each of the issue-16 measures against Redis (same invocation each), outputs in OUT_DIR.
+#   scripts/redis-five-runs.sh BIN_DIR [OUT_DIR]   (BIN_DIR holds release kindling and kindling-bench)
+set -u
+BIN="${1:?bin dir}"; OUT="${2:-.}"
+for i in 1 2 3 4 5; do
+  "$BIN/kindling-bench" fanout --subscribers 10000 --writes 300 --compare redis --kindling "$BIN/kindling" > "$OUT/fanout-$i.txt" 2>&1
+  "$BIN/kindling-bench" writes --writers 256 --pipeline 16 --seconds 3 --fsync always --compare redis --kindling "$BIN/kindling" > "$OUT/w16-$i.txt" 2>&1
+  "$BIN/kindling-bench" writes --writers 256 --pipeline 1 --seconds 3 --fsync always --compare redis --kindling "$BIN/kindling" > "$OUT/w1-$i.txt" 2>&1
+  "$BIN/kindling-bench" seats --students 1000 --locations 100 --seats 8 --seconds 5 --kindling "$BIN/kindling" > "$OUT/seats-$i.txt" 2>&1
+  echo "run $i done $(date -u +%T) load $(cut -d' ' -f1-3 /proc/loadavg)"
+done
