@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the firebase-admin compatibility suite (tests/python) against a freshly built server.
+# Runs the firebase-admin compatibility suite (tests/python) against a freshly built server,
+# then its database and rules tests against a follower node of a cluster on NATS JetStream.
 # Creates .venv on first use. KINDLING_SCRATCH_PATH reuses another build directory;
 # KINDLING_BIN skips the build and uses that binary.
 set -euo pipefail
@@ -24,4 +25,14 @@ if [ "$status" -eq 5 ]; then
     echo "test-python: pytest collected no tests" >&2
     exit 1
 fi
-exit "$status"
+[ "$status" -eq 0 ] || exit "$status"
+
+# The same firebase-admin tests against a follower node of a cluster (three NATS servers, two
+# Kindling nodes); needs nats-server, which .ci/run installs.
+if [ $# -eq 0 ]; then
+    if command -v nats-server > /dev/null; then
+        KINDLING_CLUSTER=1 .venv/bin/python -m pytest -q tests/python/test_admin_db.py tests/python/test_admin_rules.py
+    else
+        echo "test-python: no nats-server, so the cluster run is skipped" >&2
+    fi
+fi
