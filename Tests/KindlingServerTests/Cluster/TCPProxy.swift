@@ -32,22 +32,9 @@ final class TCPProxy: Sendable {
             .childChannelOption(.autoRead, value: false)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { inbound in
-                guard let proxy = registry.proxy, proxy.track(inbound) else { return inbound.close() }
-                return ClientBootstrap(group: inbound.eventLoop)
-                    .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                    .channelInitializer { outbound in
-                        outbound.eventLoop.makeCompletedFuture { try outbound.pipeline.syncOperations.addHandler(Forwarder(peer: inbound)) }
-                    }
-                    .connect(host: "127.0.0.1", port: targetPort)
-                    .hop(to: inbound.eventLoop)
-                    .flatMapThrowing { outbound in
-                        guard proxy.track(outbound) else {
-                            outbound.close(promise: nil)
-                            throw ChannelError.ioOnClosedChannel
-                        }
-                        try inbound.pipeline.syncOperations.addHandler(Forwarder(peer: outbound))
-                        inbound.setOption(.autoRead, value: true).whenComplete { _ in inbound.read() }
-                    }
+                inbound.eventLoop.makeCompletedFuture {
+                    try inbound.pipeline.syncOperations.addHandler(Connector(registry: registry, targetPort: targetPort))
+                }
             }
             .bind(host: "127.0.0.1", port: 0)
             .get()
@@ -61,7 +48,7 @@ final class TCPProxy: Sendable {
     }
 
     /// Remembers a new connection's side until it closes; false (and nothing kept) while cut.
-    private func track(_ channel: any Channel) -> Bool {
+    fileprivate func track(_ channel: any Channel) -> Bool {
         let id = ObjectIdentifier(channel)
         let admitted = state.withLock { state -> Bool in
             guard !state.isCut else { return false }
@@ -102,6 +89,50 @@ private final class Registry: Sendable {
     var proxy: TCPProxy? { stored.withLock { $0 } }
 
     func set(_ proxy: TCPProxy) { stored.withLock { $0 = proxy } }
+}
+
+/// Connects an accepted connection to the server once it is active, then forwards both ways
+/// (the accepted side reads only from then on, so nothing it sends is lost).
+private final class Connector: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let registry: Registry
+    private let targetPort: Int
+
+    init(registry: Registry, targetPort: Int) {
+        self.registry = registry
+        self.targetPort = targetPort
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let inbound = context.channel
+        guard let proxy = registry.proxy, proxy.track(inbound) else {
+            context.close(promise: nil)
+            return
+        }
+        ClientBootstrap(group: context.eventLoop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { outbound in
+                outbound.eventLoop.makeCompletedFuture { try outbound.pipeline.syncOperations.addHandler(Forwarder(peer: inbound)) }
+            }
+            .connect(host: "127.0.0.1", port: targetPort)
+            .whenComplete { result in
+                // On the accepted connection's event loop, which the bootstrap used.
+                guard case .success(let outbound) = result, proxy.track(outbound) else {
+                    if case .success(let outbound) = result { outbound.close(promise: nil) }
+                    inbound.close(promise: nil)
+                    return
+                }
+                do {
+                    try inbound.pipeline.syncOperations.addHandler(Forwarder(peer: outbound))
+                    inbound.setOption(.autoRead, value: true).whenComplete { _ in inbound.read() }
+                } catch {
+                    outbound.close(promise: nil)
+                    inbound.close(promise: nil)
+                }
+            }
+        context.fireChannelActive()
+    }
 }
 
 /// Writes what one side reads to the other side, and closes the other side when this one ends.
