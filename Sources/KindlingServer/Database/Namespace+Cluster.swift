@@ -112,7 +112,7 @@ extension Namespace {
     private func lead(_ node: ClusterNode, lease: NamespaceLease, lastSubjectSequence: UInt64, requests: NATSSubscription) {
         let log = ReplicatedLog(
             namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, term: "\(node.configuration.nodeID).\(lease.currentRevision)",
-            logger: logger,
+            logger: logger, leaseIsFresh: { lease.isFresh },
             onDurable: { [held] sequence in held.release(through: sequence) },
             onDeposed: { [weak self] reason in self?.depose(reason) }
         )

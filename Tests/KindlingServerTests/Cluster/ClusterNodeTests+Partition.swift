@@ -143,4 +143,101 @@ extension ClusterNodeTests {
             for proxy in proxies { await proxy.close() }
         }
     }
+
+    /// The narrow case: a node takes the lapsed lease when it opens the namespace, so it leads
+    /// without having written, and the old leader's expected sequence is still the log's last.
+    /// Only the old leader's own knowledge that its lease lapsed keeps it from publishing when
+    /// the link returns, which would depose the rightful leader.
+    @Test func aPartitionedLeaderDoesNotPublishOnceItsLeaseLapsedEvenWhenTheLogWouldTakeIt() async throws {
+        try await Self.withNATS(advertise: false) { nats in
+            var proxies: [TCPProxy] = []
+            for server in nats.servers { proxies.append(try await TCPProxy.start(forwardingTo: server.port)) }
+            let lease: Duration = .seconds(1)
+            let (nc, js) = try await Self.jetStream(nats)
+            try await KindlingServer.run(Self.configuration(urls: proxies.map { "nats://127.0.0.1:\($0.port)" }, node: "old", leaseTime: lease)) { old in
+                #expect(try await TestHTTPConnection.request(port: old.port, "PUT", "/v.json?ns=lapse", body: "0").status == 200)
+                let leases = try await js.keyValue("kindling_leases")
+                try await KindlingServer.run(Self.configuration(nats, node: "third", leaseTime: lease)) { third in
+                    #expect(try await TestHTTPConnection.request(port: third.port, "GET", "/v.json?ns=lapse").text == "0")
+                    let stranded = try await TestClient.connect(port: old.port, namespace: "lapse")
+                    let lastBeforeCut = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.lapse").sequence
+
+                    for proxy in proxies { proxy.cut() }
+                    let realtimeWrite = Task { () -> String in
+                        let replies = try? await stranded.request("p", try json(#"{"p":"/v","d":666}"#), timeout: .seconds(20))
+                        return replies?.last?["d"]?["b"]?["s"]?.stringValue ?? "no answer (connection closed)"
+                    }
+                    let restWrite = Task { () -> Int in
+                        (try? await TestHTTPConnection.request(port: old.port, "PUT", "/w.json?ns=lapse", body: "666", timeout: .seconds(20)).status) ?? 0
+                    }
+                    // The lease expires in NATS.
+                    let cut = ContinuousClock.now
+                    while try await leases.get("lapse") != nil, ContinuousClock.now - cut < .seconds(10) { try await Task.sleep(for: .milliseconds(50)) }
+                    #expect(try await leases.get("lapse") == nil)
+                    try await KindlingServer.run(Self.configuration(nats, node: "late", leaseTime: lease)) { late in
+                        // Opening the namespace takes the free lease: the new node leads, with
+                        // nothing written yet.
+                        let watcher = try await TestClient.connect(port: late.port, namespace: "lapse")
+                        let initial = try await watcher.request("q", try json(#"{"p":"/v","h":""}"#))
+                        #expect(initial.first?["d"]?["b"]?["d"] == .number(0))
+                        #expect(try await leases.get("lapse").map { String(decoding: $0.value, as: UTF8.self) } == "late")
+
+                        // The link returns while the third node forwards writes.
+                        let burst = Task { () -> [(key: Int, status: Int, text: String)] in
+                            var answers: [(key: Int, status: Int, text: String)] = []
+                            for key in 0..<30 {
+                                let put = try? await TestHTTPConnection.request(port: third.port, "PUT", "/burst/k\(key).json?ns=lapse", body: "\(key)", timeout: .seconds(15))
+                                answers.append((key, put?.status ?? 0, put?.text ?? ""))
+                                try? await Task.sleep(for: .milliseconds(20))
+                            }
+                            return answers
+                        }
+                        try await Task.sleep(for: .milliseconds(100))
+                        for proxy in proxies { proxy.restore() }
+                        #expect(await realtimeWrite.value != "ok")
+                        #expect(await restWrite.value == 503)
+                        let answers = await burst.value
+
+                        // The new leader was not deposed: its client stays connected, and it
+                        // writes at once.
+                        #expect(await !watcher.waitForClose(timeout: .milliseconds(300)))
+                        #expect(try await TestHTTPConnection.request(port: late.port, "PUT", "/v.json?ns=lapse", body: "1").status == 200)
+                        #expect(try await leases.get("lapse").map { String(decoding: $0.value, as: UTF8.self) } == "late")
+                        let last = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.lapse").sequence
+                        for sequence in (lastBeforeCut + 1)...last {
+                            let message = try await js.message(stream: "KINDLING_LOG", sequence: sequence)
+                            guard message.subject == "kindling.log.lapse" else { continue }
+                            let id = message.headers?["Nats-Msg-Id"] ?? ""
+                            #expect(!id.hasPrefix("old."), "batch \(sequence), after the cut, is the old leader's: \(id)")
+                        }
+                        let burstStored = try await TestHTTPConnection.request(port: late.port, "GET", "/burst.json?ns=lapse").json()
+                        for answer in answers {
+                            let stored = burstStored["k\(answer.key)"]
+                            if answer.status == 200 {
+                                #expect(stored == .number(Double(answer.key)), "k\(answer.key) acknowledged but not stored")
+                            } else if answer.text.contains("nothing was written") {
+                                #expect(stored == nil, "k\(answer.key) refused (\(answer.status) \(answer.text)) but stored")
+                            }
+                        }
+                        // Every node ends with the new leader's data.
+                        let final = try await TestHTTPConnection.request(port: late.port, "GET", "/.json?ns=lapse").json()
+                        #expect(final["v"] == .number(1) && final["w"] == nil)
+                        for port in [old.port, third.port] {
+                            var read: JSONValue?
+                            let started = ContinuousClock.now
+                            while read != final, ContinuousClock.now - started < .seconds(10) {
+                                read = try? await TestHTTPConnection.request(port: port, "GET", "/.json?ns=lapse").json()
+                                if read != final { try await Task.sleep(for: .milliseconds(50)) }
+                            }
+                            #expect(read == final, "node on port \(port)")
+                        }
+                        print("lapsed lease: \(answers.filter { $0.status == 200 }.count) of 30 writes forwarded while the link returned acknowledged; the new leader kept leading")
+                        await watcher.close()
+                    }
+                }
+            }
+            await nc.close()
+            for proxy in proxies { await proxy.close() }
+        }
+    }
 }
