@@ -51,12 +51,6 @@ final class ClusterNode: Sendable {
     /// The subject the leader of `namespace` takes forwarded writes on.
     static func rpcSubject(_ namespace: String) -> String { "kindling.rpc." + namespace }
 
-    /// The queue group leaders subscribe to `rpcSubject` in. Two nodes can be subscribed for a
-    /// moment (an old leader back from a partition, until it learns it was deposed); in one
-    /// queue group each forwarded write goes to one of them only, so it is never decided twice,
-    /// and a refusal saying nothing was written is true of the only node that saw it.
-    static let rpcQueueGroup = "leader"
-
     /// The key of a connection's onDisconnect registrations in `kindling_ondisconnect`.
     func registrationKey(_ namespace: String, _ connection: ConnectionID) -> String {
         "\(namespace).\(configuration.nodeID).\(connection.value)"

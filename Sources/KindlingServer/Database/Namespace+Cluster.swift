@@ -73,7 +73,7 @@ extension Namespace {
             guard applied >= last else { throw StorageError.corrupt("the log of \(subject) ended at \(applied), before its last batch \(last)") }
             if let lease {
                 await reader?.stop()
-                let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name), queue: ClusterNode.rpcQueueGroup)
+                let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
                 lead(node, lease: lease, lastSubjectSequence: applied, requests: requests)
                 queue.resume()
                 return
@@ -277,7 +277,7 @@ extension Namespace {
                     while await self.onQueue({ self.appliedStreamSequence }) < last, ContinuousClock.now < deadline {
                         try await Task.sleep(for: .milliseconds(10))
                     }
-                    let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name), queue: ClusterNode.rpcQueueGroup)
+                    let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
                     led = await self.onQueue {
                         guard self.appliedStreamSequence == last, self.replicated == nil, !self.storageUnavailable else { return false }
                         self.follower?.cancel()
