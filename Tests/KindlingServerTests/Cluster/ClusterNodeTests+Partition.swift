@@ -240,4 +240,71 @@ extension ClusterNodeTests {
             for proxy in proxies { await proxy.close() }
         }
     }
+
+    /// The other kind of partition: the old leader's connections stay open but nothing crosses
+    /// them, and when the link returns everything it sent meanwhile (publishes expecting its old
+    /// sequence, lease renewals) arrives late. NATS still counts it subscribed, so the first
+    /// write forwarded to it waits for the follower's timeout (5 s) before the take-over.
+    @Test func aStalledLeaderLinkDeliversItsWritesLateAndTheLogRefusesThem() async throws {
+        try await Self.withNATS(advertise: false) { nats in
+            var proxies: [TCPProxy] = []
+            for server in nats.servers { proxies.append(try await TCPProxy.start(forwardingTo: server.port)) }
+            let lease: Duration = .seconds(1)
+            let (nc, js) = try await Self.jetStream(nats)
+            try await KindlingServer.run(Self.configuration(urls: proxies.map { "nats://127.0.0.1:\($0.port)" }, node: "old", leaseTime: lease)) { old in
+                #expect(try await TestHTTPConnection.request(port: old.port, "PUT", "/acct.json?ns=stall", body: #"{"a":0,"b":0}"#).status == 200)
+                try await KindlingServer.run(Self.configuration(nats, node: "new", leaseTime: lease)) { new in
+                    try await KindlingServer.run(Self.configuration(nats, node: "third", leaseTime: lease)) { third in
+                        let watcher = try await TestClient.connect(port: third.port, namespace: "stall")
+                        _ = try await watcher.request("q", try json(#"{"p":"/acct","h":""}"#))
+                        let lastBeforeStall = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.stall").sequence
+
+                        for proxy in proxies { proxy.stall() }
+                        let stalled = ContinuousClock.now
+                        let restWrite = Task { () -> Int in
+                            (try? await TestHTTPConnection.request(port: old.port, "PUT", "/acct/a.json?ns=stall", body: "666", timeout: .seconds(30)).status) ?? 0
+                        }
+                        var status = 0
+                        while status != 200, ContinuousClock.now - stalled < .seconds(15) {
+                            status = try await TestHTTPConnection.request(port: new.port, "PUT", "/acct/a.json?ns=stall", body: "1", timeout: .seconds(15)).status
+                            if status != 200 { try await Task.sleep(for: .milliseconds(50)) }
+                        }
+                        #expect(status == 200)
+                        let tookOver = ContinuousClock.now - stalled
+                        #expect(try await js.keyValue("kindling_leases").get("stall").map { String(decoding: $0.value, as: UTF8.self) } == "new")
+                        // Forwarded while both are subscribed: the new leader answers.
+                        #expect(try await TestHTTPConnection.request(port: third.port, "PUT", "/acct/b.json?ns=stall", body: "1").status == 200)
+
+                        for proxy in proxies { proxy.restore() }
+                        let restored = ContinuousClock.now
+                        #expect(await restWrite.value == 503)
+                        let refused = ContinuousClock.now - restored
+                        let final = try json(#"{"a":1,"b":1}"#)
+                        for port in [old.port, new.port, third.port] {
+                            var read: JSONValue?
+                            while read != final, ContinuousClock.now - restored < .seconds(10) {
+                                read = try? await TestHTTPConnection.request(port: port, "GET", "/acct.json?ns=stall").json()
+                                if read != final { try await Task.sleep(for: .milliseconds(50)) }
+                            }
+                            #expect(read == final, "node on port \(port)")
+                        }
+                        let last = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.stall").sequence
+                        for sequence in (lastBeforeStall + 1)...last {
+                            let message = try await js.message(stream: "KINDLING_LOG", sequence: sequence)
+                            guard message.subject == "kindling.log.stall" else { continue }
+                            let id = message.headers?["Nats-Msg-Id"] ?? ""
+                            #expect(!id.hasPrefix("old."), "batch \(sequence), after the stall, is the old leader's: \(id)")
+                        }
+                        var values: [JSONValue] = []
+                        while let event = try? await watcher.nextMessage(timeout: .milliseconds(300)) { values.append(event["d"]?["b"]?["d"] ?? .null) }
+                        #expect(values == [.number(1), .number(1)])
+                        print("stalled leader link: another node led \(tookOver) after the stall (lease 1 s, forwarding timeout 5 s); the old leader's write was refused \(refused) after the link returned")
+                        await watcher.close()
+                    }
+                }
+            }
+            await nc.close()
+            for proxy in proxies { await proxy.close() }
+        }
+    }
 }

@@ -6,9 +6,12 @@ import Synchronization
 /// network partition: `cut` closes every forwarded connection on both sides and closes each
 /// new one as soon as it is accepted, until `restore`. A client given only the proxy's address
 /// (and a server that does not advertise other addresses) is then cut off from that server.
+/// `stall` is the other kind of partition: the connections stay open but nothing crosses them
+/// (what is sent waits in the socket buffers) until `restore`, when it all arrives late.
 final class TCPProxy: Sendable {
     private struct State {
         var isCut = false
+        var isStalled = false
         /// The open connections, both sides, by their identity.
         var channels: [ObjectIdentifier: any Channel] = [:]
     }
@@ -51,7 +54,7 @@ final class TCPProxy: Sendable {
     fileprivate func track(_ channel: any Channel) -> Bool {
         let id = ObjectIdentifier(channel)
         let admitted = state.withLock { state -> Bool in
-            guard !state.isCut else { return false }
+            guard !state.isCut, !state.isStalled else { return false }
             state.channels[id] = channel
             return true
         }
@@ -70,9 +73,24 @@ final class TCPProxy: Sendable {
         for channel in open { channel.close(promise: nil) }
     }
 
-    /// Forwards new connections again.
+    /// Stops forwarding without closing anything: both sides of every connection stop being
+    /// read. New connections are closed as they are accepted, as when cut.
+    func stall() {
+        let open = state.withLock { state -> [any Channel] in
+            state.isStalled = true
+            return Array(state.channels.values)
+        }
+        for channel in open { channel.setOption(.autoRead, value: false).whenComplete { _ in } }
+    }
+
+    /// Forwards again: new connections, and what stalled ones held back.
     func restore() {
-        state.withLock { $0.isCut = false }
+        let open = state.withLock { state -> [any Channel] in
+            state.isCut = false
+            defer { state.isStalled = false }
+            return state.isStalled ? Array(state.channels.values) : []
+        }
+        for channel in open { channel.setOption(.autoRead, value: true).whenComplete { _ in channel.read() } }
     }
 
     /// Cuts every connection and stops listening.
