@@ -20,8 +20,10 @@ public final class NATSTestCluster: Sendable {
         servers.first { $0.name == name }
     }
 
-    /// Starts the cluster and waits until every server is healthy.
-    public static func start(size: Int = 3) async throws(NATSTestingError) -> NATSTestCluster {
+    /// Starts the cluster and waits until every server is healthy. With `advertise` false the
+    /// servers do not tell clients each other's URLs: a client reaches only the addresses it was
+    /// given (a test that puts a proxy between a client and the servers needs this).
+    public static func start(size: Int = 3, advertise: Bool = true) async throws(NATSTestingError) -> NATSTestCluster {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nats-cluster-\(UUID().uuidString)")
         let clusterName = "test-\(UUID().uuidString.prefix(8))"
         var clusterPorts: [Int] = []
@@ -31,7 +33,9 @@ public final class NATSTestCluster: Sendable {
             let name = "n\(index + 1)"
             let routes = clusterPorts.enumerated().filter { $0.offset != index }.map(\.element)
             servers.append(
-                try NATSTestServer(name: name, directory: directory.appendingPathComponent(name), clusterName: clusterName, clusterPort: clusterPorts[index], routePorts: routes, port: LoopbackPorts.free(), monitorPort: LoopbackPorts.free()))
+                try NATSTestServer(
+                    name: name, directory: directory.appendingPathComponent(name), clusterName: clusterName, clusterPort: clusterPorts[index], routePorts: routes,
+                    port: LoopbackPorts.free(), monitorPort: LoopbackPorts.free(), advertise: advertise))
         }
         let cluster = NATSTestCluster(servers: servers, directory: directory)
         do {

@@ -23,7 +23,11 @@ public final class NATSTestServer: @unchecked Sendable {
     /// The server's log file, for diagnosing a failed test.
     public var logFile: URL { directory.appendingPathComponent("server.log") }
 
-    init(name: String, directory: URL, clusterName: String?, clusterPort: Int?, routePorts: [Int], port: Int, monitorPort: Int) throws(NATSTestingError) {
+    /// `advertise` false keeps the server from telling clients the other servers' URLs
+    /// (`no_advertise`), so a client given a proxy's address reconnects only through it.
+    init(
+        name: String, directory: URL, clusterName: String?, clusterPort: Int?, routePorts: [Int], port: Int, monitorPort: Int, advertise: Bool = true
+    ) throws(NATSTestingError) {
         self.name = name
         self.port = port
         self.monitorPort = monitorPort
@@ -49,6 +53,7 @@ public final class NATSTestServer: @unchecked Sendable {
                   name: "\(clusterName)"
                   listen: "127.0.0.1:\(clusterPort)"
                   routes: [\(routes)]
+                  no_advertise: \(!advertise)
                 }
 
                 """

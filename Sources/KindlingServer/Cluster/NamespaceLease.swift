@@ -13,30 +13,48 @@ final class NamespaceLease: Sendable {
     private let renewer = Mutex<Task<Void, Never>?>(nil)
     /// The revision of the last successful create or renewal.
     private let revision: Mutex<UInt64>
+    /// When the last successful create or renewal was sent: the key cannot expire in NATS
+    /// before this plus the lease time.
+    private let renewedAt: Mutex<ContinuousClock.Instant>
 
     /// The revision of the last successful create or renewal (names this leadership's term).
     var currentRevision: UInt64 { revision.withLock { $0 } }
 
-    private init(namespace: String, node: ClusterNode, revision: UInt64) {
+    /// True while the lease is surely this node's: less than a lease time since a create or
+    /// renewal that succeeded was sent. Once false, the key may have expired and another node
+    /// may lead; a publish the log would still take (that node has not written yet) would then
+    /// depose it, so the leader waits for a renewal before publishing (`ReplicatedLog`).
+    var isFresh: Bool { ContinuousClock.now - renewedAt.withLock { $0 } < node.configuration.leaseTime }
+
+    private init(namespace: String, node: ClusterNode, revision: UInt64, renewedAt: ContinuousClock.Instant) {
         self.namespace = namespace
         self.node = node
         self.revision = Mutex(revision)
+        self.renewedAt = Mutex(renewedAt)
+    }
+
+    /// Notes a create or renewal, sent at `sent`, that succeeded with `revision`.
+    private func renewed(_ revision: UInt64, sent: ContinuousClock.Instant) {
+        self.revision.withLock { $0 = revision }
+        renewedAt.withLock { $0 = sent }
     }
 
     /// Takes the lease, or returns nil when another live node holds it.
     static func acquire(_ namespace: String, node: ClusterNode) async throws(JetStreamError) -> NamespaceLease? {
         let me = Array(node.configuration.nodeID.utf8)
         do {
+            let sent = ContinuousClock.now
             let revision = try await node.leases.create(namespace, me)
-            return NamespaceLease(namespace: namespace, node: node, revision: revision)
+            return NamespaceLease(namespace: namespace, node: node, revision: revision, renewedAt: sent)
         } catch {
             guard error.isWrongLastSequence else { throw error }
         }
         // Held: by this node before a restart (same id), it is still ours to renew.
         guard let entry = try await node.leases.get(namespace), entry.value == me else { return nil }
         do {
+            let sent = ContinuousClock.now
             let revision = try await node.leases.update(namespace, me, revision: entry.revision)
-            return NamespaceLease(namespace: namespace, node: node, revision: revision)
+            return NamespaceLease(namespace: namespace, node: node, revision: revision, renewedAt: sent)
         } catch {
             guard error.isWrongLastSequence else { throw error }
             return nil
@@ -63,8 +81,9 @@ final class NamespaceLease: Sendable {
                     return
                 }
                 do throws(JetStreamError) {
+                    let sent = ContinuousClock.now
                     let renewed = try await node.leases.update(namespace, me, revision: self.currentRevision)
-                    self.revision.withLock { $0 = renewed }
+                    self.renewed(renewed, sent: sent)
                     wait = leaseTime / 3
                 } catch {
                     if Task.isCancelled { return }
@@ -79,12 +98,15 @@ final class NamespaceLease: Sendable {
                                 onLost("another node holds the lease")
                                 return
                             }
+                            // Ours, but since when is not known: renewed at this revision at once.
                             self.revision.withLock { $0 = entry.revision }
+                            wait = .zero
                         } else {
+                            let sent = ContinuousClock.now
                             let created = try await node.leases.create(namespace, me)
-                            self.revision.withLock { $0 = created }
+                            self.renewed(created, sent: sent)
+                            wait = leaseTime / 3
                         }
-                        wait = leaseTime / 3
                     } catch {
                         if error.isWrongLastSequence {
                             onLost("another node took the lease")

@@ -13,7 +13,9 @@ import Synchronization
 /// in flight at a time and what is appended meanwhile gathers into the next (group commit, as
 /// the file log's fsync). A refusal of the expected sequence (10071) means another node wrote
 /// the subject: this node was deposed. The log then stops for good, and `onDeposed` is told,
-/// so the namespace refuses what it holds and stops leading.
+/// so the namespace refuses what it holds and stops leading. A batch is sent only while the
+/// node surely holds its lease, so an old leader back from a partition cannot get a batch in
+/// before a new leader's first one (which the log would then refuse, deposing the new leader).
 ///
 /// A change of the namespace's own rules is a publish of its own, in the same order: its
 /// payload is the rules' source and its `Kindling-Rules` header the record sequence it takes,
@@ -53,17 +55,23 @@ final class ReplicatedLog: Sendable {
     private let state: Mutex<State>
     private let onDurable: @Sendable (UInt64) -> Void
     private let onDeposed: @Sendable (String) -> Void
+    /// True while this node surely holds the namespace's lease (`NamespaceLease.isFresh`).
+    private let leaseIsFresh: @Sendable () -> Bool
     private let logger: Logger
     private let metrics: ServerMetrics?
+    /// How long a publish waits for a lapsed lease to be renewed before the log stops.
+    static let leaseWait: Duration = .seconds(20)
 
     init(
         namespace: String, node: ClusterNode, lastSubjectSequence: UInt64, term: String, logger: Logger, metrics: ServerMetrics?,
+        leaseIsFresh: @escaping @Sendable () -> Bool,
         onDurable: @escaping @Sendable (UInt64) -> Void, onDeposed: @escaping @Sendable (String) -> Void
     ) {
         self.namespace = namespace
         self.node = node
         self.subject = ClusterNode.logSubject(namespace)
         self.term = term
+        self.leaseIsFresh = leaseIsFresh
         self.state = Mutex(State(lastSubjectSequence: lastSubjectSequence))
         self.onDurable = onDurable
         self.onDeposed = onDeposed
@@ -135,7 +143,24 @@ final class ReplicatedLog: Sendable {
             let options = PublishOptions(messageID: "\(term).\(batch.last)", expectedLastSubjectSequence: expected)
             let headers = batch.isRules ? NATSHeaders([(Self.rulesHeader, String(batch.last))]) : nil
             var attempt = 0
+            var lapsedSince: ContinuousClock.Instant?
             while true {
+                // Not while the lease may have lapsed (a partition, NATS unreachable for a lease
+                // time): another node may lead without having written yet, and the log, still
+                // expecting this node's sequence, would take the batch and depose that node. So
+                // the batch waits for a renewal, or for the loss of the lease (`stop`).
+                guard leaseIsFresh() else {
+                    let since = lapsedSince ?? ContinuousClock.now
+                    lapsedSince = since
+                    guard isHealthy else { return resumeDrainWaiters() }
+                    guard ContinuousClock.now - since < Self.leaseWait else {
+                        stop("the namespace's lease could not be renewed for \(Self.leaseWait)")
+                        return
+                    }
+                    try? await Task.sleep(for: .milliseconds(20))
+                    continue
+                }
+                lapsedSince = nil
                 do {
                     let started = ContinuousClock.now
                     let ack = try await node.jetStream.publish(subject, payload: batch.bytes, headers: headers, options: options)

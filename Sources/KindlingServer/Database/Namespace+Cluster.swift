@@ -171,7 +171,7 @@ extension Namespace {
         let term = "\(node.configuration.nodeID).\(lease.currentRevision)"
         let log = ReplicatedLog(
             namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, term: term,
-            logger: logger, metrics: metrics,
+            logger: logger, metrics: metrics, leaseIsFresh: { lease.isFresh },
             onDurable: { [held] sequence in held.release(through: sequence) },
             onDeposed: { [weak self] reason in self?.depose(reason, term: term) }
         )
@@ -423,6 +423,14 @@ extension Namespace {
 
     /// The leader decides a follower's write as its own clients' (rules, preconditions, the
     /// log), and replies once the write is in the log, with its record's sequence.
+    ///
+    /// A node that does not lead (any more) does not reply at all. Every leader subscribes to
+    /// the subject, and for a moment two may be subscribed (an old leader back from a
+    /// partition, until it learns it was deposed); the follower takes the first reply. A
+    /// refusal from the old one ("nothing was written") could beat the new leader's commit of
+    /// the same write, and the client would be told a stored write was not made. Silent, the
+    /// old one leaves the answer to the new leader, or, with none, to the follower's timeout
+    /// and take-over.
     private func serveForwarded(_ message: NATSMessage, node: ClusterNode) {
         guard let reply = message.reply else { return }
         let respond: @Sendable (ForwardedAnswer) -> Void = { answer in
@@ -437,11 +445,8 @@ extension Namespace {
             } catch {
                 return respond(.refused(.invalid(error)))
             }
-            if let refusal = self.writeRefusal {
-                self.state.count(write.operation, by: .rest(write.auth), refusal: refusal)
-                self.report()
-                return respond(.refused(refusal))
-            }
+            // Not leading: deposed, or failed (in cluster mode nothing else refuses all writes).
+            if self.writeRefusal != nil { return }
             var out: [Outgoing] = []
             let answer = self.state.apply(write.operation, by: .rest(write.auth), now: Namespace.now(), into: &out)
             self.logRefusals()
@@ -456,7 +461,8 @@ extension Namespace {
             let sequence = pending == 0 ? 0 : self.lastSequence + pending
             self.finish(
                 out, then: { respond(.committed(sequence: sequence, pushed: pushed)) },
-                refused: { respond(.refused(.unavailable(Namespace.notLeading))) })
+                // Deposed before the write was in the log: left to the new leader, as above.
+                refused: {})
         }
     }
 

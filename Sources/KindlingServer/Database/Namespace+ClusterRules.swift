@@ -51,8 +51,11 @@ extension Namespace {
     }
 
     /// The leader's side of a follower's `ForwardedRules`: the admin and the rules are checked
-    /// again here, then published. Confined to `queue`.
+    /// again here, then published. A node that does not lead (or stops leading before the
+    /// record is in the log) stays silent, as for a forwarded write, leaving the answer to the
+    /// leader. Confined to `queue`.
     func serveForwardedRules(_ request: JSONValue, respond: @escaping @Sendable (ForwardedAnswer) -> Void) {
+        if writeRefusal != nil { return }
         let change: ForwardedRules
         do throws(ValidationError) {
             change = try ForwardedRules.decode(request)
@@ -61,8 +64,13 @@ extension Namespace {
         }
         if let refusal = state.refusalOfRulesAccess(by: change.auth) { return respond(.refused(refusal)) }
         switch Namespace.loadRules(change.source) {
-        case .success(let rules): publishRules(rules, complete: respond)
-        case .failure(let refusal): respond(.refused(refusal))
+        case .success(let rules):
+            publishRules(rules) { answer in
+                if case .refused(.unavailable(let message)) = answer, message == Namespace.notLeading { return }
+                respond(answer)
+            }
+        case .failure(let refusal):
+            respond(.refused(refusal))
         }
     }
 

@@ -106,6 +106,10 @@ public actor NATSClient {
     /// Publishes a message; headers go as HPUB. Fails with `.notConnected` while reconnecting (the
     /// caller decides whether to retry) and `.maxPayloadExceeded` before anything is sent.
     public func publish(_ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil, reply: String? = nil) throws(NATSError) {
+        // Not during a reconnect's handshake either: the subscriptions (the request inbox too)
+        // are sent again only at its end, so a reply to a request sent before would be lost
+        // and the request would wait for its whole timeout.
+        guard phase == .connected else { throw phase == .closed ? .closed() : .notConnected() }
         let limit = maxPayload
         try send { buffer throws(NATSError) in
             try NATSEncoder.publish(subject: subject, reply: reply, headers: headers, payload: payload, maxPayload: limit, into: &buffer)

@@ -13,19 +13,25 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct ClusterNodeTests {
     static func configuration(_ nats: NATSTestCluster, node: String, leaseTime: Duration = .seconds(3)) -> ServerConfiguration {
-        var logger = Logger(label: "kindling-cluster-test")
-        logger.logLevel = ProcessInfo.processInfo.environment["KINDLING_TEST_LOG"] == nil ? .critical : .warning
-        return ServerConfiguration(port: 0, cluster: ClusterConfiguration(urls: nats.urls, nodeID: node, leaseTime: leaseTime), logger: logger)
+        configuration(urls: nats.urls, node: node, leaseTime: leaseTime)
     }
 
-    /// Starts a three-server NATS cluster for the body and always shuts it down.
-    static func withNATS(_ body: (NATSTestCluster) async throws -> Void) async throws {
+    /// A node reaching NATS at `urls` (a test's proxies, say).
+    static func configuration(urls: [String], node: String, leaseTime: Duration = .seconds(3)) -> ServerConfiguration {
+        var logger = Logger(label: "kindling-cluster-test")
+        logger.logLevel = ProcessInfo.processInfo.environment["KINDLING_TEST_LOG"] == nil ? .critical : .warning
+        return ServerConfiguration(port: 0, cluster: ClusterConfiguration(urls: urls, nodeID: node, leaseTime: leaseTime), logger: logger)
+    }
+
+    /// Starts a three-server NATS cluster for the body and always shuts it down. With
+    /// `advertise` false its servers do not tell clients each other's URLs.
+    static func withNATS(advertise: Bool = true, _ body: (NATSTestCluster) async throws -> Void) async throws {
         // A port taken by another process between its choice and the server's bind fails the
         // start now and then on a busy machine: try again with new ports.
         var started: NATSTestCluster?
         for attempt in 1...3 where started == nil {
             do {
-                started = try await NATSTestCluster.start(size: 3)
+                started = try await NATSTestCluster.start(size: 3, advertise: advertise)
             } catch {
                 if attempt == 3 { throw error }
             }

@@ -1,0 +1,321 @@
+import Foundation
+import KindlingCore
+import KindlingServer
+import KindlingTesting
+import NATSClient
+import NATSTesting
+import Testing
+
+/// A leader cut off from NATS (by a proxy between it and the servers): it acknowledges nothing
+/// while cut off, another node leads once its lease is gone, and when the link comes back the
+/// old leader's stale writes are refused by the log, it overwrites nothing, and it follows the
+/// new leader. (An extension, so it runs in the serialized suite.)
+extension ClusterNodeTests {
+    @Test func aPartitionedLeaderAcknowledgesNothingAndIsFencedWhenTheLinkReturns() async throws {
+        // The servers must not tell the old leader their own addresses, or it would reconnect
+        // around the proxies.
+        try await Self.withNATS(advertise: false) { nats in
+            var proxies: [TCPProxy] = []
+            for server in nats.servers { proxies.append(try await TCPProxy.start(forwardingTo: server.port)) }
+            let lease: Duration = .seconds(1)
+            let (nc, js) = try await Self.jetStream(nats)
+            try await KindlingServer.run(Self.configuration(urls: proxies.map { "nats://127.0.0.1:\($0.port)" }, node: "old", leaseTime: lease)) { old in
+                let first = try await TestHTTPConnection.request(port: old.port, "PUT", "/acct.json?ns=split", body: #"{"a":0,"b":0,"c":0}"#)
+                #expect(first.status == 200)
+                try await KindlingServer.run(Self.configuration(nats, node: "new", leaseTime: lease)) { new in
+                    try await KindlingServer.run(Self.configuration(nats, node: "third", leaseTime: lease)) { third in
+                        let watcher = try await TestClient.connect(port: third.port, namespace: "split")
+                        let initial = try await watcher.request("q", try json(#"{"p":"/acct","h":""}"#))
+                        #expect(initial.first?["d"]?["b"]?["d"] == (try json(#"{"a":0,"b":0,"c":0}"#)))
+                        let stranded = try await TestClient.connect(port: old.port, namespace: "split")
+                        _ = try await stranded.request("q", try json(#"{"p":"/acct","h":""}"#))
+                        let lastBeforeCut = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.split").sequence
+
+                        for proxy in proxies { proxy.cut() }
+                        let cut = ContinuousClock.now
+                        // Writes to the old leader while it is cut off, realtime and REST: held,
+                        // since no PubAck can come.
+                        let realtimeWrite = Task { () -> String in
+                            let replies = try? await stranded.request("p", try json(#"{"p":"/acct/b","d":666}"#), timeout: .seconds(20))
+                            return replies?.last?["d"]?["b"]?["s"]?.stringValue ?? "no answer (connection closed)"
+                        }
+                        let restWrite = Task { () -> Int in
+                            (try? await TestHTTPConnection.request(port: old.port, "PUT", "/acct/a.json?ns=split", body: "666", timeout: .seconds(20)).status) ?? 0
+                        }
+                        // Once the lease has expired, a write on another node takes it over.
+                        var status = 0
+                        while status != 200, ContinuousClock.now - cut < .seconds(10) {
+                            status = try await TestHTTPConnection.request(port: new.port, "PUT", "/acct/a.json?ns=split", body: "1").status
+                            if status != 200 { try await Task.sleep(for: .milliseconds(50)) }
+                        }
+                        #expect(status == 200)
+                        let tookOver = ContinuousClock.now - cut
+                        let holder = try await js.keyValue("kindling_leases").get("split")
+                        // Another node leads: this one, or the third, whose lease check found it free.
+                        let holderName = holder.map { String(decoding: $0.value, as: UTF8.self) }
+                        #expect(holderName == "new" || holderName == "third", "\(holderName ?? "nobody")")
+                        // The third node's writes go to the new leader.
+                        #expect(try await TestHTTPConnection.request(port: third.port, "PUT", "/acct/c.json?ns=split", body: "1").status == 200)
+                        // A write to the old leader after it lost the lease: held too.
+                        let lateWrite = Task { () -> Int in
+                            (try? await TestHTTPConnection.request(port: old.port, "PUT", "/acct/c.json?ns=split", body: "667", timeout: .seconds(20)).status) ?? 0
+                        }
+                        try await Task.sleep(for: .milliseconds(500))
+                        // Writes forwarded by the third node while the link comes back, when the
+                        // old leader takes forwarded writes again until it learns it was deposed.
+                        let burst = Task { () -> [(key: Int, status: Int, text: String)] in
+                            var answers: [(key: Int, status: Int, text: String)] = []
+                            for key in 0..<30 {
+                                let put = try? await TestHTTPConnection.request(port: third.port, "PUT", "/burst/k\(key).json?ns=split", body: "\(key)", timeout: .seconds(15))
+                                answers.append((key, put?.status ?? 0, put?.text ?? ""))
+                                try? await Task.sleep(for: .milliseconds(20))
+                            }
+                            return answers
+                        }
+                        try await Task.sleep(for: .milliseconds(100))
+                        for proxy in proxies { proxy.restore() }
+                        let restored = ContinuousClock.now
+                        // The old leader's publishes expect a sequence the new leader's writes
+                        // moved past: refused by the log, so are the writes behind them.
+                        let realtimeAnswer = await realtimeWrite.value
+                        let restAnswer = await restWrite.value
+                        let lateAnswer = await lateWrite.value
+                        let answered = ContinuousClock.now - restored
+                        #expect(realtimeAnswer != "ok")
+                        #expect(restAnswer == 503)
+                        #expect(lateAnswer == 503)
+                        // Deposed, it dropped its tree: its realtime client is told to reconnect.
+                        #expect(await stranded.waitForClose(timeout: .seconds(5)))
+
+                        // Each forwarded write acknowledged is stored; each refused as not
+                        // written is not.
+                        let answers = await burst.value
+                        let burstStored = try await TestHTTPConnection.request(port: new.port, "GET", "/burst.json?ns=split").json()
+                        for answer in answers {
+                            let stored = burstStored["k\(answer.key)"]
+                            if answer.status == 200 {
+                                #expect(stored == .number(Double(answer.key)), "k\(answer.key) acknowledged but not stored")
+                            } else if answer.text.contains("nothing was written") {
+                                #expect(stored == nil, "k\(answer.key) refused (\(answer.status) \(answer.text)) but stored")
+                            }
+                        }
+                        let burstAcknowledged = answers.filter { $0.status == 200 }.count
+                        _ = try await TestHTTPConnection.request(port: new.port, "DELETE", "/burst.json?ns=split")
+
+                        // Every node converges on the new leader's data.
+                        let final = try json(#"{"a":1,"b":0,"c":1}"#)
+                        var converged: Duration?
+                        while converged == nil, ContinuousClock.now - restored < .seconds(10) {
+                            let read = try? await TestHTTPConnection.request(port: old.port, "GET", "/acct.json?ns=split")
+                            if read?.status == 200, try read?.json() == final { converged = ContinuousClock.now - restored } else { try await Task.sleep(for: .milliseconds(50)) }
+                        }
+                        #expect(converged != nil)
+                        for port in [old.port, new.port, third.port] {
+                            #expect(try await TestHTTPConnection.request(port: port, "GET", "/acct.json?ns=split").json() == final, "node on port \(port)")
+                        }
+                        // Nothing the old leader published reached the log after the cut.
+                        let last = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.split").sequence
+                        #expect(last > lastBeforeCut)
+                        for sequence in (lastBeforeCut + 1)...last {
+                            let message = try await js.message(stream: "KINDLING_LOG", sequence: sequence)
+                            guard message.subject == "kindling.log.split" else { continue }
+                            let id = message.headers?["Nats-Msg-Id"] ?? ""
+                            #expect(id.hasPrefix("new."), "batch \(sequence) has message id \(id)")
+                        }
+                        // The watcher on the third node saw the new leader's writes only.
+                        var events: [JSONValue] = []
+                        while let event = try? await watcher.nextMessage(timeout: .milliseconds(300)) { events.append(event) }
+                        let values = events.filter { $0["d"]?["b"]?["p"]?.stringValue?.hasPrefix("acct") == true }.compactMap { $0["d"]?["b"]?["d"] }
+                        #expect(values == [.number(1), .number(1)], "\(events)")
+
+                        // The old node now follows: a write there goes to the new leader.
+                        let forwarded = try await TestHTTPConnection.request(port: old.port, "PUT", "/acct/b.json?ns=split", body: "2")
+                        #expect(forwarded.status == 200, "\(forwarded.status): \(forwarded.text)")
+                        for port in [new.port, third.port] {
+                            #expect(try await TestHTTPConnection.request(port: port, "GET", "/acct/b.json?ns=split").text == "2")
+                        }
+                        print(
+                            "partitioned leader: another node led \(tookOver) after the cut (lease 1 s); after the link came back the old leader's held writes were refused within \(answered), and it held the new leader's data \(converged ?? .zero) after; \(burstAcknowledged) of 30 writes forwarded meanwhile acknowledged"
+                        )
+                        await watcher.close()
+                    }
+                }
+            }
+            await nc.close()
+            for proxy in proxies { await proxy.close() }
+        }
+    }
+
+    /// The narrow case: a node takes the lapsed lease when it opens the namespace, so it leads
+    /// without having written, and the old leader's expected sequence is still the log's last.
+    /// Only the old leader's own knowledge that its lease lapsed keeps it from publishing when
+    /// the link returns, which would depose the rightful leader.
+    @Test func aPartitionedLeaderDoesNotPublishOnceItsLeaseLapsedEvenWhenTheLogWouldTakeIt() async throws {
+        try await Self.withNATS(advertise: false) { nats in
+            var proxies: [TCPProxy] = []
+            for server in nats.servers { proxies.append(try await TCPProxy.start(forwardingTo: server.port)) }
+            let lease: Duration = .seconds(1)
+            let (nc, js) = try await Self.jetStream(nats)
+            try await KindlingServer.run(Self.configuration(urls: proxies.map { "nats://127.0.0.1:\($0.port)" }, node: "old", leaseTime: lease)) { old in
+                #expect(try await TestHTTPConnection.request(port: old.port, "PUT", "/v.json?ns=lapse", body: "0").status == 200)
+                let leases = try await js.keyValue("kindling_leases")
+                try await KindlingServer.run(Self.configuration(nats, node: "third", leaseTime: lease)) { third in
+                    #expect(try await TestHTTPConnection.request(port: third.port, "GET", "/v.json?ns=lapse").text == "0")
+                    let stranded = try await TestClient.connect(port: old.port, namespace: "lapse")
+                    let lastBeforeCut = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.lapse").sequence
+
+                    for proxy in proxies { proxy.cut() }
+                    let realtimeWrite = Task { () -> String in
+                        let replies = try? await stranded.request("p", try json(#"{"p":"/v","d":666}"#), timeout: .seconds(20))
+                        return replies?.last?["d"]?["b"]?["s"]?.stringValue ?? "no answer (connection closed)"
+                    }
+                    let restWrite = Task { () -> Int in
+                        (try? await TestHTTPConnection.request(port: old.port, "PUT", "/w.json?ns=lapse", body: "666", timeout: .seconds(20)).status) ?? 0
+                    }
+                    // The lease expires in NATS.
+                    let cut = ContinuousClock.now
+                    // (The third node, which checks the lease every lease time, may take it at once.)
+                    func holder() async throws -> String? { try await leases.get("lapse").map { String(decoding: $0.value, as: UTF8.self) } }
+                    while try await holder() == "old", ContinuousClock.now - cut < .seconds(10) { try await Task.sleep(for: .milliseconds(50)) }
+                    #expect(try await holder() != "old")
+                    try await KindlingServer.run(Self.configuration(nats, node: "late", leaseTime: lease)) { late in
+                        // Opening the namespace takes the free lease: the new node leads, with
+                        // nothing written yet (or the third node took it first, also without
+                        // writing).
+                        let watcher = try await TestClient.connect(port: late.port, namespace: "lapse")
+                        let initial = try await watcher.request("q", try json(#"{"p":"/v","h":""}"#))
+                        #expect(initial.first?["d"]?["b"]?["d"] == .number(0))
+                        // (Or the third node leads: its lease check may find the lease free first.
+                        // Either way a new leader holds it, with nothing written yet.)
+                        let newLeader = try await leases.get("lapse").map { String(decoding: $0.value, as: UTF8.self) }
+                        #expect(newLeader == "late" || newLeader == "third", "\(newLeader ?? "nobody")")
+
+                        // The link returns while the third node forwards writes.
+                        let burst = Task { () -> [(key: Int, status: Int, text: String)] in
+                            var answers: [(key: Int, status: Int, text: String)] = []
+                            for key in 0..<30 {
+                                let put = try? await TestHTTPConnection.request(port: third.port, "PUT", "/burst/k\(key).json?ns=lapse", body: "\(key)", timeout: .seconds(15))
+                                answers.append((key, put?.status ?? 0, put?.text ?? ""))
+                                try? await Task.sleep(for: .milliseconds(20))
+                            }
+                            return answers
+                        }
+                        try await Task.sleep(for: .milliseconds(100))
+                        for proxy in proxies { proxy.restore() }
+                        #expect(await realtimeWrite.value != "ok")
+                        #expect(await restWrite.value == 503)
+                        let answers = await burst.value
+
+                        // The new leader was not deposed: its client stays connected, and it
+                        // writes at once.
+                        #expect(await !watcher.waitForClose(timeout: .milliseconds(300)))
+                        #expect(try await TestHTTPConnection.request(port: late.port, "PUT", "/v.json?ns=lapse", body: "1").status == 200)
+                        // The same new leader still holds the lease.
+                        #expect(try await leases.get("lapse").map { String(decoding: $0.value, as: UTF8.self) } == newLeader)
+                        let last = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.lapse").sequence
+                        for sequence in (lastBeforeCut + 1)...last {
+                            let message = try await js.message(stream: "KINDLING_LOG", sequence: sequence)
+                            guard message.subject == "kindling.log.lapse" else { continue }
+                            let id = message.headers?["Nats-Msg-Id"] ?? ""
+                            #expect(!id.hasPrefix("old."), "batch \(sequence), after the cut, is the old leader's: \(id)")
+                        }
+                        let burstStored = try await TestHTTPConnection.request(port: late.port, "GET", "/burst.json?ns=lapse").json()
+                        for answer in answers {
+                            let stored = burstStored["k\(answer.key)"]
+                            if answer.status == 200 {
+                                #expect(stored == .number(Double(answer.key)), "k\(answer.key) acknowledged but not stored")
+                            } else if answer.text.contains("nothing was written") {
+                                #expect(stored == nil, "k\(answer.key) refused (\(answer.status) \(answer.text)) but stored")
+                            }
+                        }
+                        // Every node ends with the new leader's data.
+                        let final = try await TestHTTPConnection.request(port: late.port, "GET", "/.json?ns=lapse").json()
+                        #expect(final["v"] == .number(1) && final["w"] == nil)
+                        for port in [old.port, third.port] {
+                            var read: JSONValue?
+                            let started = ContinuousClock.now
+                            while read != final, ContinuousClock.now - started < .seconds(10) {
+                                read = try? await TestHTTPConnection.request(port: port, "GET", "/.json?ns=lapse").json()
+                                if read != final { try await Task.sleep(for: .milliseconds(50)) }
+                            }
+                            #expect(read == final, "node on port \(port)")
+                        }
+                        print("lapsed lease: \(answers.filter { $0.status == 200 }.count) of 30 writes forwarded while the link returned acknowledged; the new leader kept leading")
+                        await watcher.close()
+                    }
+                }
+            }
+            await nc.close()
+            for proxy in proxies { await proxy.close() }
+        }
+    }
+
+    /// The other kind of partition: the old leader's connections stay open but nothing crosses
+    /// them, and when the link returns everything it sent meanwhile (publishes expecting its old
+    /// sequence, lease renewals) arrives late. NATS still counts it subscribed, so the first
+    /// write forwarded to it waits for the follower's timeout (5 s) before the take-over.
+    @Test func aStalledLeaderLinkDeliversItsWritesLateAndTheLogRefusesThem() async throws {
+        try await Self.withNATS(advertise: false) { nats in
+            var proxies: [TCPProxy] = []
+            for server in nats.servers { proxies.append(try await TCPProxy.start(forwardingTo: server.port)) }
+            let lease: Duration = .seconds(1)
+            let (nc, js) = try await Self.jetStream(nats)
+            try await KindlingServer.run(Self.configuration(urls: proxies.map { "nats://127.0.0.1:\($0.port)" }, node: "old", leaseTime: lease)) { old in
+                #expect(try await TestHTTPConnection.request(port: old.port, "PUT", "/acct.json?ns=stall", body: #"{"a":0,"b":0}"#).status == 200)
+                try await KindlingServer.run(Self.configuration(nats, node: "new", leaseTime: lease)) { new in
+                    try await KindlingServer.run(Self.configuration(nats, node: "third", leaseTime: lease)) { third in
+                        let watcher = try await TestClient.connect(port: third.port, namespace: "stall")
+                        _ = try await watcher.request("q", try json(#"{"p":"/acct","h":""}"#))
+                        let lastBeforeStall = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.stall").sequence
+
+                        for proxy in proxies { proxy.stall() }
+                        let stalled = ContinuousClock.now
+                        let restWrite = Task { () -> Int in
+                            (try? await TestHTTPConnection.request(port: old.port, "PUT", "/acct/a.json?ns=stall", body: "666", timeout: .seconds(30)).status) ?? 0
+                        }
+                        var status = 0
+                        while status != 200, ContinuousClock.now - stalled < .seconds(15) {
+                            status = try await TestHTTPConnection.request(port: new.port, "PUT", "/acct/a.json?ns=stall", body: "1", timeout: .seconds(15)).status
+                            if status != 200 { try await Task.sleep(for: .milliseconds(50)) }
+                        }
+                        #expect(status == 200)
+                        let tookOver = ContinuousClock.now - stalled
+                        // Another node leads: this one, or the third, whose lease check found it free.
+                        let holder = try await js.keyValue("kindling_leases").get("stall").map { String(decoding: $0.value, as: UTF8.self) }
+                        #expect(holder == "new" || holder == "third", "\(holder ?? "nobody")")
+                        // Forwarded while both are subscribed: the new leader answers.
+                        #expect(try await TestHTTPConnection.request(port: third.port, "PUT", "/acct/b.json?ns=stall", body: "1").status == 200)
+
+                        for proxy in proxies { proxy.restore() }
+                        let restored = ContinuousClock.now
+                        #expect(await restWrite.value == 503)
+                        let refused = ContinuousClock.now - restored
+                        let final = try json(#"{"a":1,"b":1}"#)
+                        for port in [old.port, new.port, third.port] {
+                            var read: JSONValue?
+                            while read != final, ContinuousClock.now - restored < .seconds(10) {
+                                read = try? await TestHTTPConnection.request(port: port, "GET", "/acct.json?ns=stall").json()
+                                if read != final { try await Task.sleep(for: .milliseconds(50)) }
+                            }
+                            #expect(read == final, "node on port \(port)")
+                        }
+                        let last = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.stall").sequence
+                        for sequence in (lastBeforeStall + 1)...last {
+                            let message = try await js.message(stream: "KINDLING_LOG", sequence: sequence)
+                            guard message.subject == "kindling.log.stall" else { continue }
+                            let id = message.headers?["Nats-Msg-Id"] ?? ""
+                            #expect(!id.hasPrefix("old."), "batch \(sequence), after the stall, is the old leader's: \(id)")
+                        }
+                        var values: [JSONValue] = []
+                        while let event = try? await watcher.nextMessage(timeout: .milliseconds(300)) { values.append(event["d"]?["b"]?["d"] ?? .null) }
+                        #expect(values == [.number(1), .number(1)])
+                        print("stalled leader link: another node led \(tookOver) after the stall (lease 1 s, forwarding timeout 5 s); the old leader's write was refused \(refused) after the link returned")
+                        await watcher.close()
+                    }
+                }
+            }
+            await nc.close()
+            for proxy in proxies { await proxy.close() }
+        }
+    }
+}
