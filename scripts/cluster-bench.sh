@@ -2,14 +2,14 @@
 # Kindling's cluster mode measured with 1, 2 and 3 nodes, and the single process with its file
 # log as the baseline, all in one run on this machine:
 #
-#   swift build -c release --product kindling --product kindling-bench
+#   swift build -c release --product kindling && swift build -c release --product kindling-bench
 #   scripts/cluster-bench.sh
 #
 # It starts a three-server NATS JetStream cluster (file storage, loopback ports, a temporary
-# directory), then `kindling serve --cluster` nodes one at a time. With 1, 2 and then 3 nodes
-# running it runs the same kindling-bench loads against all of them (`--url` once per node:
+# directory), then 1, 2 and 3 fresh `kindling serve --cluster` nodes in turn, and runs the same
+# kindling-bench loads against all the nodes of each (`--url` once per node:
 # connections spread round-robin, the writer and the namespace's leader on the first node). The
-# baseline is `kindling serve --data-dir … --fsync always`, driven the same way through --url.
+# baseline is a fresh `kindling serve --data-dir … --fsync always`, driven the same way through --url.
 # At the end it prints a table; every run's JSON stays in $RESULTS (default: the temporary
 # directory, removed at exit unless RESULTS is given). Every process it started is stopped at exit.
 #
@@ -38,7 +38,7 @@ lease=${LEASE:-5}
 rounds=${ROUNDS:-1}
 
 for tool in "$bin/kindling" "$bin/kindling-bench"; do
-    [[ -x $tool ]] || { echo "$tool not found: swift build -c release --product kindling --product kindling-bench" >&2; exit 64; }
+    [[ -x $tool ]] || { echo "$tool not found: swift build -c release --product kindling && swift build -c release --product kindling-bench" >&2; exit 64; }
 done
 command -v nats-server > /dev/null || { echo "nats-server not found (apt-get install nats-server)" >&2; exit 64; }
 command -v curl > /dev/null || { echo "curl not found" >&2; exit 64; }
@@ -158,29 +158,45 @@ bench() {
     "$bin/kindling-bench" "$@" --url "$target_urls" --server-pid "$target_pids" --json --no-progress > "$file"
 }
 
+# The loads, idle connections first: the memory they measure is the growth of a fresh process.
 run_loads() {
     local label=$1 mode=$2
-    bench "$label" fanout fanout --subscribers "$subscribers" --writes "$fanout_writes"
     bench "$label" connections connections --count "$connections"
+    bench "$label" fanout fanout --subscribers "$subscribers" --writes "$fanout_writes"
     bench "$label" writes writes --writers "$writers" --pipeline "$pipeline" --seconds "$seconds" --fsync "$mode"
     bench "$label" writes1 writes --writers "$writers" --pipeline 1 --seconds "$seconds" --fsync "$mode"
 }
 
-local_url="" local_pid=""
-start_kindling local --data-dir "$work/local/data" --fsync always
-local_url=$started_url local_pid=$started_pid
-node_urls=() node_pids=()
+# Stops the Kindling servers in $target_pids (SIGTERM, then SIGKILL after 10 s).
+stop_targets() {
+    local pid
+    for pid in ${target_pids//,/ }; do kill -TERM "$pid" 2> /dev/null || true; done
+    for pid in ${target_pids//,/ }; do
+        for _ in $(seq 1 100); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2> /dev/null || true
+        wait "$pid" 2> /dev/null || true
+    done
+}
+
+# Every configuration gets fresh Kindling processes, so the memory per connection is measured
+# from a server that has not held connections before, and no node leads namespaces of an
+# earlier load. The NATS cluster stays up (earlier namespaces' records stay in the stream).
 for round in $(seq 1 "$rounds"); do
-    target_urls=$local_url target_pids=$local_pid
+    rm -rf "$work/local"
+    start_kindling "local-$round" --data-dir "$work/local/data" --fsync always
+    target_urls=$started_url target_pids=$started_pid
     run_loads local always
+    stop_targets
     for count in 1 2 3; do
-        if ((${#node_urls[@]} < count)); then
-            start_kindling "kindling-$count" --cluster "$cluster" --node-id "kindling-$count" --lease-seconds "$lease"
-            node_urls+=("$started_url") node_pids+=("$started_pid")
-        fi
-        target_urls=$(IFS=,; echo "${node_urls[*]:0:$count}")
-        target_pids=$(IFS=,; echo "${node_pids[*]:0:$count}")
+        urls=() node_pids=()
+        for node in $(seq 1 "$count"); do
+            start_kindling "kindling-$node-r$round-n$count" --cluster "$cluster" --node-id "kindling-$node" --lease-seconds "$lease"
+            urls+=("$started_url") node_pids+=("$started_pid")
+        done
+        target_urls=$(IFS=,; echo "${urls[*]}")
+        target_pids=$(IFS=,; echo "${node_pids[*]}")
         run_loads "cluster$count" cluster
+        stop_targets
     done
 done
 
