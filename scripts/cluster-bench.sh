@@ -147,6 +147,22 @@ start_kindling() {
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
+# Messages in the KINDLING_LOG stream (one per published batch), the most any NATS server has.
+log_messages() {
+    local port most=0 count
+    for port in "${monitor_ports[@]}"; do
+        count=$(curl -s "http://127.0.0.1:$port/jsz?streams=true" | python3 -c '
+import json, sys
+try:
+    data = json.load(sys.stdin)
+except ValueError:
+    data = {}
+print(sum(s["state"]["messages"] for a in data.get("account_details") or [] for s in a.get("stream_detail") or [] if s.get("name") == "KINDLING_LOG"))')
+        ((count > most)) && most=$count
+    done
+    echo "$most"
+}
+
 # Runs one kindling-bench load against the servers in $target_urls / $target_pids; the JSON
 # goes to $results/<round>-<label>-<load>.json and the load average beside it.
 bench() {
@@ -155,7 +171,10 @@ bench() {
     local file="$results/$round-$label-$load.json"
     echo "[$(date -u +%H:%M:%S)] $label: $load (load $(loadavg))" >&2
     loadavg > "${file%.json}.load"
+    local before
+    before=$(log_messages)
     "$bin/kindling-bench" "$@" --url "$target_urls" --server-pid "$target_pids" --json --no-progress > "$file"
+    echo $(($(log_messages) - before)) > "${file%.json}.batches"
 }
 
 # The loads, idle connections first: the memory they measure is the growth of a fresh process.
@@ -211,12 +230,17 @@ def report(round_, label, load):
     path = results / f"{round_}-{label}-{load}.json"
     return json.loads(path.read_text())["reports"][0], (results / f"{round_}-{label}-{load}.load").read_text().split()[0]
 
+def per_batch(round_, label, load, r):
+    """Acknowledged writes per batch published to the stream (a cluster's group commit)."""
+    batches = int((results / f"{round_}-{label}-{load}.batches").read_text())
+    return f"{value(r, 'acknowledged writes') / batches:.1f}" if batches > 0 else "-"
+
 def value(r, name):
     return next((m["value"] for m in r["measurements"] if m["name"] == name), float("nan"))
 
 rows = [("local", "local file log, fsync always")] + [(f"cluster{n}", f"cluster, {n} node{'s' if n > 1 else ''}") for n in (1, 2, 3)]
-print("| round | servers | fanout deliveries/s (p99) | connections opened/s, KB each | writes/s ×16 in flight (p99) | writes/s ×1 (p50 / p99) | server cores (fanout / writes ×16) | load |")
-print("|---|---|---|---|---|---|---|---|")
+print("| round | servers | fanout deliveries/s (p99) | connections opened/s, KB each | writes/s ×16 in flight (p99) | writes/s ×1 (p50 / p99) | writes per published batch (×16 / ×1) | server cores (fanout / writes ×16) | load |")
+print("|---|---|---|---|---|---|---|---|---|")
 for round_ in range(1, rounds + 1):
     for label, title in rows:
         fanout, load = report(round_, label, "fanout")
@@ -229,6 +253,7 @@ for round_ in range(1, rounds + 1):
             f"| {value(conn, 'connections opened/s'):,.0f}, {value(conn, 'server memory per connection'):.2f} KB "
             f"| {value(writes, 'acknowledged writes/s'):,.0f} ({writes['latencies'][0]['p99']:.1f} ms) "
             f"| {value(writes1, 'acknowledged writes/s'):,.0f} ({writes1['latencies'][0]['p50']:.2f} / {writes1['latencies'][0]['p99']:.2f} ms) "
+            f"| {per_batch(round_, label, 'writes', writes)} / {per_batch(round_, label, 'writes1', writes1)} "
             f"| {fanout.get('serverCores') or float('nan'):.2f} / {writes.get('serverCores') or float('nan'):.2f} "
             f"| {load} |"
         )
