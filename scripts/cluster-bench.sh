@@ -83,7 +83,7 @@ EOF
 # --- three NATS servers, one JetStream cluster ---------------------------------------------
 read -r -a ports <<< "$(free_ports 9)"
 client_ports=("${ports[@]:0:3}") route_ports=("${ports[@]:3:3}") monitor_ports=("${ports[@]:6:3}")
-nats_urls=()
+nats_urls=() nats_pids=()
 for i in 0 1 2; do
     name="n$((i + 1))"
     dir="$work/nats/$name"
@@ -107,7 +107,7 @@ cluster {
 }
 EOF
     nats-server -c "$dir/server.conf" > /dev/null 2>&1 &
-    pids+=($!)
+    pids+=($!) nats_pids+=($!)
     nats_urls+=("nats://127.0.0.1:${client_ports[$i]}")
 done
 for i in 0 1 2; do
@@ -163,6 +163,16 @@ print(sum(s["state"]["messages"] for a in data.get("account_details") or [] for 
     echo "$most"
 }
 
+# CPU seconds the NATS servers have used so far (user + system, from /proc).
+nats_cpu() {
+    local pid total=0 fields
+    for pid in "${nats_pids[@]}"; do
+        read -r -a fields < <(sed 's/^.*) //' "/proc/$pid/stat")
+        total=$((total + fields[11] + fields[12]))
+    done
+    python3 -c "import os, sys; print(int(sys.argv[1]) / os.sysconf('SC_CLK_TCK'))" "$total"
+}
+
 # Runs one kindling-bench load against the servers in $target_urls / $target_pids; the JSON
 # goes to $results/<round>-<label>-<load>.json and the load average beside it.
 bench() {
@@ -171,9 +181,11 @@ bench() {
     local file="$results/$round-$label-$load.json"
     echo "[$(date -u +%H:%M:%S)] $label: $load (load $(loadavg))" >&2
     loadavg > "${file%.json}.load"
-    local before
-    before=$(log_messages)
+    local before cpu_before started
+    before=$(log_messages) cpu_before=$(nats_cpu) started=$(date +%s.%N)
     "$bin/kindling-bench" "$@" --url "$target_urls" --server-pid "$target_pids" --json --no-progress > "$file"
+    python3 -c "import sys, time; print((float(sys.argv[1]) - float(sys.argv[2])) / (time.time() - float(sys.argv[3])))" \
+        "$(nats_cpu)" "$cpu_before" "$started" > "${file%.json}.nats"
     echo $(($(log_messages) - before)) > "${file%.json}.batches"
 }
 
@@ -230,6 +242,10 @@ def report(round_, label, load):
     path = results / f"{round_}-{label}-{load}.json"
     return json.loads(path.read_text())["reports"][0], (results / f"{round_}-{label}-{load}.load").read_text().split()[0]
 
+def nats_cores(round_, label, load):
+    """Cores the three NATS servers used over the whole kindling-bench run (set-up included)."""
+    return float((results / f"{round_}-{label}-{load}.nats").read_text())
+
 def per_batch(round_, label, load, r):
     """Acknowledged writes per batch published to the stream (a cluster's group commit)."""
     batches = int((results / f"{round_}-{label}-{load}.batches").read_text())
@@ -239,8 +255,8 @@ def value(r, name):
     return next((m["value"] for m in r["measurements"] if m["name"] == name), float("nan"))
 
 rows = [("local", "local file log, fsync always")] + [(f"cluster{n}", f"cluster, {n} node{'s' if n > 1 else ''}") for n in (1, 2, 3)]
-print("| round | servers | fanout deliveries/s (p99) | connections opened/s, KB each | writes/s ×16 in flight (p99) | writes/s ×1 (p50 / p99) | writes per published batch (×16 / ×1) | server cores (fanout / writes ×16) | load |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| round | servers | fanout deliveries/s (p99) | connections opened/s, KB each | writes/s ×16 in flight (p99) | writes/s ×1 (p50 / p99) | writes per published batch (×16 / ×1) | Kindling cores (fanout / writes ×16) | NATS cores (writes ×16) | load |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for round_ in range(1, rounds + 1):
     for label, title in rows:
         fanout, load = report(round_, label, "fanout")
@@ -255,6 +271,7 @@ for round_ in range(1, rounds + 1):
             f"| {value(writes1, 'acknowledged writes/s'):,.0f} ({writes1['latencies'][0]['p50']:.2f} / {writes1['latencies'][0]['p99']:.2f} ms) "
             f"| {per_batch(round_, label, 'writes', writes)} / {per_batch(round_, label, 'writes1', writes1)} "
             f"| {fanout.get('serverCores') or float('nan'):.2f} / {writes.get('serverCores') or float('nan'):.2f} "
+            f"| {nats_cores(round_, label, 'writes'):.2f} "
             f"| {load} |"
         )
 EOF
