@@ -153,7 +153,8 @@ struct Serve: AsyncParsableCommand {
     var clusterConfiguration: ClusterConfiguration? {
         guard cluster != nil else { return nil }
         return ClusterConfiguration(
-            urls: clusterURLs, nodeID: nodeID ?? ClusterConfiguration.randomNodeID(), leaseTime: .milliseconds(Int64(leaseSeconds * 1000)))
+            urls: clusterURLs, nodeID: nodeID ?? ClusterConfiguration.randomNodeID(), leaseTime: .milliseconds(Int64(leaseSeconds * 1000)),
+            snapshotAfterBytes: snapshotMegabytes * 1024 * 1024)
     }
 
     func run() async throws {

@@ -15,11 +15,17 @@ public struct ClusterConfiguration: Sendable {
     /// How long a namespace's lease outlives its holder: the leader renews it every third of
     /// this, and a dead leader's namespaces take no writes for up to this long.
     public var leaseTime: Duration
+    /// Log bytes a namespace's leader publishes after which it writes a snapshot to the object
+    /// store and purges the log behind the snapshot before it (`--snapshot-mb`).
+    public var snapshotAfterBytes: Int
 
-    public init(urls: [String], nodeID: String = ClusterConfiguration.randomNodeID(), leaseTime: Duration = .seconds(5)) {
+    public init(
+        urls: [String], nodeID: String = ClusterConfiguration.randomNodeID(), leaseTime: Duration = .seconds(5), snapshotAfterBytes: Int = 64 << 20
+    ) {
         self.urls = urls
         self.nodeID = nodeID
         self.leaseTime = leaseTime
+        self.snapshotAfterBytes = snapshotAfterBytes
     }
 
     /// A fresh node id: 12 random lowercase letters and digits, valid as a NATS subject token

@@ -15,11 +15,17 @@ final class ClusterNode: Sendable {
     static let leaseBucket = "kindling_leases"
     static let nodeBucket = "kindling_nodes"
     static let registrationBucket = "kindling_ondisconnect"
+    static let snapshotBucket = "kindling_snapshots"
     /// How long the stream remembers message ids, so a publish retried after a lost PubAck is
     /// stored once.
     static let duplicateWindow: Duration = .seconds(120)
 
     let configuration: ClusterConfiguration
+    /// This process's name in `kindling_nodes` and in its onDisconnect registrations' keys: the
+    /// node id and a random part. A node restarted with the same id is a new member, so the
+    /// leaders run the registrations its earlier process left once that one's liveness key
+    /// expires.
+    let memberID: String
     let client: NATSClient
     let jetStream: JetStream
     /// Leases: key `<namespace>`, value the leader's node id, expiring after the lease time.
@@ -29,22 +35,35 @@ final class ClusterNode: Sendable {
     /// onDisconnect registrations: key `<namespace>.<node id>.<connection>`, value the
     /// connection's queued writes (see `Namespace.persistRegistrations`); no expiry.
     let registrations: KeyValue
+    /// Snapshots: object `<namespace>`, a `ClusterSnapshot`.
+    let snapshots: ObjectStore
     /// How many copies of the stream and buckets JetStream keeps: min(3, NATS servers).
     let replicas: Int
+    /// The largest message the NATS server takes (its max_payload, 1 MB by default).
+    let maxPayload: Int
+    /// The largest batch of log records in one publish, leaving room for the headers.
+    var maxBatchBytes: Int { max(1024, maxPayload - 4096) }
+    /// The largest write a namespace takes (its record as stored): one record must fit in one
+    /// publish, with room for its path and framing.
+    var maxWriteBytes: Int { max(1024, maxPayload - 8192) }
     let logger: Logger
     /// Keeps this node's key in `kindling_nodes` alive while it runs.
     private let heartbeat = Mutex<Task<Void, Never>?>(nil)
 
     private init(
-        configuration: ClusterConfiguration, client: NATSClient, jetStream: JetStream, leases: KeyValue, nodes: KeyValue, registrations: KeyValue, replicas: Int, logger: Logger
+        configuration: ClusterConfiguration, client: NATSClient, jetStream: JetStream, leases: KeyValue, nodes: KeyValue, registrations: KeyValue,
+        snapshots: ObjectStore, replicas: Int, maxPayload: Int, logger: Logger
     ) {
         self.configuration = configuration
+        self.memberID = configuration.nodeID + "-" + ClusterConfiguration.randomNodeID().prefix(8)
         self.client = client
         self.jetStream = jetStream
         self.leases = leases
         self.nodes = nodes
         self.registrations = registrations
+        self.snapshots = snapshots
         self.replicas = replicas
+        self.maxPayload = maxPayload
         self.logger = logger
     }
 
@@ -53,7 +72,7 @@ final class ClusterNode: Sendable {
 
     /// The key of a connection's onDisconnect registrations in `kindling_ondisconnect`.
     func registrationKey(_ namespace: String, _ connection: ConnectionID) -> String {
-        "\(namespace).\(configuration.nodeID).\(connection.value)"
+        "\(namespace).\(memberID).\(connection.value)"
     }
 
     /// The subject of `namespace`'s log.
@@ -122,12 +141,17 @@ final class ClusterNode: Sendable {
             var registrationConfig = KeyValueConfig(bucket: registrationBucket)
             registrationConfig.replicas = replicas
             let registrations = try await createOrOpen(jetStream, registrationConfig)
+            var snapshotConfig = ObjectStoreConfig(bucket: snapshotBucket)
+            snapshotConfig.replicas = replicas
+            let snapshots = try await createOrOpen(jetStream, snapshotConfig)
             logger.notice(
                 "joined the cluster",
                 metadata: ["node": "\(configuration.nodeID)", "replicas": "\(replicas)", "nats": "\(configuration.urls.joined(separator: ","))"]
             )
-            let node = ClusterNode(configuration: configuration, client: client, jetStream: jetStream, leases: leases, nodes: nodes, registrations: registrations, replicas: replicas, logger: logger)
-            try await nodes.put(configuration.nodeID, [])
+            let node = ClusterNode(
+                configuration: configuration, client: client, jetStream: jetStream, leases: leases, nodes: nodes, registrations: registrations, snapshots: snapshots, replicas: replicas,
+                maxPayload: await client.maxPayload, logger: logger)
+            try await nodes.put(node.memberID, [])
             node.startHeartbeat()
             return node
         }
@@ -153,11 +177,20 @@ final class ClusterNode: Sendable {
         }
     }
 
+    private static func createOrOpen(_ jetStream: JetStream, _ config: ObjectStoreConfig) async throws(JetStreamError) -> ObjectStore {
+        do {
+            return try await jetStream.createObjectStore(config)
+        } catch {
+            guard error.apiError?.errCode == JetStreamAPIError.streamNameInUse else { throw error }
+            return try await jetStream.objectStore(config.bucket, chunkSize: config.chunkSize)
+        }
+    }
+
     /// Renews this node's liveness key every third of the lease time (its expiry tells the
     /// leaders that the node's onDisconnect registrations are theirs to run).
     private func startHeartbeat() {
         let period = configuration.leaseTime / 3
-        let task = Task { [nodes, configuration, logger] in
+        let task = Task { [nodes, memberID, logger] in
             while !Task.isCancelled {
                 do {
                     try await Task.sleep(for: period)
@@ -165,7 +198,7 @@ final class ClusterNode: Sendable {
                     return
                 }
                 do {
-                    try await nodes.put(configuration.nodeID, [])
+                    try await nodes.put(memberID, [])
                 } catch {
                     logger.warning("could not renew this node's liveness key: \(error)")
                 }
@@ -180,7 +213,7 @@ final class ClusterNode: Sendable {
             task?.cancel()
             task = nil
         }
-        try? await nodes.purge(configuration.nodeID)
+        try? await nodes.purge(memberID)
         await client.drain()
     }
 }

@@ -22,6 +22,13 @@ struct ForwardedWrite: Sendable {
     /// The request's JSON: `{"o": "set"|"update"|"push", "p": [keys], "d": data,
     /// "c": {"hash"|"etag": text}, "a": auth}`.
     func encoded() -> [UInt8] {
+        var members = operationMembers()
+        members.append(JSONMember("a", Self.encode(auth)))
+        return Array(JSONWriter.string(.object(members)).utf8)
+    }
+
+    /// The request's members but the identity.
+    func operationMembers() -> [JSONMember] {
         var members: [JSONMember] = []
         switch operation {
         case .set(let path, let data, let precondition):
@@ -38,13 +45,16 @@ struct ForwardedWrite: Sendable {
         default:
             break
         }
-        members.append(JSONMember("a", Self.encode(auth)))
-        return Array(JSONWriter.string(.object(members)).utf8)
+        return members
     }
 
     /// Reads a request; throws on anything a follower would not have sent.
     static func decode(_ bytes: [UInt8]) throws(ValidationError) -> ForwardedWrite {
-        let json = try JSONParser.parse(bytes)
+        try decode(try JSONParser.parse(bytes))
+    }
+
+    /// Reads a request already parsed.
+    static func decode(_ json: JSONValue) throws(ValidationError) -> ForwardedWrite {
         guard let kind = json["o"]?.stringValue, let data = json["d"], let keys = json["p"], let authJSON = json["a"] else {
             throw ValidationError(.invalidData, "a forwarded write needs o, p, d and a")
         }
@@ -85,7 +95,7 @@ struct ForwardedWrite: Sendable {
         return Path(keys: keys)
     }
 
-    private static func encode(_ auth: AuthState) -> JSONValue {
+    static func encode(_ auth: AuthState) -> JSONValue {
         switch auth {
         case .anonymous: return .object([JSONMember("k", .string("anonymous"))])
         case .admin: return .object([JSONMember("k", .string("admin"))])
@@ -97,7 +107,7 @@ struct ForwardedWrite: Sendable {
         }
     }
 
-    private static func decodeAuth(_ json: JSONValue) throws(ValidationError) -> AuthState {
+    static func decodeAuth(_ json: JSONValue) throws(ValidationError) -> AuthState {
         switch json["k"]?.stringValue {
         case "anonymous": return .anonymous
         case "admin": return .admin

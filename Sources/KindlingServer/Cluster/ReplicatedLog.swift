@@ -13,12 +13,27 @@ import Synchronization
 /// the file log's fsync). A refusal of the expected sequence (10071) means another node wrote
 /// the subject: this node was deposed. The log then stops for good, and `onDeposed` is told,
 /// so the namespace refuses what it holds and stops leading.
+///
+/// A change of the namespace's own rules is a publish of its own, in the same order: its
+/// payload is the rules' source and its `Kindling-Rules` header the record sequence it takes,
+/// so every follower puts the rules in force between the same two writes as the leader.
 final class ReplicatedLog: Sendable {
+    /// One publish to come: framed records, or a rules change.
+    private struct Batch {
+        var bytes: [UInt8]
+        /// The record sequence of its last record (a rules change's own).
+        var last: UInt64
+        var isRules: Bool
+    }
+
+    /// The header naming a rules change's record sequence.
+    static let rulesHeader = "Kindling-Rules"
+
     private struct State {
-        /// Framed records waiting for the next publish.
-        var pending: [UInt8] = []
-        /// The record sequence of the last record in `pending`.
-        var pendingLast: UInt64 = 0
+        /// Publishes waiting for the one in flight, in order; records gather in the last batch.
+        var pending: [Batch] = []
+        /// Framed record bytes appended since the log was made (what snapshots are paced by).
+        var appendedBytes = 0
         /// True while a publish is on its way.
         var inFlight = false
         /// The stream sequence of the namespace's last stored batch.
@@ -33,7 +48,7 @@ final class ReplicatedLog: Sendable {
     private let node: ClusterNode
     private let subject: String
     /// Makes message ids unique to this leadership: a retried publish is stored once.
-    private let term: String
+    let term: String
     private let state: Mutex<State>
     private let onDurable: @Sendable (UInt64) -> Void
     private let onDeposed: @Sendable (String) -> Void
@@ -59,13 +74,44 @@ final class ReplicatedLog: Sendable {
     /// The stream sequence of the namespace's last acknowledged batch.
     var lastSubjectSequence: UInt64 { state.withLock { $0.lastSubjectSequence } }
 
+    /// Framed record bytes appended since the log was made.
+    var appendedBytes: Int { state.withLock { $0.appendedBytes } }
+
     /// Queues records; their sequence is reported to `onDurable` once JetStream has them.
     func append(_ records: [LogRecord]) {
-        guard let last = records.last else { return }
+        guard !records.isEmpty else { return }
+        let limit = node.maxBatchBytes
+        enqueue { state in
+            for record in records {
+                if state.pending.last?.isRules != false {
+                    state.pending.append(Batch(bytes: [], last: record.sequence, isRules: false))
+                }
+                var index = state.pending.count - 1
+                let before = state.pending[index].bytes.count
+                record.encode(into: &state.pending[index].bytes)
+                state.appendedBytes += state.pending[index].bytes.count - before
+                // A batch must fit in one NATS message: a record that overflows it starts the next.
+                if before > 0, state.pending[index].bytes.count > limit {
+                    let overflow = Array(state.pending[index].bytes[before...])
+                    state.pending[index].bytes.removeSubrange(before...)
+                    state.pending.append(Batch(bytes: overflow, last: record.sequence, isRules: false))
+                    index += 1
+                }
+                state.pending[index].last = record.sequence
+            }
+        }
+    }
+
+    /// Queues a change of the namespace's own rules, taking record sequence `sequence` (reported
+    /// to `onDurable` like a record's).
+    func appendRules(_ source: String, sequence: UInt64) {
+        enqueue { $0.pending.append(Batch(bytes: Array(source.utf8), last: sequence, isRules: true)) }
+    }
+
+    private func enqueue(_ add: (inout State) -> Void) {
         let start = state.withLock { state -> Bool in
             guard state.failure == nil else { return false }
-            for record in records { record.encode(into: &state.pending) }
-            state.pendingLast = last.sequence
+            add(&state)
             defer { state.inFlight = true }
             return !state.inFlight
         }
@@ -75,26 +121,26 @@ final class ReplicatedLog: Sendable {
     /// Publishes what is pending, one batch at a time, until nothing is left.
     private func publishPending() async {
         while true {
-            let next = state.withLock { state -> (bytes: [UInt8], last: UInt64, expected: UInt64)? in
+            let next = state.withLock { state -> (batch: Batch, expected: UInt64)? in
                 guard state.failure == nil, !state.pending.isEmpty else {
                     state.inFlight = false
                     return nil
                 }
-                defer { state.pending = [] }
-                return (state.pending, state.pendingLast, state.lastSubjectSequence)
+                return (state.pending.removeFirst(), state.lastSubjectSequence)
             }
-            guard let next else { return resumeDrainWaiters() }
-            let options = PublishOptions(messageID: "\(term).\(next.last)", expectedLastSubjectSequence: next.expected)
+            guard let (batch, expected) = next else { return resumeDrainWaiters() }
+            let options = PublishOptions(messageID: "\(term).\(batch.last)", expectedLastSubjectSequence: expected)
+            let headers = batch.isRules ? NATSHeaders([(Self.rulesHeader, String(batch.last))]) : nil
             var attempt = 0
             while true {
                 do {
-                    let ack = try await node.jetStream.publish(subject, payload: next.bytes, options: options)
+                    let ack = try await node.jetStream.publish(subject, payload: batch.bytes, headers: headers, options: options)
                     state.withLock { $0.lastSubjectSequence = ack.sequence }
-                    onDurable(next.last)
+                    onDurable(batch.last)
                     break
                 } catch {
                     if error.isWrongLastSequence {
-                        stop("another node wrote the namespace's log (a stale expected sequence \(next.expected)): deposed")
+                        stop("another node wrote the namespace's log (a stale expected sequence \(expected)): deposed")
                         return
                     }
                     // A lost PubAck or a NATS failover: the same message id is stored once.

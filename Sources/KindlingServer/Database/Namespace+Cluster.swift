@@ -19,9 +19,43 @@ extension Namespace {
     func joinCluster(_ node: ClusterNode) {
         cluster = node
         claimed = true
+        // A write is one message of the log, and a connection's registrations one key's value.
+        var limits = state.limits
+        limits.maxWriteBytes = node.maxWriteBytes
+        limits.maxOnDisconnectBytes = min(limits.maxOnDisconnectBytes, node.maxWriteBytes / 2)
+        state = NamespaceState(
+            name: name, root: state.database.tree.root, rules: state.rules, rulesAreOpen: state.rulesAreOpen, rulesDebug: state.rulesDebug,
+            limits: limits)
         queue.suspend()
         let task = Task { await self.startClusterRole(node) }
         follower = task
+        let period = node.configuration.leaseTime
+        clusterTicker = Task { [weak self] in
+            var suspects: Set<String> = []
+            while !Task.isCancelled {
+                try? await Task.sleep(for: period)
+                guard let self, !Task.isCancelled else { return }
+                suspects = await self.clusterTick(node, suspects: suspects)
+            }
+        }
+    }
+
+    /// Once a lease time. The leader runs the registrations of dead members. A follower whose
+    /// leader died takes the lease as soon as it is free rather than at the next write, so the
+    /// dead leader's clients' onDisconnect writes run even when nobody writes (one key-value
+    /// read per namespace a node follows, per lease time). Returns the members the sweep found
+    /// missing.
+    private func clusterTick(_ node: ClusterNode, suspects: Set<String>) async -> Set<String> {
+        let (leads, follows) = await onQueue { (self.replicated != nil, self.forwardingNode != nil) }
+        if leads { return await sweepRegistrations(node, suspects: suspects) }
+        guard follows else { return [] }
+        do {
+            guard try await node.leases.get(name) == nil else { return [] }
+        } catch {
+            return []
+        }
+        queue.async { self.takeOver(node) { _ in } }
+        return []
     }
 
     /// Takes the lease (or not), reads the namespace's log to its end, then either leads (writes
@@ -42,10 +76,18 @@ extension Namespace {
                     try? await Task.sleep(for: .milliseconds(500))
                     continue
                 }
-                logger.error("cannot join the namespace in the cluster; its requests are refused until a restart: \(error)")
-                joinFailed = true
+                logger.error("cannot join the namespace in the cluster; its requests are refused until a later attempt succeeds: \(error)")
+                unserved = .unavailable(Namespace.notJoined)
                 storageUnavailable = true
+                // Answers waiting for records this node will not read now are refused.
+                _ = held.abandon()
                 queue.resume()
+                guard !Task.isCancelled else { return }
+                // NATS out of reach for long: try again later, from the start (closing whoever
+                // connected meanwhile), rather than refuse the namespace until a restart.
+                try? await Task.sleep(for: Namespace.rejoinDelay)
+                guard !Task.isCancelled else { return }
+                queue.async { if self.unserved != nil { self.rejoin(node) } }
                 return
             }
         }
@@ -60,14 +102,20 @@ extension Namespace {
         var messages: AsyncStream<JetStreamMessage>.Iterator?
         var applied: UInt64 = 0
         do {
+            // The snapshot first: the log before it may be purged.
+            if let snapshot = try await loadClusterSnapshot(node) {
+                try adopt(snapshot)
+                applied = snapshot.streamSequence
+            }
             let last = try await Namespace.lastSubjectSequence(node, subject: subject)
             reader =
-                lease == nil || last > 0
-                ? try await node.jetStream.orderedConsumer(stream: ClusterNode.logStream, startSequence: 1, filterSubject: subject, heartbeat: .seconds(1))
+                lease == nil || last > applied
+                ? try await node.jetStream.orderedConsumer(
+                    stream: ClusterNode.logStream, startSequence: applied + 1, filterSubject: subject, heartbeat: .seconds(1))
                 : nil
             messages = reader?.makeAsyncIterator()
             while applied < last, let message = await messages?.next() {
-                try commitLogged(message.payload, streamSequence: message.streamSequence)
+                try commitLogged(message)
                 applied = message.streamSequence
             }
             guard applied >= last else { throw StorageError.corrupt("the log of \(subject) ended at \(applied), before its last batch \(last)") }
@@ -75,6 +123,8 @@ extension Namespace {
                 await reader?.stop()
                 let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
                 lead(node, lease: lease, lastSubjectSequence: applied, requests: requests)
+                unserved = nil
+                makeOrphanedRegistrations(node)
                 queue.resume()
                 return
             }
@@ -84,15 +134,23 @@ extension Namespace {
             throw error
         }
         logger.info("following the namespace's log", metadata: ["stream-sequence": "\(applied)"])
+        unserved = nil
+        makeOrphanedRegistrations(node)
         queue.resume()
         while let message = await messages?.next() {
-            queue.async {
+            let read = await onQueue { () -> Bool in
                 do {
-                    try self.commitLogged(message.payload, streamSequence: message.streamSequence)
+                    try self.commitLogged(message)
+                    return true
                 } catch {
-                    self.logger.error("cannot read the namespace's log; it stops following: \(error)")
+                    // A batch missing before this one (this node read behind the purge), or a
+                    // damaged one: start over from the snapshot.
+                    self.logger.error("cannot follow the namespace's log; reading it again from the snapshot: \(error)")
+                    self.rejoin(node)
+                    return false
                 }
             }
+            if !read { break }
         }
         await reader?.stop()
     }
@@ -110,15 +168,17 @@ extension Namespace {
     /// Starts leading: writes from now on are published after `lastSubjectSequence`, and the
     /// lease is renewed. Confined to `queue` (or run while it is suspended).
     private func lead(_ node: ClusterNode, lease: NamespaceLease, lastSubjectSequence: UInt64, requests: NATSSubscription) {
+        let term = "\(node.configuration.nodeID).\(lease.currentRevision)"
         let log = ReplicatedLog(
-            namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, term: "\(node.configuration.nodeID).\(lease.currentRevision)",
+            namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, term: term,
             logger: logger,
             onDurable: { [held] sequence in held.release(through: sequence) },
-            onDeposed: { [weak self] reason in self?.depose(reason) }
+            onDeposed: { [weak self] reason in self?.depose(reason, term: term) }
         )
         replicated = log
+        clusterSnapshotMark = 0
         self.lease = lease
-        lease.keepAlive { [weak self] reason in self?.depose(reason) }
+        lease.keepAlive { [weak self] reason in self?.depose(reason, term: term) }
         forwardedWrites = Task { [weak self] in
             for await request in requests {
                 guard let self else { break }
@@ -126,30 +186,22 @@ extension Namespace {
             }
             await requests.unsubscribe()
         }
-        let period = node.configuration.leaseTime
-        registrationSweeper = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: period)
-                guard let self, !Task.isCancelled else { return }
-                await self.sweepRegistrations(node)
-            }
-        }
         logger.notice("leading the namespace", metadata: ["node": "\(node.configuration.nodeID)", "stream-sequence": "\(lastSubjectSequence)"])
     }
 
     /// Stops leading at once (a lost lease, or another node wrote the log): writes are refused
     /// from now on, and everything still held for the log is refused instead of sent.
-    private func depose(_ reason: String) {
+    /// Only the leadership `term` is deposed: a second report of the same loss (from the lease
+    /// and from the log) finds a later term, or none, and changes nothing.
+    private func depose(_ reason: String, term: String) {
         queue.async {
-            guard let log = self.replicated else { return }
+            guard let log = self.replicated, log.term == term else { return }
             self.replicated = nil
             // What this node committed but could not publish is in its tree: it serves no more
             // writes (nor forwards them) until it is restarted and reads the log again.
             self.storageUnavailable = true
             self.forwardedWrites?.cancel()
             self.forwardedWrites = nil
-            self.registrationSweeper?.cancel()
-            self.registrationSweeper = nil
             log.stop(reason)
             self.lease?.abandon()
             self.lease = nil
@@ -169,6 +221,7 @@ extension Namespace {
             switch outbound {
             case .webSocket(let outbound):
                 outbounds[connection] = nil
+                orphanRegistrations(of: connection)
                 outbound.close(reason: "The cluster node serving this database changed role; reconnect.")
             case .eventStream(let outbound):
                 // The stream's use of the namespace ends here: its later closeStream finds nothing.
@@ -178,8 +231,11 @@ extension Namespace {
             }
         }
         report()
+        // The namespace's own rules come back from the snapshot or the log.
+        ownRules = nil
+        clusterSnapshotCovered = 0
         state = NamespaceState(
-            name: name, root: .empty, rules: state.rules, rulesAreOpen: state.rulesAreOpen, rulesDebug: state.rulesDebug, limits: state.limits)
+            name: name, root: .empty, rules: serverRules.rules, rulesAreOpen: serverRules.open, rulesDebug: state.rulesDebug, limits: state.limits)
         report()
         lastSequence = 0
         appliedStreamSequence = 0
@@ -188,12 +244,18 @@ extension Namespace {
         follower = Task { await self.startClusterRole(node) }
     }
 
-    /// Commits the records of one published batch that this node has not applied, so local
-    /// listeners get their events; no rules are checked (the leader decided). Confined to `queue`
-    /// (or run while it is suspended).
-    private func commitLogged(_ payload: [UInt8], streamSequence: UInt64) throws {
+    /// Commits one message of the log that this node has not applied: a batch's records, so
+    /// local listeners get their events (no rules are checked: the leader decided), or a rules
+    /// change. Confined to `queue` (or run while it is suspended).
+    private func commitLogged(_ message: JetStreamMessage) throws {
+        if let sequence = message.headers?[ReplicatedLog.rulesHeader] {
+            return try commitRules(message.payload, sequence: sequence, streamSequence: message.streamSequence)
+        }
+        let payload = message.payload
+        let streamSequence = message.streamSequence
         let contents = try LogSegmentReader.read(payload, file: "\(ClusterNode.logSubject(name)) #\(streamSequence)", repair: false)
         if let torn = contents.tornTail { throw StorageError.corrupt("batch \(streamSequence) of \(ClusterNode.logSubject(name)): \(torn)") }
+        try checkContinuity(contents.records.first?.sequence, streamSequence: streamSequence)
         var out: [Outgoing] = []
         var committed = 0
         for record in contents.records where record.sequence > lastSequence {
@@ -220,43 +282,56 @@ extension Namespace {
     /// Sends a write to the leader and hands `complete` the answer, on `queue`: a refusal at
     /// once, a committed write once this node has committed its record from the log.
     func forward(_ write: ForwardedWrite, node: ClusterNode, complete: @escaping @Sendable (Answer) -> Void) {
+        askLeader(write.encoded(), node: node, whenLeading: { self.applyLocally(write, complete: complete) }) { reply in
+            switch reply {
+            case .refused(let refusal):
+                self.state.count(write.operation, by: .rest(write.auth), refusal: refusal)
+                self.logRefusals()
+                self.report()
+                complete(.refused(refusal))
+            case .committed(let sequence, let pushed):
+                self.whenCommitted(
+                    sequence, then: { complete(self.forwardedAnswer(write.operation, pushed: pushed)) },
+                    refused: { complete(.refused(.unavailable(Namespace.notJoined))) })
+            }
+        }
+    }
+
+    /// Sends a request to the leader on `kindling.rpc.<namespace>` and hands `reply` its answer,
+    /// on `queue`. When no leader answers (none yet, or it died), this node takes the lease if
+    /// it is free and runs `whenLeading` instead, on `queue`; if it cannot, `reply` gets a
+    /// refusal to retry. Confined to `queue`.
+    func askLeader(
+        _ payload: [UInt8], node: ClusterNode, whenLeading: @escaping @Sendable () -> Void, reply: @escaping @Sendable (ForwardedAnswer) -> Void
+    ) {
         let subject = ClusterNode.rpcSubject(name)
-        let payload = write.encoded()
+        guard payload.count <= node.maxBatchBytes else {
+            return reply(.refused(.limitExceeded("A write may be at most \(node.maxWriteBytes) bytes in cluster mode (one NATS message)")))
+        }
         Task {
-            let reply: ForwardedAnswer
+            let answer: ForwardedAnswer
             do {
                 let message = try await node.client.request(subject, payload: payload, timeout: .seconds(5))
-                reply = try ForwardedAnswer.decode(message.payload)
+                answer = try ForwardedAnswer.decode(message.payload)
             } catch {
-                // No leader answers (none yet, or it died): take the lease if it is free, and
-                // decide the write here as the new leader.
                 self.queue.async {
                     self.takeOver(node) { led in
-                        guard led else {
-                            return complete(.refused(.unavailable("The namespace's leader could not be reached (\(error)); retry.")))
-                        }
-                        self.applyLocally(write, complete: complete)
+                        guard led else { return reply(.refused(.unavailable("The namespace's leader could not be reached (\(error)); retry."))) }
+                        whenLeading()
                     }
                 }
                 return
             }
-            self.queue.async {
-                switch reply {
-                case .refused(let refusal):
-                    self.state.count(write.operation, by: .rest(write.auth), refusal: refusal)
-                    self.logRefusals()
-                    self.report()
-                    complete(.refused(refusal))
-                case .committed(let sequence, let pushed):
-                    if sequence <= self.lastSequence {
-                        complete(self.forwardedAnswer(write.operation, pushed: pushed))
-                    } else {
-                        // Released by `commitLogged`, on this queue.
-                        self.held.send(PreparedDispatch(), after: sequence, then: { complete(self.forwardedAnswer(write.operation, pushed: pushed)) })
-                    }
-                }
-            }
+            self.queue.async { reply(answer) }
         }
+    }
+
+    /// Runs `then` on `queue` once this node has committed record `sequence` from the log, or
+    /// `refused` if it stops reading the log first. Confined to `queue`.
+    func whenCommitted(_ sequence: UInt64, then: @escaping @Sendable () -> Void, refused: @escaping @Sendable () -> Void) {
+        guard sequence > lastSequence else { return then() }
+        // Released by `commitLogged`, on this queue.
+        held.send(PreparedDispatch(), after: sequence, then: then, refused: refused)
     }
 
     /// Tries to become the leader of a namespace this node follows: takes the lease when it is
@@ -354,7 +429,9 @@ extension Namespace {
         queue.async {
             let write: ForwardedWrite
             do throws(ValidationError) {
-                write = try ForwardedWrite.decode(message.payload)
+                let request = try JSONParser.parse(message.payload)
+                if ForwardedRules.isRules(request) { return self.serveForwardedRules(request, respond: respond) }
+                write = try ForwardedWrite.decode(request)
             } catch {
                 return respond(.refused(.invalid(error)))
             }
@@ -385,7 +462,7 @@ extension Namespace {
     /// another node can lead at once, and stops following.
     func leaveCluster() async {
         let (log, lease, follower, forwarded, sweeper) = queue.sync {
-            (replicated, self.lease, self.follower, self.forwardedWrites, self.registrationSweeper)
+            (replicated, self.lease, self.follower, self.forwardedWrites, self.clusterTicker)
         }
         follower?.cancel()
         forwarded?.cancel()

@@ -1,7 +1,9 @@
+import Dispatch
 import KindlingCore
 import KindlingProtocol
 import Logging
 import NATSClient
+import Synchronization
 
 /// onDisconnect in cluster mode (docs/cluster.md): a connection's registrations are kept in the
 /// `kindling_ondisconnect` bucket under this node's id, a follower hands them to the leader when
@@ -9,12 +11,43 @@ import NATSClient
 /// namespace's queue like the rest of `Namespace`.
 extension Namespace {
 
+    /// A follower's connection closed: takes its registrations out of the bucket at the revision
+    /// of this node's last put, then makes them. A leader that ran them already (this node's
+    /// liveness key lapsed while NATS was out of its reach) deleted the key, so the delete
+    /// fails and they are not made twice. A crash between the delete and the writes loses them:
+    /// they run at most once. Confined to `queue`.
+    func closeRegistrations(_ writes: ArraySlice<ForwardedWrite>, node: ClusterNode, connection: ConnectionID) {
+        guard storedRegistrations.remove(connection) != nil else { return forwardOnDisconnect(writes, node: node, connection: connection) }
+        let key = node.registrationKey(name, connection)
+        storeRegistrations { [logger] in
+            let revision = self.registrationRevisions.withLock { $0.removeValue(forKey: connection) }
+            do throws(JetStreamError) {
+                try await Namespace.retrying { () throws(JetStreamError) in try await node.registrations.delete(key, revision: revision) }
+            } catch {
+                guard !error.isWrongLastSequence else {
+                    return logger.notice("onDisconnect writes already made by the leader", metadata: ["connection": "\(connection)"])
+                }
+                logger.warning("could not take onDisconnect registrations out of NATS; making them anyway: \(error)", metadata: ["connection": "\(connection)"])
+            }
+            self.queue.async { self.forwardOnDisconnect(writes, node: node, connection: connection) }
+        }
+    }
+
     /// Sends a closed connection's onDisconnect writes to the leader one after the other, each
     /// once the previous one is answered, so they are made in the order they were queued. A
-    /// refused one is logged (as on one server) and the next one still goes. Confined to `queue`.
-    func forwardOnDisconnect(_ writes: ArraySlice<ForwardedWrite>, node: ClusterNode, connection: ConnectionID) {
+    /// write refused for want of a leader (an election) is sent again a little later, up to
+    /// `onDisconnectAttempts` times; one refused otherwise is logged (as on one server) and the
+    /// next one still goes. Confined to `queue`.
+    func forwardOnDisconnect(_ writes: ArraySlice<ForwardedWrite>, node: ClusterNode, connection: ConnectionID, attempt: Int = 1) {
         guard let write = writes.first else { return forgetRegistrations(connection) }
         forward(write, node: node) { answer in
+            if case .refused(.unavailable) = answer, attempt < Namespace.onDisconnectAttempts {
+                Task {
+                    try? await Task.sleep(for: node.configuration.leaseTime / 2)
+                    self.queue.async { self.forwardOnDisconnect(writes, node: node, connection: connection, attempt: attempt + 1) }
+                }
+                return
+            }
             if case .refused(let refusal) = answer {
                 self.logger.warning("onDisconnect write was not made: \(refusal.wire.message)", metadata: ["connection": "\(connection)"])
             }
@@ -22,19 +55,25 @@ extension Namespace {
         }
     }
 
+    /// Times a closed connection's onDisconnect write is sent while no leader answers.
+    static let onDisconnectAttempts = 8
+
     /// Keeps a connection's registrations in `kindling_ondisconnect` (or deletes them when none
-    /// are left), so the leader runs them should this node die. Confined to `queue`.
+    /// are left), so the leader runs them should this node die; also when the identity they run
+    /// as changed. Confined to `queue`.
     func persistRegistrations(_ connection: ConnectionID, node: ClusterNode) {
         let (auth, operations) = state.onDisconnectWrites(of: connection)
-        let writes = operations.compactMap { ForwardedWrite($0, auth: auth) }
-        guard !writes.isEmpty else { return forgetRegistrations(connection) }
+        guard let value = StoredRegistrations(writes: operations.compactMap { ForwardedWrite($0, auth: auth) }).encoded() else {
+            return forgetRegistrations(connection)
+        }
         storedRegistrations.insert(connection)
         let key = node.registrationKey(name, connection)
-        let value = Array(("[" + writes.map { String(decoding: $0.encoded(), as: UTF8.self) }.joined(separator: ",") + "]").utf8)
         storeRegistrations { [logger] in
-            do {
-                _ = try await node.registrations.put(key, value)
+            do throws(JetStreamError) {
+                let revision = try await Namespace.retrying { () throws(JetStreamError) in try await node.registrations.put(key, value) }
+                self.registrationRevisions.withLock { $0[connection] = revision }
             } catch {
+                self.registrationRevisions.withLock { $0[connection] = nil }
                 logger.warning("could not keep onDisconnect registrations in NATS: \(error)", metadata: ["connection": "\(connection)"])
             }
         }
@@ -45,7 +84,54 @@ extension Namespace {
     func forgetRegistrations(_ connection: ConnectionID) {
         guard let node = cluster, storedRegistrations.remove(connection) != nil else { return }
         let key = node.registrationKey(name, connection)
-        storeRegistrations { try? await node.registrations.delete(key) }
+        storeRegistrations { [logger] in
+            self.registrationRevisions.withLock { $0[connection] = nil }
+            do throws(JetStreamError) {
+                try await Namespace.retrying { () throws(JetStreamError) in try await node.registrations.delete(key) }
+            } catch {
+                // Left in the bucket, they would run again when this process ends.
+                logger.error("could not delete onDisconnect registrations that were made: \(error)", metadata: ["connection": "\(connection)"])
+            }
+        }
+    }
+
+    /// Runs a key-value call up to three times while NATS fails (not when a revision is
+    /// refused: that is an answer).
+    static func retrying<T>(_ body: () async throws(JetStreamError) -> T) async throws(JetStreamError) -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await body()
+            } catch {
+                guard attempt < 3, !error.isWrongLastSequence else { throw error }
+                attempt += 1
+                try? await Task.sleep(for: .milliseconds(200 * attempt))
+            }
+        }
+    }
+
+    /// After a rejoin closed its connections: their registrations, taken out of the dropped
+    /// state, are made once the namespace has read its log again. Confined to `queue`.
+    func orphanRegistrations(of connection: ConnectionID) {
+        let (auth, operations) = state.disconnectForForwarding(connection)
+        let writes = operations.compactMap { ForwardedWrite($0, auth: auth) }
+        let stored = storedRegistrations.remove(connection) != nil
+        guard stored || !writes.isEmpty else { return }
+        orphanedRegistrations.append((connection, writes, stored))
+    }
+
+    /// Makes the registrations `orphanRegistrations` kept, once the namespace serves again.
+    /// Run while `queue` is suspended, before it resumes.
+    func makeOrphanedRegistrations(_ node: ClusterNode) {
+        let orphans = orphanedRegistrations
+        orphanedRegistrations = []
+        guard !orphans.isEmpty else { return }
+        queue.async {
+            for (connection, writes, stored) in orphans {
+                if stored { self.storedRegistrations.insert(connection) }
+                self.closeRegistrations(writes[...], node: node, connection: connection)
+            }
+        }
     }
 
     /// Runs `body` after every earlier put or delete of registrations. Confined to `queue`.
@@ -57,54 +143,81 @@ extension Namespace {
         }
     }
 
-    /// On the leader, every lease time: the registrations of nodes whose `kindling_nodes` key is
-    /// gone (they died) are run here. Each key is deleted at the revision read before its
-    /// writes run, so of two leaders (one deposed) only one runs them.
-    func sweepRegistrations(_ node: ClusterNode) async {
+    /// On the leader, every lease time: the registrations of members whose `kindling_nodes` key
+    /// is gone in two sweeps in a row (they died; a key missing once may be a renewal lost to a
+    /// NATS election) are run here. Each key is deleted at the revision read before its writes
+    /// run, so of two leaders (one deposed) only one runs them; a leader deposed between the
+    /// delete and the writes puts them back. The delete markers of keys already done are
+    /// purged, so the bucket holds only the registrations of open connections. Returns the
+    /// members missing in this sweep.
+    func sweepRegistrations(_ node: ClusterNode, suspects: Set<String>) async -> Set<String> {
         let stream = "KV_" + ClusterNode.registrationBucket
         let prefix = "$KV.\(ClusterNode.registrationBucket).\(name)."
         guard let info = try? await node.jetStream.streamInfo(stream), info.state.lastSequence > 0,
             let consumer = try? await node.jetStream.orderedConsumer(stream: stream, startSequence: 1, filterSubject: prefix + ">", heartbeat: .seconds(1))
-        else { return }
+        else { return suspects }
         // No message at all on the namespace's keys: nothing tells the reader it is at the end.
         let stopper = Task {
             try? await Task.sleep(for: .seconds(2))
             await consumer.stop()
         }
         var latest: [String: (revision: UInt64, value: [UInt8])] = [:]
+        var markers: [String: UInt64] = [:]
         for await message in consumer {
             let key = String(message.subject.dropFirst(prefix.count))
             if message.headers?["KV-Operation"] == nil {
                 latest[key] = (message.streamSequence, message.payload)
+                markers[key] = nil
             } else {
                 latest[key] = nil
+                markers[key] = message.streamSequence
             }
             if message.pending == 0 { break }
         }
         stopper.cancel()
         await consumer.stop()
-        var alive: [String: Bool] = [:]
+        for (key, marker) in markers {
+            // Up to the marker only: a later put of the key (none is expected) stays.
+            try? await node.jetStream.purgeStream(stream, subject: prefix + key, before: marker + 1)
+        }
+        var missing: Set<String> = []
+        var present: Set<String> = []
         for (key, entry) in latest {
             let parts = key.split(separator: ".")
-            guard parts.count == 2, parts[0] != node.configuration.nodeID else { continue }
+            guard parts.count == 2, parts[0] != node.memberID else { continue }
             let owner = String(parts[0])
-            if alive[owner] == nil { alive[owner] = ((try? await node.nodes.get(owner)) ?? nil) != nil }
-            guard alive[owner] == false else { continue }
+            if !missing.contains(owner), !present.contains(owner) {
+                // A failed lookup is no evidence of death: the member counts as present.
+                var found = true
+                do {
+                    found = try await node.nodes.get(owner) != nil
+                } catch {
+                    logger.info("could not look up a member's liveness key", metadata: ["node": "\(owner)", "error": "\(error)"])
+                }
+                if found { present.insert(owner) } else { missing.insert(owner) }
+            }
+            guard missing.contains(owner), suspects.contains(owner) else { continue }
+            guard !Task.isCancelled, await onQueue({ self.replicated != nil }) else { return missing }
             do {
                 try await node.registrations.delete(name + "." + key, revision: entry.revision)
             } catch {
                 continue  // changed meanwhile, or another leader took it
             }
-            guard case .array(let writes)? = try? JSONParser.parse(entry.value) else { continue }
-            let decoded = writes.compactMap { try? ForwardedWrite.decode(Array(JSONWriter.string($0).utf8)) }
-            await onQueue { self.runRegistrations(decoded, of: owner) }
+            guard let stored = try? StoredRegistrations.decode(entry.value) else {
+                logger.error("dropped unreadable onDisconnect registrations", metadata: ["node": "\(owner)"])
+                continue
+            }
+            if await !onQueue({ self.runRegistrations(stored.writes, of: owner) }) {
+                _ = try? await node.registrations.put(name + "." + key, entry.value)
+            }
         }
+        return missing
     }
 
     /// Runs a dead node's registrations as writes of the identities that queued them, if this
-    /// node still leads. Confined to `queue`.
-    func runRegistrations(_ writes: [ForwardedWrite], of owner: String) {
-        guard replicated != nil else { return }
+    /// node still leads (false when it does not). Confined to `queue`.
+    func runRegistrations(_ writes: [ForwardedWrite], of owner: String) -> Bool {
+        guard replicated != nil else { return false }
         for write in writes {
             var out: [Outgoing] = []
             if case .refused(let refusal) = state.apply(write.operation, by: .rest(write.auth), now: Namespace.now(), into: &out) {
@@ -114,5 +227,6 @@ extension Namespace {
             finish(out)
         }
         logger.notice("ran the onDisconnect writes of a node that died", metadata: ["node": "\(owner)", "writes": "\(writes.count)"])
+        return true
     }
 }

@@ -6,6 +6,7 @@ import Logging
 import Metrics
 import NATSClient
 import NIOCore
+import Synchronization
 
 /// One namespace's state and the serial queue that owns it.
 ///
@@ -35,16 +36,19 @@ final class Namespace: @unchecked Sendable {
     let held: HeldDeliveries
     /// Rules set for this namespace alone (`PUT /.settings/rules.json`); they override the
     /// server's default rules.
-    private var ownRules: RulesDocument?
+    var ownRules: RulesDocument?
+    /// The server's rules (`--rules`), in force when the namespace has none of its own, and
+    /// whether they are the open rules. Confined to `queue`.
+    var serverRules: (rules: RulesDocument, open: Bool)
     /// Where this namespace's own rules are kept; nil in memory.
-    private var rulesFile: NamespaceRulesFile?
+    var rulesFile: NamespaceRulesFile?
     /// The registry that made the namespace: asked before its first write, told when a use ends.
     private weak var lifecycle: (any NamespaceLifecycle)?
     /// True once the namespace holds writes (or was loaded from disk, or has no registry), so
     /// has its storage; confined to `queue`.
     var claimed: Bool
     /// The server's metrics, reported to once per block of work; nil where none are kept.
-    private let metrics: ServerMetrics?
+    let metrics: ServerMetrics?
     /// The listens last reported to `metrics`; confined to `queue`.
     private var reportedListens = 0
     /// Writes committed since start, so a size measured at one count is known to be current.
@@ -72,11 +76,26 @@ final class Namespace: @unchecked Sendable {
     var registrationStore: Task<Void, Never>?
     /// The connections whose registrations are in the bucket. Confined to `queue`.
     var storedRegistrations: Set<ConnectionID> = []
-    /// On the leader: runs the registrations of dead nodes (`sweepRegistrations`).
-    var registrationSweeper: Task<Void, Never>?
-    /// Set when the namespace could not read its log at start: every request is refused, since
-    /// the tree may lack writes. Confined to `queue`.
-    var joinFailed = false
+    /// The revision of each connection's last put in the bucket; used by the puts' tasks.
+    let registrationRevisions = Mutex<[ConnectionID: UInt64]>([:])
+    /// The registrations of connections a rejoin closed, made once it is done. Confined to
+    /// `queue`.
+    var orphanedRegistrations: [(connection: ConnectionID, writes: [ForwardedWrite], stored: Bool)] = []
+    /// Every lease time: on the leader, runs the registrations of dead nodes; on a follower,
+    /// takes the lease when it is free (`clusterTick`).
+    var clusterTicker: Task<Void, Never>?
+    /// The stream sequence the newest cluster snapshot covers (loaded or written here).
+    /// Confined to `queue`.
+    var clusterSnapshotCovered: UInt64 = 0
+    /// The leader's `ReplicatedLog.appendedBytes` when it last started a snapshot. Confined to
+    /// `queue`.
+    var clusterSnapshotMark = 0
+    /// True while the leader writes a snapshot. Confined to `queue`.
+    var clusterSnapshotting = false
+    /// Set when this node cannot serve the namespace: in cluster mode, its log could not be read
+    /// at start (the tree may lack writes), or the node already holds `--max-namespaces`. Every
+    /// request is refused with it. Confined to `queue`.
+    var unserved: Refusal?
 
     init(
         name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
@@ -92,10 +111,17 @@ final class Namespace: @unchecked Sendable {
         logger[metadataKey: "namespace"] = "\(name)"
         self.logger = logger
         self.state = NamespaceState(name: name, root: root, rules: rules, rulesAreOpen: rulesAreOpen, rulesDebug: rulesDebug, limits: limits)
+        self.serverRules = (rules, rulesAreOpen)
     }
 
     /// Set when storage could not be opened: the namespace then refuses every write.
     var storageUnavailable = false
+
+    /// Refuses every request from now on with `refusal` (a cluster node over its namespace cap);
+    /// called before anyone uses the namespace.
+    func refuseEverything(_ refusal: Refusal) {
+        queue.sync { self.unserved = refusal }
+    }
 
     /// Marks the namespace as unable to store anything: writes are refused from now on.
     func refuseWrites() {
@@ -114,7 +140,7 @@ final class Namespace: @unchecked Sendable {
 
     /// The first write of a namespace not yet claimed: the registry counts it and this creates
     /// its directory and files, here on the namespace's own queue (never on an event loop).
-    private func claim() {
+    func claim() {
         guard !claimed, let lifecycle else { return }
         claimed = true
         guard case .stored(let directory, let configuration, let budget) = lifecycle.claim(self) else { return }
@@ -171,6 +197,11 @@ final class Namespace: @unchecked Sendable {
     /// write. Returns whether one was started.
     func snapshotNow() -> Bool {
         queue.sync {
+            if let replicated, let cluster {
+                guard !clusterSnapshotting, replicated.appendedBytes > clusterSnapshotMark else { return false }
+                startClusterSnapshot(replicated, node: cluster)
+                return true
+            }
             guard let storage, lastSequence > snapshotSequence else { return false }
             startSnapshot(storage)
             return true
@@ -212,9 +243,10 @@ final class Namespace: @unchecked Sendable {
             for input in inputs {
                 // A connection the state does not know was attached before a deposed leader
                 // dropped its tree, and is being closed: nothing it sends is taken.
-                if self.joinFailed || (self.cluster != nil && self.outbounds[connection] == nil) {
+                if self.unserved != nil || (self.cluster != nil && self.outbounds[connection] == nil) {
                     if case .operation(let number?, _) = input {
-                        refusals.append(Outgoing(recipients: [connection], message: Answer.refused(.unavailable(Namespace.notJoined)).wireResponse(number)))
+                        let refusal = self.unserved ?? .unavailable(Namespace.notJoined)
+                        refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refusal).wireResponse(number)))
                     }
                     continue
                 }
@@ -258,7 +290,8 @@ final class Namespace: @unchecked Sendable {
     }
 
     static let unwritable = "Writes to storage are failing (is the disk full?); nothing was written."
-    static let rulesNotReplicated = "A namespace's own rules are not replicated in cluster mode yet; give every node the same --rules file."
+    /// How long a namespace whose log could not be read waits before it tries again.
+    static let rejoinDelay: Duration = .seconds(5)
     static let notJoined = "This cluster node could not read the namespace's log from NATS; try another node."
     static let notLeading = "This cluster node does not lead the namespace now; nothing was written. Try again."
 
@@ -269,6 +302,8 @@ final class Namespace: @unchecked Sendable {
             var out: [Outgoing] = []
             self.state.expireAuth(of: connection, now: Namespace.now(), into: &out)
             self.finish(out)
+            // The registrations run as the identity the connection has now.
+            if let node = self.cluster, self.storedRegistrations.contains(connection) { self.persistRegistrations(connection, node: node) }
         }
     }
 
@@ -334,6 +369,7 @@ final class Namespace: @unchecked Sendable {
         held.send(delivery, after: lastSequence, then: then, refused: refused)
         if let replicated {
             replicated.append(records)
+            snapshotIfDue(replicated)
         } else if let storage {
             storage.log.append(records)
             if storage.wantsSnapshot { startSnapshot(storage) }
@@ -348,7 +384,7 @@ final class Namespace: @unchecked Sendable {
             if let node = self.forwardingNode {
                 let (auth, writes) = self.state.disconnectForForwarding(connection)
                 self.report()
-                self.forwardOnDisconnect(writes.compactMap { ForwardedWrite($0, auth: auth) }[...], node: node, connection: connection)
+                self.closeRegistrations(writes.compactMap { ForwardedWrite($0, auth: auth) }[...], node: node, connection: connection)
                 self.release()
                 return
             }
@@ -373,7 +409,7 @@ final class Namespace: @unchecked Sendable {
     func perform(_ operation: Operation, as auth: AuthState, connection: ConnectionID? = nil, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
-            if self.joinFailed { return promise.succeed(.refused(.unavailable(Namespace.notJoined))) }
+            if let unserved = self.unserved { return promise.succeed(.refused(unserved)) }
             if operation.writesNow, let node = self.forwardingNode, let write = ForwardedWrite(operation, auth: auth) {
                 self.forward(write, node: node) { answer in promise.succeed(answer) }
                 return
@@ -397,9 +433,9 @@ final class Namespace: @unchecked Sendable {
     /// goes to `outbound` before the answer, which the stream holds until its head is written.
     func openStream(_ stream: ConnectionID, at path: Path, query: Query, as auth: AuthState, outbound: EventStreamOutbound, promise: EventLoopPromise<Answer>) {
         queue.async {
-            if self.joinFailed {
+            if let unserved = self.unserved {
                 self.release()
-                return promise.succeed(.refused(.unavailable(Namespace.notJoined)))
+                return promise.succeed(.refused(unserved))
             }
             self.outbounds[stream] = .eventStream(outbound)
             var out: [Outgoing] = []
@@ -421,129 +457,6 @@ final class Namespace: @unchecked Sendable {
             self.report()
             self.release()
         }
-    }
-
-    // MARK: Rules
-
-    /// Puts the server's default rules in force here, unless the namespace has rules of its own.
-    func useDefaultRules(_ rules: RulesDocument, open: Bool) {
-        queue.async {
-            guard self.ownRules == nil else { return }
-            self.replaceRules(rules, open: open)
-        }
-    }
-
-    /// The rules in force, as they were given, for an admin (`.encoded`). Ends one use.
-    func rulesSource(as auth: AuthState, promise: EventLoopPromise<Answer>) {
-        queue.async {
-            defer { self.release() }
-            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
-            self.answerRules(promise, .encoded(Array(self.state.rules.source.utf8)))
-        }
-    }
-
-    /// The largest rules document taken (the hosted service's limit for a rules file).
-    static let maxRulesBytes = 256 * 1024
-
-    /// Loads a rules document a client sent (its own rules, or a draft to simulate): at most
-    /// `maxRulesBytes`, refused with the load error's line and column when it does not load.
-    static func loadRules(_ text: String) -> Result<RulesDocument, Refusal> {
-        guard text.utf8.count <= maxRulesBytes else {
-            return .failure(.limitExceeded("A rules document may be at most \(maxRulesBytes) bytes"))
-        }
-        do throws(RulesError) {
-            return .success(try RulesDocument.parse(text))
-        } catch {
-            return .failure(.invalidRules(error.description))
-        }
-    }
-
-    /// Puts rules of this namespace's own in force, for an admin: loaded (refused with their
-    /// line and column when they do not), stored in its data directory first so a restart keeps
-    /// them. Changes nothing when any step fails. Ends one use.
-    func setOwnRules(_ text: String, as auth: AuthState, promise: EventLoopPromise<Answer>) {
-        queue.async {
-            defer { self.release() }
-            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
-            if self.cluster != nil { return self.answerRules(promise, .refused(.unavailable(Namespace.rulesNotReplicated))) }
-            let rules: RulesDocument
-            switch Namespace.loadRules(text) {
-            case .success(let loaded): rules = loaded
-            case .failure(let refusal): return self.answerRules(promise, .refused(refusal))
-            }
-            // Rules are stored with the namespace's data: they make it exist.
-            if let refusal = self.writeRefusal { return self.answerRules(promise, .refused(refusal)) }
-            self.claim()
-            if let rulesFile = self.rulesFile {
-                do {
-                    try rulesFile.save(rules.source)
-                } catch {
-                    self.logger.error("could not store the namespace's rules: \(error)")
-                    return self.answerRules(promise, .refused(.unavailable("The rules could not be stored: \(error)")))
-                }
-            }
-            self.ownRules = rules
-            self.replaceRules(rules, open: false)
-            self.logger.notice("rules replaced")
-            self.answerRules(promise, .ok)
-        }
-    }
-
-    /// Runs a rules simulation for an admin against the data now and the rules in force (or the
-    /// simulation's own): answers the encoded decision and its trace. Ends one use.
-    func simulateRules(_ simulation: RulesSimulation, as auth: AuthState, promise: EventLoopPromise<Answer>) {
-        queue.async {
-            defer { self.release() }
-            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
-            var rules = self.state.rules
-            if let text = simulation.rulesText {
-                switch Namespace.loadRules(text) {
-                case .success(let draft): rules = draft
-                case .failure(let refusal): return self.answerRules(promise, .refused(refusal))
-                }
-            }
-            do throws(ValidationError) {
-                let decision = try simulation.run(rules: rules, root: self.state.database.tree.root, now: Namespace.now())
-                self.answerRules(promise, .encoded(RulesSimulation.encode(decision)))
-            } catch {
-                self.answerRules(promise, .refused(.invalid(error)))
-            }
-        }
-    }
-
-    /// Answers a rules request (read, set, simulate) and counts it as `rules`, as the checkpoint
-    /// counts every other request; confined to `queue`.
-    private func answerRules(_ promise: EventLoopPromise<Answer>, _ answer: Answer) {
-        let refusal: Refusal? = if case .refused(let refusal) = answer { refusal } else { nil }
-        state.tally.record(.rules, RequestOutcome(refusal))
-        report()
-        promise.succeed(answer)
-    }
-
-    /// Loads rules stored by an earlier `setOwnRules`; confined to `queue`.
-    private func loadOwnRules() {
-        guard let rulesFile, let text = rulesFile.load() else { return }
-        do throws(RulesError) {
-            let rules = try RulesDocument.parse(text)
-            ownRules = rules
-            replaceRules(rules, open: false)
-        } catch {
-            logger.error("the namespace's stored rules do not load; the server's rules apply: \(error)")
-        }
-    }
-
-    /// Confined to `queue`.
-    private func replaceRules(_ rules: RulesDocument, open: Bool) {
-        var out: [Outgoing] = []
-        let ended = state.replaceRules(rules, open: open, now: Namespace.now(), into: &out)
-        for stream in ended {
-            // The stream's use of the namespace ends here: its later closeStream finds nothing.
-            if case .eventStream(let outbound)? = outbounds.removeValue(forKey: stream) {
-                outbound.end(with: EventStreamEncoding.cancel)
-                release()
-            }
-        }
-        finish(out)
     }
 
     /// Sends `out` now; confined to `queue`.

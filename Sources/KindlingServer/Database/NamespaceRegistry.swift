@@ -69,13 +69,13 @@ final class NamespaceRegistry: NamespaceLifecycle {
     }
 
     /// A new namespace under the server's rules.
-    private func makeNamespace(_ name: String, root: Node = .empty) -> Namespace {
+    private func makeNamespace(_ name: String, root: Node = .empty, joining: Bool = true) -> Namespace {
         let rules = defaultRules.withLock { $0 }
         let namespace = Namespace(
             name: name, logger: logger, root: root, rules: rules.rules, rulesAreOpen: rules.open, rulesDebug: rulesDebug, limits: limits,
             lifecycle: self, metrics: metrics
         )
-        if let cluster { namespace.joinCluster(cluster) }
+        if joining, let cluster { namespace.joinCluster(cluster) }
         return namespace
     }
 
@@ -141,11 +141,23 @@ final class NamespaceRegistry: NamespaceLifecycle {
                 all.byName[name] = entry
                 return entry.namespace
             }
+            // A cluster node keeps every namespace it opens (it follows or leads its log): one
+            // over the cap is not joined, and refuses every request until nobody uses it.
+            if cluster != nil, all.claimed >= maxNamespaces {
+                let refused = makeNamespace(name, joining: false)
+                refused.refuseEverything(.namespaceLimit(NamespaceRegistry.clusterLimitMessage(maxNamespaces)))
+                all.byName[name] = Entry(namespace: refused, uses: 1, claimed: false)
+                return refused
+            }
             let created = makeNamespace(name)
             all.byName[name] = Entry(namespace: created, uses: 1, claimed: cluster != nil)
             if cluster != nil { all.claimed += 1 }
             return created
         }
+    }
+
+    static func clusterLimitMessage(_ limit: Int) -> String {
+        "This cluster node already serves its most namespaces (\(limit), --max-namespaces); try another node or ask the operator to raise it."
     }
 
     /// One use of `namespace` ended; a transient one that nobody uses any more is forgotten.

@@ -232,13 +232,30 @@ struct NamespaceState: Sendable {
         return nil
     }
 
-    /// Validates and resolves a write against the current tree, as a refusal when invalid.
+    /// Validates and resolves a write against the current tree, as a refusal when invalid or,
+    /// in cluster mode, too large for one log message.
     private func resolve(_ body: (DataTree) throws(ValidationError) -> Write) throws(Refusal) -> Write {
+        let write: Write
         do throws(ValidationError) {
-            return try body(database.tree)
+            write = try body(database.tree)
         } catch {
             throw Refusal.invalid(error)
         }
+        guard limits.maxWriteBytes < .max else { return write }
+        // Measured as stored (numbers such as 5e20 grow when written out), without keeping it.
+        var writer = JSONWriter(countingOnly: 64 * 1024)
+        switch write {
+        case .set(let path, let node):
+            writer.write(path.relativeString)
+            node.write(to: &writer, format: .export)
+        case .merge(let path, let entries):
+            writer.write(path.relativeString)
+            writer.write(entries, format: .export)
+        }
+        guard writer.count <= limits.maxWriteBytes else {
+            throw Refusal.limitExceeded("A write may be at most \(limits.maxWriteBytes) bytes in cluster mode (one NATS message); this one is \(writer.count)")
+        }
+        return write
     }
 
     /// Only admins read or replace a namespace's rules, whatever the rules say.

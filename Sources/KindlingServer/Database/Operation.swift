@@ -39,10 +39,10 @@ enum Operation: Sendable {
         }
     }
 
-    /// Whether it changes a connection's queued onDisconnect writes.
+    /// Whether it changes a connection's queued onDisconnect writes, or the identity they run as.
     var changesRegistrations: Bool {
         switch self {
-        case .onDisconnectSet, .onDisconnectUpdate, .onDisconnectCancel: return true
+        case .onDisconnectSet, .onDisconnectUpdate, .onDisconnectCancel, .authenticate, .refuseCredential: return true
         default: return false
         }
     }

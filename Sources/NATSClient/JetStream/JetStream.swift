@@ -76,10 +76,11 @@ public struct JetStream: Sendable {
         let _: SuccessResponse = try await api("STREAM.MSG.DELETE.\(stream)", body: MessageDeleteRequest(sequence: sequence))
     }
 
-    /// Removes messages from a stream, all of them or only those on `subject`.
-    public func purgeStream(_ name: String, subject: String? = nil) async throws(JetStreamError) {
+    /// Removes messages from a stream, all of them or only those on `subject`; with `before`,
+    /// only those whose stream sequence is lower than it.
+    public func purgeStream(_ name: String, subject: String? = nil, before: UInt64? = nil) async throws(JetStreamError) {
         try Self.validateName(name)
-        let _: SuccessResponse = try await api("STREAM.PURGE.\(name)", body: PurgeRequest(filter: subject))
+        let _: SuccessResponse = try await api("STREAM.PURGE.\(name)", body: PurgeRequest(filter: subject, seq: before))
     }
 
     /// Reads a stream in order from `startSequence`: every message once, with its stream
@@ -173,6 +174,8 @@ public struct JetStream: Sendable {
 
     private struct PurgeRequest: Encodable {
         var filter: String?
+        /// Purge below this stream sequence only.
+        var seq: UInt64?
     }
 
     private struct MessageGetResponse: Decodable {

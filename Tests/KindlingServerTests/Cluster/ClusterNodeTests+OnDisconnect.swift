@@ -90,6 +90,11 @@ extension ClusterNodeTests {
                 #expect(stored >= 4)
                 mortal.kill()
                 let killed = ContinuousClock.now
+                // Restarted at once with the same id: a new member, so its earlier process's
+                // registrations are still run once that one's liveness key expires.
+                let reborn = try await ServerProcess.start(
+                    dataDirectory: directory, arguments: ["--cluster", nats.urls.joined(separator: ","), "--node-id", "mortal", "--lease-seconds", "1"])
+                defer { reborn.kill() }
                 var ran: Duration?
                 while ContinuousClock.now - killed < .seconds(20) {
                     let data = try await TestHTTPConnection.request(port: leader.port, "GET", "/presence.json?ns=crash").json()
@@ -108,8 +113,41 @@ extension ClusterNodeTests {
                 try await Task.sleep(for: .seconds(3))
                 let after = try await TestHTTPConnection.request(port: leader.port, "GET", "/presence.json?ns=crash").json()
                 #expect(after["runs"] == .number(1))
+                // The sweeps purged the keys' delete markers: the bucket is empty again.
+                var left: UInt64 = .max
+                for _ in 0..<100 where left > 0 {
+                    left = (try? await js.streamInfo("KV_kindling_ondisconnect").state.messages) ?? .max
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(left == 0)
                 await nc.close()
                 try? FileManager.default.removeItem(atPath: directory)
+            }
+        }
+    }
+
+    @Test func aKilledLeadersClientsOnDisconnectWritesRunWithoutAnyoneWriting() async throws {
+        try await Self.withNATS { nats in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-cluster-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let leader = try await ServerProcess.start(
+                dataDirectory: directory, arguments: ["--cluster", nats.urls.joined(separator: ","), "--node-id", "doomed", "--lease-seconds", "1"])
+            #expect(try await TestHTTPConnection.request(port: leader.port, "PUT", "/status.json?ns=quiet", body: #""online""#).status == 200)
+            let client = try await TestClient.connect(port: leader.port, namespace: "quiet")
+            let registered = try await client.request("o", try json(#"{"p":"/status","d":"offline"}"#))
+            #expect(registered.last?["d"]?["b"]?["s"]?.stringValue == "ok")
+            try await KindlingServer.run(Self.configuration(nats, node: "survivor", leaseTime: .seconds(1))) { survivor in
+                let watcher = try await TestClient.connect(port: survivor.port, namespace: "quiet")
+                _ = try await watcher.request("q", try json(#"{"p":"/status","h":""}"#))
+                try await Task.sleep(for: .milliseconds(300))  // the registration's put reaches NATS
+                leader.kill()
+                let killed = ContinuousClock.now
+                // Nobody writes: the survivor takes the free lease by itself and runs them.
+                try await Self.eventually(for: .seconds(15)) {
+                    try await TestHTTPConnection.request(port: survivor.port, "GET", "/status.json?ns=quiet").text == #""offline""#
+                }
+                print("onDisconnect of a killed leader's client: run \(ContinuousClock.now - killed) after SIGKILL, with no write (lease 1 s)")
+                await watcher.close()
             }
         }
     }

@@ -62,6 +62,23 @@ import Testing
         }
     }
 
+    @Test func purgesOneSubjectBelowASequenceOnly() async throws {
+        try await withNATSServer { server in
+            let client = try await NATSClient.connect([server.url])
+            let js = JetStream(client: client)
+            var config = StreamConfig(name: "PURGE", subjects: ["p.>"])
+            config.storage = .memory
+            _ = try await js.createStream(config)
+            for index in 1...6 { _ = try await js.publish(index.isMultiple(of: 2) ? "p.b" : "p.a", payload: [UInt8(index)]) }
+            // p.a holds 1, 3, 5 and p.b 2, 4, 6: purging p.a below 5 leaves 5 and all of p.b.
+            try await js.purgeStream("PURGE", subject: "p.a", before: 5)
+            var left: [UInt64] = []
+            for sequence in UInt64(1)...6 where (try? await js.message(stream: "PURGE", sequence: sequence)) != nil { left.append(sequence) }
+            #expect(left == [2, 4, 5, 6])
+            await client.close()
+        }
+    }
+
     @Test func staleExpectedSequenceIsFencedAndStoresNothing() async throws {
         try await withNATSCluster { cluster in
             let client = try await NATSClient.connect(testOptions(cluster.urls))

@@ -1,0 +1,116 @@
+import Dispatch
+import KindlingCore
+import CoreMetrics
+import Logging
+import Metrics
+import NATSClient
+
+/// Snapshots in cluster mode (docs/cluster.md): the leader writes the tree to the
+/// `kindling_snapshots` object store once it has published `snapshotAfterBytes` of log since the
+/// last one, then purges the namespace's log behind the snapshot before it; a node that starts
+/// loads the newest snapshot and reads the log after it. Runs on the namespace's queue like the
+/// rest of `Namespace`.
+extension Namespace {
+
+    /// On the leader, after an append: starts a snapshot when enough log was published since
+    /// the last one and none is being written. Confined to `queue`.
+    func snapshotIfDue(_ log: ReplicatedLog) {
+        guard let node = cluster, !clusterSnapshotting, log.appendedBytes - clusterSnapshotMark >= node.configuration.snapshotAfterBytes else { return }
+        startClusterSnapshot(log, node: node)
+    }
+
+    /// Snapshots the tree as of the last record. Every batch the log has acknowledged so far
+    /// holds records the tree has, so the snapshot covers the stream up to the last acknowledged
+    /// batch; batches still on their way come after it. The snapshot is uploaded only once its
+    /// last record is in the log, so it never holds a write the log lacks. Confined to `queue`.
+    func startClusterSnapshot(_ log: ReplicatedLog, node: ClusterNode) {
+        clusterSnapshotting = true
+        clusterSnapshotMark = log.appendedBytes
+        let snapshot = ClusterSnapshot(
+            recordSequence: lastSequence, streamSequence: log.lastSubjectSequence, rulesSource: ownRules?.source, root: state.database.tree.root)
+        let previous = clusterSnapshotCovered
+        held.send(
+            PreparedDispatch(), after: lastSequence,
+            then: { [term = log.term] in Task { await self.uploadSnapshot(snapshot, purgingThrough: previous, term: term, node: node) } },
+            refused: { self.queue.async { self.clusterSnapshotting = false } })
+    }
+
+    /// Writes `snapshot` to the object store if this node still leads in the same term (a
+    /// deposed leader's late snapshot could replace a newer one), then purges the log up to the
+    /// previous snapshot's stream sequence: the log keeps one snapshot interval of margin behind
+    /// the newest snapshot, for followers that read behind, for a snapshot that turns out
+    /// unreadable, and for a deposed leader that has not noticed yet.
+    private func uploadSnapshot(_ snapshot: ClusterSnapshot, purgingThrough previous: UInt64, term: String, node: ClusterNode) async {
+        let started = ContinuousClock.now
+        var covered: UInt64?
+        do {
+            let bytes = try snapshot.encoded()
+            if await !onQueue({ self.replicated?.term == term }) {
+                logger.info("not writing a snapshot taken while leading an earlier term")
+            } else {
+                try await node.snapshots.put(name, bytes)
+                covered = snapshot.streamSequence
+                metrics?.snapshotDuration.record(duration: ContinuousClock.now - started)
+                metrics?.snapshotBytes.set(bytes.count)
+                logger.info(
+                    "wrote snapshot to the cluster",
+                    metadata: [
+                        "sequence": "\(snapshot.recordSequence)", "stream-sequence": "\(snapshot.streamSequence)", "bytes": "\(bytes.count)",
+                        "duration": "\(ContinuousClock.now - started)",
+                    ])
+                if previous > 0 {
+                    try await node.jetStream.purgeStream(ClusterNode.logStream, subject: ClusterNode.logSubject(name), before: previous + 1)
+                }
+            }
+        } catch {
+            logger.warning("could not write the namespace's snapshot to the cluster: \(error)")
+        }
+        let written = covered
+        queue.async {
+            self.clusterSnapshotting = false
+            if let written { self.clusterSnapshotCovered = max(self.clusterSnapshotCovered, written) }
+        }
+    }
+
+    /// The newest snapshot of the namespace, nil when none was written. Throws when it cannot
+    /// be read: the namespace is then not served from a log whose start may be purged.
+    func loadClusterSnapshot(_ node: ClusterNode) async throws -> ClusterSnapshot? {
+        guard let bytes = try await node.snapshots.get(name) else { return nil }
+        let snapshot = try ClusterSnapshot.decode(bytes, name: name)
+        logger.info(
+            "loaded the namespace's snapshot", metadata: ["sequence": "\(snapshot.recordSequence)", "stream-sequence": "\(snapshot.streamSequence)"])
+        return snapshot
+    }
+
+    /// Record sequences in the log follow each other without a hole, so a message whose first
+    /// record comes after the next one expected means batches before it are gone from this
+    /// node's reading (purged behind a newer snapshot while it read far behind). Confined to
+    /// `queue` (or run while it is suspended).
+    func checkContinuity(_ first: UInt64?, streamSequence: UInt64) throws(StorageError) {
+        guard let first, first > 0, first - 1 > lastSequence else { return }
+        throw StorageError.corrupt(
+            "message \(streamSequence) of \(ClusterNode.logSubject(name)) starts at record \(first), but the last one read is \(lastSequence)")
+    }
+
+    /// Puts a loaded snapshot's tree and rules in place of the (empty) state, before the log
+    /// after it is read. Run while `queue` is suspended.
+    func adopt(_ snapshot: ClusterSnapshot) throws(StorageError) {
+        var rules = serverRules
+        ownRules = nil
+        if let source = snapshot.rulesSource {
+            do throws(RulesError) {
+                let own = try RulesDocument.parse(source)
+                ownRules = own
+                rules = (own, false)
+            } catch {
+                throw StorageError.corruptSnapshot(file: "kindling_snapshots/\(name)", reason: "its rules do not load: \(error)")
+            }
+        }
+        state = NamespaceState(
+            name: name, root: snapshot.root, rules: rules.rules, rulesAreOpen: rules.open, rulesDebug: state.rulesDebug, limits: state.limits)
+        lastSequence = snapshot.recordSequence
+        appliedStreamSequence = snapshot.streamSequence
+        clusterSnapshotCovered = snapshot.streamSequence
+        report()
+    }
+}
