@@ -216,6 +216,7 @@ let package = Package(
                 "KindlingServer",
                 "KindlingTesting",
                 "KindlingWebSocketClient",
+                "NATSTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

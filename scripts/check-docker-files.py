@@ -9,7 +9,10 @@ Usage: scripts/check-docker-files.py KINDLING_BINARY
 - the EXPOSEd port is the one `serve --port` gets, the one compose publishes, the one
   Prometheus scrapes and the one KINDLING_URL names;
 - every file compose mounts or builds from exists, and every secret it uses is defined;
-- Prometheus reads its bearer token from a secret compose gives it.
+- Prometheus reads its bearer token from a secret compose gives it;
+- compose.cluster.yaml: the NATS servers route to each other with JetStream on named volumes,
+  and each Kindling node names every one of them in --cluster, with a node id of its own and
+  the same rules file.
 Needs PyYAML.
 """
 import fnmatch
@@ -79,6 +82,89 @@ def check_serve_arguments(where, arguments, flags):
     if port is None:
         problem(f"{where}: no --port given (the default is 9000, but say it where EXPOSE can be compared)")
     return port
+
+
+def check_cluster_compose(flags, exposed):
+    """compose.cluster.yaml: three NATS servers in one JetStream cluster, Kindling nodes on them."""
+    where = "compose.cluster.yaml"
+    compose = yaml.safe_load((DOCKER / "compose.cluster.yaml").read_text())
+    services = compose.get("services", {})
+    volumes = set((compose.get("volumes") or {}).keys())
+    nats = {name: service for name, service in services.items() if name.startswith("nats-")}
+    nodes = {name: service for name, service in services.items() if name.startswith("kindling-")}
+    if len(nats) != 3 or len(nodes) != 3:
+        problem(f"{where}: expected services nats-1…3 and kindling-1…3, found {sorted(services)}")
+        return
+
+    def option(words, name):
+        return words[words.index(name) + 1] if name in words and words.index(name) + 1 < len(words) else None
+
+    def host_port(url, scheme):
+        match = re.fullmatch(rf"{scheme}://([^:/]+):(\d+)", url or "")
+        return (match.group(1), int(match.group(2))) if match else None
+
+    cluster_names, route_ports = set(), {}
+    for name, service in nats.items():
+        words = service.get("command", [])
+        if "--jetstream" not in words and "-js" not in words:
+            problem(f"{where}: {name} runs without --jetstream")
+        if option(words, "--name") != name:
+            problem(f"{where}: {name} is not named {name} (--name), so JetStream's peers would not match the service")
+        store = option(words, "--store_dir")
+        mounted = {str(v).split(":", 1)[1].split(":")[0]: str(v).split(":", 1)[0] for v in service.get("volumes", []) if ":" in str(v)}
+        if store not in mounted or mounted[store] not in volumes:
+            problem(f"{where}: {name} stores JetStream in {store}, which is not a named volume it mounts")
+        cluster_names.add(option(words, "--cluster_name"))
+        listen = host_port(option(words, "--cluster"), "nats")
+        if listen is None:
+            problem(f"{where}: {name} has no --cluster nats://host:port to listen for routes on")
+        else:
+            route_ports[name] = listen[1]
+    if len(cluster_names) != 1 or None in cluster_names:
+        problem(f"{where}: the NATS servers must share one --cluster_name, found {cluster_names}")
+    for name, service in nats.items():
+        routes = [host_port(url, "nats") for url in (option(service.get("command", []), "--routes") or "").split(",")]
+        expected = {(other, route_ports.get(other)) for other in nats if other != name}
+        if set(routes) != expected:
+            problem(f"{where}: {name} routes to {routes}, expected the other two NATS servers {sorted(expected)}")
+
+    node_ids, published, rules = set(), set(), set()
+    for name, service in nodes.items():
+        words = service.get("command", [])
+        port = check_serve_arguments(f"{where} {name} command", words, flags)
+        if port != exposed:
+            problem(f"{where}: {name} serves port {port}, the image EXPOSEs {exposed}")
+        if "--data-dir" in words:
+            problem(f"{where}: {name} passes --data-dir, which cluster mode ignores")
+        urls = [host_port(url, "nats") for url in (option(words, "--cluster") or "").split(",")]
+        if sorted(u for u in urls if u) != sorted((other, 4222) for other in nats):
+            problem(f"{where}: {name} --cluster names {urls}, expected every NATS service on 4222")
+        node_id = option(words, "--node-id")
+        if not node_id or node_id in node_ids or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", node_id):
+            problem(f"{where}: {name} needs a unique --node-id of letters, digits, '-' and '_', has {node_id!r}")
+        node_ids.add(node_id)
+        rules.add(option(words, "--rules"))
+        for mapping in service.get("ports", []):
+            host, _, container = str(mapping).rpartition(":")
+            if int(container.split("/")[0]) != exposed:
+                problem(f"{where}: {name} publishes container port {container}, the node serves {exposed}")
+            if host in published:
+                problem(f"{where}: {name} publishes host port {host} twice")
+            published.add(host)
+        for volume in service.get("volumes", []):
+            source = str(volume).split(":", 1)[0]
+            if source.startswith((".", "/")) and not (DOCKER / source).exists():
+                problem(f"{where}: {name} mounts {source}, which does not exist")
+        build = service.get("build", {})
+        if build and not ((DOCKER / build.get("context", ".")).resolve() / build.get("dockerfile", "Dockerfile")).is_file():
+            problem(f"{where}: {name} builds from {build}, which has no Dockerfile")
+        needed = {other for other in nats}
+        if set(service.get("depends_on", {})) != needed:
+            problem(f"{where}: {name} should wait for every NATS server, depends on {sorted(service.get('depends_on', {}))}")
+        if "KINDLING_ADMIN_SECRET" not in service.get("environment", {}):
+            problem(f"{where}: {name} has no KINDLING_ADMIN_SECRET (off loopback a node needs a credential to verify)")
+    if len(rules) != 1 or None in rules:
+        problem(f"{where}: every node must serve the same --rules file, found {rules}")
 
 
 def main():
@@ -154,6 +240,8 @@ def main():
         if match and match.group(1).lower() not in {s.lower() for s in stage_names}:
             problem(f"Dockerfile: COPY --from={match.group(1)}: no such stage")
 
+    check_cluster_compose(flags, exposed)
+
     # compose.yaml
     compose = yaml.safe_load((DOCKER / "compose.yaml").read_text())
     services = compose.get("services", {})
@@ -211,4 +299,4 @@ if problems:
     for text in problems:
         print("  " + text, file=sys.stderr)
     sys.exit(1)
-print("check-docker-files: Dockerfile, compose.yaml and prometheus.yml name only what exists")
+print("check-docker-files: Dockerfile, compose.yaml, compose.cluster.yaml and prometheus.yml name only what exists")

@@ -27,6 +27,7 @@ struct ChatCommand: AsyncParsableCommand {
 
     func validate() throws {
         try target.refuseComparison()
+        try target.refuseSeveralNodes()
         guard pairs >= 1, window >= 1, text >= 0, seconds > 0 else { throw ValidationError("--pairs and --window must be at least 1; --seconds positive.") }
         try TargetOptions.validateFsync(fsync)
     }

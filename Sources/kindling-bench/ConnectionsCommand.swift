@@ -27,8 +27,8 @@ struct ConnectionsCommand: AsyncParsableCommand {
     func run() async throws {
         let options = ConnectionsOptions(count: count, sources: sources, listen: listen, progress: !target.noProgress)
         let report = try await target.withGroup { group in
-            try await target.withKindling(fsync: "always") { server in
-                try await ConnectionsScenario.run(kindling: server, group: group, options: options)
+            try await target.withKindlingNodes(fsync: "always") { nodes in
+                try await ConnectionsScenario.run(kindling: nodes, group: group, options: options)
             }
         }
         try target.finish([report])

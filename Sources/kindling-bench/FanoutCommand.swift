@@ -38,8 +38,8 @@ struct FanoutCommand: AsyncParsableCommand {
     }
 
     private func run(group: MultiThreadedEventLoopGroup, options: FanoutOptions) async throws {
-        let ours = try await target.withKindling(fsync: "memory") { server in
-            try await FanoutScenario.run(kindling: server, group: group, options: options)
+        let ours = try await target.withKindlingNodes(fsync: "memory") { nodes in
+            try await FanoutScenario.run(kindling: nodes, group: group, options: options)
         }
         guard target.comparingRedis else { return try target.finish([ours]) }
         let theirs = try await target.withRedis(fsync: "memory") { server in

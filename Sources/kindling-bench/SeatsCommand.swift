@@ -31,6 +31,7 @@ struct SeatsCommand: AsyncParsableCommand {
 
     func validate() throws {
         try target.refuseComparison()
+        try target.refuseSeveralNodes()
         guard students >= 1, locations >= 1, seats >= 1, observers >= 0, seconds > 0 else {
             throw ValidationError("--students, --locations and --seats must be at least 1; --observers not negative; --seconds positive.")
         }

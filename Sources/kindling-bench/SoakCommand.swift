@@ -40,6 +40,7 @@ struct SoakCommand: AsyncParsableCommand {
 
     func validate() throws {
         try target.refuseComparison()
+        try target.refuseSeveralNodes()
         guard duration >= 1, duration <= 86_400, interval >= 1, interval <= duration else {
             throw ValidationError("--duration must be 1…86400 seconds and --interval 1 s up to the duration.")
         }
@@ -49,7 +50,7 @@ struct SoakCommand: AsyncParsableCommand {
         guard pairs >= 1 else { throw ValidationError("--pairs must be at least 1.") }
         guard (0...1000).contains(namespacesPerSecond) else { throw ValidationError("--namespaces-per-second must be 0…1000.") }
         guard maxResidentMegabytes >= 1 else { throw ValidationError("--max-rss-mb must be at least 1.") }
-        if let url = target.url {
+        for url in target.urls {
             let host = try BenchTarget(url: url).host
             guard host == "localhost" || host.hasPrefix("127.") || host == "[::1]" else { throw ValidationError("soak attacks its server: loopback only.") }
         }

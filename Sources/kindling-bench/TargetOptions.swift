@@ -1,15 +1,25 @@
 import ArgumentParser
+import Foundation
 import KindlingBench
 import NIOCore
 import NIOPosix
 
 /// Where the scenario's server comes from, how the harness runs, and how it reports.
 struct TargetOptions: ParsableArguments {
-    @Option(help: "A running Kindling server (ws://host:port); by default the harness starts `kindling serve` itself.")
-    var url: String?
+    @Option(
+        help: """
+            A running Kindling server (ws://host:port); by default the harness starts `kindling serve` itself. \
+            Repeat it, or give a comma-separated list, for the nodes of a cluster (fanout, connections and writes \
+            spread their connections over them round-robin; the first node gets the writer).
+            """
+    )
+    var url: [String] = []
 
-    @Option(name: .customLong("server-pid"), help: "Process id of the --url server, to report its CPU and memory.")
-    var serverPid: Int32?
+    @Option(
+        name: .customLong("server-pid"),
+        help: "Process id of the --url server, to report its CPU and memory; with several nodes one per node, in the order of --url (repeated or comma-separated; the figures are sums)."
+    )
+    var serverPid: [String] = []
 
     @Option(help: "The kindling executable to start (default: the one next to kindling-bench).")
     var kindling: String?
@@ -35,9 +45,30 @@ struct TargetOptions: ParsableArguments {
     func validate() throws {
         if let compare, compare != "redis" { throw ValidationError("--compare knows only redis.") }
         if compare != nil, redisExecutable == nil { throw ValidationError("--compare redis needs redis-server (apt-get install redis-server, or --redis-server PATH).") }
-        if let url { _ = try BenchTarget(url: url) }
-        if url != nil, rules != nil { throw ValidationError("--rules applies to the server the harness starts, not to --url.") }
+        for url in urls { _ = try BenchTarget(url: url) }
+        let pids = Self.list(serverPid)
+        guard pids.allSatisfy({ Int32($0).map { $0 > 0 } ?? false }) else { throw ValidationError("--server-pid takes process ids, not \(pids.joined(separator: ",")).") }
+        if !pids.isEmpty, pids.count != urls.count {
+            throw ValidationError("Give one --server-pid per --url node, in the same order (\(urls.count) nodes, \(pids.count) pids).")
+        }
+        if !urls.isEmpty, rules != nil { throw ValidationError("--rules applies to the server the harness starts, not to --url.") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1.") }
+    }
+
+    /// Every `--url`, with comma-separated lists split; empty when the harness starts the server.
+    var urls: [String] { Self.list(url) }
+
+    /// Every `--server-pid` (checked by `validate`), with comma-separated lists split.
+    var serverPids: [Int32] { Self.list(serverPid).compactMap { Int32($0) } }
+
+    /// The values of a repeatable option, each of which may be a comma-separated list.
+    private static func list(_ values: [String]) -> [String] {
+        values.flatMap { $0.split(separator: ",") }.map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Refuses several `--url` nodes for the scenarios that drive one server.
+    func refuseSeveralNodes() throws {
+        if urls.count > 1 { throw ValidationError("Several --url nodes apply to fanout, connections and writes only.") }
     }
 
     var redisExecutable: String? { redisServer ?? RedisServerProcess.findExecutable() }
@@ -57,10 +88,22 @@ struct TargetOptions: ParsableArguments {
     }
 
     /// Runs `body` against the --url server, or against a fresh `kindling serve` with `fsync`.
+    /// The commands calling this refuse several nodes (`refuseSeveralNodes`).
     func withKindling<Result>(fsync: String, _ body: (BenchTarget) async throws -> Result) async throws -> Result {
-        if let url { return try await body(try BenchTarget(url: url, pid: serverPid)) }
+        try await withKindlingNodes(fsync: fsync) { targets in try await body(targets[0]) }
+    }
+
+    /// Runs `body` against every --url node (at least one), or against a fresh `kindling serve`
+    /// with `fsync` as the only node.
+    func withKindlingNodes<Result>(fsync: String, _ body: ([BenchTarget]) async throws -> Result) async throws -> Result {
+        let urls = urls
+        if !urls.isEmpty {
+            let pids = serverPids
+            let targets = try urls.indices.map { index in try BenchTarget(url: urls[index], pid: pids.count == urls.count ? pids[index] : nil) }
+            return try await body(targets)
+        }
         let server = try await KindlingServerProcess.start(executable: kindling ?? KindlingServerProcess.defaultExecutable, fsync: fsync, rules: rules)
-        return try await Self.run(body, on: server.target, then: server.stop)
+        return try await Self.run({ target in try await body([target]) }, on: server.target, then: server.stop)
     }
 
     /// Runs `body` against a fresh redis-server with the append-only policy matching `fsync`.

@@ -18,7 +18,7 @@ struct WritesCommand: AsyncParsableCommand {
     @Option(help: "Seconds to measure each fsync mode.")
     var seconds = 5.0
 
-    @Option(help: "Server fsync modes to measure, comma-separated: always, everysec, never, memory (no storage).")
+    @Option(help: "Server fsync modes to measure, comma-separated: always, everysec, never, memory (no storage); with --url the one the server runs, or cluster for `kindling serve --cluster` nodes.")
     var fsync = "always,everysec"
 
     @OptionGroup var target: TargetOptions
@@ -27,8 +27,10 @@ struct WritesCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard writers >= 1, pipeline >= 1, seconds > 0 else { throw ValidationError("--writers and --pipeline must be at least 1, --seconds positive.") }
-        for mode in modes { try TargetOptions.validateFsync(mode) }
-        if target.url != nil, modes.count > 1 { throw ValidationError("With --url the server's own fsync mode applies: give one --fsync, naming it.") }
+        // A cluster node's log is the replicated stream: with --url the mode only names it in the report.
+        for mode in modes where !(mode == "cluster" && !target.urls.isEmpty) { try TargetOptions.validateFsync(mode) }
+        if modes.contains("cluster"), target.comparingRedis { throw ValidationError("--compare redis has no peer for --fsync cluster.") }
+        if !target.urls.isEmpty, modes.count > 1 { throw ValidationError("With --url the server's own fsync mode applies: give one --fsync, naming it.") }
     }
 
     func run() async throws {
@@ -40,8 +42,8 @@ struct WritesCommand: AsyncParsableCommand {
         var comparisons: [Comparison] = []
         for mode in modes {
             let options = WritesOptions(writers: writers, pipeline: pipeline, duration: .milliseconds(Int(seconds * 1000)), fsync: mode, progress: !target.noProgress)
-            let ours = try await target.withKindling(fsync: mode) { server in
-                try await WritesScenario.run(kindling: server, group: group, options: options)
+            let ours = try await target.withKindlingNodes(fsync: mode) { nodes in
+                try await WritesScenario.run(kindling: nodes, group: group, options: options)
             }
             reports.append(ours)
             guard target.comparingRedis else { continue }

@@ -21,4 +21,11 @@ public struct BenchTarget: Sendable {
         }
         self.init(host: String(rest[..<colon]), port: port, pid: pid)
     }
+
+    /// The process ids of `targets` when every one of them has one, else none: CPU and memory
+    /// summed over only some nodes of a cluster would read as the whole cluster's.
+    public static func pids(of targets: [BenchTarget]) -> [Int32] {
+        let pids = targets.compactMap(\.pid)
+        return pids.count == targets.count ? pids : []
+    }
 }

@@ -21,6 +21,17 @@ public struct ProcessSample: Sendable {
         residentBytes = ProcessSample.resident(statusPath: base + "/status")
     }
 
+    /// The sum over the processes `pids` (the nodes of a cluster, on one machine), read at one
+    /// moment; nil readings when `pids` is empty or any of them cannot be read.
+    public init(pids: [Int32]) {
+        let samples = pids.map { ProcessSample(pid: $0) }
+        taken = samples.first?.taken ?? .now
+        let cpu = samples.compactMap(\.cpuSeconds)
+        let resident = samples.compactMap(\.residentBytes)
+        cpuSeconds = !pids.isEmpty && cpu.count == pids.count ? cpu.reduce(0, +) : nil
+        residentBytes = !pids.isEmpty && resident.count == pids.count ? resident.reduce(0, +) : nil
+    }
+
     /// The share of one core used between `earlier` and this sample (1.0 = one core busy).
     public func cores(since earlier: ProcessSample) -> Double? {
         guard let now = cpuSeconds, let then = earlier.cpuSeconds else { return nil }

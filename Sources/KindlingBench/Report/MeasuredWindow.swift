@@ -1,13 +1,21 @@
 /// CPU and memory samples of the server and the harness at the start of a measured window, to
 /// be closed into a report at its end.
 public struct MeasuredWindow: Sendable {
+    /// The server's sample: the sum over every node when the run targets several.
     public let server: ProcessSample
     public let harness: ProcessSample
-    private let serverPid: Int32?
+    private let serverPids: [Int32]
 
+    /// A window on one server (nil: not a local process the harness can read).
     public init(serverPid: Int32?) {
-        self.serverPid = serverPid
-        server = ProcessSample(pid: serverPid)
+        self.init(serverPids: serverPid.map { [$0] } ?? [])
+    }
+
+    /// A window on the nodes `serverPids` (empty: none the harness can read); their CPU and
+    /// memory are reported as sums.
+    public init(serverPids: [Int32]) {
+        self.serverPids = serverPids
+        server = ProcessSample(pids: serverPids)
         harness = ProcessSample(pid: nil)
     }
 
@@ -18,8 +26,8 @@ public struct MeasuredWindow: Sendable {
     public func close(into report: inout ScenarioReport) {
         let harnessNow = ProcessSample(pid: nil)
         report.harnessCores = harnessNow.cores(since: harness)
-        if let serverPid {
-            let serverNow = ProcessSample(pid: serverPid)
+        if !serverPids.isEmpty {
+            let serverNow = ProcessSample(pids: serverPids)
             report.serverCores = serverNow.cores(since: server)
             report.serverResidentBytes = serverNow.residentBytes
         }

@@ -5,19 +5,27 @@ import NIOPosix
 /// the server's resident memory per connection, with a projection past this machine's limits.
 public enum ConnectionsScenario {
     public static func run(kindling target: BenchTarget, group: MultiThreadedEventLoopGroup, options: ConnectionsOptions) async throws -> ScenarioReport {
+        try await run(kindling: [target], group: group, options: options)
+    }
+
+    /// The same over the nodes of a cluster: connection `i` goes to node `i mod n`, and the
+    /// memory figures are the sums over every node.
+    public static func run(kindling targets: [BenchTarget], group: MultiThreadedEventLoopGroup, options: ConnectionsOptions) async throws -> ScenarioReport {
         let tallies = try await PerLoop.make(on: group) { () }
-        let connector = RealtimeConnector(target: target, group: group, namespace: "idle\(UInt32.random(in: 0...UInt32.max))")
-        // One connection first, so the baseline includes the namespace and the server's warm-up.
-        let first = try await connector.connect { _ in IdleBehaviour() }
+        let nodes = try RoundRobinConnector(targets: targets, group: group, namespace: "idle\(UInt32.random(in: 0...UInt32.max))")
+        let pids = BenchTarget.pids(of: targets)
+        // One connection to each node first, so the baseline includes the namespace and the servers' warm-up.
+        var firsts: [RealtimeLink] = []
+        for node in nodes.nodes { firsts.append(try await node.connect { _ in IdleBehaviour() }) }
         try await Task.sleep(for: .milliseconds(500))
-        let before = ProcessSample(pid: target.pid)
+        let before = ProcessSample(pids: pids)
         let harnessBefore = ProcessSample(pid: nil)
-        let window = MeasuredWindow(serverPid: target.pid)
+        let window = MeasuredWindow(serverPids: pids)
         let opened = Countdown(options.count)
         let links = try await ProgressLine(label: "connections", unit: "connections", enabled: options.progress).show(count: { tallies.completed }) {
             try await ConnectMany.run(count: options.count, concurrency: 64) { index in
                 let listenPath = options.listen ? try Path("/idle/c\(index)") : nil
-                return try await connector.connect(from: options.source(index)) { loop in
+                return try await nodes.node(for: index).connect(from: options.source(index)) { loop in
                     IdleClient(listenPath: listenPath, opened: opened, tally: tallies.local(on: loop).tally)
                 }
             }
@@ -26,9 +34,11 @@ public enum ConnectionsScenario {
         let elapsed = window.elapsed.seconds
         // Let the server's allocator settle before reading its memory.
         try await Task.sleep(for: .seconds(1))
-        let after = ProcessSample(pid: target.pid)
+        let after = ProcessSample(pids: pids)
         let harnessAfter = ProcessSample(pid: nil)
-        var report = ScenarioReport(scenario: "connections", system: "kindling", parameters: options.parameters)
+        var parameters = options.parameters
+        if targets.count > 1 { parameters["nodes"] = "\(targets.count)" }
+        var report = ScenarioReport(scenario: "connections", system: "kindling", parameters: parameters)
         window.close(into: &report)
         report.measurements = [
             Measurement("connections open", Double(tallies.completed), "connections"),
@@ -49,7 +59,7 @@ public enum ConnectionsScenario {
             report.measurements.append(Measurement("harness memory per connection", Double(end - start) / Double(options.count) / 1024, "KB"))
         }
         for link in links { await link.close() }
-        await first.close()
+        for first in firsts { await first.close() }
         return report
     }
 }

@@ -1,22 +1,34 @@
+import KindlingCore
 import NIOPosix
 
 /// `writes`: M writers on distinct paths, each keeping its pipeline of puts (or SETs) full;
 /// acknowledged writes per second and ack latency, with the server's fsync mode as given.
 public enum WritesScenario {
     public static func run(kindling target: BenchTarget, group: MultiThreadedEventLoopGroup, options: WritesOptions) async throws -> ScenarioReport {
+        try await run(kindling: [target], group: group, options: options)
+    }
+
+    /// The same over the nodes of a cluster: writer `i` writes on node `i mod n`. The first node
+    /// opens the namespace first (so it leads a cluster's new namespace); the writers on the
+    /// other nodes are forwarded to it.
+    public static func run(kindling targets: [BenchTarget], group: MultiThreadedEventLoopGroup, options: WritesOptions) async throws -> ScenarioReport {
         let recorders = try await PerLoop.make(on: group) { LatencyRecorder() }
         let finished = Countdown(options.writers)
-        let connector = RealtimeConnector(target: target, group: group, namespace: "writes\(UInt32.random(in: 0...UInt32.max))")
+        let nodes = try RoundRobinConnector(targets: targets, group: group, namespace: "writes\(UInt32.random(in: 0...UInt32.max))")
+        let primer = try await nodes.primeFirstNode(reading: Path(keys: ["writes"]))
         let links = try await ConnectMany.run(count: options.writers) { index in
-            try await connector.connect { loop in
+            try await nodes.node(for: index).connect { loop in
                 let local = recorders.local(on: loop)
                 return DurableWriter(wire: KindlingWrites(path: "/writes/w\(index)"), options: options, recorder: local.value, tally: local.tally, finished: finished)
             }
         }
-        let window = MeasuredWindow(serverPid: target.pid)
+        let window = MeasuredWindow(serverPids: BenchTarget.pids(of: targets))
         for link in links { link.start() }
-        let report = try await finish(window: window, recorders: recorders, finished: finished, options: options, system: "kindling")
+        var parameters = options.parameters
+        if targets.count > 1 { parameters["nodes"] = "\(targets.count)" }
+        let report = try await finish(window: window, recorders: recorders, finished: finished, options: options, parameters: parameters, system: "kindling")
         for link in links { await link.close() }
+        await primer?.close()
         return report
     }
 
@@ -32,7 +44,7 @@ public enum WritesScenario {
         }
         let window = MeasuredWindow(serverPid: target.pid)
         for link in links { link.start() }
-        let report = try await finish(window: window, recorders: recorders, finished: finished, options: options, system: "redis")
+        let report = try await finish(window: window, recorders: recorders, finished: finished, options: options, parameters: options.parameters, system: "redis")
         for link in links { await link.close() }
         return report
     }
@@ -42,13 +54,14 @@ public enum WritesScenario {
         recorders: PerLoop<LatencyRecorder>,
         finished: Countdown,
         options: WritesOptions,
+        parameters: [String: String],
         system: String
     ) async throws -> ScenarioReport {
         try await ProgressLine(label: "writes \(system) \(options.fsync)", unit: "acks", enabled: options.progress).show(count: { recorders.completed }) {
             try await WaitFor.count("writers finished", reaches: options.writers, stall: options.duration + .seconds(30)) { options.writers - finished.remaining }
         }
         let elapsed = window.elapsed.seconds
-        var report = ScenarioReport(scenario: "writes", system: system, parameters: options.parameters)
+        var report = ScenarioReport(scenario: "writes", system: system, parameters: parameters)
         window.close(into: &report)
         report.measurements = [
             Measurement("acknowledged writes/s", Double(recorders.completed) / elapsed, "/s"),
