@@ -101,6 +101,9 @@ final class ClusterNode: Sendable {
         options.name = "kindling-\(configuration.nodeID)"
         options.reconnectWait = .milliseconds(50)
         options.maxReconnectWait = .milliseconds(500)
+        // A stalled link (open, silent) is left within about three pings, not the server's
+        // two-minute ping timeout: a leader behind it would hold its writes meanwhile.
+        options.pingInterval = max(.milliseconds(250), configuration.leaseTime / 4)
         let client: NATSClient
         do {
             client = try await NATSClient.connect(options)

@@ -170,6 +170,13 @@ final class ReplicatedLog: Sendable {
                     break
                 } catch {
                     if error.isWrongLastSequence {
+                        // A retry whose first try was stored but not acknowledged (the PubAck was
+                        // lost with a connection) finds the log one batch further: its own.
+                        if attempt > 0, let stored = await storedLast(messageID: options.messageID) {
+                            state.withLock { $0.lastSubjectSequence = stored }
+                            onDurable(batch.last)
+                            break
+                        }
                         stop("another node wrote the namespace's log (a stale expected sequence \(expected)): deposed")
                         return
                     }
@@ -184,6 +191,15 @@ final class ReplicatedLog: Sendable {
                 }
             }
         }
+    }
+
+    /// The stream sequence of the subject's last message when it carries `messageID` (this
+    /// node's batch), else nil.
+    private func storedLast(messageID: String?) async -> UInt64? {
+        guard let messageID, let last = try? await node.jetStream.lastMessage(stream: ClusterNode.logStream, subject: subject),
+            last.headers?["Nats-Msg-Id"] == messageID
+        else { return nil }
+        return last.sequence
     }
 
     /// Stops the log for good: nothing more is published or reported durable. Tells `onDeposed`

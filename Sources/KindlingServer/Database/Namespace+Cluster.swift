@@ -396,7 +396,7 @@ extension Namespace {
         logRefusals()
         finish(
             out, then: { self.queue.async { complete(answer) } },
-            refused: { self.queue.async { complete(.refused(.unavailable(Namespace.notLeading))) } })
+            refused: { self.queue.async { complete(.refused(.unavailable(Namespace.unconfirmed))) } })
     }
 
     /// The answer to a forwarded write the leader committed, from this node's tree, which now

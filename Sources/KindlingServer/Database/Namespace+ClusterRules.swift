@@ -43,7 +43,7 @@ extension Namespace {
         // events the new rules cause (revoked listens) are held behind it.
         held.send(
             PreparedDispatch(), after: sequence, then: { self.queue.async { complete(.committed(sequence: sequence, pushed: nil)) } },
-            refused: { self.queue.async { complete(.refused(.unavailable(Namespace.notLeading))) } })
+            refused: { self.queue.async { complete(.refused(.unavailable(Namespace.unconfirmed))) } })
         replicated.appendRules(rules.source, sequence: sequence)
         ownRules = rules
         replaceRules(rules, open: false)
@@ -66,7 +66,7 @@ extension Namespace {
         switch Namespace.loadRules(change.source) {
         case .success(let rules):
             publishRules(rules) { answer in
-                if case .refused(.unavailable(let message)) = answer, message == Namespace.notLeading { return }
+                if case .refused(.unavailable(let message)) = answer, message == Namespace.notLeading || message == Namespace.unconfirmed { return }
                 respond(answer)
             }
         case .failure(let refusal):

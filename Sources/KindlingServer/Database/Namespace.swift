@@ -294,6 +294,10 @@ final class Namespace: @unchecked Sendable {
     static let rejoinDelay: Duration = .seconds(5)
     static let notJoined = "This cluster node could not read the namespace's log from NATS; try another node."
     static let notLeading = "This cluster node does not lead the namespace now; nothing was written. Try again."
+    /// A write held for the log when its node stopped leading: its batch may have been stored
+    /// (its acknowledgement lost) or not.
+    static let unconfirmed =
+        "This cluster node stopped leading the namespace before the write was confirmed: it may or may not be stored. Read it back before writing it again."
 
     /// Drops a connection's identity to anonymous when its token expires.
     private func expire(_ connection: ConnectionID, at expiresAt: Int64) {
@@ -424,7 +428,8 @@ final class Namespace: @unchecked Sendable {
             var out: [Outgoing] = []
             let answer = self.state.apply(operation, by: .rest(auth), now: Namespace.now(), into: &out)
             self.logRefusals(connection: connection)
-            self.finish(out, then: { promise.succeed(answer) }, refused: { promise.succeed(.refused(.unavailable(Namespace.notLeading))) })
+            let lost = operation.writesNow ? Namespace.unconfirmed : Namespace.notLeading
+            self.finish(out, then: { promise.succeed(answer) }, refused: { promise.succeed(.refused(.unavailable(lost))) })
             if operation.writesNow { self.settleReservation() }
         }
     }

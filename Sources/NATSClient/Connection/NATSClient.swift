@@ -49,6 +49,8 @@ public actor NATSClient {
     private var nextRequestID: UInt64 = 0
     private var eventListeners: [Int: AsyncStream<NATSConnectionEvent>.Continuation] = [:]
     private var nextListenerID = 0
+    /// Keep-alive PINGs sent since the last PONG.
+    private var pingsOut = 0
 
     private init(options: NATSOptions, addresses: [NATSServerAddress]) {
         self.options = options
@@ -326,6 +328,8 @@ public actor NATSClient {
                 }
             }
         case .success(.pong):
+            // Any PONG shows the connection is alive.
+            pingsOut = 0
             if phase == .handshaking {
                 completeHandshake()
             } else if !pongWaiters.isEmpty {
@@ -351,6 +355,37 @@ public actor NATSClient {
         everConnected = true
         handshake?.resume(returning: .success(()))
         handshake = nil
+        startKeepAlive()
+    }
+
+    /// PINGs the connection of this generation every `pingInterval` until it ends.
+    private func startKeepAlive() {
+        guard let interval = options.pingInterval else { return }
+        pingsOut = 0
+        let current = generation
+        Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard let self, await self.keepAlivePing(generation: current) else { return }
+            }
+        }
+    }
+
+    /// Sends one keep-alive PING, or closes the connection when `maxPingsOut` are unanswered
+    /// (a stalled link: the close starts a reconnect). False once this generation is over.
+    private func keepAlivePing(generation current: Int) -> Bool {
+        guard current == generation, phase == .connected else { return false }
+        guard pingsOut < options.maxPingsOut else {
+            lastError = .timeout("no PONG to \(pingsOut) keep-alive PINGs")
+            channel?.close(promise: nil)
+            return false
+        }
+        pingsOut += 1
+        nextPingID += 1
+        // Its PONG comes in order with those of flushes: a waiter with nothing to resume.
+        pongWaiters.append(PendingPing(id: nextPingID, continuation: nil, timer: nil))
+        try? send { buffer throws(NATSError) in NATSEncoder.ping(into: &buffer) }
+        return true
     }
 
     private func deliver(_ inbound: NATSInboundMessage) {
@@ -386,6 +421,9 @@ public actor NATSClient {
         guard current == generation else { return }
         channel = nil
         failPongWaiters(.notConnected("connection lost"))
+        // A reply to a request sent on the lost connection may never come: its caller hears now
+        // rather than at its timeout, and can retry on the next connection.
+        for token in Array(requests.keys) { finishRequest(token, .failure(.notConnected("connection lost"))) }
         switch phase {
         case .handshaking:
             handshake?.resume(returning: .failure(lastError ?? .connectionFailed("closed during handshake")))

@@ -21,6 +21,13 @@ public struct NATSOptions: Sendable {
     public var maxReconnectPasses: Int?
     /// Messages buffered per subscription before new ones are dropped (a slow consumer).
     public var pendingMessageLimit: Int = 65_536
+    /// How often the client PINGs a connection that is up, so a stalled one (open, but nothing
+    /// crosses it) is found: with `maxPingsOut` PINGs unanswered the client closes it and tries
+    /// the servers again. Nil sends none (a stalled connection then lasts until the server's
+    /// own ping timeout, two minutes by default).
+    public var pingInterval: Duration? = .seconds(2)
+    /// Unanswered keep-alive PINGs after which the connection counts as stalled.
+    public var maxPingsOut: Int = 2
 
     /// Options for the given servers with the defaults above.
     public init(servers: [String]) {
