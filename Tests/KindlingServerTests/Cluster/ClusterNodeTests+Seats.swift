@@ -69,4 +69,74 @@ extension ClusterNodeTests {
         }
         return taken
     }
+
+    /// The same scenario as the SDKs run it: realtime transactions. Each buyer listens to the
+    /// count and sends a set carrying the hash of the value it holds; a stale hash is refused
+    /// (`datastale`) and the buyer tries again with the value its listen brings.
+    @Test func realtimeTransactionsOnThreeNodesTakeExactlyTheSeatsThereAre() async throws {
+        try await Self.withNATS { nats in
+            try await KindlingServer.run(Self.configuration(nats, node: "one")) { one in
+                let seats = 15
+                #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/show.json?ns=rtseats", body: #"{"left":\#(seats)}"#).status == 200)
+                try await KindlingServer.run(Self.configuration(nats, node: "two")) { two in
+                    try await KindlingServer.run(Self.configuration(nats, node: "three")) { three in
+                        let ports = [one.port, two.port, three.port]
+                        let bought = try await withThrowingTaskGroup(of: [Int].self) { group in
+                            for port in ports + ports {
+                                group.addTask { try await Self.buySeatsInTransactions(port: port) }
+                            }
+                            var all: [Int] = []
+                            for try await taken in group { all += taken }
+                            return all
+                        }
+                        #expect(bought.count == seats)
+                        #expect(Set(bought) == Set(0..<seats))
+                        for port in ports {
+                            try await Self.eventually {
+                                try await TestHTTPConnection.request(port: port, "GET", "/show/left.json?ns=rtseats").text == "0"
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes seats from `/show/left` with realtime transactions until its listen shows 0;
+    /// returns the count each purchase left behind. A count below zero fails the test.
+    static func buySeatsInTransactions(port: Int) async throws -> [Int] {
+        let client = try await TestClient.connect(port: port, namespace: "rtseats")
+        var current: JSONValue = .null
+        func read(_ messages: [JSONValue]) {
+            for message in messages where message["d"]?["a"]?.stringValue == "d" && message["d"]?["b"]?["p"]?.stringValue == "show/left" {
+                current = message["d"]?["b"]?["d"] ?? .null
+            }
+        }
+        read(try await client.request("q", try JSONParser.parse(#"{"p":"/show/left","h":""}"#)))
+        var taken: [Int] = []
+        for _ in 0..<2_000 {
+            let left = try #require(current.numberValue.map { Int($0) }, "\(current)")
+            #expect(left >= 0)
+            guard left > 0 else { break }
+            let hash = try Node(json: current, at: .root).hash
+            let body = JSONValue.object([
+                JSONMember("p", .string("/show/left")), JSONMember("d", .number(Double(left - 1))), JSONMember("h", .string(hash)),
+            ])
+            let replies = try await client.request("p", body)
+            read(replies)
+            switch replies.last?["d"]?["b"]?["s"]?.stringValue {
+            case "ok":
+                taken.append(left - 1)
+            case "datastale":
+                // The newer count is on its way through the listen.
+                if current == .number(Double(left)), let next = try? await client.nextMessage(timeout: .milliseconds(500)) { read([next]) }
+            default:
+                Issue.record("a transaction answered \(replies.last.map { "\($0)" } ?? "nothing")")
+                await client.close()
+                return taken
+            }
+        }
+        await client.close()
+        return taken
+    }
 }
