@@ -21,7 +21,10 @@ struct RealtimeProtocolTests {
     func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
 
     /// The action of a push, or "r<N>:<status>" for a response.
-    func describe(_ message: JSONValue) -> String {
+    func describe(_ message: JSONValue) -> String { Self.describe(message) }
+
+    /// `describe`, for other suites that replay these exchanges (the cluster's).
+    static func describe(_ message: JSONValue) -> String {
         if let number = message["d"]?["r"]?.numberValue {
             return "r\(Int(number)):\(message["d"]?["b"]?["s"]?.stringValue ?? "?")"
         }
@@ -132,20 +135,25 @@ struct RealtimeProtocolTests {
     }
 
     @Test func taggedQueriesGetFilteredWindowsThatMove() async throws {
-        try await Self.withServer { server in
-            let client = try await TestClient.connect(port: server.port)
-            _ = try await client.request("p", try json(#"{"p":"/s","d":{"a":{"score":1},"b":{"score":2},"c":{"score":3}}}"#))
-            let listen = try await client.request("q", try json(#"{"p":"/s","q":{"l":2,"vf":"r","i":"score"},"t":1,"h":""}"#))
-            #expect(listen.map(describe) == [#"d[1] s {"b":{"score":2},"c":{"score":3}}"#, "r2:ok"])
-            let moved = try await client.request("p", try json(#"{"p":"/s/b/score","d":0}"#))
-            #expect(moved.map(describe) == [#"d[1] s {"a":{"score":1},"c":{"score":3}}"#, "r3:ok"])
-            let got = try await client.request("g", try json(#"{"p":"/s","q":{"l":1,"vf":"l","i":"score"}}"#))
-            #expect(got.last?["d"]?["b"]?["d"] == (try json(#"{"b":{"score":0}}"#)))
-            _ = try await client.request("n", try json(#"{"p":"/s","q":{"l":2,"vf":"r","i":"score"},"t":1}"#))
-            let after = try await client.request("p", try json(#"{"p":"/s/z","d":{"score":9}}"#)).map(describe)
-            #expect(after == ["r6:ok"])
-            await client.close()
-        }
+        try await Self.withServer { server in try await Self.taggedQueriesGetFilteredWindows(port: server.port) }
+    }
+
+    /// A tagged query listen gets its window, the window moves with a write, and after an
+    /// unlisten nothing more comes; a fresh connection to `port`, in `namespace`.
+    static func taggedQueriesGetFilteredWindows(port: Int, namespace: String = "test") async throws {
+        func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
+        let client = try await TestClient.connect(port: port, namespace: namespace)
+        _ = try await client.request("p", try json(#"{"p":"/s","d":{"a":{"score":1},"b":{"score":2},"c":{"score":3}}}"#))
+        let listen = try await client.request("q", try json(#"{"p":"/s","q":{"l":2,"vf":"r","i":"score"},"t":1,"h":""}"#))
+        #expect(listen.map(describe) == [#"d[1] s {"b":{"score":2},"c":{"score":3}}"#, "r2:ok"])
+        let moved = try await client.request("p", try json(#"{"p":"/s/b/score","d":0}"#))
+        #expect(moved.map(describe) == [#"d[1] s {"a":{"score":1},"c":{"score":3}}"#, "r3:ok"])
+        let got = try await client.request("g", try json(#"{"p":"/s","q":{"l":1,"vf":"l","i":"score"}}"#))
+        #expect(got.last?["d"]?["b"]?["d"] == (try json(#"{"b":{"score":0}}"#)))
+        _ = try await client.request("n", try json(#"{"p":"/s","q":{"l":2,"vf":"r","i":"score"},"t":1}"#))
+        let after = try await client.request("p", try json(#"{"p":"/s/z","d":{"score":9}}"#)).map(describe)
+        #expect(after == ["r6:ok"])
+        await client.close()
     }
 
     @Test func onDisconnectRunsWhenAClientDropsAbruptly() async throws {

@@ -14,12 +14,10 @@ extension ClusterNodeTests {
     @Test func aPartitionedLeaderAcknowledgesNothingAndIsFencedWhenTheLinkReturns() async throws {
         // The servers must not tell the old leader their own addresses, or it would reconnect
         // around the proxies.
-        try await Self.withNATS(advertise: false) { nats in
-            var proxies: [TCPProxy] = []
-            for server in nats.servers { proxies.append(try await TCPProxy.start(forwardingTo: server.port)) }
+        try await Self.withProxiedNATS { nats, proxies in
             let lease: Duration = .seconds(1)
             let (nc, js) = try await Self.jetStream(nats)
-            try await KindlingServer.run(Self.configuration(urls: proxies.map { "nats://127.0.0.1:\($0.port)" }, node: "old", leaseTime: lease)) { old in
+            try await KindlingServer.run(Self.configuration(urls: Self.urls(of: proxies), node: "old", leaseTime: lease)) { old in
                 let first = try await TestHTTPConnection.request(port: old.port, "PUT", "/acct.json?ns=split", body: #"{"a":0,"b":0,"c":0}"#)
                 #expect(first.status == 200)
                 try await KindlingServer.run(Self.configuration(nats, node: "new", leaseTime: lease)) { new in
@@ -115,14 +113,9 @@ extension ClusterNodeTests {
                         }
                         // Nothing the old leader published reached the log after the cut (the new
                         // leader is "new" or "third").
-                        let last = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.split").sequence
-                        #expect(last > lastBeforeCut)
-                        for sequence in (lastBeforeCut + 1)...last {
-                            let message = try await js.message(stream: "KINDLING_LOG", sequence: sequence)
-                            guard message.subject == "kindling.log.split" else { continue }
-                            let id = message.headers?["Nats-Msg-Id"] ?? ""
-                            #expect(!id.hasPrefix("old."), "batch \(sequence) has message id \(id)")
-                        }
+                        let ids = try await Self.messageIDs(js, namespace: "split", after: lastBeforeCut)
+                        #expect(!ids.isEmpty)
+                        #expect(!ids.contains { $0.hasPrefix("old.") }, "\(ids)")
                         // The watcher on the third node saw the new leader's writes only.
                         var events: [JSONValue] = []
                         while let event = try? await watcher.nextMessage(timeout: .milliseconds(300)) { events.append(event) }
@@ -143,7 +136,6 @@ extension ClusterNodeTests {
                 }
             }
             await nc.close()
-            for proxy in proxies { await proxy.close() }
         }
     }
 
@@ -152,12 +144,10 @@ extension ClusterNodeTests {
     /// Only the old leader's own knowledge that its lease lapsed keeps it from publishing when
     /// the link returns, which would depose the rightful leader.
     @Test func aPartitionedLeaderDoesNotPublishOnceItsLeaseLapsedEvenWhenTheLogWouldTakeIt() async throws {
-        try await Self.withNATS(advertise: false) { nats in
-            var proxies: [TCPProxy] = []
-            for server in nats.servers { proxies.append(try await TCPProxy.start(forwardingTo: server.port)) }
+        try await Self.withProxiedNATS { nats, proxies in
             let lease: Duration = .seconds(1)
             let (nc, js) = try await Self.jetStream(nats)
-            try await KindlingServer.run(Self.configuration(urls: proxies.map { "nats://127.0.0.1:\($0.port)" }, node: "old", leaseTime: lease)) { old in
+            try await KindlingServer.run(Self.configuration(urls: Self.urls(of: proxies), node: "old", leaseTime: lease)) { old in
                 #expect(try await TestHTTPConnection.request(port: old.port, "PUT", "/v.json?ns=lapse", body: "0").status == 200)
                 let leases = try await js.keyValue("kindling_leases")
                 try await KindlingServer.run(Self.configuration(nats, node: "third", leaseTime: lease)) { third in
@@ -213,13 +203,8 @@ extension ClusterNodeTests {
                         #expect(try await TestHTTPConnection.request(port: late.port, "PUT", "/v.json?ns=lapse", body: "1").status == 200)
                         // The same new leader still holds the lease.
                         #expect(try await leases.get("lapse").map { String(decoding: $0.value, as: UTF8.self) } == newLeader)
-                        let last = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.lapse").sequence
-                        for sequence in (lastBeforeCut + 1)...last {
-                            let message = try await js.message(stream: "KINDLING_LOG", sequence: sequence)
-                            guard message.subject == "kindling.log.lapse" else { continue }
-                            let id = message.headers?["Nats-Msg-Id"] ?? ""
-                            #expect(!id.hasPrefix("old."), "batch \(sequence), after the cut, is the old leader's: \(id)")
-                        }
+                        let ids = try await Self.messageIDs(js, namespace: "lapse", after: lastBeforeCut)
+                        #expect(!ids.contains { $0.hasPrefix("old.") }, "after the cut, batches of the old leader: \(ids)")
                         let burstStored = try await TestHTTPConnection.request(port: late.port, "GET", "/burst.json?ns=lapse").json()
                         for answer in answers {
                             let stored = burstStored["k\(answer.key)"]
@@ -247,7 +232,6 @@ extension ClusterNodeTests {
                 }
             }
             await nc.close()
-            for proxy in proxies { await proxy.close() }
         }
     }
 
@@ -256,12 +240,10 @@ extension ClusterNodeTests {
     /// sequence, lease renewals) arrives late. NATS still counts it subscribed, so the first
     /// write forwarded to it waits for the follower's timeout (5 s) before the take-over.
     @Test func aStalledLeaderLinkDeliversItsWritesLateAndTheLogRefusesThem() async throws {
-        try await Self.withNATS(advertise: false) { nats in
-            var proxies: [TCPProxy] = []
-            for server in nats.servers { proxies.append(try await TCPProxy.start(forwardingTo: server.port)) }
+        try await Self.withProxiedNATS { nats, proxies in
             let lease: Duration = .seconds(1)
             let (nc, js) = try await Self.jetStream(nats)
-            try await KindlingServer.run(Self.configuration(urls: proxies.map { "nats://127.0.0.1:\($0.port)" }, node: "old", leaseTime: lease)) { old in
+            try await KindlingServer.run(Self.configuration(urls: Self.urls(of: proxies), node: "old", leaseTime: lease)) { old in
                 #expect(try await TestHTTPConnection.request(port: old.port, "PUT", "/acct.json?ns=stall", body: #"{"a":0,"b":0}"#).status == 200)
                 try await KindlingServer.run(Self.configuration(nats, node: "new", leaseTime: lease)) { new in
                     try await KindlingServer.run(Self.configuration(nats, node: "third", leaseTime: lease)) { third in
@@ -307,13 +289,7 @@ extension ClusterNodeTests {
                         // also hands on what it holds when the old node, finding the link stalled by
                         // its keep-alive PINGs, closes it). Its client was then told the write's
                         // fate is unknown, never "nothing was written".
-                        let last = try await js.lastMessage(stream: "KINDLING_LOG", subject: "kindling.log.stall").sequence
-                        var ids: [String] = []
-                        for sequence in (lastBeforeStall + 1)...last {
-                            let message = try await js.message(stream: "KINDLING_LOG", sequence: sequence)
-                            guard message.subject == "kindling.log.stall" else { continue }
-                            ids.append(message.headers?["Nats-Msg-Id"] ?? "")
-                        }
+                        let ids = try await Self.messageIDs(js, namespace: "stall", after: lastBeforeStall)
                         let firstNew = ids.firstIndex { !$0.hasPrefix("old.") } ?? ids.count
                         #expect(!ids[firstNew...].contains { $0.hasPrefix("old.") }, "\(ids)")
                         if firstNew > 0 { #expect(!oldAnswer.text.contains("nothing was written"), "\(oldAnswer.text)") }
@@ -326,7 +302,6 @@ extension ClusterNodeTests {
                 }
             }
             await nc.close()
-            for proxy in proxies { await proxy.close() }
         }
     }
 
@@ -334,12 +309,9 @@ extension ClusterNodeTests {
     /// keep-alive PINGs and left for another server, so the node's writes go on within about a
     /// second instead of waiting for the server's two-minute ping timeout.
     @Test func aNodeLeavesAStalledNATSServerForAnotherWithinAboutASecond() async throws {
-        try await Self.withNATS(advertise: false) { nats in
-            var proxies: [TCPProxy] = []
-            for server in nats.servers { proxies.append(try await TCPProxy.start(forwardingTo: server.port)) }
+        try await Self.withProxiedNATS { nats, proxies in
             // The client connects to the first URL: the first proxy.
-            let urls = proxies.map { "nats://127.0.0.1:\($0.port)" }
-            try await KindlingServer.run(Self.configuration(urls: urls, node: "solo", leaseTime: .seconds(1))) { node in
+            try await KindlingServer.run(Self.configuration(urls: Self.urls(of: proxies), node: "solo", leaseTime: .seconds(1))) { node in
                 #expect(try await TestHTTPConnection.request(port: node.port, "PUT", "/n.json?ns=stalled", body: "0").status == 200)
                 proxies[0].stall()
                 let stalled = ContinuousClock.now
@@ -349,7 +321,6 @@ extension ClusterNodeTests {
                 #expect(took < .seconds(4), "the write waited \(took)")
                 print("stalled NATS server: a write acknowledged \(took) after the stall, through another server")
             }
-            for proxy in proxies { await proxy.close() }
         }
     }
 }

@@ -24,7 +24,7 @@ extension ClusterNodeTests {
                         try await setsAndListens(port: port, other: other)
                         try await updatesFanOut(port: port, other: other)
                         try await transactionsAreCompareAndSet(port: port)
-                        try await queryListensGetFilteredWindows(port: port)
+                        try await RealtimeProtocolTests.taggedQueriesGetFilteredWindows(port: port, namespace: "proto")
                         try await onDisconnectWritesRunAtClose(port: port, other: other)
                         try await serverTimestampsResolve(port: port, other: other)
                     }
@@ -33,16 +33,7 @@ extension ClusterNodeTests {
         }
     }
 
-    /// A message as RealtimeProtocolTests writes it: `r<n>:<status>` for a response, else
-    /// `<action>[tag] <path> <data>`.
-    private func describe(_ message: JSONValue) -> String {
-        if let number = message["d"]?["r"]?.numberValue {
-            return "r\(Int(number)):\(message["d"]?["b"]?["s"]?.stringValue ?? "?")"
-        }
-        let body = message["d"]?["b"]
-        let tag = body?["t"]?.numberValue.map { "[\(Int($0))]" } ?? ""
-        return "\(message["d"]?["a"]?.stringValue ?? "?")\(tag) \(body?["p"]?.stringValue ?? "") \(body.flatMap { $0["d"] }.map(JSONWriter.string) ?? "")"
-    }
+    private func describe(_ message: JSONValue) -> String { RealtimeProtocolTests.describe(message) }
 
     private func setsAndListens(port: Int, other: Int) async throws {
         let writer = try await TestClient.connect(port: port, namespace: "proto")
@@ -87,20 +78,6 @@ extension ClusterNodeTests {
         #expect(try await client.request("p", try json(#"{"p":"/tx","d":11,"h":"+r5aI9HvKKagELki8SYKBk0q7D4="}"#)).map(describe) == ["r5:ok"])
         #expect(try await client.request("g", try json(#"{"p":"/tx","q":{}}"#)).last?["d"]?["b"]?["d"] == .number(11))
         #expect(try await client.request("p", try json(#"{"p":"/txfresh","d":1,"h":""}"#)).map(describe) == ["r7:ok"])
-        await client.close()
-    }
-
-    private func queryListensGetFilteredWindows(port: Int) async throws {
-        let client = try await TestClient.connect(port: port, namespace: "proto")
-        _ = try await client.request("p", try json(#"{"p":"/s","d":{"a":{"score":1},"b":{"score":2},"c":{"score":3}}}"#))
-        let listen = try await client.request("q", try json(#"{"p":"/s","q":{"l":2,"vf":"r","i":"score"},"t":1,"h":""}"#))
-        #expect(listen.map(describe) == [#"d[1] s {"b":{"score":2},"c":{"score":3}}"#, "r2:ok"])
-        let moved = try await client.request("p", try json(#"{"p":"/s/b/score","d":0}"#))
-        #expect(moved.map(describe) == [#"d[1] s {"a":{"score":1},"c":{"score":3}}"#, "r3:ok"])
-        let got = try await client.request("g", try json(#"{"p":"/s","q":{"l":1,"vf":"l","i":"score"}}"#))
-        #expect(got.last?["d"]?["b"]?["d"] == (try json(#"{"b":{"score":0}}"#)))
-        _ = try await client.request("n", try json(#"{"p":"/s","q":{"l":2,"vf":"r","i":"score"},"t":1}"#))
-        #expect(try await client.request("p", try json(#"{"p":"/s/z","d":{"score":9}}"#)).map(describe) == ["r6:ok"])
         await client.close()
     }
 
