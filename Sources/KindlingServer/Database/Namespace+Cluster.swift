@@ -386,17 +386,7 @@ extension Namespace {
     /// Decides a write of this node's client here, now that it leads (after a take-over);
     /// `complete` gets the answer on `queue` once the write is in the log. Confined to `queue`.
     private func applyLocally(_ write: ForwardedWrite, complete: @escaping @Sendable (Answer) -> Void) {
-        if let refusal = writeRefusal {
-            state.count(write.operation, by: .rest(write.auth), refusal: refusal)
-            report()
-            return complete(.refused(refusal))
-        }
-        var out: [Outgoing] = []
-        let answer = state.apply(write.operation, by: .rest(write.auth), now: Namespace.now(), into: &out)
-        logRefusals()
-        finish(
-            out, then: { self.queue.async { complete(answer) } },
-            refused: { self.queue.async { complete(.refused(.unavailable(Namespace.unconfirmed))) } })
+        decide(write.operation, as: write.auth) { answer in self.queue.async { complete(answer) } }
     }
 
     /// The answer to a forwarded write the leader committed, from this node's tree, which now

@@ -418,20 +418,26 @@ final class Namespace: @unchecked Sendable {
                 self.forward(write, node: node) { answer in promise.succeed(answer) }
                 return
             }
-            if operation.writesNow, let refusal = self.writeRefusal {
-                self.state.count(operation, by: .rest(auth), refusal: refusal)
-                self.logRefusals(connection: connection)
-                self.report()
-                promise.succeed(.refused(refusal))
-                return
-            }
-            var out: [Outgoing] = []
-            let answer = self.state.apply(operation, by: .rest(auth), now: Namespace.now(), into: &out)
-            self.logRefusals(connection: connection)
-            let lost = operation.writesNow ? Namespace.unconfirmed : Namespace.notLeading
-            self.finish(out, then: { promise.succeed(answer) }, refused: { promise.succeed(.refused(.unavailable(lost))) })
-            if operation.writesNow { self.settleReservation() }
+            self.decide(operation, as: auth, connection: connection) { promise.succeed($0) }
         }
+    }
+
+    /// Decides a REST request here: refused at once when writes cannot be taken, else through
+    /// the checkpoint (`NamespaceState.apply`); `complete` gets the answer once everything it
+    /// depends on is durable (from the log's thread, or at once). Confined to `queue`.
+    func decide(_ operation: Operation, as auth: AuthState, connection: ConnectionID? = nil, complete: @escaping @Sendable (Answer) -> Void) {
+        if operation.writesNow, let refusal = writeRefusal {
+            state.count(operation, by: .rest(auth), refusal: refusal)
+            logRefusals(connection: connection)
+            report()
+            return complete(.refused(refusal))
+        }
+        var out: [Outgoing] = []
+        let answer = state.apply(operation, by: .rest(auth), now: Namespace.now(), into: &out)
+        logRefusals(connection: connection)
+        let lost = operation.writesNow ? Namespace.unconfirmed : Namespace.notLeading
+        finish(out, then: { complete(answer) }, refused: { complete(.refused(.unavailable(lost))) })
+        if operation.writesNow { settleReservation() }
     }
 
     /// Opens an event stream if `auth` may read there: its first event (the whole location)
