@@ -74,6 +74,16 @@ struct ClusterScenarioTests {
             #expect(report.value("refused listens") == 0)
             #expect(report.parameters["nodes"] == "2")
             #expect(everyNodeOpened("idle", servers))
+            // Round robin: each node took its half of the 20 (warming both nodes alone would not).
+            for server in servers { #expect(try await webSocketsOpened(server) >= 10) }
         }
+    }
+
+    /// `kindling_connections_opened_total{transport="websocket"}` on `server`'s `/.metrics`.
+    private func webSocketsOpened(_ server: KindlingServer) async throws -> Int {
+        let text = try await TestHTTPConnection.request(port: server.port, "GET", "/.metrics").text
+        let prefix = #"kindling_connections_opened_total{transport="websocket"} "#
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix(prefix) })
+        return try #require(Int(line.dropFirst(prefix.count)))
     }
 }
