@@ -22,10 +22,11 @@ struct RevokedListenTests {
 
     func rules(_ text: String) throws -> RulesDocument { try RulesDocument.parse(text) }
 
-    @Test func aRevokedFilteredQueryLeavesTheOtherQueryAtItsPathLive() async throws {
+    /// A server under `rules` holding `/items` = {"a":1,"b":2}, a writer, and `items` seen
+    /// through a second client (the reader whose listens the tests revoke).
+    func withItems(rules text: String, _ body: (KindlingServer, Database, DatabaseReference) async throws -> Void) async throws {
         try await DatabaseTests.withServer { server, url in
-            server.replaceRules(
-                try rules(#"{"rules":{".write":true,"items":{".read":"query.limitToFirst == 1 || query.limitToLast == 1"}}}"#))
+            server.replaceRules(try rules(text))
             let writer = try Database(url: url)
             let reader = try Database(url: url)
             defer {
@@ -33,7 +34,12 @@ struct RevokedListenTests {
                 reader.shutdown()
             }
             try await writer.reference("items").setValue(try JSONParser.parse(#"{"a":1,"b":2}"#))
-            let items = try reader.reference("items")
+            try await body(server, writer, try reader.reference("items"))
+        }
+    }
+
+    @Test func aRevokedFilteredQueryLeavesTheOtherQueryAtItsPathLive() async throws {
+        try await withItems(rules: #"{"rules":{".write":true,"items":{".read":"query.limitToFirst == 1 || query.limitToLast == 1"}}}"#) { server, writer, items in
             let first = Recorder()
             let last = Recorder()
             let cancellations = Cancellations()
@@ -54,16 +60,7 @@ struct RevokedListenTests {
     }
 
     @Test func aRevokedDefaultListenLeavesAFilteredQueryAtItsPathLive() async throws {
-        try await DatabaseTests.withServer { server, url in
-            server.replaceRules(try rules(#"{"rules":{".read":true,".write":true}}"#))
-            let writer = try Database(url: url)
-            let reader = try Database(url: url)
-            defer {
-                writer.shutdown()
-                reader.shutdown()
-            }
-            try await writer.reference("items").setValue(try JSONParser.parse(#"{"a":1,"b":2}"#))
-            let items = try reader.reference("items")
+        try await withItems(rules: #"{"rules":{".read":true,".write":true}}"#) { server, writer, items in
             let all = Recorder()
             let first = Recorder()
             let cancellations = Cancellations()
