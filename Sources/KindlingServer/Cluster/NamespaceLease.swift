@@ -5,8 +5,9 @@ import Synchronization
 /// A namespace's leader lease in `kindling_leases`: key the namespace, value the holder's node
 /// id. It is taken with a create-if-absent (or, when the key still names this node after a
 /// restart, an update at its revision), and renewed every third of the lease time with an update
-/// by revision. A renewal that fails gives the lease up at once and tells `onLost`: the namespace
-/// must then stop taking writes, since another node may take the lease when it expires.
+/// by revision (`keepAlive`, which says when a failed renewal is retried and when the lease is
+/// lost). `onLost` is told once another node holds it: the namespace must then stop taking
+/// writes. `isFresh` says whether the leader may still publish.
 final class NamespaceLease: Sendable {
     let namespace: String
     private let node: ClusterNode
