@@ -208,6 +208,7 @@ public final class KindlingServer: Sendable {
                     let session = WebSocketSessionHandler(
                         namespace: registry.namespace(name),
                         outbox: shares.outbox,
+                        inbox: shares.inbox,
                         idleSweep: shares.idleSweep,
                         handshakeHost: handshakeHost,
                         verifier: resources.verifier,

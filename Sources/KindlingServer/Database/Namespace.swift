@@ -14,7 +14,9 @@ import Synchronization
 /// writes are totally ordered, each connection's requests are handled in the order they arrived
 /// (a Dispatch queue is FIFO, which an actor's task scheduling does not promise), and no state
 /// is shared with the network threads. Outputs are encoded once and handed to each
-/// connection's outbound sink, which writes on that connection's event loop.
+/// connection's outbound sink, which writes on that connection's event loop. A realtime read
+/// batch runs on the event loop that read it, through `queue.sync`, when the namespace is idle
+/// (see `submit`): a block on the queue all the same, without a thread hop.
 ///
 /// Cluster mode's part is in `Namespace+Cluster.swift`; the members it shares are internal
 /// rather than private, and the rule stays: what is marked confined to `queue` is touched only
@@ -116,6 +118,8 @@ final class Namespace: @unchecked Sendable {
 
     /// Set when storage could not be opened: the namespace then refuses every write.
     var storageUnavailable = false
+    /// Blocks of `submit` queued or running.
+    private let submitBlocks = Atomic<Int>(0)
 
     /// Refuses every request from now on with `refusal` (a cluster node over its namespace cap);
     /// called before anyone uses the namespace.
@@ -231,61 +235,93 @@ final class Namespace: @unchecked Sendable {
 
     /// Handles a connection's inputs, in order, as one block.
     func submit(_ connection: ConnectionID, _ inputs: [SessionInput]) {
-        queue.async {
-            var out: [Outgoing] = []
-            // A refusal for failing storage, or of a request that could not be read, changes
-            // nothing, so it need not wait behind writes held for the disk.
-            var refusals: [Outgoing] = []
-            let now = Namespace.now()
-            // Asked at the first write only (a connection that only reads is never refused).
-            var refusal: Refusal??
-            var registrationsChanged = false
-            for input in inputs {
-                // A connection the state does not know was attached before a deposed leader
-                // dropped its tree, and is being closed: nothing it sends is taken.
-                if self.unserved != nil || (self.cluster != nil && self.outbounds[connection] == nil) {
-                    if case .operation(let number?, _) = input {
-                        let refusal = self.unserved ?? .unavailable(Namespace.notJoined)
-                        refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refusal).wireResponse(number)))
+        submit([(connection, inputs)])
+    }
+
+    /// Handles several connections' inputs (one event loop's turn), each connection's in order,
+    /// as one block: the writes of all of them go to the log as one append, and their outputs
+    /// are held and released together.
+    func submit(_ batches: [(ConnectionID, [SessionInput])]) {
+        let work: @Sendable () -> Void = {
+            defer { self.submitBlocks.subtract(1, ordering: .releasing) }
+            var block = SubmittedBlock(now: Namespace.now())
+            for (connection, inputs) in batches { self.take(inputs, from: connection, into: &block) }
+            self.dispatch(block.refusals)
+            self.logRefusals()
+            self.finish(block.out)
+            if block.refusal != nil { self.settleReservation() }
+            if let node = self.cluster {
+                for connection in block.registrationsChanged { self.persistRegistrations(connection, node: node) }
+            }
+        }
+        // With no submitted block queued or running, the block runs here, on the caller's
+        // thread (an event loop), instead of waking a queue thread for it: `sync` keeps it in
+        // the queue's order behind anything else queued. Otherwise the block joins the queue,
+        // so a busy namespace never holds an event loop back for long.
+        if submitBlocks.add(1, ordering: .acquiring).oldValue == 0 {
+            queue.sync(execute: work)
+        } else {
+            queue.async(execute: work)
+        }
+    }
+
+    /// What one submitted block gathers while it takes its inputs; confined to `queue`.
+    private struct SubmittedBlock {
+        let now: Int64
+        var out: [Outgoing] = []
+        /// A refusal for failing storage, or of a request that could not be read, changes
+        /// nothing, so it need not wait behind writes held for the disk.
+        var refusals: [Outgoing] = []
+        /// Asked at the first write only (a connection that only reads is never refused).
+        var refusal: Refusal??
+        /// Connections whose onDisconnect registrations changed, each once, in order.
+        var registrationsChanged: [ConnectionID] = []
+    }
+
+    /// Takes one connection's inputs, in order, into `block`; confined to `queue`.
+    private func take(_ inputs: [SessionInput], from connection: ConnectionID, into block: inout SubmittedBlock) {
+        for input in inputs {
+            // A connection the state does not know was attached before a deposed leader
+            // dropped its tree, and is being closed: nothing it sends is taken.
+            if unserved != nil || (cluster != nil && outbounds[connection] == nil) {
+                if case .operation(let number?, _) = input {
+                    let refusal = unserved ?? .unavailable(Namespace.notJoined)
+                    block.refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refusal).wireResponse(number)))
+                }
+                continue
+            }
+            if case .operation(let number, let operation) = input, operation.writesNow, let node = forwardingNode,
+                let write = ForwardedWrite(operation, auth: state.auth(of: .realtime(connection)))
+            {
+                // A follower's client: the leader decides, and the answer comes once this
+                // node has committed the write from the log.
+                forward(write, node: node) { answer in
+                    guard let number else { return }
+                    self.dispatch([Outgoing(recipients: [connection], message: answer.wireResponse(number))])
+                }
+                continue
+            }
+            if case .operation(let number, let operation) = input, operation.writesNow || operation.writesAtDisconnect {
+                if block.refusal == nil { block.refusal = .some(writeRefusal) }
+                // onDisconnect registrations are refused by the namespace cap only: failing
+                // storage refuses their writes when they run, and a cluster follower hands
+                // them to the leader then.
+                if case let refused?? = block.refusal, operation.writesNow || refused.isNamespaceLimit {
+                    state.count(operation, by: .realtime(connection), refusal: refused)
+                    if let number {
+                        block.refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refused).wireResponse(number)))
                     }
                     continue
-                }
-                if case .operation(let number, let operation) = input, operation.writesNow, let node = self.forwardingNode,
-                    let write = ForwardedWrite(operation, auth: self.state.auth(of: .realtime(connection)))
-                {
-                    // A follower's client: the leader decides, and the answer comes once this
-                    // node has committed the write from the log.
-                    self.forward(write, node: node) { answer in
-                        guard let number else { return }
-                        self.dispatch([Outgoing(recipients: [connection], message: answer.wireResponse(number))])
-                    }
-                    continue
-                }
-                if case .operation(let number, let operation) = input, operation.writesNow || operation.writesAtDisconnect {
-                    if refusal == nil { refusal = .some(self.writeRefusal) }
-                    // onDisconnect registrations are refused by the namespace cap only: failing
-                    // storage refuses their writes when they run, and a cluster follower hands
-                    // them to the leader then.
-                    if case let refused?? = refusal, operation.writesNow || refused.isNamespaceLimit {
-                        self.state.count(operation, by: .realtime(connection), refusal: refused)
-                        if let number {
-                            refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refused).wireResponse(number)))
-                        }
-                        continue
-                    }
-                }
-                if case .operation(_, let operation) = input, operation.changesRegistrations { registrationsChanged = true }
-                if case .reject = input {
-                    self.state.handle(input, from: connection, now: now, into: &refusals)
-                } else if case .authenticated(let auth)? = self.state.handle(input, from: connection, now: now, into: &out), let expiresAt = auth.expiresAt {
-                    self.expire(connection, at: expiresAt)
                 }
             }
-            self.dispatch(refusals)
-            self.logRefusals()
-            self.finish(out)
-            if refusal != nil { self.settleReservation() }
-            if registrationsChanged, let node = self.cluster { self.persistRegistrations(connection, node: node) }
+            if case .operation(_, let operation) = input, operation.changesRegistrations, !block.registrationsChanged.contains(connection) {
+                block.registrationsChanged.append(connection)
+            }
+            if case .reject = input {
+                state.handle(input, from: connection, now: block.now, into: &block.refusals)
+            } else if case .authenticated(let auth)? = state.handle(input, from: connection, now: block.now, into: &block.out), let expiresAt = auth.expiresAt {
+                expire(connection, at: expiresAt)
+            }
         }
     }
 

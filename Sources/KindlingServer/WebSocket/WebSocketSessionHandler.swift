@@ -8,9 +8,10 @@ import NIOWebSocket
 /// namespace; messages from the namespace, frames out.
 ///
 /// It answers pings itself, reassembles split messages, and hands each read batch of requests
-/// to the namespace in one block. Bytes the socket has not taken are counted by the channel
-/// (its write-buffer water mark is the limit): a reader that falls further behind is
-/// disconnected, so memory stays bounded.
+/// to the namespace together with those of the loop's other connections (see
+/// `EventLoopInbox`). Bytes the socket has not taken are counted by the channel (its
+/// write-buffer water mark is the limit): a reader that falls further behind is disconnected,
+/// so memory stays bounded.
 final class WebSocketSessionHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
@@ -18,6 +19,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     let connection = ConnectionID.next()
     private let namespace: Namespace
     private let outbox: EventLoopOutbox
+    private let inbox: EventLoopInbox
     private let idleSweep: IdleSweep
     /// When the client last sent anything (for the idle sweep).
     private(set) var lastRead = NIODeadline.now()
@@ -47,7 +49,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private var counted = false
 
     init(
-        namespace: Namespace, outbox: EventLoopOutbox, idleSweep: IdleSweep, handshakeHost: String, verifier: CredentialVerifier,
+        namespace: Namespace, outbox: EventLoopOutbox, inbox: EventLoopInbox, idleSweep: IdleSweep, handshakeHost: String, verifier: CredentialVerifier,
         budget: InFlightBudget, metrics: ServerMetrics, configuration: ServerConfiguration
     ) {
         self.metrics = metrics
@@ -55,6 +57,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         self.held = HeldMessageBytes(budget: budget)
         self.namespace = namespace
         self.outbox = outbox
+        self.inbox = inbox
         self.idleSweep = idleSweep
         self.maxPendingBytes = configuration.maxPendingOutboundBytes
         self.assembler = FrameAssembler(maxMessageBytes: configuration.maxMessageBytes)
@@ -143,7 +146,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         lastRead = .now()
         sendPong()
         guard !inputs.isEmpty else { return }
-        namespace.submit(connection, inputs)
+        inbox.add(inputs, from: connection, to: namespace)
         inputs = []
     }
 
@@ -154,6 +157,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             metrics.connectionClosed(.websocket)
         }
         logger.debug("disconnected", metadata: metadata)
+        // Its requests still in the inbox reach the namespace before it forgets the connection.
+        inbox.handOff()
         namespace.detach(connection)
         idleSweep.remove(self)
         context.fireChannelInactive()

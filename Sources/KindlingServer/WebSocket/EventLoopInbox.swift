@@ -1,0 +1,50 @@
+import NIOCore
+
+/// One event loop's side of request hand-off: every connection's read batch gathered in one
+/// loop turn reaches its namespace as one block, instead of one block per connection.
+///
+/// With many connections each sending one request at a time, every turn of the loop reads a
+/// request from each of many sockets; one block per namespace per turn keeps the namespace's
+/// queue hops, wake-ups and log appends per turn rather than per request.
+final class EventLoopInbox: Sendable {
+    let eventLoop: any EventLoop
+    /// Read batches waiting for the end of this turn, in arrival order.
+    private let pending: NIOLoopBoundBox<[(namespace: Namespace, connection: ConnectionID, inputs: [SessionInput])]>
+    private let handOffQueued: NIOLoopBoundBox<Bool>
+
+    init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+        self.pending = NIOLoopBoundBox([], eventLoop: eventLoop)
+        self.handOffQueued = NIOLoopBoundBox(false, eventLoop: eventLoop)
+    }
+
+    /// Queues a connection's read batch for its namespace; it leaves after the reads of this
+    /// turn (tasks run after the loop has handled every ready socket). On the loop.
+    func add(_ inputs: [SessionInput], from connection: ConnectionID, to namespace: Namespace) {
+        pending.value.append((namespace, connection, inputs))
+        guard !handOffQueued.value else { return }
+        handOffQueued.value = true
+        eventLoop.execute { [self] in handOff() }
+    }
+
+    /// Hands everything queued to the namespaces now, each namespace's batches as one block in
+    /// arrival order (so each connection's requests stay in order). A connection that ends
+    /// calls it before it detaches, so its last requests are not overtaken. On the loop.
+    func handOff() {
+        handOffQueued.value = false
+        var batches = pending.value
+        pending.value = []
+        while let first = batches.first {
+            let namespace = first.namespace
+            // A server usually serves one namespace per loop: then this takes everything.
+            var mine: [(ConnectionID, [SessionInput])] = []
+            mine.reserveCapacity(batches.count)
+            batches.removeAll { batch in
+                guard batch.namespace === namespace else { return false }
+                mine.append((batch.connection, batch.inputs))
+                return true
+            }
+            namespace.submit(mine)
+        }
+    }
+}
