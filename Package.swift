@@ -4,6 +4,9 @@ import PackageDescription
 let strictness: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
+    // Release builds specialise the generic core (DatabaseState, PathTree, the B+tree) for the
+    // server's types across module boundaries instead of instantiating metadata at run time.
+    .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
 ]
 
 let package = Package(

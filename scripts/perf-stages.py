@@ -11,7 +11,8 @@ is also given in nanoseconds."""
 import bisect, subprocess, sys, collections
 
 # Inclusive measures: a sample counts when any frame of its chain matches one of the patterns
-# (demangled name contains it; `^X`: starts with X).
+# (demangled name contains it; `^X`: starts with X); a pattern that is a tuple matches when
+# each of its parts matches some frame (the first frame inside the second, e.g.).
 MEASURES = {
     "read": ["readFromSocket"],
     "framedecode": ["WebSocketFrameDecoder.decode"],
@@ -21,6 +22,11 @@ MEASURES = {
     "readcomplete": ["WebSocketSessionHandler.channelReadComplete", "^Namespace.submit(_:_:)"],
     "drain": ["_dispatch_lane_serial_drain"],
     "submit": ["closure #1 in Namespace.submit"],
+    # Since the event loops hand requests over once per turn (EventLoopInbox), an idle
+    # namespace runs the submitted block on the loop (DispatchQueue.sync), outside any drain.
+    "handoff": ["EventLoopInbox.add", "EventLoopInbox.handOff"],
+    "submitinline": [("closure #1 in Namespace.submit", "EventLoopInbox.handOff")],
+    "submitqueued": [("closure #1 in Namespace.submit", "_dispatch_lane_serial_drain")],
     "resolve": ["resolveSet", "resolveUpdate"],
     "commit": ["DatabaseState.commit"],
     "fanout": ["ChangeFanout"],
@@ -45,8 +51,8 @@ STAGES = [
     ("UTF-8 check, reassembly, request to operation", lambda m: m["session"] - m["message"]),
     ("JSON parse", lambda m: m["json"]),
     ("request decode and path validation", lambda m: m["message"] - m["json"]),
-    ("hop to the namespace (loop side: submit)", lambda m: m["readcomplete"]),
-    ("namespace queue: Dispatch overhead", lambda m: m["drain"] - m["submit"] - m["flushlog"] - m["durable"]),
+    ("hop to the namespace (loop side: submit, or the inbox and DispatchQueue.sync)", lambda m: m["readcomplete"] + m["handoff"] - m["submitinline"]),
+    ("namespace queue: Dispatch overhead", lambda m: m["drain"] - m["submitqueued"] - m["flushlog"] - m["durable"]),
     ("validation: resolve the write", lambda m: m["resolve"]),
     ("apply to the tree (commit, without listens)", lambda m: m["commit"] - m["fanout"]),
     ("listen matching (ChangeFanout)", lambda m: m["fanout"]),
@@ -79,6 +85,11 @@ def matches(pattern, name):
     """`^X`: the name starts with X; otherwise X anywhere in it."""
     return name.startswith(pattern[1:]) if pattern.startswith("^") else pattern in name
 
+def sample_matches(pattern, frames):
+    if isinstance(pattern, tuple):
+        return all(sample_matches(part, frames) for part in pattern)
+    return any(matches(pattern, f) for f in frames)
+
 def main():
     binary = sys.argv[1]
     top = int(sys.argv[sys.argv.index("--top") + 1]) if "--top" in sys.argv else 40
@@ -100,8 +111,9 @@ def main():
     total = len(samples)
     per_op = float(sys.argv[sys.argv.index("--ns-per-op") + 1]) if "--ns-per-op" in sys.argv else None
     measures = {}
+    named = [[demangled.get(f, f) for f in s] for s in samples]
     for key, patterns in MEASURES.items():
-        measures[key] = sum(1 for s in samples if any(any(matches(p, demangled.get(f, f)) for p in patterns) for f in s)) / total
+        measures[key] = sum(1 for frames in named if any(sample_matches(p, frames) for p in patterns)) / total
     print(f"samples: {total}" + (f", {per_op:.0f} ns of server CPU per operation" if per_op else ""))
     accounted = 0.0
     for stage, formula in STAGES:
