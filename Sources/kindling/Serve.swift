@@ -79,6 +79,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("metrics-top-namespaces"), help: "Namespaces, the largest, that get a kindling_namespace_tree_bytes series at /.metrics (0 to 1000).")
     var metricsTopNamespaces = 20
 
+    @Option(name: .customLong("event-loops"), help: "Threads serving connections (1 to 256; default: one per core).")
+    var eventLoops: Int?
+
     @Option(help: "Bytes a connection may have waiting to be sent before it is disconnected as too slow.")
     var maxPendingBytes = 64 * 1024 * 1024
 
@@ -139,6 +142,7 @@ struct Serve: AsyncParsableCommand {
         guard logFormat == "text" || logFormat == "json" else { throw ValidationError("--log-format must be text or json.") }
         guard drainSeconds >= 1, drainSeconds <= 3600 else { throw ValidationError("--drain-seconds must be between 1 and 3600.") }
         guard (0...1000).contains(metricsTopNamespaces) else { throw ValidationError("--metrics-top-namespaces must be between 0 and 1000.") }
+        if let eventLoops, !(1...256).contains(eventLoops) { throw ValidationError("--event-loops must be between 1 and 256.") }
         guard leaseSeconds >= 0.3, leaseSeconds <= 600 else { throw ValidationError("--lease-seconds must be between 0.3 and 600.") }
         if let nodeID, !ClusterConfiguration.isValidNodeID(nodeID) { throw ValidationError("--node-id must be 1 to 64 letters, digits, '-' or '_'.") }
         if cluster != nil, clusterURLs.isEmpty { throw ValidationError("--cluster needs at least one nats:// URL.") }
@@ -186,7 +190,7 @@ struct Serve: AsyncParsableCommand {
                     defaultNamespace: namespace,
                     maxPendingOutboundBytes: maxPendingBytes,
                     eventStreamKeepAlive: .milliseconds(Int64(keepAliveSeconds * 1000)),
-                    eventLoopThreads: ProcessInfo.processInfo.activeProcessorCount,
+                    eventLoopThreads: eventLoops ?? ProcessInfo.processInfo.activeProcessorCount,
                     headerTimeout: .milliseconds(Int64(headerTimeoutSeconds * 1000)),
                     bodyTimeout: .milliseconds(Int64(bodyTimeoutSeconds * 1000)),
                     keepAliveTimeout: .milliseconds(Int64(keepAliveTimeoutSeconds * 1000)),
