@@ -25,15 +25,34 @@ public enum ServerMessage {
     /// A response to request `number`: `{"t":"d","d":{"r":N,"b":{"s":STATUS,"d":DATA}}}`, with
     /// `data` already encoded (`{}` when absent).
     public static func response(_ number: Int, status: WireStatus, data: [UInt8]? = nil) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.writeRaw(#"{"t":"d","d":{"r":"#.utf8)
-        writer.writeRaw(String(number).utf8)
-        writer.writeRaw(#","b":{"s":"#.utf8)
-        writer.write(status.rawValue)
-        writer.writeRaw(#","d":"#.utf8)
-        writer.writeRaw(data ?? Array("{}".utf8))
-        writer.writeRaw("}}}".utf8)
-        return writer.bytes
+        // Every write's acknowledgement: written into one buffer sized once, the number's
+        // digits without a `String`, the status (a fixed identifier) without escaping.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(48 + (data?.count ?? 2))
+        bytes.append(contentsOf: WireLiterals.numberedDataPrefix)
+        appendDecimal(number, to: &bytes)
+        bytes.append(contentsOf: WireLiterals.responseStatusKey)
+        bytes.append(contentsOf: status.rawValue.utf8)
+        bytes.append(contentsOf: #"","d":"#.utf8)
+        if let data { bytes.append(contentsOf: data) } else { bytes.append(contentsOf: "{}".utf8) }
+        bytes.append(contentsOf: "}}}".utf8)
+        return bytes
+    }
+
+    /// Appends `value` in decimal, as `String(value)` spells it.
+    static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 20 digits, kept on the stack
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
+        }
     }
 
     /// An error response whose data is the explanation text.
