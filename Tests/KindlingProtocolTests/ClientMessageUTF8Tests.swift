@@ -11,6 +11,11 @@ struct ClientMessageUTF8Tests {
         bytes.withUnsafeBufferPointer { buffer in Result { () throws(ProtocolError) in try ClientMessage.decode(utf8: buffer) } }
     }
 
+    /// The general decoder alone (the whole message parsed as JSON), without the compact reader.
+    static func parsingEnvelope(_ bytes: [UInt8]) -> Result<ClientMessage, ProtocolError> {
+        bytes.withUnsafeBufferPointer { buffer in Result { () throws(ProtocolError) in try ClientMessage.decodeParsingEnvelope(buffer) } }
+    }
+
     static func fromString(_ text: String) -> Result<ClientMessage, ProtocolError> {
         Result { () throws(ProtocolError) in try ClientMessage.decode(text) }
     }
@@ -28,7 +33,7 @@ struct ClientMessageUTF8Tests {
         #"{"p":"/ü/.priority","d":3}"#,
         #"{"p":"/a","d":"\ud800"}"#,
         #"{"p":"/a","d":"\u12"}"#,
-        #"{"p":"/a","d":"tab	inside"}"#,
+        #"{"p":"/a","d":"tab\#tinside"}"#,
         #"{"p":"/a","d":01}"#,
         #"{"p":"/a","d":[1,]}"#,
         #"{"p":"/a","d":tru}"#,
@@ -36,7 +41,9 @@ struct ClientMessageUTF8Tests {
     ])
     func bytesDecodeAsTheString(body: String) {
         let bytes = ClientMessageUTF8Tests.put(body)
-        #expect(ClientMessageUTF8Tests.fromBytes(bytes) == ClientMessageUTF8Tests.fromString(String(decoding: bytes, as: UTF8.self)))
+        let decoded = ClientMessageUTF8Tests.fromBytes(bytes)
+        #expect(decoded == ClientMessageUTF8Tests.fromString(String(decoding: bytes, as: UTF8.self)))
+        #expect(decoded == ClientMessageUTF8Tests.parsingEnvelope(bytes))
     }
 
     @Test func deepNestingIsRefusedAlike() {
@@ -45,6 +52,7 @@ struct ClientMessageUTF8Tests {
             let bytes = ClientMessageUTF8Tests.put(#"{"p":"/a","d":\#(value)}"#)
             let decoded = ClientMessageUTF8Tests.fromBytes(bytes)
             #expect(decoded == ClientMessageUTF8Tests.fromString(String(decoding: bytes, as: UTF8.self)))
+            #expect(decoded == ClientMessageUTF8Tests.parsingEnvelope(bytes))
             #expect((try? decoded.get()) != nil || depth > JSONParser.maxNesting - 3)
         }
     }
@@ -62,6 +70,7 @@ struct ClientMessageUTF8Tests {
         ]
         for body in places {
             let bytes = Array(#"{"t":"d","d":{"r":5,"a":"p","b":"#.utf8) + body + Array("}}".utf8)
+            #expect(ClientMessageUTF8Tests.fromBytes(bytes) == ClientMessageUTF8Tests.parsingEnvelope(bytes))
             guard case .failure(let error) = ClientMessageUTF8Tests.fromBytes(bytes) else {
                 Issue.record("accepted invalid UTF-8 \(sequence)")
                 continue

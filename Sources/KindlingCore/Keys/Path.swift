@@ -49,7 +49,9 @@ public struct Path: Hashable, Sendable, CustomStringConvertible {
 
     /// One non-empty segment of `text` as a key: `.priority`, or a name the key rules allow.
     private static func key(_ segment: UnsafeBufferPointer<UInt8>, of text: String) throws(ValidationError) -> Key {
-        if segment.elementsEqual(Key.priority.string.utf8) { return .priority }
+        // Any other segment starting with `.` is refused below, so the first byte and the count
+        // settle nearly every segment without comparing the text.
+        if segment.count == 9, segment[0] == UInt8(ascii: "."), segment.elementsEqual(Key.priority.string.utf8) { return .priority }
         // The segment is whole UTF-8 (the text is, and `/` is one byte), so decoding cannot repair.
         let name = String(decoding: segment, as: UTF8.self)
         var problem: ValidationError?

@@ -224,7 +224,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             case .otherControl:
                 break
             case .request(let request):
-                if let input = SessionInput.from(request, verifier: verifier) { inputs.append(input) }
+                // Moved, not copied, into the batch: an input is a large value holding the request's data.
+                if let input = SessionInput.from(request, verifier: verifier) { inputs.append(consume input) }
             }
         } catch {
             if let number = error.requestNumber {
