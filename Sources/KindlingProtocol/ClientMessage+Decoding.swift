@@ -3,9 +3,26 @@ import KindlingCore
 extension ClientMessage {
     /// Decodes one whole message (after frame reassembly).
     public static func decode(_ text: String) throws(ProtocolError) -> ClientMessage {
+        var text = text
+        let result: Result<ClientMessage, ProtocolError> = text.withUTF8 { bytes in
+            Result { () throws(ProtocolError) in try decode(utf8: bytes) }
+        }
+        return try result.get()
+    }
+
+    /// Decodes one whole message from its UTF-8 bytes, where they lie (a server decodes most
+    /// messages straight from the WebSocket frame). The JSON parser checks the UTF-8 of every
+    /// string; bytes outside strings must be JSON's own ASCII.
+    public static func decode(utf8 bytes: UnsafeBufferPointer<UInt8>) throws(ProtocolError) -> ClientMessage {
+        if let request = CompactRequestEnvelope.decode(bytes) { return .request(request) }
+        return try decodeParsingEnvelope(bytes)
+    }
+
+    /// The general decoder: the whole message parsed as JSON, then the envelope read from it.
+    static func decodeParsingEnvelope(_ bytes: UnsafeBufferPointer<UInt8>) throws(ProtocolError) -> ClientMessage {
         let json: JSONValue
         do throws(ValidationError) {
-            json = try JSONParser.parse(text)
+            json = try JSONParser.parse(bytes)
         } catch {
             throw ProtocolError(.malformedMessage, "Message is not JSON: \(error.message)")
         }
@@ -50,7 +67,14 @@ extension Request {
 
 extension Action {
     static func decode(_ name: String, _ body: JSONValue) throws(ValidationError) -> Action {
+        // Writes first: a string switch tries its cases in order, and puts and merges are most
+        // of what clients send.
         switch name {
+        case "p":
+            let hash = body["h"]
+            if let hash, hash.stringValue == nil, !hash.isNull { throw invalid("\"h\" must be a string") }
+            return .put(path: try path(body), data: body["d"] ?? .null, hash: hash?.stringValue)
+        case "m": return .merge(path: try path(body), data: try members(body))
         case "s": return .stats
         case "auth", "gauth":
             guard let credential = body["cred"]?.stringValue else { throw invalid("\(name) needs a \"cred\" string") }
@@ -74,11 +98,6 @@ extension Action {
                     wireQuery: body["q"].flatMap { $0.isNull ? JSONValue?.none : $0 }
                 ))
         case "n": return .unlisten(path: try path(body), query: try query(body))
-        case "p":
-            let hash = body["h"]
-            if let hash, hash.stringValue == nil, !hash.isNull { throw invalid("\"h\" must be a string") }
-            return .put(path: try path(body), data: body["d"] ?? .null, hash: hash?.stringValue)
-        case "m": return .merge(path: try path(body), data: try members(body))
         case "o": return .onDisconnectPut(path: try path(body), data: body["d"] ?? .null)
         case "om": return .onDisconnectMerge(path: try path(body), data: try members(body))
         case "oc": return .onDisconnectCancel(path: try path(body))

@@ -32,8 +32,33 @@ public struct FrameAssembler: Sendable {
         return 0
     }
 
+    /// What one frame, given as bytes, amounted to.
+    public enum BytesResult: Sendable, Equatable {
+        /// A keepalive, or a piece of a message still incomplete.
+        case nothing
+        /// The frame is a whole message by itself: decode it where it lies, with no copy.
+        case thisFrame
+        /// The last piece of a split message: the pieces joined.
+        case message(String)
+    }
+
     /// Takes one text frame.
     public mutating func receive(_ frame: String) throws(ProtocolError) -> Result {
+        var text = frame
+        let result: Swift.Result<BytesResult, ProtocolError> = text.withUTF8 { bytes in
+            Swift.Result { () throws(ProtocolError) in try receive(utf8: UnsafeRawBufferPointer(bytes)) }
+        }
+        switch try result.get() {
+        case .nothing: return .nothing
+        case .thisFrame: return .message(frame)
+        case .message(let message): return .message(message)
+        }
+    }
+
+    /// Takes one text frame as its bytes, which must be valid UTF-8 (RFC 6455 requires it of a
+    /// text frame; the server checks before this). A whole message is left where it is, so the
+    /// common case, a message in one frame, is decoded from the frame's own bytes.
+    public mutating func receive(utf8 frame: UnsafeRawBufferPointer) throws(ProtocolError) -> BytesResult {
         switch state {
         case .idle:
             if let count = FrameAssembler.frameCount(frame) {
@@ -45,17 +70,17 @@ public struct FrameAssembler: Sendable {
                 state = .collecting(remaining: count, parts: [], size: 0)
                 return .nothing
             }
-            guard frame.utf8.count <= maxMessageBytes else {
-                throw ProtocolError(.tooLarge, "Message of \(frame.utf8.count) bytes exceeds the limit of \(maxMessageBytes)")
+            guard frame.count <= maxMessageBytes else {
+                throw ProtocolError(.tooLarge, "Message of \(frame.count) bytes exceeds the limit of \(maxMessageBytes)")
             }
-            return .message(frame)
+            return .thisFrame
         case .collecting(let remaining, var parts, let size):
-            let total = size + frame.utf8.count
+            let total = size + frame.count
             guard total <= maxMessageBytes else {
                 state = .idle
                 throw ProtocolError(.tooLarge, "Message of over \(maxMessageBytes) bytes exceeds the limit")
             }
-            parts.append(frame)
+            parts.append(String(decoding: frame, as: UTF8.self))
             if remaining == 1 {
                 state = .idle
                 return .message(parts.joined())
@@ -66,11 +91,13 @@ public struct FrameAssembler: Sendable {
     }
 
     /// The count when the frame is a count header: 1 to 6 digits only (a keepalive is `0`).
-    static func frameCount(_ frame: String) -> Int? {
-        let utf8 = frame.utf8
-        guard !utf8.isEmpty, utf8.count <= 6, utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-            return nil
+    static func frameCount(_ frame: UnsafeRawBufferPointer) -> Int? {
+        guard !frame.isEmpty, frame.count <= 6 else { return nil }
+        var count = 0
+        for byte in frame {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            count = count * 10 + Int(byte - UInt8(ascii: "0"))
         }
-        return Int(frame)
+        return count
     }
 }

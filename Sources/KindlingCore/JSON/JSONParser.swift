@@ -23,6 +23,19 @@ public struct JSONParser {
         return value
     }
 
+    /// Parses the one JSON value that starts at `start` and returns it with the index just past
+    /// it, for a reader that matched the text around it itself (a message envelope). `depth` is
+    /// the nesting already around the value, so the nesting cap is the whole text's.
+    public static func parseValue(
+        _ bytes: UnsafeBufferPointer<UInt8>, at start: Int, depth: Int
+    ) throws(ValidationError) -> (value: JSONValue, end: Int) {
+        var parser = JSONParser(bytes)
+        parser.index = start
+        parser.depth = depth
+        let value = try parser.parseValue()
+        return (value, parser.index)
+    }
+
     /// Parses one JSON text from a byte array.
     public static func parse(_ bytes: [UInt8]) throws(ValidationError) -> JSONValue {
         let result: Result<JSONValue, ValidationError> = bytes.withUnsafeBufferPointer { buffer in
@@ -87,6 +100,8 @@ public struct JSONParser {
             index += 1
             return .object(members)
         }
+        // Room for a request envelope's members up front, rather than growing 1, 2, 4.
+        members.reserveCapacity(4)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name") }

@@ -14,7 +14,10 @@ public enum JSONValue: Sendable, Equatable {
     /// The member named `key` (the last one, when a name repeats), compared by UTF-8 bytes.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
-        return members.last { $0.key.utf8.elementsEqual(key.utf8) }?.value
+        // Count and first byte first: they settle almost every mismatch without iterating.
+        let utf8 = key.utf8
+        let count = utf8.count, first = utf8.first
+        return members.last { $0.key.utf8.count == count && $0.key.utf8.first == first && $0.key.utf8.elementsEqual(utf8) }?.value
     }
 
     public var stringValue: String? {

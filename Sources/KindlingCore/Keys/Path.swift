@@ -17,26 +17,51 @@ public struct Path: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses and validates `/`-separated path text.
     public init(_ text: String) throws(ValidationError) {
+        var utf8 = text
+        let keys: Result<[Key], ValidationError> = utf8.withUTF8 { bytes in
+            Result { () throws(ValidationError) in try Path.keys(bytes, of: text) }
+        }
+        self.keys = try keys.get()
+    }
+
+    /// The keys of `text`, read from its UTF-8 `bytes` in one pass: split on the byte `/`, as the
+    /// SDKs and the hosted server do, each segment checked and made a `Key` from its own bytes
+    /// (a request's path is parsed on every write, so no substring or generic split is made).
+    private static func keys(_ bytes: UnsafeBufferPointer<UInt8>, of text: String) throws(ValidationError) -> [Key] {
+        let slash = UInt8(ascii: "/")
+        var slashes = 0
+        for byte in bytes where byte == slash { slashes += 1 }
         var keys: [Key] = []
-        // Split on the byte `/`, as the SDKs and the hosted server do: splitting the string by
-        // characters ran grapheme breaking over every request's path.
-        for segment in text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
-            let name = String(text[segment.startIndex..<segment.endIndex])
-            if name == Key.priority.string {
-                keys.append(.priority)
-                continue
-            }
-            do throws(ValidationError) {
-                keys.append(try Key(name))
-            } catch {
-                throw ValidationError(error.kind, "Invalid path \(ValidationError.quoted(text)): \(error.message)")
-            }
+        keys.reserveCapacity(min(slashes + 1, Path.maxDepth + 1))
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != slash { end += 1 }
+            if end > start { keys.append(try key(UnsafeBufferPointer(rebasing: bytes[start..<end]), of: text)) }
+            start = end + 1
         }
         if let index = keys.firstIndex(where: \.isPriority), index != keys.count - 1 {
             throw ValidationError(.invalidPath, "Invalid path \(ValidationError.quoted(text)): \".priority\" may only be the last key")
         }
         if keys.count > Path.maxDepth { throw .tooDeep(text) }
-        self.keys = keys
+        return keys
+    }
+
+    /// One non-empty segment of `text` as a key: `.priority`, or a name the key rules allow.
+    private static func key(_ segment: UnsafeBufferPointer<UInt8>, of text: String) throws(ValidationError) -> Key {
+        // Any other segment starting with `.` is refused below, so the first byte and the count
+        // settle nearly every segment without comparing the text.
+        if segment.count == 9, segment[0] == UInt8(ascii: "."), segment.elementsEqual(Key.priority.string.utf8) { return .priority }
+        // The segment is whole UTF-8 (the text is, and `/` is one byte), so decoding cannot repair.
+        let name = String(decoding: segment, as: UTF8.self)
+        var problem: ValidationError?
+        if segment.contains(where: Key.isForbidden) {
+            problem = .invalidKey(name)
+        } else if segment.count > Key.maxByteCount {
+            problem = .keyTooLong(name)
+        }
+        if let problem { throw ValidationError(problem.kind, "Invalid path \(ValidationError.quoted(text)): \(problem.message)") }
+        return Key(string: name, utf8: segment)
     }
 
     public var isRoot: Bool { keys.isEmpty }

@@ -22,8 +22,9 @@ public enum FuzzEntryPoints {
     }
 
     /// The realtime decoder: the bytes are cut into frames at each 0x00 byte (so the count
-    /// headers of split messages are reached), reassembled and decoded; each request is then
-    /// handled by a fresh namespace's state, as one connection's would be.
+    /// headers of split messages are reached), reassembled and decoded from their bytes as the
+    /// session does (a frame that is not UTF-8 is dropped: the server closes on it); each request
+    /// is then handled by a fresh namespace's state, as one connection's would be.
     @discardableResult
     public static func webSocket(_ bytes: [UInt8]) -> Bool {
         var assembler = FrameAssembler(maxMessageBytes: 64 * 1024)
@@ -33,20 +34,20 @@ public enum FuzzEntryPoints {
         var out: [Outgoing] = []
         var handled = false
         for frame in bytes.split(separator: 0, omittingEmptySubsequences: false) {
-            let text = String(decoding: frame, as: UTF8.self)
-            let result: FrameAssembler.Result
-            do throws(ProtocolError) {
-                result = try assembler.receive(text)
-            } catch {
-                continue
+            // As the session reads a text frame: UTF-8 or the connection closes, then decoded
+            // from the frame's own bytes unless it ends a split message.
+            let piece = Array(frame)
+            guard String(validating: piece, as: UTF8.self) != nil else { continue }
+            let result: Result<ClientMessage?, ProtocolError> = piece.withUnsafeBufferPointer { buffer in
+                Result { () throws(ProtocolError) -> ClientMessage? in
+                    switch try assembler.receive(utf8: UnsafeRawBufferPointer(buffer)) {
+                    case .nothing: return nil
+                    case .thisFrame: return try ClientMessage.decode(utf8: buffer)
+                    case .message(let message): return try ClientMessage.decode(message)
+                    }
+                }
             }
-            guard case .message(let message) = result else { continue }
-            let decoded: ClientMessage
-            do throws(ProtocolError) {
-                decoded = try ClientMessage.decode(message)
-            } catch {
-                continue
-            }
+            guard case .success(let decoded?) = result else { continue }
             if case .request(let request) = decoded, let verifier, let input = SessionInput.from(request, verifier: verifier) {
                 _ = state.handle(input, from: connection, now: 1_700_000_000_000, into: &out)
                 handled = true

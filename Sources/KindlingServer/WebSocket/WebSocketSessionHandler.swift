@@ -94,7 +94,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
         case .text where frame.fin:
-            receiveUTF8(frame.unmaskedData, context: context)
+            FrameUnmasking.withUnmaskedPayload(frame) { receiveUTF8($0, context: context) }
         case .text:
             fragments = .text(frame.unmaskedData)
             holding(frame.unmaskedData.readableBytes, context: context)
@@ -134,7 +134,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             collected.writeBuffer(&piece)
             if frame.fin {
                 holding(0, context: context)
-                receiveUTF8(collected, context: context)
+                collected.withUnsafeReadableBytes { receiveUTF8($0, context: context) }
             } else {
                 fragments = .text(collected)
                 holding(collected.readableBytes, context: context)
@@ -191,20 +191,18 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     }
 
     /// Receives a whole text frame's payload, which RFC 6455 requires to be valid UTF-8 (1007).
-    private func receiveUTF8(_ payload: ByteBuffer, context: ChannelHandlerContext) {
-        let decoded = payload.withUnsafeReadableBytes { bytes -> String? in
-            // ASCII (every SDK message without non-ASCII data) is valid UTF-8 as it stands, and
-            // decoding it skips the generic validation's type-metadata lookups.
-            var high: UInt8 = 0
-            for byte in bytes { high |= byte }
-            return high < 0x80 ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
-        }
-        guard let text = decoded else {
+    /// The message is decoded from the payload's own bytes: no string of it is made.
+    private func receiveUTF8(_ payload: UnsafeRawBufferPointer, context: ChannelHandlerContext) {
+        // ASCII (every SDK message without non-ASCII data) is valid UTF-8 as it stands; only
+        // other text pays for the full check.
+        var high: UInt8 = 0
+        for byte in payload { high |= byte }
+        guard high < 0x80 || String(validating: payload, as: UTF8.self) != nil else {
             logger.notice("closing: a text frame that is not valid UTF-8", metadata: metadata)
             close(context: context, code: .dataInconsistentWithMessage, reason: "text frame is not valid UTF-8")
             return
         }
-        receive(text, context: context)
+        receive(payload, context: context)
         holding(assembler.bufferedBytes, context: context)
     }
 
@@ -217,16 +215,22 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         close(context: context, code: WebSocketErrorCode(codeNumber: 1013), reason: "server busy; retry later")
     }
 
-    private func receive(_ text: String, context: ChannelHandlerContext) {
+    private func receive(_ frame: UnsafeRawBufferPointer, context: ChannelHandlerContext) {
         do throws(ProtocolError) {
-            guard case .message(let message) = try assembler.receive(text) else { return }
-            switch try ClientMessage.decode(message) {
+            let message: ClientMessage
+            switch try assembler.receive(utf8: frame) {
+            case .nothing: return
+            case .thisFrame: message = try ClientMessage.decode(utf8: frame.assumingMemoryBound(to: UInt8.self))
+            case .message(let text): message = try ClientMessage.decode(text)
+            }
+            switch message {
             case .ping:
                 write(TextFrame.frames(ServerMessage.pong))
             case .otherControl:
                 break
             case .request(let request):
-                if let input = SessionInput.from(request, verifier: verifier) { inputs.append(input) }
+                // Moved, not copied, into the batch: an input is a large value holding the request's data.
+                if let input = SessionInput.from(request, verifier: verifier) { inputs.append(consume input) }
             }
         } catch {
             if let number = error.requestNumber {

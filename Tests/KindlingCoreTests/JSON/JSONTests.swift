@@ -59,4 +59,21 @@ struct JSONTests {
         #expect(JSONWriter.string(value) == #"{"b":1,"a":2,"b":3}"#)
         #expect(value["b"] == .number(3))
     }
+
+    /// Member lookup compares UTF-8 bytes (its count and first byte settle most mismatches):
+    /// never canonical equivalence, and the last of repeated names wins.
+    @Test func memberLookupComparesBytes() throws {
+        let value = try JSONParser.parse(#"{"ab":1,"ac":2,"\u212a":3,"caf\u00e9":4,"ab":5,"a":6,"":7}"#)
+        #expect(value["ab"] == .number(5))
+        #expect(value["ac"] == .number(2))
+        #expect(value["a"] == .number(6))
+        #expect(value[""] == .number(7))
+        #expect(value["K"] == nil)
+        #expect(value["\u{212A}"] == .number(3))
+        #expect(value["cafe\u{301}"] == nil)
+        #expect(value["caf\u{E9}"] == .number(4))
+        #expect(value["ad"] == nil)
+        #expect(value["abc"] == nil)
+        #expect(JSONValue.array([.null])["a"] == nil)
+    }
 }

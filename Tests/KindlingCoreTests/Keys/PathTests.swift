@@ -51,4 +51,54 @@ struct PathTests {
         #expect(Path.root.parent == nil)
         #expect(a < ab && ab < ac)
     }
+
+    /// Paths are read from their bytes in one pass; the result (keys, or the error and its
+    /// message) must be what splitting the string and validating each key as a `String` gives.
+    @Test func bytePathMatchesSplittingTheString() {
+        let pieces = [
+            "a", "b", "/", "//", ".", "$", "#", "[", "]", "\u{7F}", "\u{1}", ".priority", "priority", "0", "-12", "007",
+            "2147483648", "caf\u{E9}", "e\u{301}", "\u{212A}", "😀", "\u{301}", String(repeating: "x", count: 769),
+            String(repeating: "y", count: 768), String(repeating: "k/", count: 33),
+        ]
+        var random = SeededGenerator(seed: 16)
+        for _ in 0..<4_000 {
+            let text = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            let expected = PathTests.splittingTheString(text)
+            do {
+                let path = try Path(text)
+                guard case .success(let names) = expected else {
+                    Issue.record("accepted \(ValidationError.quoted(text)), which splitting refuses")
+                    continue
+                }
+                #expect(path == Path(keys: names.map { $0 == ".priority" ? Key.priority : Key(unchecked: $0) }))
+                #expect(path.keys.map(\.string) == names)
+                #expect(path.keys.map(\.integerValue) == names.map { Key.parseInteger($0) })
+            } catch {
+                #expect(expected == .failure(error), "\(ValidationError.quoted(text))")
+            }
+        }
+    }
+
+    /// The path parser before it read bytes: the reference for `bytePathMatchesSplittingTheString`.
+    private static func splittingTheString(_ text: String) -> Result<[String], ValidationError> {
+        var names: [String] = []
+        for segment in text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            let name = String(text[segment.startIndex..<segment.endIndex])
+            if name.utf8.elementsEqual(".priority".utf8) {
+                names.append(name)
+                continue
+            }
+            do throws(ValidationError) {
+                try Key.validate(name)
+            } catch {
+                return .failure(ValidationError(error.kind, "Invalid path \(ValidationError.quoted(text)): \(error.message)"))
+            }
+            names.append(name)
+        }
+        if let index = names.firstIndex(of: ".priority"), index != names.count - 1 {
+            return .failure(ValidationError(.invalidPath, "Invalid path \(ValidationError.quoted(text)): \".priority\" may only be the last key"))
+        }
+        if names.count > Path.maxDepth { return .failure(.tooDeep(text)) }
+        return .success(names)
+    }
 }
