@@ -481,7 +481,7 @@ final class Namespace: @unchecked Sendable {
     /// all). Confined to `queue`.
     private func prepare(_ out: [Outgoing]) -> PreparedDispatch {
         var delivery = PreparedDispatch()
-        for outgoing in out {
+        for (number, outgoing) in out.enumerated() {
             var frames: [ByteBuffer]?
             var chunk: ByteBuffer?
             for recipient in outgoing.recipients {
@@ -489,7 +489,7 @@ final class Namespace: @unchecked Sendable {
                 case .webSocket(let outbound)?:
                     let split = frames ?? TextFrame.frames(outgoing.message)
                     frames = split
-                    delivery.add(outbound, split, bytes: outgoing.message.count)
+                    delivery.add(outbound, split, message: number, bytes: outgoing.message.count)
                 case .eventStream(let outbound)?:
                     let shared = chunk ?? ByteBuffer(bytes: outgoing.message)
                     chunk = shared

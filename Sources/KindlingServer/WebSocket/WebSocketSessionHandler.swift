@@ -19,6 +19,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private let namespace: Namespace
     private let outbox: EventLoopOutbox
     private let idleSweep: IdleSweep
+    /// Where the outbox keeps this connection (from `handlerAdded` to `channelInactive`).
+    private var slot: SessionSlot?
     /// When the client last sent anything (for the idle sweep).
     private(set) var lastRead = NIODeadline.now()
     private let maxPendingBytes: Int
@@ -76,7 +78,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
-        namespace.attach(connection, outbound: ConnectionOutbound(outbox: outbox, handler: self))
+        let slot = outbox.add(self)
+        self.slot = slot
+        namespace.attach(connection, outbound: ConnectionOutbound(outbox: outbox, slot: slot))
         idleSweep.add(self)
         logger.debug("connected", metadata: metadata)
         let handshake = ServerMessage.handshake(
@@ -155,6 +159,10 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         }
         logger.debug("disconnected", metadata: metadata)
         namespace.detach(connection)
+        if let slot {
+            self.slot = nil
+            outbox.remove(slot)
+        }
         idleSweep.remove(self)
         context.fireChannelInactive()
     }
@@ -254,6 +262,15 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     func enqueue(_ frames: [ByteBuffer]) -> Bool {
         guard let framedOutput, !closing, !frames.isEmpty else { return false }
         for frame in frames { framedOutput.write(NIOAny(frame), promise: nil) }
+        defer { unflushed = true }
+        return !unflushed
+    }
+
+    /// Writes one encoded frame without flushing it (a fan-out's usual delivery); true when
+    /// the connection had nothing unflushed, so the caller must flush it later.
+    func enqueue(_ frame: ByteBuffer) -> Bool {
+        guard let framedOutput, !closing else { return false }
+        framedOutput.write(NIOAny(frame), promise: nil)
         defer { unflushed = true }
         return !unflushed
     }
