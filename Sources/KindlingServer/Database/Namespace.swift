@@ -481,6 +481,9 @@ final class Namespace: @unchecked Sendable {
     /// all). Confined to `queue`.
     private func prepare(_ out: [Outgoing]) -> PreparedDispatch {
         var delivery = PreparedDispatch()
+        // Read once: a property of the namespace read per recipient is checked for exclusive
+        // access each time.
+        let outbounds = self.outbounds
         for (number, outgoing) in out.enumerated() {
             var frames: [ByteBuffer]?
             var chunk: ByteBuffer?

@@ -1,4 +1,5 @@
 import KindlingCore
+import KindlingServer
 import KindlingTesting
 import Testing
 
