@@ -17,6 +17,9 @@ public struct Delivery<Subscriber: Hashable & Sendable>: Sendable {
         public var subscriber: Subscriber
         public var tag: Int?
 
+        /// Always inlined: `ChangeFanout` runs unspecialized (generic over the subscriber), and a
+        /// call here looked the type's metadata up again for each recipient of a fan-out.
+        @inline(__always)
         public init(subscriber: Subscriber, tag: Int?) {
             self.subscriber = subscriber
             self.tag = tag

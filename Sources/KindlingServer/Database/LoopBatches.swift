@@ -2,25 +2,29 @@ import NIOCore
 
 /// One dispatch's realtime deliveries, gathered per event loop so each loop gets one task.
 struct LoopBatches: Sendable {
-    private var batches: [(outbox: EventLoopOutbox, deliveries: [(ConnectionOutbound, [ByteBuffer])])] = []
+    private var batches: [LoopBatch] = []
 
-    mutating func add(_ outbound: ConnectionOutbound, _ frames: [ByteBuffer]) {
-        // Per recipient of a fan-out: appended in place, no array made for the one delivery.
+    /// Adds a recipient of message number `message` (numbered by the dispatch, in order).
+    mutating func add(_ outbound: ConnectionOutbound, _ frames: [ByteBuffer], message: Int) {
+        // Per recipient of a fan-out: a slot appended in place, nothing else.
         if let index = index(of: outbound.outbox) {
-            batches[index].deliveries.append((outbound, frames))
+            batches[index].add(outbound.slot, frames, message: message)
         } else {
-            batches.append((outbound.outbox, [(outbound, frames)]))
+            var batch = LoopBatch(outbox: outbound.outbox)
+            batch.add(outbound.slot, frames, message: message)
+            batches.append(batch)
         }
     }
 
     /// Appends `later`'s deliveries after these, loop by loop.
     mutating func append(_ later: LoopBatches) {
-        for batch in later.batches { add(batch.outbox, batch.deliveries) }
-    }
-
-    private mutating func add(_ outbox: EventLoopOutbox, _ deliveries: [(ConnectionOutbound, [ByteBuffer])]) {
-        guard let index = index(of: outbox) else { return batches.append((outbox, deliveries)) }
-        batches[index].deliveries.append(contentsOf: deliveries)
+        for batch in later.batches {
+            if let index = index(of: batch.outbox) {
+                batches[index].append(batch)
+            } else {
+                batches.append(batch)
+            }
+        }
     }
 
     /// A server has a handful of event loops: a linear search beats hashing.
@@ -30,6 +34,6 @@ struct LoopBatches: Sendable {
 
     /// Hands each loop its batch.
     func deliver() {
-        for batch in batches { batch.outbox.deliver(batch.deliveries) }
+        for batch in batches { batch.outbox.deliver(batch) }
     }
 }

@@ -517,7 +517,10 @@ final class Namespace: @unchecked Sendable {
     /// all). Confined to `queue`.
     private func prepare(_ out: [Outgoing]) -> PreparedDispatch {
         var delivery = PreparedDispatch()
-        for outgoing in out {
+        // Read once: a property of the namespace read per recipient is checked for exclusive
+        // access each time.
+        let outbounds = self.outbounds
+        for (number, outgoing) in out.enumerated() {
             var frames: [ByteBuffer]?
             var chunk: ByteBuffer?
             for recipient in outgoing.recipients {
@@ -525,7 +528,7 @@ final class Namespace: @unchecked Sendable {
                 case .webSocket(let outbound)?:
                     let split = frames ?? TextFrame.frames(outgoing.message)
                     frames = split
-                    delivery.add(outbound, split, bytes: outgoing.message.count)
+                    delivery.add(outbound, split, message: number, bytes: outgoing.message.count)
                 case .eventStream(let outbound)?:
                     let shared = chunk ?? ByteBuffer(bytes: outgoing.message)
                     chunk = shared

@@ -12,8 +12,10 @@ struct PreparedDispatch: Sendable {
     private(set) var messages = 0
     private var bytes = 0
 
-    mutating func add(_ outbound: ConnectionOutbound, _ frames: [ByteBuffer], bytes: Int) {
-        loops.add(outbound, frames)
+    /// Adds a realtime recipient of message number `message` (numbered in dispatch order, so a
+    /// loop keeps one copy of each message's frames for all its recipients).
+    mutating func add(_ outbound: ConnectionOutbound, _ frames: [ByteBuffer], message: Int, bytes: Int) {
+        loops.add(outbound, frames, message: message)
         messages += 1
         self.bytes += bytes
     }

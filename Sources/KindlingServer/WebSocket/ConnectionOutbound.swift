@@ -1,18 +1,12 @@
-import NIOCore
-
-/// Where a namespace sends a connection's messages: through the outbox of the connection's
-/// event loop, which writes them in the order the namespace dispatched them.
-final class ConnectionOutbound: Sendable {
+/// Where a namespace sends a connection's messages: its slot in the outbox of the connection's
+/// event loop, which writes them in the order the namespace dispatched them. Plain values, so
+/// resolving a recipient counts no reference to the connection.
+struct ConnectionOutbound: Sendable {
     let outbox: EventLoopOutbox
-    let handler: NIOLoopBound<WebSocketSessionHandler>
-
-    init(outbox: EventLoopOutbox, handler: WebSocketSessionHandler) {
-        self.outbox = outbox
-        self.handler = NIOLoopBound(handler, eventLoop: outbox.eventLoop)
-    }
+    let slot: SessionSlot
 
     /// Closes the connection ("going away", with `reason`), on its event loop.
     func close(reason: String) {
-        outbox.eventLoop.execute { self.handler.value.closeGoingAway(reason: reason) }
+        outbox.close(slot, reason: reason)
     }
 }

@@ -6,32 +6,40 @@ import NIOCore
 /// many messages.
 final class EventLoopOutbox: Sendable {
     let eventLoop: any EventLoop
-    /// Connections written since the last flush, and whether a flush is already queued.
-    private let unflushed: NIOLoopBoundBox<[WebSocketSessionHandler]>
-    private let flushQueued: NIOLoopBoundBox<Bool>
+    private let sessions: NIOLoopBound<LoopSessions>
 
+    /// Made on `eventLoop`.
     init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
-        self.unflushed = NIOLoopBoundBox([], eventLoop: eventLoop)
-        self.flushQueued = NIOLoopBoundBox(false, eventLoop: eventLoop)
+        self.sessions = NIOLoopBound(LoopSessions(), eventLoop: eventLoop)
     }
 
-    /// Writes each connection's frames on the loop, in order; flushes after what is already
-    /// queued on the loop has run.
-    func deliver(_ deliveries: [(ConnectionOutbound, [ByteBuffer])]) {
+    /// Gives a connection of this loop its slot (on the loop).
+    func add(_ handler: WebSocketSessionHandler) -> SessionSlot {
+        sessions.value.add(handler)
+    }
+
+    /// Frees a connection's slot (on the loop).
+    func remove(_ slot: SessionSlot) {
+        sessions.value.remove(slot)
+    }
+
+    /// Writes each message of `batch` to its connections on the loop, in order; flushes after
+    /// what is already queued on the loop has run.
+    func deliver(_ batch: LoopBatch) {
         eventLoop.execute { [self] in
-            for (connection, frames) in deliveries {
-                let handler = connection.handler.value
-                if handler.enqueue(frames) { unflushed.value.append(handler) }
+            let sessions = sessions.value
+            var queueFlush = false
+            batch.forEachMessage { frames, slots in
+                if sessions.enqueue(frames, to: slots) { queueFlush = true }
             }
-            guard !flushQueued.value else { return }
-            flushQueued.value = true
-            eventLoop.execute { [self] in
-                flushQueued.value = false
-                let handlers = unflushed.value
-                unflushed.value = []
-                for handler in handlers { handler.flush() }
-            }
+            guard queueFlush else { return }
+            eventLoop.execute { [self] in self.sessions.value.flush() }
         }
+    }
+
+    /// Closes the connection in `slot` ("going away", with `reason`), on the loop.
+    func close(_ slot: SessionSlot, reason: String) {
+        eventLoop.execute { [self] in sessions.value.handler(at: slot)?.closeGoingAway(reason: reason) }
     }
 }

@@ -21,6 +21,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private let outbox: EventLoopOutbox
     private let inbox: EventLoopInbox
     private let idleSweep: IdleSweep
+    /// Where the outbox keeps this connection (from `handlerAdded` to `channelInactive`).
+    private var slot: SessionSlot?
     /// When the client last sent anything (for the idle sweep).
     private(set) var lastRead = NIODeadline.now()
     private let maxPendingBytes: Int
@@ -79,7 +81,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
-        namespace.attach(connection, outbound: ConnectionOutbound(outbox: outbox, handler: self))
+        let slot = outbox.add(self)
+        self.slot = slot
+        namespace.attach(connection, outbound: ConnectionOutbound(outbox: outbox, slot: slot))
         idleSweep.add(self)
         logger.debug("connected", metadata: metadata)
         let handshake = ServerMessage.handshake(
@@ -160,6 +164,10 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         // Its requests still in the inbox reach the namespace before it forgets the connection.
         inbox.handOff()
         namespace.detach(connection)
+        if let slot {
+            self.slot = nil
+            outbox.remove(slot)
+        }
         idleSweep.remove(self)
         context.fireChannelInactive()
     }
@@ -263,6 +271,15 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     func enqueue(_ frames: [ByteBuffer]) -> Bool {
         guard let framedOutput, !closing, !frames.isEmpty else { return false }
         for frame in frames { framedOutput.write(NIOAny(frame), promise: nil) }
+        defer { unflushed = true }
+        return !unflushed
+    }
+
+    /// Writes one encoded frame without flushing it (a fan-out's usual delivery); true when
+    /// the connection had nothing unflushed, so the caller must flush it later.
+    func enqueue(_ frame: ByteBuffer) -> Bool {
+        guard let framedOutput, !closing else { return false }
+        framedOutput.write(NIOAny(frame), promise: nil)
         defer { unflushed = true }
         return !unflushed
     }

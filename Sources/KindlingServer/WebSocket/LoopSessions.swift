@@ -1,0 +1,58 @@
+import NIOCore
+
+/// The realtime connections of one event loop, by slot, and those written since the last flush.
+/// Lives on the loop (the outbox reaches it through a `NIOLoopBound`, checked once per batch,
+/// not once per recipient), so a delivery finds its connection with an array index.
+final class LoopSessions {
+    private var handlers = SlotTable<WebSocketSessionHandler>()
+    /// Connections written since the last flush, and whether a flush is already queued.
+    private var unflushed: [WebSocketSessionHandler] = []
+    private var flushQueued = false
+
+    /// Gives `handler` a slot.
+    func add(_ handler: WebSocketSessionHandler) -> SessionSlot {
+        handlers.add(handler)
+    }
+
+    /// Frees a connection's slot; deliveries still on their way to it are dropped.
+    func remove(_ slot: SessionSlot) {
+        handlers.remove(slot)
+    }
+
+    /// The connection in `slot`, if it is still there.
+    func handler(at slot: SessionSlot) -> WebSocketSessionHandler? {
+        handlers[slot]
+    }
+
+    /// Writes one message to the connections in `slots`, in order, without flushing; true when
+    /// the caller must queue a flush.
+    func enqueue(_ frames: [ByteBuffer], to slots: ArraySlice<SessionSlot>) -> Bool {
+        // Writing does not close a connection, so the table cannot change meanwhile.
+        let handlers = self.handlers
+        var written: [WebSocketSessionHandler] = []
+        // Most messages are one frame: written as it is, no array walked per recipient.
+        if frames.count == 1, let frame = frames.first {
+            for slot in slots {
+                guard let handler = handlers[slot] else { continue }
+                if handler.enqueue(frame) { written.append(handler) }
+            }
+        } else {
+            for slot in slots {
+                guard let handler = handlers[slot] else { continue }
+                if handler.enqueue(frames) { written.append(handler) }
+            }
+        }
+        unflushed.append(contentsOf: written)
+        guard !unflushed.isEmpty, !flushQueued else { return false }
+        flushQueued = true
+        return true
+    }
+
+    /// Flushes every connection written since the last flush.
+    func flush() {
+        flushQueued = false
+        let written = unflushed
+        unflushed = []
+        for handler in written { handler.flush() }
+    }
+}

@@ -1,0 +1,61 @@
+import NIOCore
+import NIOEmbedded
+import Testing
+
+@testable import KindlingServer
+
+/// One event loop's share of a dispatch: every connection gets its messages in dispatch order
+/// (a writer's event before its `ok`), each message's frames kept once for all its recipients.
+struct LoopBatchTests {
+    static func frames(_ texts: String...) -> [ByteBuffer] { texts.map { ByteBuffer(string: $0) } }
+
+    /// What each slot is handed, frame by frame, in the order the loop writes it; and how many
+    /// messages (runs) the batch holds.
+    static func received(_ batch: LoopBatch) -> (bySlot: [SessionSlot: [String]], messages: Int) {
+        var bySlot: [SessionSlot: [String]] = [:]
+        var messages = 0
+        batch.forEachMessage { frames, slots in
+            messages += 1
+            for slot in slots { bySlot[slot, default: []] += frames.map { String(buffer: $0) } }
+        }
+        return (bySlot, messages)
+    }
+
+    @Test func eachConnectionGetsItsMessagesInDispatchOrder() throws {
+        let loop = EmbeddedEventLoop()
+        let outbox = EventLoopOutbox(eventLoop: loop)
+        let (writer, a, b) = (SessionSlot(index: 0, generation: 0), SessionSlot(index: 1, generation: 0), SessionSlot(index: 2, generation: 3))
+        var batch = LoopBatch(outbox: outbox)
+        // Message 0 (the event) to three listeners, message 1 (the ok) to the writer, message
+        // 2 (a value in two frames) to two listeners in another order.
+        for slot in [a, writer, b] { batch.add(slot, Self.frames("event"), message: 0) }
+        batch.add(writer, Self.frames("ok"), message: 1)
+        for slot in [b, a] { batch.add(slot, Self.frames("big-1", "big-2"), message: 2) }
+        let received = Self.received(batch)
+        #expect(received.messages == 3)
+        #expect(received.bySlot[writer] == ["event", "ok"])
+        #expect(received.bySlot[a] == ["event", "big-1", "big-2"])
+        #expect(received.bySlot[b] == ["event", "big-1", "big-2"])
+        try loop.syncShutdownGracefully()
+    }
+
+    @Test func aLaterDispatchGoesAfterAndNeverJoinsARun() throws {
+        let loop = EmbeddedEventLoop()
+        let outbox = EventLoopOutbox(eventLoop: loop)
+        let (a, b) = (SessionSlot(index: 0, generation: 0), SessionSlot(index: 1, generation: 0))
+        var first = LoopBatch(outbox: outbox)
+        first.add(a, Self.frames("first"), message: 0)
+        first.add(b, Self.frames("first"), message: 0)
+        // Numbered from 0 again by its own dispatch: the same number is another message.
+        var later = LoopBatch(outbox: outbox)
+        later.add(b, Self.frames("later"), message: 0)
+        later.add(a, Self.frames("later"), message: 0)
+        first.append(later)
+        first.add(a, Self.frames("last"), message: 0)
+        let received = Self.received(first)
+        #expect(received.messages == 3)
+        #expect(received.bySlot[a] == ["first", "later", "last"])
+        #expect(received.bySlot[b] == ["first", "later"])
+        try loop.syncShutdownGracefully()
+    }
+}
