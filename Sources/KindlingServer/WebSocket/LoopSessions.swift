@@ -27,22 +27,21 @@ final class LoopSessions {
     /// Writes one message to the connections in `slots`, in order, without flushing; true when
     /// the caller must queue a flush.
     func enqueue(_ frames: [ByteBuffer], to slots: ArraySlice<SessionSlot>) -> Bool {
-        // Writing does not close a connection, so the table cannot change meanwhile.
+        // A copy of the table: a write that fails closes its connection, which frees its slot
+        // in `self.handlers` while this loop runs.
         let handlers = self.handlers
-        var written: [WebSocketSessionHandler] = []
         // Most messages are one frame: written as it is, no array walked per recipient.
         if frames.count == 1, let frame = frames.first {
             for slot in slots {
                 guard let handler = handlers[slot] else { continue }
-                if handler.enqueue(frame) { written.append(handler) }
+                if handler.enqueue(frame) { unflushed.append(handler) }
             }
         } else {
             for slot in slots {
                 guard let handler = handlers[slot] else { continue }
-                if handler.enqueue(frames) { written.append(handler) }
+                if handler.enqueue(frames) { unflushed.append(handler) }
             }
         }
-        unflushed.append(contentsOf: written)
         guard !unflushed.isEmpty, !flushQueued else { return false }
         flushQueued = true
         return true

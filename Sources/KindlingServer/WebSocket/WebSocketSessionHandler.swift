@@ -269,10 +269,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// Writes encoded frames without flushing them; true when the connection had nothing
     /// unflushed, so the caller must flush it later.
     func enqueue(_ frames: [ByteBuffer]) -> Bool {
-        guard let framedOutput, !closing, !frames.isEmpty else { return false }
-        for frame in frames { framedOutput.write(NIOAny(frame), promise: nil) }
-        defer { unflushed = true }
-        return !unflushed
+        var mustFlush = false
+        for frame in frames where enqueue(frame) { mustFlush = true }
+        return mustFlush
     }
 
     /// Writes one encoded frame without flushing it (a fan-out's usual delivery); true when
