@@ -80,7 +80,7 @@ public enum ServerMessage {
     public static func push(merge: Bool, path: Path, data: [UInt8], tag: Int?) -> [UInt8] {
         var writer = JSONWriter()
         writer.writeRaw((merge ? #"{"t":"d","d":{"a":"m","b":{"p":"# : #"{"t":"d","d":{"a":"d","b":{"p":"#).utf8)
-        writer.write(path.relativeString)
+        writer.write(relativePath: path)
         writer.writeRaw(#","d":"#.utf8)
         writer.writeRaw(data)
         if let tag {
@@ -97,7 +97,7 @@ public enum ServerMessage {
     public static func listenRevoked(path: Path, query: JSONValue?) -> [UInt8] {
         var writer = JSONWriter()
         writer.writeRaw(#"{"t":"d","d":{"a":"c","b":{"p":"#.utf8)
-        writer.write(path.relativeString)
+        writer.write(relativePath: path)
         if let query, !query.isNull {
             writer.writeRaw(#","q":["#.utf8)
             writer.write(query)

@@ -216,7 +216,6 @@ public final class KindlingServer: Sendable {
                         metrics: resources.metrics,
                         configuration: configuration
                     )
-                    try channel.pipeline.syncOperations.addHandler(WebSocketFrameValidator(logger: configuration.logger))
                     try channel.pipeline.syncOperations.addHandler(session)
                 }
             }

@@ -68,6 +68,29 @@ public struct JSONWriter {
     /// Writes a JSON string literal.
     public mutating func write(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
+        appendEscaped(text)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes `path` as the JSON string of `Path.relativeString` (keys joined by "/"), straight
+    /// from its keys: every log record and event has one, and building the string first cost more
+    /// than writing it.
+    public mutating func write(relativePath path: Path) {
+        bytes.append(UInt8(ascii: "\""))
+        for (index, key) in path.keys.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: "/")) }
+            appendEscaped(key.string)
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends the bytes of `text` escaped for a JSON string literal.
+    private mutating func appendEscaped(_ text: String) {
+        // Most strings need no escape: copied whole.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: text.utf8)
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
@@ -85,7 +108,6 @@ public struct JSONWriter {
             default: bytes.append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Writes raw, already-encoded JSON (an object key separator, a cached payload).

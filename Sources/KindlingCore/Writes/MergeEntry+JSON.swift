@@ -5,7 +5,7 @@ extension JSONWriter {
         writeRaw("{".utf8)
         for (offset, entry) in entries.enumerated() {
             if offset > 0 { writeRaw(",".utf8) }
-            write(entry.path.relativeString)
+            write(relativePath: entry.path)
             writeRaw(":".utf8)
             entry.node.write(to: &self, format: format)
         }

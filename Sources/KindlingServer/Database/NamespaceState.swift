@@ -246,10 +246,10 @@ struct NamespaceState: Sendable {
         var writer = JSONWriter(countingOnly: 64 * 1024)
         switch write {
         case .set(let path, let node):
-            writer.write(path.relativeString)
+            writer.write(relativePath: path)
             node.write(to: &writer, format: .export)
         case .merge(let path, let entries):
-            writer.write(path.relativeString)
+            writer.write(relativePath: path)
             writer.write(entries, format: .export)
         }
         guard writer.count <= limits.maxWriteBytes else {

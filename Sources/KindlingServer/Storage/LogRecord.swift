@@ -30,12 +30,12 @@ struct LogRecord: Sendable, Equatable {
         switch write {
         case .set(let path, let node):
             writer.writeRaw(#"{"s":"#.utf8)
-            writer.write(path.relativeString)
+            writer.write(relativePath: path)
             writer.writeRaw(#","d":"#.utf8)
             node.write(to: &writer, format: .export)
         case .merge(let path, let entries):
             writer.writeRaw(#"{"m":"#.utf8)
-            writer.write(path.relativeString)
+            writer.write(relativePath: path)
             writer.writeRaw(#","d":"#.utf8)
             writer.write(entries, format: .export)
         }

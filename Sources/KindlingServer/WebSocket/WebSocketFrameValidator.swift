@@ -1,36 +1,10 @@
-import Logging
-import NIOCore
 import NIOWebSocket
 
-/// Refuses WebSocket frames RFC 6455 forbids from a client, before the session sees them:
-/// an unmasked frame (§5.1), RSV bits without a negotiated extension (§5.2) and reserved
-/// opcodes. SwiftNIO's decoder accepts all three. The connection is closed with 1002.
-final class WebSocketFrameValidator: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = WebSocketFrame
-    typealias InboundOut = WebSocketFrame
-    typealias OutboundOut = WebSocketFrame
-
-    private let logger: Logger
-    private var refused = false
-
-    init(logger: Logger) { self.logger = logger }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !refused else { return }
-        let frame = unwrapInboundIn(data)
-        guard let problem = WebSocketFrameValidator.problem(with: frame) else {
-            context.fireChannelRead(data)
-            return
-        }
-        refused = true
-        logger.notice("closing a realtime connection: \(problem)")
-        var payload = context.channel.allocator.buffer(capacity: 2 + problem.utf8.count)
-        payload.write(webSocketErrorCode: .protocolError)
-        payload.writeString(problem)
-        let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
-        context.writeAndFlush(wrapOutboundOut(close)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
-    }
-
+/// The frames RFC 6455 forbids from a client that SwiftNIO's decoder lets through: an unmasked
+/// frame (§5.1), RSV bits without a negotiated extension (§5.2) and reserved opcodes. The
+/// session closes the connection with 1002 on the first of them (checked there, not in a
+/// handler of its own, so a frame walks one pipeline step fewer).
+enum WebSocketFrameValidator {
     /// Why a client may not send `frame`, or nil when it may.
     static func problem(with frame: WebSocketFrame) -> String? {
         if frame.maskKey == nil { return "unmasked client frame" }

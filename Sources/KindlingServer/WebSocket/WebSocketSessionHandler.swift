@@ -40,8 +40,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// already carry their headers (see `TextFrame`).
     private var framedOutput: ChannelHandlerContext?
     private var closing = false
-    /// Frames were written since the last flush.
-    private var unflushed = false
+    /// Frames given since the last flush, not yet written to the pipeline.
+    private var joined = JoinedFrames()
     /// The payload of the latest ping not yet answered.
     private var pendingPong: ByteBuffer?
     /// The bytes of a message received in part, counted against the server-wide budget.
@@ -95,7 +95,14 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // Once the connection is closing, nothing more it sends is taken.
+        guard !closing else { return }
         let frame = unwrapInboundIn(data)
+        if let problem = WebSocketFrameValidator.problem(with: frame) {
+            logger.notice("closing a realtime connection: \(problem)", metadata: metadata)
+            close(context: context, code: .protocolError, reason: problem)
+            return
+        }
         switch frame.opcode {
         case .text where frame.fin:
             FrameUnmasking.withUnmaskedPayload(frame) { receiveUTF8($0, context: context) }
@@ -255,9 +262,10 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private func sendPong() {
         guard let payload = pendingPong, let context, !closing else { return }
         pendingPong = nil
+        writeJoined()
         context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: payload)), promise: nil)
-        unflushed = true
-        flush()
+        framedOutput?.flush()
+        checkBacklog(context: context)
     }
 
     /// Writes encoded frames now (the session's own replies).
@@ -266,40 +274,53 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         flush()
     }
 
-    /// Writes encoded frames without flushing them; true when the connection had nothing
-    /// unflushed, so the caller must flush it later.
+    /// Takes encoded frames to send at the next flush; true when the connection had nothing
+    /// waiting, so the caller must flush it later.
     func enqueue(_ frames: [ByteBuffer]) -> Bool {
         var mustFlush = false
         for frame in frames where enqueue(frame) { mustFlush = true }
         return mustFlush
     }
 
-    /// Writes one encoded frame without flushing it (a fan-out's usual delivery); true when
-    /// the connection had nothing unflushed, so the caller must flush it later.
+    /// Takes one encoded frame to send at the next flush (a fan-out's usual delivery); true
+    /// when the connection had nothing waiting, so the caller must flush it later.
     func enqueue(_ frame: ByteBuffer) -> Bool {
         guard let framedOutput, !closing else { return false }
-        framedOutput.write(NIOAny(frame), promise: nil)
-        defer { unflushed = true }
-        return !unflushed
+        let mustFlush = joined.isEmpty
+        if let first = joined.add(frame, allocator: framedOutput.channel.allocator) {
+            framedOutput.write(NIOAny(first), promise: nil)
+        }
+        return mustFlush
     }
 
-    /// Sends what was written since the last flush; disconnects the reader when more than the
+    /// Sends what was given since the last flush; disconnects the reader when more than the
     /// limit is still waiting after the socket took what it could.
     func flush() {
-        guard unflushed, let context else { return }
-        unflushed = false
+        guard !joined.isEmpty, let context else { return }
+        writeJoined()
         framedOutput?.flush()
-        if !context.channel.isWritable, !closing {
-            // No close frame: it would queue behind the backlog the reader is not taking.
-            logger.warning("disconnecting a reader that fell behind: more than \(maxPendingBytes) bytes waiting", metadata: metadata)
-            metrics.slowReaderDisconnected()
-            closing = true
-            context.close(promise: nil)
-        }
+        checkBacklog(context: context)
+    }
+
+    /// Hands the joined frames to the pipeline, ahead of a frame written directly.
+    private func writeJoined() {
+        guard let bytes = joined.take() else { return }
+        framedOutput?.write(NIOAny(bytes), promise: nil)
+    }
+
+    private func checkBacklog(context: ChannelHandlerContext) {
+        guard !context.channel.isWritable, !closing else { return }
+        // No close frame: it would queue behind the backlog the reader is not taking.
+        logger.warning("disconnecting a reader that fell behind: more than \(maxPendingBytes) bytes waiting", metadata: metadata)
+        metrics.slowReaderDisconnected()
+        closing = true
+        context.close(promise: nil)
     }
 
     private func close(context: ChannelHandlerContext, code: WebSocketErrorCode, reason: String) {
         guard !closing else { return }
+        // What was given before the close goes out before it.
+        writeJoined()
         closing = true
         var data = context.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
         data.write(webSocketErrorCode: code)

@@ -77,3 +77,17 @@ struct JSONTests {
         #expect(JSONValue.array([.null])["a"] == nil)
     }
 }
+
+/// Log records and events write paths straight from their keys: the bytes must be those of the
+/// path's string, escapes included.
+struct JSONWriterPathTests {
+    @Test(arguments: [[], ["a"], ["users", "u1", "name"], ["é😀", "tab\there", #"quo"te"#, #"back\slash"#, "new\nline"], ["1", "-2", ".priority"]])
+    func writesAPathAsItsStringWouldBeWritten(keys: [String]) {
+        let path = Path(keys: keys.map { Key(unchecked: $0) })
+        var direct = JSONWriter()
+        direct.write(relativePath: path)
+        var viaString = JSONWriter()
+        viaString.write(path.relativeString)
+        #expect(direct.bytes == viaString.bytes)
+    }
+}
