@@ -17,7 +17,7 @@ MEASURES = {
     "read": ["readFromSocket"],
     "framedecode": ["WebSocketFrameDecoder.decode"],
     "session": ["WebSocketSessionHandler.receiveUTF8"],
-    "message": ["ClientMessage.decode"],
+    "message": ["ClientMessage.decode", "CompactRequestEnvelope.decode"],
     "json": ["JSONParser.parse"],
     "readcomplete": ["WebSocketSessionHandler.channelReadComplete", "^Namespace.submit(_:_:)"],
     "drain": ["_dispatch_lane_serial_drain"],
@@ -40,7 +40,8 @@ MEASURES = {
     "prepare": ["Namespace.prepare"],
     "release": ["HeldDeliveries.release"],
     "deliver": ["closure #1 in EventLoopOutbox.deliver", "closure #1 in closure #1 in EventLoopOutbox.deliver"],
-    "flush": ["WebSocketSessionHandler.flush"],
+    # The session's flush, or the loop's flush of every session written (where it is inlined).
+    "flush": ["WebSocketSessionHandler.flush", "LoopSessions.flush"],
     "pong": ["WebSocketSessionHandler.sendPong"],
 }
 
