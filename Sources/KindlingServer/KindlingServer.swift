@@ -181,43 +181,39 @@ public final class KindlingServer: Sendable {
         _ channel: any Channel, registry: NamespaceRegistry, perEventLoop: PerEventLoop, resources: ServerResources, tls: NIOSSLContext?,
         configuration: ServerConfiguration
     ) -> EventLoopFuture<Void> {
-        let upgrader = NIOWebSocketServerUpgrader(
-            maxFrameSize: configuration.maxFrameBytes,
-            automaticErrorHandling: false,
+        let upgrader = WebSocketUpgrader(
             shouldUpgrade: { channel, head in
                 // An invalid namespace name is not upgraded: the HTTP handler answers 400.
                 let target = RequestTarget(uri: head.uri)
                 let name = RequestTarget.namespace(parameters: target.parameters, host: head.headers.first(name: "host"), fallback: configuration.defaultNamespace)
                 return channel.eventLoop.makeSucceededFuture(target.path == "/.ws" && NamespaceName.isValid(name) ? HTTPHeaders() : nil)
             },
-            upgradePipelineHandler: { channel, head in
-                channel.eventLoop.makeCompletedFuture {
-                    let target = RequestTarget(uri: head.uri)
-                    let host = head.headers.first(name: "host")
-                    let name = RequestTarget.namespace(parameters: target.parameters, host: host, fallback: configuration.defaultNamespace)
-                    let handshakeHost = host ?? "\(configuration.host):\(channel.localAddress?.port ?? configuration.port)"
-                    let shares = perEventLoop.shares(of: channel.eventLoop)
-                    // The channel is unwritable while more than the limit waits: the session
-                    // checks that after each flush to find readers that fell behind.
-                    let limit = configuration.maxPendingOutboundBytes
-                    try channel.syncOptions?.setOption(
-                        ChannelOptions.writeBufferWaterMark,
-                        value: ChannelOptions.Types.WriteBufferWaterMark(low: limit, high: limit)
-                    )
-                    // One use of the namespace, which the session's detach ends.
-                    let session = WebSocketSessionHandler(
-                        namespace: registry.namespace(name),
-                        outbox: shares.outbox,
-                        inbox: shares.inbox,
-                        idleSweep: shares.idleSweep,
-                        handshakeHost: handshakeHost,
-                        verifier: resources.verifier,
-                        budget: resources.budget,
-                        metrics: resources.metrics,
-                        configuration: configuration
-                    )
-                    try channel.pipeline.syncOperations.addHandler(session)
-                }
+            pipeline: { channel, head in
+                let target = RequestTarget(uri: head.uri)
+                let host = head.headers.first(name: "host")
+                let name = RequestTarget.namespace(parameters: target.parameters, host: host, fallback: configuration.defaultNamespace)
+                let handshakeHost = host ?? "\(configuration.host):\(channel.localAddress?.port ?? configuration.port)"
+                let shares = perEventLoop.shares(of: channel.eventLoop)
+                // The channel is unwritable while more than the limit waits: the session
+                // checks that after each flush to find readers that fell behind.
+                let limit = configuration.maxPendingOutboundBytes
+                try channel.syncOptions?.setOption(
+                    ChannelOptions.writeBufferWaterMark,
+                    value: ChannelOptions.Types.WriteBufferWaterMark(low: limit, high: limit)
+                )
+                // One use of the namespace, which the session's detach ends.
+                let session = WebSocketSessionHandler(
+                    namespace: registry.namespace(name),
+                    outbox: shares.outbox,
+                    inbox: shares.inbox,
+                    idleSweep: shares.idleSweep,
+                    handshakeHost: handshakeHost,
+                    verifier: resources.verifier,
+                    budget: resources.budget,
+                    metrics: resources.metrics,
+                    configuration: configuration
+                )
+                try channel.pipeline.syncOperations.addHandler(session)
             }
         )
         let httpHandlerName = "kindling.http"

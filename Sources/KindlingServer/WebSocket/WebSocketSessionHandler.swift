@@ -13,7 +13,7 @@ import NIOWebSocket
 /// write-buffer water mark is the limit): a reader that falls further behind is disconnected,
 /// so memory stays bounded.
 final class WebSocketSessionHandler: ChannelInboundHandler {
-    typealias InboundIn = WebSocketFrame
+    typealias InboundIn = ByteBuffer
     typealias OutboundOut = WebSocketFrame
 
     let connection = ConnectionID.next()
@@ -33,6 +33,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private let logger: Logger
     private var assembler: FrameAssembler
     private let maxWebSocketMessageBytes: Int
+    /// The frames in the socket's bytes (SwiftNIO's frame decoder is taken out at the upgrade).
+    private var frames: ClientFrameReader
     private var fragments = FragmentedMessage.none
     private var inputs: [SessionInput] = []
     private var context: ChannelHandlerContext?
@@ -67,6 +69,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         self.maxPendingBytes = configuration.maxPendingOutboundBytes
         self.assembler = FrameAssembler(maxMessageBytes: configuration.maxMessageBytes)
         self.maxWebSocketMessageBytes = configuration.maxFrameBytes
+        self.frames = ClientFrameReader(maxFrameBytes: configuration.maxFrameBytes)
         self.logger = configuration.logger
         self.handshakeHost = handshakeHost
     }
@@ -100,53 +103,57 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // Once the connection is closing, nothing more it sends is taken.
         guard !closing else { return }
-        let frame = unwrapInboundIn(data)
-        if let problem = WebSocketFrameValidator.problem(with: frame) {
-            logger.notice("closing a realtime connection: \(problem)", metadata: metadata)
-            close(context: context, code: .protocolError, reason: problem)
-            return
+        do throws(ClientFrameReader.Refusal) {
+            try frames.read(unwrapInboundIn(data)) { fin, opcode, payload in
+                receiveFrame(fin: fin, opcode: opcode, payload: payload, context: context)
+                return !closing
+            }
+        } catch {
+            logger.notice("closing a realtime connection: \(error.reason)", metadata: metadata)
+            close(context: context, code: error.closeCode, reason: error.reason)
         }
-        switch frame.opcode {
-        case .text where frame.fin:
-            FrameUnmasking.withUnmaskedPayload(frame) { receiveUTF8($0, context: context) }
+    }
+
+    private func receiveFrame(fin: Bool, opcode: ClientFrameReader.Opcode, payload: UnsafeRawBufferPointer, context: ChannelHandlerContext) {
+        switch opcode {
+        case .text where fin:
+            receiveUTF8(payload, context: context)
         case .text:
-            fragments = .text(frame.unmaskedData)
-            holding(frame.unmaskedData.readableBytes, context: context)
+            fragments = .text(ByteBuffer(bytes: payload))
+            holding(payload.count, context: context)
         case .continuation:
-            continueMessage(frame, context: context)
+            continueMessage(fin: fin, payload, context: context)
         case .binary:
-            if !frame.fin { fragments = .binary }
+            if !fin { fragments = .binary }
             logger.debug("ignored a binary frame", metadata: metadata)
         case .ping:
             // RFC 6455 §5.5.3: only the latest ping needs its pong. One pong goes out after the
             // read that brought the pings, so a ping flood from a client that does not read
             // costs one small frame per read, not one per ping.
-            var payload = frame.unmaskedData
-            pendingPong = payload.readSlice(length: payload.readableBytes) ?? ByteBuffer()
-        case .connectionClose:
+            pendingPong = ByteBuffer(bytes: payload)
+        case .close:
             close(context: context, code: .normalClosure, reason: "client closed")
-        default:
+        case .pong:
             break
         }
     }
 
     /// Adds a continuation frame to the message being received in pieces (clients may fragment
-    /// a message at the WebSocket level; SwiftNIO hands over the frames as they come).
-    private func continueMessage(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
+    /// a message at the WebSocket level).
+    private func continueMessage(fin: Bool, _ piece: UnsafeRawBufferPointer, context: ChannelHandlerContext) {
         switch fragments {
         case .none:
             close(context: context, code: .protocolError, reason: "continuation frame without a message to continue")
         case .binary:
-            if frame.fin { fragments = .none }
+            if fin { fragments = .none }
         case .text(var collected):
             fragments = .none
-            var piece = frame.unmaskedData
-            guard collected.readableBytes + piece.readableBytes <= maxWebSocketMessageBytes else {
+            guard collected.readableBytes + piece.count <= maxWebSocketMessageBytes else {
                 close(context: context, code: .messageTooLarge, reason: "message larger than \(maxWebSocketMessageBytes) bytes")
                 return
             }
-            collected.writeBuffer(&piece)
-            if frame.fin {
+            collected.writeBytes(piece)
+            if fin {
                 holding(0, context: context)
                 collected.withUnsafeReadableBytes { receiveUTF8($0, context: context) }
             } else {
@@ -199,13 +206,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.info("connection error: \(error)", metadata: metadata)
-        if let error = error as? NIOWebSocketError {
-            // A frame SwiftNIO could not decode: say why in the close frame.
-            close(context: context, code: error == .invalidFrameLength ? .messageTooLarge : .protocolError, reason: "\(error)")
-        } else {
-            closing = true
-            context.close(promise: nil)
-        }
+        closing = true
+        context.close(promise: nil)
     }
 
     /// Receives a whole text frame's payload, which RFC 6455 requires to be valid UTF-8 (1007).
