@@ -15,7 +15,8 @@ import bisect, subprocess, sys, collections
 # each of its parts matches some frame (the first frame inside the second, e.g.).
 MEASURES = {
     "read": ["readFromSocket"],
-    "framedecode": ["WebSocketFrameDecoder.decode"],
+    # Frames are read by the session itself since ClientFrameReader (SwiftNIO's decoder before).
+    "framedecode": ["WebSocketFrameDecoder.decode", "WebSocketSessionHandler.channelRead"],
     "session": ["WebSocketSessionHandler.receiveUTF8"],
     "message": ["ClientMessage.decode", "CompactRequestEnvelope.decode"],
     "json": ["JSONParser.parse"],

@@ -286,22 +286,25 @@ final class Namespace: @unchecked Sendable {
             if unserved != nil || (cluster != nil && outbounds[connection] == nil) {
                 if case .operation(let number?, _) = input {
                     let refusal = unserved ?? .unavailable(Namespace.notJoined)
-                    block.refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refusal).wireResponse(number)))
+                    block.refusals.append(Outgoing(to: connection, message: Answer.refused(refusal).wireResponse(number)))
                 }
                 continue
             }
-            if case .operation(let number, let operation) = input, operation.writesNow, let node = forwardingNode,
-                let write = ForwardedWrite(operation, auth: state.auth(of: .realtime(connection)))
-            {
+            guard case .operation(let number, let operation) = input else {
+                state.handle(input, from: connection, now: block.now, into: &block.refusals)
+                continue
+            }
+            // The operation is bound once here: each binding of it copies a large value.
+            if operation.writesNow, let node = forwardingNode, let write = ForwardedWrite(operation, auth: state.auth(of: .realtime(connection))) {
                 // A follower's client: the leader decides, and the answer comes once this
                 // node has committed the write from the log.
                 forward(write, node: node) { answer in
                     guard let number else { return }
-                    self.dispatch([Outgoing(recipients: [connection], message: answer.wireResponse(number))])
+                    self.dispatch([Outgoing(to: connection, message: answer.wireResponse(number))])
                 }
                 continue
             }
-            if case .operation(let number, let operation) = input, operation.writesNow || operation.writesAtDisconnect {
+            if operation.writesNow || operation.writesAtDisconnect {
                 if block.refusal == nil { block.refusal = .some(writeRefusal) }
                 // onDisconnect registrations are refused by the namespace cap only: failing
                 // storage refuses their writes when they run, and a cluster follower hands
@@ -309,17 +312,15 @@ final class Namespace: @unchecked Sendable {
                 if case let refused?? = block.refusal, operation.writesNow || refused.isNamespaceLimit {
                     state.count(operation, by: .realtime(connection), refusal: refused)
                     if let number {
-                        block.refusals.append(Outgoing(recipients: [connection], message: Answer.refused(refused).wireResponse(number)))
+                        block.refusals.append(Outgoing(to: connection, message: Answer.refused(refused).wireResponse(number)))
                     }
                     continue
                 }
             }
-            if case .operation(_, let operation) = input, operation.changesRegistrations, !block.registrationsChanged.contains(connection) {
+            if operation.changesRegistrations, !block.registrationsChanged.contains(connection) {
                 block.registrationsChanged.append(connection)
             }
-            if case .reject = input {
-                state.handle(input, from: connection, now: block.now, into: &block.refusals)
-            } else if case .authenticated(let auth)? = state.handle(input, from: connection, now: block.now, into: &block.out), let expiresAt = auth.expiresAt {
+            if case .authenticated(let auth)? = state.handle(input, from: connection, now: block.now, into: &block.out), let expiresAt = auth.expiresAt {
                 expire(connection, at: expiresAt)
             }
         }

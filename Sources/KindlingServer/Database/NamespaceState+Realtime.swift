@@ -8,10 +8,10 @@ extension NamespaceState {
         switch input {
         case .operation(let number, let operation):
             let answer = apply(operation, by: .realtime(connection), now: now, into: &out)
-            if let number { out.append(Outgoing(recipients: [connection], message: answer.wireResponse(number))) }
+            if let number { out.append(Outgoing(to: connection, message: answer.wireResponse(number))) }
             return answer
         case .reject(let number, let status, let message):
-            out.append(Outgoing(recipients: [connection], message: ServerMessage.failure(number, status: status, message: message)))
+            out.append(Outgoing(to: connection, message: ServerMessage.failure(number, status: status, message: message)))
             return nil
         }
     }

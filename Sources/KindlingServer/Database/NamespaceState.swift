@@ -374,7 +374,7 @@ struct NamespaceState: Sendable {
     mutating func expireAuth(of connection: ConnectionID, now: Int64, into out: inout [Outgoing]) {
         guard let record = connections[connection], let expiresAt = record.auth.expiresAt, expiresAt <= now else { return }
         connections[connection]?.auth = .anonymous
-        out.append(Outgoing(recipients: [connection], message: ServerMessage.authRevoked(status: WireStatus.expiredToken.rawValue, reason: "Auth token is expired.")))
+        out.append(Outgoing(to: connection, message: ServerMessage.authRevoked(status: WireStatus.expiredToken.rawValue, reason: "Auth token is expired.")))
         revokeUnreadableListens(of: connection, now: now, into: &out)
     }
 
@@ -398,7 +398,7 @@ struct NamespaceState: Sendable {
         for (id, wireQuery) in record.listens where !mayRead(id.path, query: id.query, as: record.auth, now: now) {
             connections[connection]?.listens[id] = nil
             database.unlisten(connection, at: id.path, query: id.query)
-            out.append(Outgoing(recipients: [connection], message: ServerMessage.listenRevoked(path: id.path, query: wireQuery)))
+            out.append(Outgoing(to: connection, message: ServerMessage.listenRevoked(path: id.path, query: wireQuery)))
         }
     }
 

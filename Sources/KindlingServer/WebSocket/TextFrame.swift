@@ -7,8 +7,7 @@ enum TextFrame {
     /// A final, unmasked text frame holding `payload` (RFC 6455 §5.2): header and payload in one
     /// buffer, so a delivery is one write of one shared buffer.
     static func encoded(_ payload: ArraySlice<UInt8>) -> ByteBuffer {
-        var buffer = ByteBuffer()
-        buffer.reserveCapacity(payload.count + 10)
+        var buffer = ByteBufferAllocator().buffer(capacity: payload.count + 10)
         buffer.writeInteger(UInt8(0x81))
         switch payload.count {
         case ..<126:
@@ -26,6 +25,8 @@ enum TextFrame {
 
     /// The frames for one message, split as the SDKs reassemble them.
     static func frames(_ message: [UInt8]) -> [ByteBuffer] {
-        FrameSplitter.frames(message).map(encoded)
+        // Most messages are one frame: no list of pieces made for them.
+        guard message.count > FrameSplitter.pieceLimit else { return [encoded(message[...])] }
+        return FrameSplitter.frames(message).map(encoded)
     }
 }
