@@ -30,7 +30,7 @@ final class EventLoopOutbox: Sendable {
         eventLoop.execute { [self] in
             let sessions = sessions.value
             var queueFlush = false
-            batch.forEachMessage { frames, slots in
+            batch.forEachDelivery { frames, slots in
                 if sessions.enqueue(frames, to: slots) { queueFlush = true }
             }
             guard queueFlush else { return }

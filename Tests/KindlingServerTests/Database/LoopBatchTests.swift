@@ -9,12 +9,12 @@ import Testing
 struct LoopBatchTests {
     static func frames(_ texts: String...) -> [ByteBuffer] { texts.map { ByteBuffer(string: $0) } }
 
-    /// What each slot is handed, frame by frame, in the order the loop writes it; and how many
-    /// messages (runs) the batch holds.
+    /// What each slot is handed, in the order the loop writes it (the bytes of each hand-over);
+    /// and how many hand-overs (runs of messages to the same connections) the batch makes.
     static func received(_ batch: LoopBatch) -> (bySlot: [SessionSlot: [String]], messages: Int) {
         var bySlot: [SessionSlot: [String]] = [:]
         var messages = 0
-        batch.forEachMessage { frames, slots in
+        batch.forEachDelivery { frames, slots in
             messages += 1
             for slot in slots { bySlot[slot, default: []] += frames.map { String(buffer: $0) } }
         }
@@ -56,6 +56,35 @@ struct LoopBatchTests {
         #expect(received.messages == 3)
         #expect(received.bySlot[a] == ["first", "later", "last"])
         #expect(received.bySlot[b] == ["first", "later"])
+        try loop.syncShutdownGracefully()
+    }
+
+    @Test func messagesToTheSameConnectionsAreHandedOverJoinedAndInOrder() throws {
+        let loop = EmbeddedEventLoop()
+        let outbox = EventLoopOutbox(eventLoop: loop)
+        let listeners = (0..<20).map { SessionSlot(index: UInt32($0), generation: 0) }
+        let writer = listeners[3]
+        var batch = LoopBatch(outbox: outbox)
+        // Three events to the same twenty listeners, then an ok to one, then two more events.
+        for text in ["e1", "e2", "e3"] { for slot in listeners { batch.add(slot, Self.frames(text), message: Int(text.dropFirst())!) } }
+        batch.add(writer, Self.frames("ok"), message: 4)
+        for (number, text) in [(5, "e5"), (6, "e6a")] { for slot in listeners { batch.add(slot, Self.frames(text, "+"), message: number) } }
+        let shared = Self.frames("shared")[0]
+        var single = LoopBatch(outbox: outbox)
+        for slot in listeners { single.add(slot, [shared], message: 0) }
+        var handedOver: [ByteBuffer] = []
+        single.forEachDelivery { frames, slots in
+            #expect(slots.count == listeners.count)
+            handedOver += frames
+        }
+        let received = Self.received(batch)
+        #expect(received.messages == 3)
+        #expect(received.bySlot[listeners[0]] == ["e1e2e3", "e5+e6a+"])
+        #expect(received.bySlot[writer] == ["e1e2e3", "ok", "e5+e6a+"])
+        // One message to many: the same bytes, in a buffer of the loop's own.
+        #expect(handedOver == [shared])
+        let address = { (buffer: ByteBuffer) in buffer.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) } }
+        #expect(handedOver.first.map(address) != address(shared))
         try loop.syncShutdownGracefully()
     }
 }
