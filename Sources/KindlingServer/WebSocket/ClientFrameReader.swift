@@ -112,9 +112,12 @@ struct ClientFrameReader {
                 header = 10
             }
             if opcode.isControl, !fin || length > 125 { throw .longOrFragmentedControlFrame }
-            guard length <= UInt64(maxFrameBytes) else { throw .tooLarge(limit: maxFrameBytes) }
-            let start = offset + header + 4, end = start + Int(length)
-            guard end <= raw.count else { break }
+            guard length <= UInt64(max(maxFrameBytes, 0)) else { throw .tooLarge(limit: maxFrameBytes) }
+            // The length is at most the limit, an Int; compared with what is left before it is
+            // added to anything.
+            let start = offset + header + 4
+            guard start <= raw.count, Int(length) <= raw.count - start else { break }
+            let end = start + Int(length)
             let key = (raw[start - 4], raw[start - 3], raw[start - 2], raw[start - 1])
             let masked = UnsafeRawBufferPointer(rebasing: raw[start..<end])
             let more = withUnsafeTemporaryAllocation(byteCount: max(masked.count, 1), alignment: 8) { scratch in
