@@ -215,9 +215,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private func receiveUTF8(_ payload: UnsafeRawBufferPointer, context: ChannelHandlerContext) {
         // ASCII (every SDK message without non-ASCII data) is valid UTF-8 as it stands; only
         // other text pays for the full check.
-        var high: UInt8 = 0
-        for byte in payload { high |= byte }
-        guard high < 0x80 || String(validating: payload, as: UTF8.self) != nil else {
+        guard FrameUnmasking.isASCII(payload) || String(validating: payload, as: UTF8.self) != nil else {
             logger.notice("closing: a text frame that is not valid UTF-8", metadata: metadata)
             close(context: context, code: .dataInconsistentWithMessage, reason: "text frame is not valid UTF-8")
             return

@@ -131,4 +131,16 @@ struct ClientFrameReaderTests {
         #expect(ClientFrameReader.Refusal.tooLarge(limit: 100).closeCode == .messageTooLarge)
         #expect(try Self.read([Self.frame(opcode: 1, Array(repeating: 0x61, count: 100))], limit: 100).frames.count == 1)
     }
+
+    @Test func asciiIsToldFromAnyHighByteAtAnyPlace() {
+        for length in 0...20 {
+            let ascii = [UInt8](repeating: 0x7F, count: length)
+            #expect(ascii.withUnsafeBytes { FrameUnmasking.isASCII($0) })
+            for place in 0..<length {
+                var bytes = ascii
+                bytes[place] = 0x80
+                #expect(!bytes.withUnsafeBytes { FrameUnmasking.isASCII($0) }, "length \(length), place \(place)")
+            }
+        }
+    }
 }
