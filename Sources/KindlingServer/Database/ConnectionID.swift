@@ -40,6 +40,14 @@ struct Outgoing: Sendable {
             }
         }
 
+        /// Exactly one connection.
+        var isSingle: Bool {
+            switch self {
+            case .one: true
+            case .many(let ids): ids.count == 1
+            }
+        }
+
         func makeIterator() -> Iterator {
             switch self {
             case .one(let id): Iterator(one: id, many: nil)

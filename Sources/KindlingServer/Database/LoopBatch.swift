@@ -2,12 +2,25 @@ import NIOCore
 
 /// One event loop's share of a dispatch: each message's frames once, then the slots of the
 /// connections that get it, in dispatch order. A fan-out to thousands of this loop's connections
-/// is one frames array and a run of plain slots, not an array and a reference per recipient.
+/// is one frames array and a run of plain slots, not an array and a reference per recipient; a
+/// message to one connection (an answer, mostly) is framed into a buffer the batch's small
+/// messages share, not a buffer of its own.
 struct LoopBatch: Sendable {
+    /// Where a run's frames are.
+    private enum Frames {
+        /// Buffers of the dispatch's, the same for every loop (a message to several connections,
+        /// or a large one).
+        case shared([ByteBuffer])
+        /// A range of `small`.
+        case small(Range<Int>)
+    }
+
     let outbox: EventLoopOutbox
     /// Each message with the end of its run in `slots` (the run starts where the previous ends).
-    private var runs: [(frames: [ByteBuffer], end: Int)] = []
+    private var runs: [(frames: Frames, end: Int)] = []
     private var slots: [SessionSlot] = []
+    /// The frames of the messages to one connection, one after another (nil until the first).
+    private var small: ByteBuffer?
     /// The dispatch's number of the message of the last run, while recipients are added.
     private var lastMessage: Int?
 
@@ -20,16 +33,43 @@ struct LoopBatch: Sendable {
         if message == lastMessage, let last = runs.indices.last {
             runs[last].end = slots.count
         } else {
-            runs.append((frames, slots.count))
+            runs.append((.shared(frames), slots.count))
             lastMessage = message
         }
+    }
+
+    /// Adds a message for one connection alone, of at most one frame's length.
+    mutating func add(_ slot: SessionSlot, single message: [UInt8]) {
+        var bytes = small ?? ByteBufferAllocator().buffer(capacity: 1024)
+        small = nil
+        let start = bytes.writerIndex
+        TextFrame.write(message[...], into: &bytes)
+        runs.append((.small(start..<bytes.writerIndex), slots.count + 1))
+        small = bytes
+        slots.append(slot)
+        lastMessage = nil
     }
 
     /// Appends `later`'s messages after these (numbers from another dispatch never extend a run).
     mutating func append(_ later: LoopBatch) {
         let offset = slots.count
         slots.append(contentsOf: later.slots)
-        runs.append(contentsOf: later.runs.lazy.map { ($0.frames, $0.end + offset) })
+        var base = 0
+        if let laterSmall = later.small {
+            var bytes = small ?? ByteBufferAllocator().buffer(capacity: laterSmall.readableBytes)
+            small = nil
+            base = bytes.writerIndex
+            bytes.writeImmutableBuffer(laterSmall)
+            small = bytes
+        }
+        runs.append(
+            contentsOf: later.runs.lazy.map { run in
+                switch run.frames {
+                case .shared: (run.frames, run.end + offset)
+                case .small(let range): (.small(range.lowerBound + base..<range.upperBound + base), run.end + offset)
+                }
+            }
+        )
         lastMessage = nil
     }
 
@@ -40,31 +80,66 @@ struct LoopBatch: Sendable {
     /// The messages in order, each run of consecutive ones that go to exactly the same
     /// connections as one delivery: their frames joined into one buffer, which each of those
     /// connections is handed once (a fan-out of many events to the same listeners costs one
-    /// hand-over per listener, not one per event). Each connection still gets its messages in
-    /// dispatch order: a run holds every message between its first and last, for all of them.
+    /// hand-over per listener, not one per event; a pipelining client's answers are one slice
+    /// of `small`). Each connection still gets its messages in dispatch order: a run holds every
+    /// message between its first and last, for all of them.
     ///
     /// A message to many connections is also copied into a buffer of the loop's own, so the
     /// loops do not count references to one shared buffer from two cores at once.
-    func forEachDelivery(_ body: ([ByteBuffer], ArraySlice<SessionSlot>) -> Void) {
+    func forEachDelivery(_ body: (ByteBuffer, ArraySlice<SessionSlot>) -> Void) {
         var start = 0
         var index = 0
         while index < runs.count {
             let recipients = slots[start..<runs[index].end]
             var last = index
             while last + 1 < runs.count, Self.same(recipients, slots[runs[last].end..<runs[last + 1].end]) { last += 1 }
-            if last == index, recipients.count < Self.sharedAcrossLoops {
-                body(runs[index].frames, recipients)
+            let group = runs[index...last]
+            if let range = smallRange(of: group), let slice = small?.getSlice(at: range.lowerBound, length: range.count) {
+                body(slice, recipients)
+            } else if last == index, recipients.count < Self.sharedAcrossLoops, case .shared(let frames) = runs[index].frames {
+                // Frame by frame to all of them: each still gets the frames in order.
+                for frame in frames { body(frame, recipients) }
             } else {
-                let total = runs[index...last].reduce(0) { sum, run in run.frames.reduce(sum) { $0 + $1.readableBytes } }
-                var joined = ByteBufferAllocator().buffer(capacity: total)
-                for run in runs[index...last] {
-                    for frame in run.frames { joined.writeImmutableBuffer(frame) }
-                }
-                body([joined], recipients)
+                body(joined(group), recipients)
             }
             start = runs[last].end
             index = last + 1
         }
+    }
+
+    /// The range of `small` a group of runs covers, when they are all there, back to back.
+    private func smallRange(of group: ArraySlice<(frames: Frames, end: Int)>) -> Range<Int>? {
+        var covered: Range<Int>?
+        for run in group {
+            guard case .small(let range) = run.frames else { return nil }
+            if let sofar = covered {
+                guard sofar.upperBound == range.lowerBound else { return nil }
+                covered = sofar.lowerBound..<range.upperBound
+            } else {
+                covered = range
+            }
+        }
+        return covered
+    }
+
+    /// The bytes of a group of runs in one buffer.
+    private func joined(_ group: ArraySlice<(frames: Frames, end: Int)>) -> ByteBuffer {
+        let total = group.reduce(0) { sum, run in
+            switch run.frames {
+            case .shared(let frames): frames.reduce(sum) { $0 + $1.readableBytes }
+            case .small(let range): sum + range.count
+            }
+        }
+        var joined = ByteBufferAllocator().buffer(capacity: total)
+        for run in group {
+            switch run.frames {
+            case .shared(let frames):
+                for frame in frames { joined.writeImmutableBuffer(frame) }
+            case .small(let range):
+                if let slice = small?.getSlice(at: range.lowerBound, length: range.count) { joined.writeImmutableBuffer(slice) }
+            }
+        }
+        return joined
     }
 
     /// Whether two runs of slots name the same connections in the same order.

@@ -16,6 +16,17 @@ struct LoopBatches: Sendable {
         }
     }
 
+    /// Adds a message for one connection alone, of at most one frame's length.
+    mutating func add(_ outbound: ConnectionOutbound, single message: [UInt8]) {
+        if let index = index(of: outbound.outbox) {
+            batches[index].add(outbound.slot, single: message)
+        } else {
+            var batch = LoopBatch(outbox: outbound.outbox)
+            batch.add(outbound.slot, single: message)
+            batches.append(batch)
+        }
+    }
+
     /// Appends `later`'s deliveries after these, loop by loop.
     mutating func append(_ later: LoopBatches) {
         for batch in later.batches {

@@ -524,8 +524,11 @@ final class Namespace: @unchecked Sendable {
         for (number, outgoing) in out.enumerated() {
             var frames: [ByteBuffer]?
             var chunk: ByteBuffer?
+            let alone = outgoing.recipients.isSingle && outgoing.message.count <= FrameSplitter.pieceLimit
             for recipient in outgoing.recipients {
                 switch outbounds[recipient] {
+                case .webSocket(let outbound)? where alone:
+                    delivery.add(outbound, single: outgoing.message)
                 case .webSocket(let outbound)?:
                     let split = frames ?? TextFrame.frames(outgoing.message)
                     frames = split

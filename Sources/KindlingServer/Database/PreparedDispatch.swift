@@ -20,6 +20,13 @@ struct PreparedDispatch: Sendable {
         self.bytes += bytes
     }
 
+    /// Adds a realtime message for `outbound` alone, of at most one frame's length.
+    mutating func add(_ outbound: ConnectionOutbound, single message: [UInt8]) {
+        loops.add(outbound, single: message)
+        messages += 1
+        bytes += message.count
+    }
+
     mutating func add(_ outbound: EventStreamOutbound, _ chunks: [ByteBuffer], bytes: Int) {
         // A stream's consecutive messages (one block's events for it) go out as one task.
         if let last = streams.indices.last, streams[last].outbound === outbound {

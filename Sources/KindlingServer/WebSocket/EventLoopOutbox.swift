@@ -30,8 +30,8 @@ final class EventLoopOutbox: Sendable {
         eventLoop.execute { [self] in
             let sessions = sessions.value
             var queueFlush = false
-            batch.forEachDelivery { frames, slots in
-                if sessions.enqueue(frames, to: slots) { queueFlush = true }
+            batch.forEachDelivery { frame, slots in
+                if sessions.enqueue(frame, to: slots) { queueFlush = true }
             }
             guard queueFlush else { return }
             eventLoop.execute { [self] in self.sessions.value.flush() }

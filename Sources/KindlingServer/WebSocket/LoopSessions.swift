@@ -24,23 +24,15 @@ final class LoopSessions {
         handlers[slot]
     }
 
-    /// Writes one message to the connections in `slots`, in order, without flushing; true when
-    /// the caller must queue a flush.
-    func enqueue(_ frames: [ByteBuffer], to slots: ArraySlice<SessionSlot>) -> Bool {
+    /// Writes one buffer of frames to the connections in `slots`, in order, without flushing;
+    /// true when the caller must queue a flush.
+    func enqueue(_ frame: ByteBuffer, to slots: ArraySlice<SessionSlot>) -> Bool {
         // A copy of the table: a write that fails closes its connection, which frees its slot
         // in `self.handlers` while this loop runs.
         let handlers = self.handlers
-        // Most messages are one frame: written as it is, no array walked per recipient.
-        if frames.count == 1, let frame = frames.first {
-            for slot in slots {
-                guard let handler = handlers[slot] else { continue }
-                if handler.enqueue(frame) { unflushed.append(handler) }
-            }
-        } else {
-            for slot in slots {
-                guard let handler = handlers[slot] else { continue }
-                if handler.enqueue(frames) { unflushed.append(handler) }
-            }
+        for slot in slots {
+            guard let handler = handlers[slot] else { continue }
+            if handler.enqueue(frame) { unflushed.append(handler) }
         }
         guard !unflushed.isEmpty, !flushQueued else { return false }
         flushQueued = true

@@ -8,6 +8,12 @@ enum TextFrame {
     /// buffer, so a delivery is one write of one shared buffer.
     static func encoded(_ payload: ArraySlice<UInt8>) -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: payload.count + 10)
+        write(payload, into: &buffer)
+        return buffer
+    }
+
+    /// Appends the frame holding `payload` to `buffer`.
+    static func write(_ payload: ArraySlice<UInt8>, into buffer: inout ByteBuffer) {
         buffer.writeInteger(UInt8(0x81))
         switch payload.count {
         case ..<126:
@@ -20,7 +26,6 @@ enum TextFrame {
             buffer.writeInteger(UInt64(payload.count))
         }
         buffer.writeBytes(payload)
-        return buffer
     }
 
     /// The frames for one message, split as the SDKs reassemble them.

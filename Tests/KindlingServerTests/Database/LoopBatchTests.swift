@@ -10,15 +10,15 @@ struct LoopBatchTests {
     static func frames(_ texts: String...) -> [ByteBuffer] { texts.map { ByteBuffer(string: $0) } }
 
     /// What each slot is handed, in the order the loop writes it (the bytes of each hand-over);
-    /// and how many hand-overs (runs of messages to the same connections) the batch makes.
-    static func received(_ batch: LoopBatch) -> (bySlot: [SessionSlot: [String]], messages: Int) {
+    /// and how many hand-overs the batch makes.
+    static func received(_ batch: LoopBatch) -> (bySlot: [SessionSlot: [String]], handOvers: Int) {
         var bySlot: [SessionSlot: [String]] = [:]
-        var messages = 0
-        batch.forEachDelivery { frames, slots in
-            messages += 1
-            for slot in slots { bySlot[slot, default: []] += frames.map { String(buffer: $0) } }
+        var handOvers = 0
+        batch.forEachDelivery { frame, slots in
+            handOvers += 1
+            for slot in slots { bySlot[slot, default: []].append(String(buffer: frame)) }
         }
-        return (bySlot, messages)
+        return (bySlot, handOvers)
     }
 
     @Test func eachConnectionGetsItsMessagesInDispatchOrder() throws {
@@ -32,7 +32,8 @@ struct LoopBatchTests {
         batch.add(writer, Self.frames("ok"), message: 1)
         for slot in [b, a] { batch.add(slot, Self.frames("big-1", "big-2"), message: 2) }
         let received = Self.received(batch)
-        #expect(received.messages == 3)
+        // The two frames of message 2 go to its two recipients one after the other.
+        #expect(received.handOvers == 4)
         #expect(received.bySlot[writer] == ["event", "ok"])
         #expect(received.bySlot[a] == ["event", "big-1", "big-2"])
         #expect(received.bySlot[b] == ["event", "big-1", "big-2"])
@@ -53,7 +54,7 @@ struct LoopBatchTests {
         first.append(later)
         first.add(a, Self.frames("last"), message: 0)
         let received = Self.received(first)
-        #expect(received.messages == 3)
+        #expect(received.handOvers == 3)
         #expect(received.bySlot[a] == ["first", "later", "last"])
         #expect(received.bySlot[b] == ["first", "later"])
         try loop.syncShutdownGracefully()
@@ -73,18 +74,42 @@ struct LoopBatchTests {
         var single = LoopBatch(outbox: outbox)
         for slot in listeners { single.add(slot, [shared], message: 0) }
         var handedOver: [ByteBuffer] = []
-        single.forEachDelivery { frames, slots in
+        single.forEachDelivery { frame, slots in
             #expect(slots.count == listeners.count)
-            handedOver += frames
+            handedOver.append(frame)
         }
         let received = Self.received(batch)
-        #expect(received.messages == 3)
+        #expect(received.handOvers == 3)
         #expect(received.bySlot[listeners[0]] == ["e1e2e3", "e5+e6a+"])
         #expect(received.bySlot[writer] == ["e1e2e3", "ok", "e5+e6a+"])
         // One message to many: the same bytes, in a buffer of the loop's own.
         #expect(handedOver == [shared])
         let address = { (buffer: ByteBuffer) in buffer.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) } }
         #expect(handedOver.first.map(address) != address(shared))
+        try loop.syncShutdownGracefully()
+    }
+
+    @Test func messagesToOneConnectionShareOneBufferAndComeOutInOrder() throws {
+        let loop = EmbeddedEventLoop()
+        let outbox = EventLoopOutbox(eventLoop: loop)
+        let (writer, listener) = (SessionSlot(index: 0, generation: 0), SessionSlot(index: 1, generation: 0))
+        let frame = { (text: String) in String(buffer: TextFrame.encoded(Array(text.utf8)[...])) }
+        var batch = LoopBatch(outbox: outbox)
+        batch.add(writer, single: Array("ok1".utf8))
+        batch.add(writer, single: Array("ok2".utf8))
+        batch.add(listener, single: Array("event".utf8))
+        batch.add(writer, single: Array("ok3".utf8))
+        // A later dispatch's answers to the same connection join the last run.
+        var later = LoopBatch(outbox: outbox)
+        later.add(writer, single: Array("ok4".utf8))
+        later.add(writer, single: Array("ok5".utf8))
+        batch.append(later)
+        batch.add(writer, Self.frames("shared"), message: 9)
+        let received = Self.received(batch)
+        // The shared message to the writer alone joins its run too.
+        #expect(received.bySlot[writer] == [frame("ok1") + frame("ok2"), frame("ok3") + frame("ok4") + frame("ok5") + "shared"])
+        #expect(received.bySlot[listener] == [frame("event")])
+        #expect(received.handOvers == 3)
         try loop.syncShutdownGracefully()
     }
 }
