@@ -34,10 +34,11 @@ public enum Action: Sendable, Equatable {
     case appCheck(String)
     /// `unappeck` (sic, as the JS SDK spells it) or `unappcheck`.
     case unappCheck
-    /// `q`: listen.
-    case listen(ListenRequest)
+    /// `q`: listen. Boxed, as are the other cases with a query (over a hundred bytes): inline,
+    /// they would make every action that large.
+    indirect case listen(ListenRequest)
     /// `n`: stop listening.
-    case unlisten(path: Path, query: Query)
+    indirect case unlisten(path: Path, query: Query)
     /// `p`: overwrite; with `hash`, a compare-and-set (a transaction).
     case put(path: Path, data: JSONValue, hash: String?)
     /// `m`: multi-path update.
@@ -49,7 +50,7 @@ public enum Action: Sendable, Equatable {
     /// `oc`: cancel what is queued at a path and below.
     case onDisconnectCancel(path: Path)
     /// `g`: read once, filtered by the query.
-    case get(path: Path, query: Query)
+    indirect case get(path: Path, query: Query)
     /// `g` on `/.info/…`: client-local data the SDKs answer themselves; the server has none.
     case getInfo(String)
     /// `echo`: a test hook; answered with its data.

@@ -6,10 +6,13 @@ import KindlingCore
 enum Operation: Sendable {
     /// Start a listen; `wireQuery` is the query object exactly as the client sent it, kept so a
     /// revocation can name the listen the way the client identifies it.
-    case listen(path: Path, query: Query, tag: Int?, hash: String, wireQuery: JSONValue?)
-    case unlisten(path: Path, query: Query)
+    ///
+    /// The cases with a query are boxed (`indirect`): a query is over a hundred bytes, and inline
+    /// it would make every operation (every write's too) that large, copied at each step.
+    indirect case listen(path: Path, query: Query, tag: Int?, hash: String, wireQuery: JSONValue?)
+    indirect case unlisten(path: Path, query: Query)
     /// Read once (a realtime `g`, a REST GET).
-    case get(path: Path, query: Query)
+    indirect case get(path: Path, query: Query)
     /// Replace the data at `path` (null removes it), if `precondition` still holds.
     case set(path: Path, data: JSONValue, precondition: Precondition?)
     /// A multi-path update relative to `path`.
@@ -20,7 +23,7 @@ enum Operation: Sendable {
     case onDisconnectUpdate(path: Path, members: [JSONMember])
     case onDisconnectCancel(path: Path)
     /// Open a REST event stream at `path`.
-    case openStream(path: Path, query: Query)
+    indirect case openStream(path: Path, query: Query)
     /// The connection now acts as `auth` (its credential already verified by the transport).
     case authenticate(AuthState)
     /// A credential the transport could not verify: refused by the namespace like any other
