@@ -35,6 +35,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private let maxWebSocketMessageBytes: Int
     /// The frames in the socket's bytes (SwiftNIO's frame decoder is taken out at the upgrade).
     private var frames: ClientFrameReader
+    /// `frames.pendingBytes` as of the end of the last read (read again only then: the reader
+    /// is being mutated while it hands over frames).
+    private var partialFrameBytes = 0
     private var fragments = FragmentedMessage.none
     private var inputs: [SessionInput] = []
     private var context: ChannelHandlerContext?
@@ -108,6 +111,12 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
                 receiveFrame(fin: fin, opcode: opcode, payload: payload, context: context)
                 return !closing
             }
+            // A frame not yet whole counts too: a client that starts large frames and never
+            // ends them holds server memory just as one that never ends a message does.
+            if partialFrameBytes != frames.pendingBytes, !closing {
+                partialFrameBytes = frames.pendingBytes
+                holdPartial(context: context)
+            }
         } catch {
             logger.notice("closing a realtime connection: \(error.reason)", metadata: metadata)
             close(context: context, code: error.closeCode, reason: error.reason)
@@ -120,7 +129,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             receiveUTF8(payload, context: context)
         case .text:
             fragments = .text(ByteBuffer(bytes: payload))
-            holding(payload.count, context: context)
+            holdPartial(context: context)
         case .continuation:
             continueMessage(fin: fin, payload, context: context)
         case .binary:
@@ -154,11 +163,11 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             }
             collected.writeBytes(piece)
             if fin {
-                holding(0, context: context)
+                holdPartial(context: context)
                 collected.withUnsafeReadableBytes { receiveUTF8($0, context: context) }
             } else {
                 fragments = .text(collected)
-                holding(collected.readableBytes, context: context)
+                holdPartial(context: context)
             }
         }
     }
@@ -221,12 +230,15 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             return
         }
         receive(payload, context: context)
-        holding(assembler.bufferedBytes, context: context)
+        holdPartial(context: context)
     }
 
-    /// Counts `bytes` of a message received in part against the server-wide budget; closes
-    /// the connection (1013, try again later) when the budget cannot hold them.
-    private func holding(_ bytes: Int, context: ChannelHandlerContext) {
+    /// Counts what the connection holds of messages and frames received in part against the
+    /// server-wide budget; closes the connection (1013, try again later) when the budget cannot
+    /// hold them.
+    private func holdPartial(context: ChannelHandlerContext) {
+        var bytes = partialFrameBytes + assembler.bufferedBytes
+        if case .text(let collected) = fragments { bytes += collected.readableBytes }
         guard !held.update(to: bytes) else { return }
         fragments = .none
         logger.warning("closing: the server holds too many partly received messages (budget \(held.budget.limit) bytes)", metadata: metadata)

@@ -97,4 +97,25 @@ struct BackpressureTests {
             #expect(!first.isClosed)
         }
     }
+
+    @Test func partlyReceivedFramesShareTheBudget() async throws {
+        try await HardeningServer.with({ $0.inFlightBudgetBytes = 100 * 1024 }) { server, logs in
+            // A frame of 80,000 bytes, sent but for its last 10,000.
+            let unfinished = Array(RawConnection.frame(opcode: 1, [UInt8](repeating: 0x78, count: 80_000)).dropLast(10_000))
+            let first = try await RawConnection.connect(port: server.port)
+            defer { first.close() }
+            try await first.upgradeToWebSocket()
+            try await first.send(unfinished)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!first.isClosed)
+            let second = try await RawConnection.connect(port: server.port)
+            defer { second.close() }
+            try await second.upgradeToWebSocket()
+            try? await second.send(unfinished)
+            #expect(await second.waitForClose(timeout: .seconds(5)))
+            #expect(second.closeCode == 1013)
+            #expect(logs.contains("too many partly received messages"))
+            #expect(!first.isClosed)
+        }
+    }
 }
