@@ -30,30 +30,31 @@ struct JoinedFrames {
     /// Adds `frame` after the frames already held. Returns the bytes to write now, before
     /// what is held from then on, when joining `frame` would pass `limit`.
     mutating func add(_ frame: ByteBuffer, allocator: ByteBufferAllocator) -> ByteBuffer? {
+        if heldBytes + frame.readableBytes > Self.limit, let held = take() {
+            state = .single(frame)
+            return held
+        }
         switch state {
         case .empty:
             state = .single(frame)
-            return nil
         case .single(let first):
-            guard first.readableBytes + frame.readableBytes <= Self.limit else {
-                state = .single(frame)
-                return first
-            }
             var own = allocator.buffer(capacity: max(first.readableBytes + frame.readableBytes, 1024))
             own.writeImmutableBuffer(first)
             own.writeImmutableBuffer(frame)
             state = .joined(own)
-            return nil
         case .joined(var own):
-            guard own.readableBytes + frame.readableBytes <= Self.limit else {
-                state = .single(frame)
-                return own
-            }
             // Let go of the held copy first, so the buffer is written in place.
             state = .empty
             own.writeImmutableBuffer(frame)
             state = .joined(own)
-            return nil
+        }
+        return nil
+    }
+
+    private var heldBytes: Int {
+        switch state {
+        case .empty: 0
+        case .single(let buffer), .joined(let buffer): buffer.readableBytes
         }
     }
 
