@@ -7,34 +7,34 @@ struct LoopBatches: Sendable {
     /// Adds a recipient of message number `message` (numbered by the dispatch, in order).
     mutating func add(_ outbound: ConnectionOutbound, _ frames: [ByteBuffer], message: Int) {
         // Per recipient of a fan-out: a slot appended in place, nothing else.
-        if let index = index(of: outbound.outbox) {
-            batches[index].add(outbound.slot, frames, message: message)
-        } else {
-            var batch = LoopBatch(outbox: outbound.outbox)
-            batch.add(outbound.slot, frames, message: message)
-            batches.append(batch)
-        }
+        withBatch(of: outbound.outbox) { $0.add(outbound.slot, frames, message: message) }
     }
 
     /// Adds a message for one connection alone, of at most one frame's length.
     mutating func add(_ outbound: ConnectionOutbound, single message: [UInt8]) {
-        if let index = index(of: outbound.outbox) {
-            batches[index].add(outbound.slot, single: message)
-        } else {
-            var batch = LoopBatch(outbox: outbound.outbox)
-            batch.add(outbound.slot, single: message)
-            batches.append(batch)
-        }
+        withBatch(of: outbound.outbox) { $0.add(outbound.slot, single: message) }
     }
 
     /// Appends `later`'s deliveries after these, loop by loop.
     mutating func append(_ later: LoopBatches) {
         for batch in later.batches {
+            // A loop with nothing yet takes the batch as it is (no copy of its small messages).
             if let index = index(of: batch.outbox) {
                 batches[index].append(batch)
             } else {
                 batches.append(batch)
             }
+        }
+    }
+
+    /// Changes the batch of `outbox`, made empty first when there is none yet.
+    private mutating func withBatch(of outbox: EventLoopOutbox, _ change: (inout LoopBatch) -> Void) {
+        if let index = index(of: outbox) {
+            change(&batches[index])
+        } else {
+            var batch = LoopBatch(outbox: outbox)
+            change(&batch)
+            batches.append(batch)
         }
     }
 
