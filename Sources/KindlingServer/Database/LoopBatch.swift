@@ -85,7 +85,8 @@ struct LoopBatch: Sendable {
     /// message between its first and last, for all of them.
     ///
     /// A message to many connections is also copied into a buffer of the loop's own, so the
-    /// loops do not count references to one shared buffer from two cores at once.
+    /// loops do not count references to one shared buffer from two cores at once. Runs larger
+    /// than `JoinedFrames.limit` are not copied: they are handed over frame by frame.
     func forEachDelivery(_ body: (ByteBuffer, ArraySlice<SessionSlot>) -> Void) {
         var start = 0
         var index = 0
@@ -94,13 +95,16 @@ struct LoopBatch: Sendable {
             var last = index
             while last + 1 < runs.count, Self.same(recipients, slots[runs[last].end..<runs[last + 1].end]) { last += 1 }
             let group = runs[index...last]
+            let total = group.reduce(0) { $0 + byteCount($1.frames) }
             if let range = smallRange(of: group), let slice = small?.getSlice(at: range.lowerBound, length: range.count) {
                 body(slice, recipients)
-            } else if last == index, recipients.count < Self.sharedAcrossLoops, case .shared(let frames) = runs[index].frames {
+            } else if total > JoinedFrames.limit || (last == index && recipients.count < Self.sharedAcrossLoops) {
                 // Frame by frame to all of them: each still gets the frames in order.
-                for frame in frames { body(frame, recipients) }
+                for run in group { forEachFrame(of: run.frames) { body($0, recipients) } }
             } else {
-                body(joined(group), recipients)
+                var joined = ByteBufferAllocator().buffer(capacity: total)
+                for run in group { forEachFrame(of: run.frames) { joined.writeImmutableBuffer($0) } }
+                body(joined, recipients)
             }
             start = runs[last].end
             index = last + 1
@@ -122,24 +126,21 @@ struct LoopBatch: Sendable {
         return covered
     }
 
-    /// The bytes of a group of runs in one buffer.
-    private func joined(_ group: ArraySlice<(frames: Frames, end: Int)>) -> ByteBuffer {
-        let total = group.reduce(0) { sum, run in
-            switch run.frames {
-            case .shared(let frames): frames.reduce(sum) { $0 + $1.readableBytes }
-            case .small(let range): sum + range.count
-            }
+    private func byteCount(_ frames: Frames) -> Int {
+        switch frames {
+        case .shared(let frames): frames.reduce(0) { $0 + $1.readableBytes }
+        case .small(let range): range.count
         }
-        var joined = ByteBufferAllocator().buffer(capacity: total)
-        for run in group {
-            switch run.frames {
-            case .shared(let frames):
-                for frame in frames { joined.writeImmutableBuffer(frame) }
-            case .small(let range):
-                if let slice = small?.getSlice(at: range.lowerBound, length: range.count) { joined.writeImmutableBuffer(slice) }
-            }
+    }
+
+    /// Each frame of a run, as a buffer (a slice of `small` for a small message).
+    private func forEachFrame(of frames: Frames, _ body: (ByteBuffer) -> Void) {
+        switch frames {
+        case .shared(let frames):
+            for frame in frames { body(frame) }
+        case .small(let range):
+            if let slice = small?.getSlice(at: range.lowerBound, length: range.count) { body(slice) }
         }
-        return joined
     }
 
     /// Whether two runs of slots name the same connections in the same order.

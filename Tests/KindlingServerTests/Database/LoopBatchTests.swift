@@ -112,4 +112,23 @@ struct LoopBatchTests {
         #expect(received.handOvers == 3)
         try loop.syncShutdownGracefully()
     }
+
+    @Test func largeRunsAreHandedOverFrameByFrameNotCopied() throws {
+        let loop = EmbeddedEventLoop()
+        let outbox = EventLoopOutbox(eventLoop: loop)
+        let listeners = (0..<20).map { SessionSlot(index: UInt32($0), generation: 0) }
+        let big = [ByteBuffer(repeating: 0x61, count: JoinedFrames.limit), ByteBuffer(repeating: 0x62, count: 10)]
+        var batch = LoopBatch(outbox: outbox)
+        for (number, frame) in big.enumerated() { for slot in listeners { batch.add(slot, [frame], message: number) } }
+        let address = { (buffer: ByteBuffer) in buffer.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) } }
+        var handedOver: [ByteBuffer] = []
+        batch.forEachDelivery { frame, slots in
+            #expect(slots.count == listeners.count)
+            handedOver.append(frame)
+        }
+        // Together over the limit: both as they are, in order, the same buffers.
+        #expect(handedOver == big)
+        #expect(handedOver.map(address) == big.map(address))
+        try loop.syncShutdownGracefully()
+    }
 }
