@@ -121,7 +121,7 @@ struct ClientFrameReader {
             let key = (raw[start - 4], raw[start - 3], raw[start - 2], raw[start - 1])
             let masked = UnsafeRawBufferPointer(rebasing: raw[start..<end])
             let more = withUnsafeTemporaryAllocation(byteCount: max(masked.count, 1), alignment: 8) { scratch in
-                FrameUnmasking.unmask(masked, key: key, into: scratch)
+                FramePayload.unmask(masked, key: key, into: scratch)
                 return frame(fin, opcode, UnsafeRawBufferPointer(rebasing: scratch[0..<masked.count]))
             }
             offset = end

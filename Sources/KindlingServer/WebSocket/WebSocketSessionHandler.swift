@@ -224,7 +224,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private func receiveUTF8(_ payload: UnsafeRawBufferPointer, context: ChannelHandlerContext) {
         // ASCII (every SDK message without non-ASCII data) is valid UTF-8 as it stands; only
         // other text pays for the full check.
-        guard FrameUnmasking.isASCII(payload) || String(validating: payload, as: UTF8.self) != nil else {
+        guard FramePayload.isASCII(payload) || String(validating: payload, as: UTF8.self) != nil else {
             logger.notice("closing: a text frame that is not valid UTF-8", metadata: metadata)
             close(context: context, code: .dataInconsistentWithMessage, reason: "text frame is not valid UTF-8")
             return

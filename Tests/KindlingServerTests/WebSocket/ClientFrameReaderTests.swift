@@ -135,11 +135,11 @@ struct ClientFrameReaderTests {
     @Test func asciiIsToldFromAnyHighByteAtAnyPlace() {
         for length in 0...20 {
             let ascii = [UInt8](repeating: 0x7F, count: length)
-            #expect(ascii.withUnsafeBytes { FrameUnmasking.isASCII($0) })
+            #expect(ascii.withUnsafeBytes { FramePayload.isASCII($0) })
             for place in 0..<length {
                 var bytes = ascii
                 bytes[place] = 0x80
-                #expect(!bytes.withUnsafeBytes { FrameUnmasking.isASCII($0) }, "length \(length), place \(place)")
+                #expect(!bytes.withUnsafeBytes { FramePayload.isASCII($0) }, "length \(length), place \(place)")
             }
         }
     }

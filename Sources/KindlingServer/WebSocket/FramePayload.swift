@@ -2,7 +2,7 @@
 /// the payload XOR a four-byte key repeated. A realtime request is usually a few dozen bytes,
 /// read once, so it is unmasked eight bytes at a time into scratch space and read from there,
 /// then checked for ASCII the same way.
-enum FrameUnmasking {
+enum FramePayload {
     /// Writes `masked` XOR the repeated four-byte `key` into `output` (at least as long).
     static func unmask(_ masked: UnsafeRawBufferPointer, key: (UInt8, UInt8, UInt8, UInt8), into output: UnsafeMutableRawBufferPointer) {
         // The key twice over, read as a word the same way as the payload's words, so each byte
