@@ -30,29 +30,13 @@ public enum ServerMessage {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(48 + (data?.count ?? 2))
         bytes.append(contentsOf: WireLiterals.numberedDataPrefix)
-        appendDecimal(number, to: &bytes)
+        WireLiterals.appendDecimal(number, to: &bytes)
         bytes.append(contentsOf: WireLiterals.responseStatusKey)
         bytes.append(contentsOf: status.rawValue.utf8)
         bytes.append(contentsOf: #"","d":"#.utf8)
         if let data { bytes.append(contentsOf: data) } else { bytes.append(contentsOf: "{}".utf8) }
         bytes.append(contentsOf: "}}}".utf8)
         return bytes
-    }
-
-    /// Appends `value` in decimal, as `String(value)` spells it.
-    static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 20 digits, kept on the stack
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
-        }
     }
 
     /// An error response whose data is the explanation text.

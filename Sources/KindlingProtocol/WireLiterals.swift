@@ -20,4 +20,21 @@ public enum WireLiterals {
     public static let pushDataKey = Array(#"","d":"#.utf8)
     /// How a ping starts: `{"t":"c","d":{"t":"p"`.
     public static let pingPrefix = Array(#"{"t":"c","d":{"t":"p""#.utf8)
+
+    /// Appends `value` in decimal, as `String(value)` spells it (request and response
+    /// numbers, without making a `String`).
+    public static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 20 digits, kept on the stack
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import KindlingBench
+import KindlingProtocol
 import NIOCore
 import Testing
 
@@ -27,9 +28,9 @@ struct MessageScanTests {
 
     @Test("decimal writing round-trips")
     func decimals() {
-        for value in [0, 7, 10, 1_234_567, -89] {
+        for value in [0, 7, 10, 1_234_567, -89, Int.max, Int.min] {
             var bytes: [UInt8] = []
-            MessageScan.appendDecimal(value, to: &bytes)
+            WireLiterals.appendDecimal(value, to: &bytes)
             #expect(String(decoding: bytes, as: UTF8.self) == String(value))
         }
     }

@@ -84,17 +84,6 @@ public enum MessageScan {
         message.withUnsafeReadableBytes { $0.starts(with: controlPing) }
     }
 
-    /// Appends `value` in decimal.
-    public static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
-        if value < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            appendDecimal(-value, to: &bytes)
-            return
-        }
-        if value >= 10 { appendDecimal(value / 10, to: &bytes) }
-        bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
-    }
-
     /// Reads an optionally negative decimal integer at `index`, moving past it.
     static func decimal(_ bytes: UnsafeRawBufferPointer, at index: inout Int) -> Int? {
         var negative = false

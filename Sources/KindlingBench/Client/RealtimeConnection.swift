@@ -144,7 +144,7 @@ public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
         var message: [UInt8] = []
         message.reserveCapacity(body.count + 40)
         message.append(contentsOf: WireLiterals.numberedDataPrefix)
-        MessageScan.appendDecimal(nextRequest, to: &message)
+        WireLiterals.appendDecimal(nextRequest, to: &message)
         message.append(contentsOf: WireLiterals.requestActionKey)
         message.append(contentsOf: UnsafeRawBufferPointer(start: action.utf8Start, count: action.utf8CodeUnitCount))
         message.append(contentsOf: WireLiterals.requestBodyKey)

@@ -1,3 +1,5 @@
+import KindlingProtocol
+
 /// The parameters of a fan-out run.
 public struct FanoutOptions: Sendable {
     /// Connections listening on the one path (or subscribed to the one channel).
@@ -29,9 +31,9 @@ public struct FanoutOptions: Sendable {
     /// Appends the value written: a timestamp for the latency, a sequence number, and padding.
     func appendValue(sequence: Int, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: #"{"ts":"#.utf8)
-        MessageScan.appendDecimal(Int(MonotonicClock.nanoseconds()), to: &bytes)
+        WireLiterals.appendDecimal(Int(MonotonicClock.nanoseconds()), to: &bytes)
         bytes.append(contentsOf: #","seq":"#.utf8)
-        MessageScan.appendDecimal(sequence, to: &bytes)
+        WireLiterals.appendDecimal(sequence, to: &bytes)
         bytes.append(contentsOf: #","pad":""#.utf8)
         bytes.append(contentsOf: repeatElement(UInt8(ascii: "x"), count: padding))
         bytes.append(contentsOf: #""}"#.utf8)

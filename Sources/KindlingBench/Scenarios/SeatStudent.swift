@@ -1,4 +1,5 @@
 import KindlingCore
+import KindlingProtocol
 import NIOCore
 
 /// One student of the study-spot app: listens to the free-seat count of their location, and
@@ -115,7 +116,7 @@ final class SeatStudent: RealtimeBehaviour {
         }
         if attemptStarted == 0 { attemptStarted = MonotonicClock.nanoseconds() }
         var body = putPrefix
-        MessageScan.appendDecimal(next, to: &body)
+        WireLiterals.appendDecimal(next, to: &body)
         body.append(contentsOf: #","h":""#.utf8)
         body.append(contentsOf: hashes[known])
         body.append(contentsOf: #""}"#.utf8)

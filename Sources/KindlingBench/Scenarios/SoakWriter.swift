@@ -1,3 +1,4 @@
+import KindlingProtocol
 import NIOCore
 
 /// A normal realtime client of the soak: writes its send time to its pair's path at a steady
@@ -18,7 +19,7 @@ final class SoakWriter: RealtimeBehaviour {
         let path = path
         ticker = connection.eventLoop.scheduleRepeatedTask(initialDelay: every, delay: every) { _ in
             var body = Array(#"{"p":"\#(path)","d":{"sent":"#.utf8)
-            MessageScan.appendDecimal(Int(MonotonicClock.nanoseconds()), to: &body)
+            WireLiterals.appendDecimal(Int(MonotonicClock.nanoseconds()), to: &body)
             body.append(contentsOf: "}}".utf8)
             bound.value.request("p", body: body)
             bound.value.flush()
