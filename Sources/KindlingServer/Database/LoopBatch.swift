@@ -95,16 +95,18 @@ struct LoopBatch: Sendable {
             var last = index
             while last + 1 < runs.count, Self.same(recipients, slots[runs[last].end..<runs[last + 1].end]) { last += 1 }
             let group = runs[index...last]
-            let total = group.reduce(0) { $0 + byteCount($1.frames) }
             if let range = smallRange(of: group), let slice = small?.getSlice(at: range.lowerBound, length: range.count) {
                 body(slice, recipients)
-            } else if total > JoinedFrames.limit || (last == index && recipients.count < Self.sharedAcrossLoops) {
-                // Frame by frame to all of them: each still gets the frames in order.
-                for run in group { forEachFrame(of: run.frames) { body($0, recipients) } }
             } else {
-                var joined = ByteBufferAllocator().buffer(capacity: total)
-                for run in group { forEachFrame(of: run.frames) { joined.writeImmutableBuffer($0) } }
-                body(joined, recipients)
+                let total = group.reduce(0) { $0 + byteCount($1.frames) }
+                if total > JoinedFrames.limit || (last == index && recipients.count < Self.sharedAcrossLoops) {
+                    // Frame by frame to all of them: each still gets the frames in order.
+                    for run in group { forEachFrame(of: run.frames) { body($0, recipients) } }
+                } else {
+                    var joined = ByteBufferAllocator().buffer(capacity: total)
+                    for run in group { forEachFrame(of: run.frames) { joined.writeImmutableBuffer($0) } }
+                    body(joined, recipients)
+                }
             }
             start = runs[last].end
             index = last + 1

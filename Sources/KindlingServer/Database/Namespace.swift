@@ -524,7 +524,7 @@ final class Namespace: @unchecked Sendable {
         for (number, outgoing) in out.enumerated() {
             var frames: [ByteBuffer]?
             var chunk: ByteBuffer?
-            let alone = outgoing.recipients.isSingle && outgoing.message.count <= FrameSplitter.pieceLimit
+            let alone = outgoing.recipients.isSingle && TextFrame.isOneFrame(outgoing.message)
             for recipient in outgoing.recipients {
                 switch outbounds[recipient] {
                 case .webSocket(let outbound)? where alone:

@@ -31,7 +31,12 @@ enum TextFrame {
     /// The frames for one message, split as the SDKs reassemble them.
     static func frames(_ message: [UInt8]) -> [ByteBuffer] {
         // Most messages are one frame: no list of pieces made for them.
-        guard message.count > FrameSplitter.pieceLimit else { return [encoded(message[...])] }
+        guard !isOneFrame(message) else { return [encoded(message[...])] }
         return FrameSplitter.frames(message).map(encoded)
+    }
+
+    /// Whether `message` goes out as one frame (the SDKs split longer ones into pieces).
+    static func isOneFrame(_ message: [UInt8]) -> Bool {
+        message.count <= FrameSplitter.pieceLimit
     }
 }
