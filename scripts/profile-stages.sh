@@ -12,6 +12,7 @@
 #   writes-p1   kindling-bench writes --writers 64 --pipeline 1  --seconds 6
 #   writes-p16  kindling-bench writes --writers 64 --pipeline 16 --seconds 6
 #   fanout      kindling-bench fanout --subscribers 1000 --writes 3000
+#   fanout-rate kindling-bench fanout --subscribers 1000 --writes 1000 --rate 200 (the latency row)
 set -euo pipefail
 out=${1:?output directory}
 bin=${2:-.build/release}
@@ -32,6 +33,7 @@ for load in "${loads[@]}"; do
     writes-p1) args=(writes --writers 64 --pipeline 1 --seconds 6 --fsync always) ;;
     writes-p16) args=(writes --writers 64 --pipeline 16 --seconds 6 --fsync always) ;;
     fanout) args=(fanout --subscribers 1000 --writes 3000) ;;
+    fanout-rate) args=(fanout --subscribers 1000 --writes 1000 --rate 200) ;;
   esac
   perf record -q -e cpu-clock -F 2000 -g -p "$pid" -o "$out/$load.perf" 2>/dev/null &
   perfpid=$!

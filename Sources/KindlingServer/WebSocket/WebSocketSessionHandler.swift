@@ -45,6 +45,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// already carry their headers (see `TextFrame`).
     private var framedOutput: ChannelHandlerContext?
     private var closing = false
+    /// The channel's writability as SwiftNIO last reported it (it reports a change as soon as
+    /// a write crosses the high mark), so a flush checks the backlog without asking the channel.
+    private var writable = true
     /// Frames given since the last flush, not yet written to the pipeline.
     private var joined = JoinedFrames()
     /// Allocates the joined frames' buffers: SwiftNIO's default, the channels' own, kept here
@@ -180,6 +183,11 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         inputs = []
     }
 
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        writable = context.channel.isWritable
+        context.fireChannelWritabilityChanged()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         held.update(to: 0)
         if counted {
@@ -311,9 +319,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// Sends what was given since the last flush; disconnects the reader when more than the
     /// limit is still waiting after the socket took what it could.
     func flush() {
-        guard !joined.isEmpty, let context else { return }
-        writeJoined()
-        framedOutput?.flush()
+        guard let context, let bytes = joined.take() else { return }
+        // One pass down the pipeline for the write and the flush.
+        framedOutput?.writeAndFlush(NIOAny(bytes), promise: nil)
         checkBacklog(context: context)
     }
 
@@ -324,7 +332,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     }
 
     private func checkBacklog(context: ChannelHandlerContext) {
-        guard !context.channel.isWritable, !closing else { return }
+        guard !writable, !closing else { return }
         // No close frame: it would queue behind the backlog the reader is not taking.
         logger.warning("disconnecting a reader that fell behind: more than \(maxPendingBytes) bytes waiting", metadata: metadata)
         metrics.slowReaderDisconnected()
