@@ -11,6 +11,7 @@
 # Loads (default: all three):
 #   writes-p1   kindling-bench writes --writers 64 --pipeline 1  --seconds 6
 #   writes-p16  kindling-bench writes --writers 64 --pipeline 16 --seconds 6
+# (WRITERS=256 in the environment for the writers of the runs instead of 64)
 #   fanout      kindling-bench fanout --subscribers 1000 --writes 3000
 #   fanout-rate kindling-bench fanout --subscribers 1000 --writes 1000 --rate 200 (the latency row)
 set -euo pipefail
@@ -30,8 +31,8 @@ bench() { "$bin/kindling-bench" "$@" --url "$url" --server-pid "$pid" --no-progr
 bench writes --writers 64 --pipeline 4 --seconds 2 --fsync always >"$out/warmup.json"
 for load in "${loads[@]}"; do
   case $load in
-    writes-p1) args=(writes --writers 64 --pipeline 1 --seconds 6 --fsync always) ;;
-    writes-p16) args=(writes --writers 64 --pipeline 16 --seconds 6 --fsync always) ;;
+    writes-p1) args=(writes --writers "${WRITERS:-64}" --pipeline 1 --seconds 6 --fsync always) ;;
+    writes-p16) args=(writes --writers "${WRITERS:-64}" --pipeline 16 --seconds 6 --fsync always) ;;
     fanout) args=(fanout --subscribers 1000 --writes 3000) ;;
     fanout-rate) args=(fanout --subscribers 1000 --writes 1000 --rate 200) ;;
   esac
