@@ -45,9 +45,6 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// already carry their headers (see `TextFrame`).
     private var framedOutput: ChannelHandlerContext?
     private var closing = false
-    /// The channel's writability as SwiftNIO last reported it (it reports a change as soon as
-    /// a write crosses the high mark), so a flush checks the backlog without asking the channel.
-    private var writable = true
     /// Frames given since the last flush, not yet written to the pipeline.
     private var joined = JoinedFrames()
     /// Allocates the joined frames' buffers: SwiftNIO's default, the channels' own, kept here
@@ -181,11 +178,6 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         guard !inputs.isEmpty else { return }
         inbox.add(inputs, from: connection, to: namespace)
         inputs = []
-    }
-
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        writable = context.channel.isWritable
-        context.fireChannelWritabilityChanged()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -332,7 +324,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     }
 
     private func checkBacklog(context: ChannelHandlerContext) {
-        guard !writable, !closing else { return }
+        guard !context.channel.isWritable, !closing else { return }
         // No close frame: it would queue behind the backlog the reader is not taking.
         logger.warning("disconnecting a reader that fell behind: more than \(maxPendingBytes) bytes waiting", metadata: metadata)
         metrics.slowReaderDisconnected()
