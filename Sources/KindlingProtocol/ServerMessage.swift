@@ -31,6 +31,10 @@ public enum ServerMessage {
         bytes.reserveCapacity(48 + (data?.count ?? 2))
         bytes.append(contentsOf: WireLiterals.numberedDataPrefix)
         WireLiterals.appendDecimal(number, to: &bytes)
+        if status == .ok, data == nil {
+            bytes.append(contentsOf: WireLiterals.okResponseTail)
+            return bytes
+        }
         bytes.append(contentsOf: WireLiterals.responseStatusKey)
         bytes.append(contentsOf: status.rawValue.utf8)
         bytes.append(contentsOf: #"","d":"#.utf8)

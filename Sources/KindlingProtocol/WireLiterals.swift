@@ -21,20 +21,34 @@ public enum WireLiterals {
     /// How a ping starts: `{"t":"c","d":{"t":"p"`.
     public static let pingPrefix = Array(#"{"t":"c","d":{"t":"p""#.utf8)
 
+    /// Everything of an `ok` response without data after its number: `,"b":{"s":"ok","d":{}}}}`.
+    /// Nearly every message a writer gets is this, so it is written without any status lookup.
+    public static let okResponseTail = Array(#","b":{"s":"ok","d":{}}}}"#.utf8)
+
     /// Appends `value` in decimal, as `String(value)` spells it (request and response
     /// numbers, without making a `String`).
     public static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        withDecimal(value) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Calls `body` with the decimal spelling of `value` (as `String(value)` spells it), kept on
+    /// the stack, so it can be copied into any kind of buffer.
+    public static func withDecimal<Result>(_ value: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 20 digits, kept on the stack
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // a sign and up to 20 digits
+        return withUnsafeMutableBytes(of: &digits) { buffer in
+            // Written from the end backwards, so the spelling ends where the buffer does.
+            var start = buffer.count
             repeat {
-                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
-                count += 1
             } while magnitude > 0
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
+            if value < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
+            }
+            return body(UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
     }
 }

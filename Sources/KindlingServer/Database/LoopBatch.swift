@@ -1,3 +1,4 @@
+import KindlingProtocol
 import NIOCore
 
 /// One event loop's share of a dispatch: each message's frames once, then the slots of the
@@ -48,6 +49,29 @@ struct LoopBatch: Sendable {
         small = bytes
         slots.append(slot)
         lastMessage = nil
+    }
+
+    /// Adds the `ok` answer to request `number` for one connection, written straight into
+    /// `small` as a frame (the same bytes `ServerMessage.response(number, status: .ok)` spells);
+    /// returns the answer's length.
+    mutating func add(_ slot: SessionSlot, acknowledging number: Int) -> Int {
+        var bytes = small ?? ByteBufferAllocator().buffer(capacity: 1024)
+        small = nil
+        let start = bytes.writerIndex
+        // The answer is under 126 bytes (a number has at most 21 characters), so its frame's
+        // header is two bytes: the length goes in the second once the answer is written.
+        bytes.writeInteger(UInt8(0x81))
+        bytes.writeInteger(UInt8(0))
+        bytes.writeBytes(WireLiterals.numberedDataPrefix)
+        WireLiterals.withDecimal(number) { _ = bytes.writeBytes($0) }
+        bytes.writeBytes(WireLiterals.okResponseTail)
+        let length = bytes.writerIndex - start - 2
+        bytes.setInteger(UInt8(length), at: start + 1)
+        runs.append((.small(start..<bytes.writerIndex), slots.count + 1))
+        small = bytes
+        slots.append(slot)
+        lastMessage = nil
+        return length
     }
 
     /// Appends `later`'s messages after these (numbers from another dispatch never extend a run).

@@ -15,6 +15,11 @@ struct LoopBatches: Sendable {
         withBatch(of: outbound.outbox) { $0.add(outbound.slot, single: message) }
     }
 
+    /// Adds the `ok` answer to request `number` for one connection; returns its length.
+    mutating func add(_ outbound: ConnectionOutbound, acknowledging number: Int) -> Int {
+        withBatch(of: outbound.outbox) { $0.add(outbound.slot, acknowledging: number) }
+    }
+
     /// Appends `later`'s deliveries after these, loop by loop.
     mutating func append(_ later: LoopBatches) {
         for batch in later.batches {
@@ -28,14 +33,14 @@ struct LoopBatches: Sendable {
     }
 
     /// Changes the batch of `outbox`, made empty first when there is none yet.
-    private mutating func withBatch(of outbox: EventLoopOutbox, _ change: (inout LoopBatch) -> Void) {
+    private mutating func withBatch<Result>(of outbox: EventLoopOutbox, _ change: (inout LoopBatch) -> Result) -> Result {
         if let index = index(of: outbox) {
-            change(&batches[index])
-        } else {
-            var batch = LoopBatch(outbox: outbox)
-            change(&batch)
-            batches.append(batch)
+            return change(&batches[index])
         }
+        var batch = LoopBatch(outbox: outbox)
+        let result = change(&batch)
+        batches.append(batch)
+        return result
     }
 
     /// A server has a handful of event loops: a linear search beats hashing.

@@ -300,7 +300,7 @@ final class Namespace: @unchecked Sendable {
                 // node has committed the write from the log.
                 forward(write, node: node) { answer in
                     guard let number else { return }
-                    self.dispatch([Outgoing(to: connection, message: answer.wireResponse(number))])
+                    self.dispatch([Outgoing(to: connection, answer: answer, number: number)])
                 }
                 continue
             }
@@ -522,21 +522,28 @@ final class Namespace: @unchecked Sendable {
         // access each time.
         let outbounds = self.outbounds
         for (number, outgoing) in out.enumerated() {
+            if case .ok(let response) = outgoing.content, case .one(let recipient) = outgoing.recipients,
+                case .webSocket(let outbound)? = outbounds[recipient]
+            {
+                delivery.add(outbound, acknowledging: response)
+                continue
+            }
+            let message = outgoing.message
             var frames: [ByteBuffer]?
             var chunk: ByteBuffer?
-            let alone = outgoing.recipients.isSingle && TextFrame.isOneFrame(outgoing.message)
+            let alone = outgoing.recipients.isSingle && TextFrame.isOneFrame(message)
             for recipient in outgoing.recipients {
                 switch outbounds[recipient] {
                 case .webSocket(let outbound)? where alone:
-                    delivery.add(outbound, single: outgoing.message)
+                    delivery.add(outbound, single: message)
                 case .webSocket(let outbound)?:
-                    let split = frames ?? TextFrame.frames(outgoing.message)
+                    let split = frames ?? TextFrame.frames(message)
                     frames = split
-                    delivery.add(outbound, split, message: number, bytes: outgoing.message.count)
+                    delivery.add(outbound, split, message: number, bytes: message.count)
                 case .eventStream(let outbound)?:
-                    let shared = chunk ?? ByteBuffer(bytes: outgoing.message)
+                    let shared = chunk ?? ByteBuffer(bytes: message)
                     chunk = shared
-                    delivery.add(outbound, [shared], bytes: outgoing.message.count)
+                    delivery.add(outbound, [shared], bytes: message.count)
                 case nil:
                     break
                 }

@@ -8,7 +8,7 @@ extension NamespaceState {
         switch input {
         case .operation(let number, let operation):
             let answer = apply(operation, by: .realtime(connection), now: now, into: &out)
-            if let number { out.append(Outgoing(to: connection, message: answer.wireResponse(number))) }
+            if let number { out.append(Outgoing(to: connection, answer: answer, number: number)) }
             return answer
         case .reject(let number, let status, let message):
             out.append(Outgoing(to: connection, message: ServerMessage.failure(number, status: status, message: message)))

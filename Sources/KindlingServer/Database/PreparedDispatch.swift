@@ -27,6 +27,12 @@ struct PreparedDispatch: Sendable {
         bytes += message.count
     }
 
+    /// Adds the `ok` answer to request `number` for `outbound`.
+    mutating func add(_ outbound: ConnectionOutbound, acknowledging number: Int) {
+        bytes += loops.add(outbound, acknowledging: number)
+        messages += 1
+    }
+
     mutating func add(_ outbound: EventStreamOutbound, _ chunks: [ByteBuffer], bytes: Int) {
         // A stream's consecutive messages (one block's events for it) go out as one task.
         if let last = streams.indices.last, streams[last].outbound === outbound {

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOEmbedded
+import KindlingProtocol
 import Testing
 
 @testable import KindlingServer
@@ -110,6 +111,31 @@ struct LoopBatchTests {
         #expect(received.bySlot[writer] == [frame("ok1") + frame("ok2"), frame("ok3") + frame("ok4") + frame("ok5") + "shared"])
         #expect(received.bySlot[listener] == [frame("event")])
         #expect(received.handOvers == 3)
+        try loop.syncShutdownGracefully()
+    }
+
+    /// The `ok` answers written straight into the batch are byte for byte the frame of
+    /// `ServerMessage.response(number, status: .ok)`, for numbers of every length, and keep
+    /// their place among the connection's other messages.
+    @Test func okAnswersWrittenInPlaceAreTheResponsesFrames() throws {
+        let loop = EmbeddedEventLoop()
+        let outbox = EventLoopOutbox(eventLoop: loop)
+        let (writer, listener) = (SessionSlot(index: 0, generation: 0), SessionSlot(index: 1, generation: 0))
+        let numbers = [0, 7, 10, 99, 12_345, 999_999_999_999_999, Int.max, -1, Int.min]
+        let frame = { (bytes: [UInt8]) in String(buffer: TextFrame.encoded(bytes[...])) }
+        var batch = LoopBatch(outbox: outbox)
+        var expected = ""
+        for number in numbers {
+            let response = ServerMessage.response(number, status: .ok)
+            #expect(batch.add(writer, acknowledging: number) == response.count)
+            expected += frame(response)
+        }
+        batch.add(listener, single: Array("event".utf8))
+        batch.add(writer, single: Array("after".utf8))
+        let received = Self.received(batch)
+        #expect(received.bySlot[writer] == [expected, frame(Array("after".utf8))])
+        #expect(received.bySlot[listener] == [frame(Array("event".utf8))])
+        #expect(String(decoding: ServerMessage.response(42, status: .ok), as: UTF8.self) == #"{"t":"d","d":{"r":42,"b":{"s":"ok","d":{}}}}"#)
         try loop.syncShutdownGracefully()
     }
 
