@@ -59,19 +59,31 @@ struct LoopBatch: Sendable {
         small = nil
         let start = bytes.writerIndex
         // The answer is under 126 bytes (a number has at most 21 characters), so its frame's
-        // header is two bytes: the length goes in the second once the answer is written.
-        bytes.writeInteger(UInt8(0x81))
-        bytes.writeInteger(UInt8(0))
-        bytes.writeBytes(WireLiterals.numberedDataPrefix)
-        WireLiterals.withDecimal(number) { _ = bytes.writeBytes($0) }
-        bytes.writeBytes(WireLiterals.okResponseTail)
-        let length = bytes.writerIndex - start - 2
-        bytes.setInteger(UInt8(length), at: start + 1)
+        // header is two bytes. Written through one pointer: a `ByteBuffer` write per piece
+        // would check the buffer's uniqueness and capacity each time.
+        let prefix = WireLiterals.numberedDataPrefix, tail = WireLiterals.okResponseTail
+        var length = 0
+        bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: 2 + prefix.count + 21 + tail.count) { frame in
+            var end = 2
+            end += prefix.withUnsafeBytes { Self.copy($0, into: frame, at: end) }
+            end += WireLiterals.withDecimal(number) { Self.copy($0, into: frame, at: end) }
+            end += tail.withUnsafeBytes { Self.copy($0, into: frame, at: end) }
+            length = end - 2
+            frame[0] = 0x81
+            frame[1] = UInt8(length)
+            return end
+        }
         runs.append((.small(start..<bytes.writerIndex), slots.count + 1))
         small = bytes
         slots.append(slot)
         lastMessage = nil
         return length
+    }
+
+    /// Copies `bytes` into `buffer` at `offset`; returns how many.
+    private static func copy(_ bytes: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + bytes.count)]).copyMemory(from: bytes)
+        return bytes.count
     }
 
     /// Appends `later`'s messages after these (numbers from another dispatch never extend a run).

@@ -521,12 +521,15 @@ final class Namespace: @unchecked Sendable {
         // Read once: a property of the namespace read per recipient is checked for exclusive
         // access each time.
         let outbounds = self.outbounds
+        // A block's answers come a connection's at a time: its outbound is looked up once.
+        var answered: (connection: ConnectionID, outbound: SubscriberOutbound?)?
         for (number, outgoing) in out.enumerated() {
-            if case .ok(let response) = outgoing.content, case .one(let recipient) = outgoing.recipients,
-                case .webSocket(let outbound)? = outbounds[recipient]
-            {
-                delivery.add(outbound, acknowledging: response)
-                continue
+            if case .ok(let response) = outgoing.content, case .one(let recipient) = outgoing.recipients {
+                if answered?.connection != recipient { answered = (recipient, outbounds[recipient]) }
+                if case .webSocket(let outbound)? = answered?.outbound {
+                    delivery.add(outbound, acknowledging: response)
+                    continue
+                }
             }
             let message = outgoing.message
             var frames: [ByteBuffer]?
