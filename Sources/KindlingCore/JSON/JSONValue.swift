@@ -17,7 +17,11 @@ public enum JSONValue: Sendable, Equatable {
         // Count and first byte first: they settle almost every mismatch without iterating.
         let utf8 = key.utf8
         let count = utf8.count, first = utf8.first
-        return members.last { $0.key.utf8.count == count && $0.key.utf8.first == first && $0.key.utf8.elementsEqual(utf8) }?.value
+        // The protocol's member names are one letter: count and first byte are the whole test.
+        return members.last { member in
+            let name = member.key.utf8
+            return name.count == count && name.first == first && (count == 1 || name.elementsEqual(utf8))
+        }?.value
     }
 
     public var stringValue: String? {
