@@ -41,12 +41,12 @@ struct LoopBatch: Sendable {
 
     /// Adds a message for one connection alone, of at most one frame's length.
     mutating func add(_ slot: SessionSlot, single message: [UInt8]) {
-        var bytes = small ?? ByteBufferAllocator().buffer(capacity: 1024)
-        small = nil
-        let start = bytes.writerIndex
-        TextFrame.write(message[...], into: &bytes)
-        runs.append((.small(start..<bytes.writerIndex), slots.count + 1))
-        small = bytes
+        let range = withSmall { bytes in
+            let start = bytes.writerIndex
+            TextFrame.write(message[...], into: &bytes)
+            return start..<bytes.writerIndex
+        }
+        runs.append((.small(range), slots.count + 1))
         slots.append(slot)
         lastMessage = nil
     }
@@ -55,29 +55,44 @@ struct LoopBatch: Sendable {
     /// `small` as a frame (the same bytes `ServerMessage.response(number, status: .ok)` spells);
     /// returns the answer's length.
     mutating func add(_ slot: SessionSlot, acknowledging number: Int) -> Int {
-        var bytes = small ?? ByteBufferAllocator().buffer(capacity: 1024)
-        small = nil
-        let start = bytes.writerIndex
         // The answer is under 126 bytes (a number has at most 21 characters), so its frame's
         // header is two bytes. Written through one pointer: a `ByteBuffer` write per piece
         // would check the buffer's uniqueness and capacity each time.
-        let prefix = WireLiterals.numberedDataPrefix, tail = WireLiterals.okResponseTail
-        var length = 0
-        bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: 2 + prefix.count + 21 + tail.count) { frame in
-            var end = 2
-            end += prefix.withUnsafeBytes { Self.copy($0, into: frame, at: end) }
-            end += WireLiterals.withDecimal(number) { Self.copy($0, into: frame, at: end) }
-            end += tail.withUnsafeBytes { Self.copy($0, into: frame, at: end) }
-            length = end - 2
-            frame[0] = 0x81
-            frame[1] = UInt8(length)
-            return end
+        let (prefix, tail) = (Self.okPrefix, Self.okTail)
+        let range = withSmall { bytes in
+            let start = bytes.writerIndex
+            bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: 2 + prefix.utf8CodeUnitCount + 21 + tail.utf8CodeUnitCount) { frame in
+                var end = 2
+                end += Self.copy(prefix, into: frame, at: end)
+                end += WireLiterals.withDecimal(number) { Self.copy($0, into: frame, at: end) }
+                end += Self.copy(tail, into: frame, at: end)
+                frame[0] = 0x81
+                frame[1] = UInt8(end - 2)
+                return end
+            }
+            return start..<bytes.writerIndex
         }
-        runs.append((.small(start..<bytes.writerIndex), slots.count + 1))
-        small = bytes
+        runs.append((.small(range), slots.count + 1))
         slots.append(slot)
         lastMessage = nil
-        return length
+        return range.count - 2
+    }
+
+    /// Changes `small` in place (made on first use): no copy of the buffer's reference, so
+    /// its writes never find it shared.
+    private mutating func withSmall<Result>(_ body: (inout ByteBuffer) -> Result) -> Result {
+        if small == nil { small = ByteBufferAllocator().buffer(capacity: 1024) }
+        return body(&small!)
+    }
+
+    /// `WireLiterals.numberedDataPrefix` and `WireLiterals.okResponseTail` as static text, read
+    /// without counting references to an array (from whichever core runs the namespace).
+    /// `LoopBatchTests` checks the frames against `ServerMessage.response`.
+    private static let okPrefix: StaticString = #"{"t":"d","d":{"r":"#
+    private static let okTail: StaticString = #","b":{"s":"ok","d":{}}}}"#
+
+    private static func copy(_ text: StaticString, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        copy(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount), into: buffer, at: offset)
     }
 
     /// Copies `bytes` into `buffer` at `offset`; returns how many.
