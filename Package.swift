@@ -48,6 +48,7 @@ let package = Package(
             swiftSettings: strictness
         ),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        .target(name: "CCRC32", linkerSettings: [.linkedLibrary("z")]),
         .target(
             name: "KindlingConsole",
             resources: [.embedInCode("Assets")],
@@ -77,6 +78,7 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 "CZlib",
+                "CCRC32",
             ],
             swiftSettings: strictness
         ),

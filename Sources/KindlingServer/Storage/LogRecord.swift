@@ -42,7 +42,7 @@ struct LogRecord: Sendable, Equatable {
         writer.writeRaw("}".utf8)
         swap(&writer.bytes, &bytes)
         let bodyStart = start + LogRecord.headerSize
-        let crc = bytes.withUnsafeBytes { Zlib.crc32(UnsafeRawBufferPointer(rebasing: $0[bodyStart...])) }
+        let crc = bytes.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[bodyStart...])) }
         LogRecord.store(UInt32(bytes.count - bodyStart), in: &bytes, at: start)
         LogRecord.store(crc, in: &bytes, at: start + 4)
     }

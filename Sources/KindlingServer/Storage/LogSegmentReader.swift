@@ -29,7 +29,7 @@ struct LogSegmentReader {
                     problem = "a record of \(length) bytes cut short"
                 } else {
                     let body = all[start..<(start + length)]
-                    let actual = body.withUnsafeBytes { Zlib.crc32($0) }
+                    let actual = body.withUnsafeBytes { CRC32.checksum($0) }
                     if actual == checksum {
                         do {
                             records.append(try LogRecord.decode(body: body))
@@ -61,7 +61,7 @@ struct LogSegmentReader {
             let start = candidate + LogRecord.headerSize
             if length >= 8, length <= bytes.endIndex - start {
                 let checksum = LogRecord.readUInt32(bytes, at: candidate + 4)
-                if bytes[start..<(start + length)].withUnsafeBytes({ Zlib.crc32($0) }) == checksum { return true }
+                if bytes[start..<(start + length)].withUnsafeBytes({ CRC32.checksum($0) }) == checksum { return true }
             }
             candidate += 1
         }
