@@ -16,12 +16,37 @@ enum CompactRequestEnvelope {
             match(#","a":""#, in: bytes, at: &index), let name = action(in: bytes, at: &index),
             match(#","b":"#, in: bytes, at: &index)
         else { return nil }
+        if name == "p", let put = put(in: bytes, at: index) { return Request(number: number, action: put) }
         // The body sits two objects deep, as in a whole parse.
         guard let (body, end) = try? JSONParser.parseValue(bytes, at: index, depth: 2) else { return nil }
         index = end
         guard match("}}", in: bytes, at: &index), index == bytes.count else { return nil }
         guard let action = try? Action.decode(name, body) else { return nil }
         return Request(number: number, action: action)
+    }
+
+    /// A put's body as the SDKs write it, `{"p":"PATH","d":VALUE}` and the envelope's end, read
+    /// without building the body's object: the path in plain ASCII (no escapes), the value parsed
+    /// where it lies. Anything else (a hash, other members or order, a path the general decoder
+    /// would refuse) is left to that decoder.
+    private static func put(in bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Action? {
+        var index = start
+        guard match(#"{"p":""#, in: bytes, at: &index) else { return nil }
+        let pathStart = index
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+            let byte = bytes[index]
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
+            index += 1
+        }
+        let pathEnd = index
+        guard match(#"","d":"#, in: bytes, at: &index) else { return nil }
+        // The value sits three objects deep: the envelope, its data and the body.
+        guard let (value, end) = try? JSONParser.parseValue(bytes, at: index, depth: 3) else { return nil }
+        index = end
+        guard match("}}}", in: bytes, at: &index), index == bytes.count else { return nil }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[pathStart..<pathEnd]), as: UTF8.self)
+        guard let path = try? Path(text) else { return nil }
+        return .put(path: path, data: value, hash: nil)
     }
 
     /// Moves past `literal` when the bytes at `index` are exactly it (compared eight bytes at a

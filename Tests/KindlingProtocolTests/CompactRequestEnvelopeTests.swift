@@ -16,6 +16,9 @@ struct CompactRequestEnvelopeTests {
         #"{"t":"d","d":{"r":3,"a":"gauth","b":{"cred":"owner"}}}"#,
         #"{"t":"d","d":{"r":3,"a":"weird","b":{}}}"#,
         #"{"t":"d","d":{"r":5,"a":"p","b":{"p":"/caf\u00e9","d":"\ud83d\ude00 \"q\""}}}"#,
+        #"{"t":"d","d":{"r":2,"a":"p","b":{"p":"writes/w1","d":{"ts":17,"seq":2,"pad":"xx"}}}}"#,
+        #"{"t":"d","d":{"r":8,"a":"p","b":{"p":"/a/b/c","d":null}}}"#,
+        #"{"t":"d","d":{"r":9,"a":"p","b":{"p":"/","d":[1,{"x":true},"s"]}}}"#,
     ]
 
     static func compact(_ bytes: [UInt8]) -> Request? {
@@ -50,6 +53,23 @@ struct CompactRequestEnvelopeTests {
     ])
     func otherShapesAreLeftToTheGeneralDecoder(message: String) {
         #expect(CompactRequestEnvelopeTests.compact(Array(message.utf8)) == nil)
+    }
+
+    /// A put's value read where it lies counts the same nesting as a whole parse: the deepest
+    /// value allowed is taken, one level more is refused, by both readers alike.
+    @Test func aPutsValueHasTheWholeTextsNestingCap() throws {
+        for extra in [-1, 0, 1] {
+            // The envelope, its data and the body are three levels.
+            let levels = JSONParser.maxNesting - 3 + extra
+            let value = String(repeating: "[", count: levels) + String(repeating: "]", count: levels)
+            let bytes = Array(#"{"t":"d","d":{"r":1,"a":"p","b":{"p":"/deep","d":\#(value)}}}"#.utf8)
+            let general = CompactRequestEnvelopeTests.general(bytes)
+            if let request = CompactRequestEnvelopeTests.compact(bytes) {
+                #expect(general == .success(.request(request)))
+            }
+            #expect(CompactRequestEnvelopeTests.decoded(bytes) == general)
+            if extra <= 0 { #expect(CompactRequestEnvelopeTests.compact(bytes) != nil) } else { #expect(CompactRequestEnvelopeTests.compact(bytes) == nil) }
+        }
     }
 
     @Test func mutationsAgreeWithTheGeneralDecoder() {
