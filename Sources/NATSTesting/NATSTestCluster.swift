@@ -22,8 +22,10 @@ public final class NATSTestCluster: Sendable {
 
     /// Starts the cluster and waits until every server is healthy. With `advertise` false the
     /// servers do not tell clients each other's URLs: a client reaches only the addresses it was
-    /// given (a test that puts a proxy between a client and the servers needs this).
-    public static func start(size: Int = 3, advertise: Bool = true) async throws(NATSTestingError) -> NATSTestCluster {
+    /// given (a test that puts a proxy between a client and the servers needs this). With
+    /// `launched` below `size` only the first servers run: a cluster still forming, whose
+    /// others a test starts with `launch()`.
+    public static func start(size: Int = 3, launched: Int? = nil, advertise: Bool = true) async throws(NATSTestingError) -> NATSTestCluster {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nats-cluster-\(UUID().uuidString)")
         let clusterName = "test-\(UUID().uuidString.prefix(8))"
         var clusterPorts: [Int] = []
@@ -39,8 +41,9 @@ public final class NATSTestCluster: Sendable {
         }
         let cluster = NATSTestCluster(servers: servers, directory: directory)
         do {
-            for server in servers { try server.launch() }
-            for server in servers { try await server.waitUntilHealthy(timeout: .seconds(30)) }
+            let running = servers.prefix(launched ?? size)
+            for server in running { try server.launch() }
+            for server in running { try await server.waitUntilHealthy(timeout: .seconds(30)) }
         } catch {
             cluster.shutdown()
             throw error

@@ -116,14 +116,17 @@ final class ClusterNode: Sendable {
         let replicas = min(3, max(1, advertised, configuration.urls.count))
         let jetStream = JetStream(client: client, timeout: .seconds(5))
         // NATS may be electing leaders (a server was just lost): its JetStream API then times
-        // out or has no responders for a few seconds, so the setup is retried for a while.
+        // out or has no responders for a few seconds. A cluster still forming (started with
+        // this node, say) refuses to place replicas until its last server has joined. Either
+        // way the setup is retried for a while.
         let deadline = ContinuousClock.now + .seconds(20)
         while true {
             do throws(JetStreamError) {
                 return try await setUp(configuration, client: client, jetStream: jetStream, replicas: replicas, logger: logger, metrics: metrics)
             } catch {
-                if error.natsError != nil, ContinuousClock.now < deadline {
-                    logger.warning("NATS JetStream does not answer yet; retrying", metadata: ["error": "\(error)"])
+                let transient = error.natsError != nil || error.apiError?.errCode == JetStreamAPIError.noSuitablePeers
+                if transient, ContinuousClock.now < deadline {
+                    logger.warning("NATS JetStream is not ready yet (electing leaders, or a server not yet joined); retrying", metadata: ["error": "\(error)"])
                     try? await Task.sleep(for: .milliseconds(500))
                     continue
                 }

@@ -109,6 +109,35 @@ struct ClusterNodeTests {
         }
     }
 
+    /// A node started while its NATS cluster is still forming (its third server not yet up, so
+    /// JetStream cannot place three replicas) waits for it instead of exiting.
+    @Test func waitsForAFormingClusterToPlaceItsReplicas() async throws {
+        let nats = try await NATSTestCluster.start(size: 3, launched: 2)
+        defer { nats.shutdown() }
+        // What the node meets: the refusal of a cluster still forming.
+        let (client, js) = try await Self.jetStream(nats)
+        var probe = StreamConfig(name: "PROBE", subjects: ["probe"])
+        probe.replicas = 3
+        var refusal: Int?
+        do throws(JetStreamError) {
+            _ = try await js.createStream(probe)
+        } catch {
+            refusal = error.apiError?.errCode
+        }
+        await client.close()
+        #expect(refusal == JetStreamAPIError.noSuitablePeers)
+        let absent = nats.servers[2]
+        async let launched: Void = {
+            try await Task.sleep(for: .seconds(2))
+            try absent.launch()
+        }()
+        try await KindlingServer.run(Self.configuration(nats, node: "early")) { server in
+            let put = try await TestHTTPConnection.request(port: server.port, "PUT", "/a.json?ns=forming", body: "1")
+            #expect(put.status == 200)
+        }
+        try await launched
+    }
+
     @Test func refusesToStartWhenNATSIsUnreachable() async throws {
         var logger = Logger(label: "kindling-cluster-test")
         logger.logLevel = .critical
