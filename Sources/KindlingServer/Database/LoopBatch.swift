@@ -128,47 +128,76 @@ struct LoopBatch: Sendable {
     /// loop's own before it is handed to them.
     static let sharedAcrossLoops = 8
 
-    /// The messages in order, each run of consecutive ones that go to exactly the same
-    /// connections as one delivery: their frames joined into one buffer, which each of those
-    /// connections is handed once (a fan-out of many events to the same listeners costs one
-    /// hand-over per listener, not one per event; a pipelining client's answers are one slice
-    /// of `small`). Each connection still gets its messages in dispatch order: a run holds every
-    /// message between its first and last, for all of them.
+    /// The messages in order, each run of them that goes to exactly the same connections as one
+    /// delivery: their frames joined into one buffer, which each of those connections is handed
+    /// once (a fan-out of many events to the same listeners costs one hand-over per listener,
+    /// not one per event; a pipelining client's answers are one slice of `small`). A run may
+    /// join an earlier one with the same connections across messages for a few others (the
+    /// writer's `ok` between two events it does not listen to), which are then handed over
+    /// after it: no connection gets any of its messages out of order, since none of those few
+    /// is among the run's connections.
     ///
     /// A message to many connections is also copied into a buffer of the loop's own, so the
     /// loops do not count references to one shared buffer from two cores at once. Runs larger
     /// than `JoinedFrames.limit` are not copied: they are handed over frame by frame.
     func forEachDelivery(_ body: (ByteBuffer, ArraySlice<SessionSlot>) -> Void) {
-        var start = 0
-        var index = 0
-        while index < runs.count {
-            let recipients = slots[start..<runs[index].end]
-            var last = index
-            while last + 1 < runs.count, Self.same(recipients, slots[runs[last].end..<runs[last + 1].end]) { last += 1 }
-            let group = runs[index...last]
-            if let range = smallRange(of: group), let slice = small?.getSlice(at: range.lowerBound, length: range.count) {
-                body(slice, recipients)
-            } else {
-                let total = group.reduce(0) { $0 + byteCount($1.frames) }
-                if total > JoinedFrames.limit || (last == index && recipients.count < Self.sharedAcrossLoops) {
-                    // Frame by frame to all of them: each still gets the frames in order.
-                    for run in group { forEachFrame(of: run.frames) { body($0, recipients) } }
-                } else {
-                    var joined = ByteBufferAllocator().buffer(capacity: total)
-                    for run in group { forEachFrame(of: run.frames) { joined.writeImmutableBuffer($0) } }
-                    body(joined, recipients)
+        var delivered = [Bool](repeating: false, count: runs.count)
+        var group: [Int] = []
+        for index in runs.indices where !delivered[index] {
+            let recipients = slots(of: index)
+            group.removeAll(keepingCapacity: true)
+            group.append(index)
+            var next = index + 1
+            var passed = 0
+            while next < runs.count, passed <= Self.passable {
+                defer { next += 1 }
+                if delivered[next] { continue }
+                let candidate = slots(of: next)
+                if Self.same(recipients, candidate) {
+                    group.append(next)
+                    passed = 0
+                    continue
                 }
+                // Passed over only when it is for one connection that gets none of this group.
+                guard candidate.count == 1, let other = candidate.first, !recipients.contains(other) else { break }
+                passed += 1
             }
-            start = runs[last].end
-            index = last + 1
+            for member in group { delivered[member] = true }
+            deliver(group, to: recipients, body)
         }
     }
 
-    /// The range of `small` a group of runs covers, when they are all there, back to back.
-    private func smallRange(of group: ArraySlice<(frames: Frames, end: Int)>) -> Range<Int>? {
+    /// How many runs for other connections in a row a group looks past for more of its own.
+    static let passable = 4
+
+    /// The slots of run `index`.
+    private func slots(of index: Int) -> ArraySlice<SessionSlot> {
+        slots[(index == 0 ? 0 : runs[index - 1].end)..<runs[index].end]
+    }
+
+    /// Hands the runs of `group` (in order) to `recipients`: one slice of `small` when they lie
+    /// back to back there, else one joined copy, or frame by frame when that would be large.
+    private func deliver(_ group: [Int], to recipients: ArraySlice<SessionSlot>, _ body: (ByteBuffer, ArraySlice<SessionSlot>) -> Void) {
+        if let range = smallRange(of: group), let slice = small?.getSlice(at: range.lowerBound, length: range.count) {
+            body(slice, recipients)
+            return
+        }
+        let total = group.reduce(0) { $0 + byteCount(runs[$1].frames) }
+        if total > JoinedFrames.limit || (group.count == 1 && recipients.count < Self.sharedAcrossLoops) {
+            // Frame by frame to all of them: each still gets the frames in order.
+            for member in group { forEachFrame(of: runs[member].frames) { body($0, recipients) } }
+        } else {
+            var joined = ByteBufferAllocator().buffer(capacity: total)
+            for member in group { forEachFrame(of: runs[member].frames) { joined.writeImmutableBuffer($0) } }
+            body(joined, recipients)
+        }
+    }
+
+    /// The range of `small` the runs of `group` cover, when they are all there, back to back.
+    private func smallRange(of group: [Int]) -> Range<Int>? {
         var covered: Range<Int>?
-        for run in group {
-            guard case .small(let range) = run.frames else { return nil }
+        for member in group {
+            guard case .small(let range) = runs[member].frames else { return nil }
             if let sofar = covered {
                 guard sofar.upperBound == range.lowerBound else { return nil }
                 covered = sofar.lowerBound..<range.upperBound

@@ -107,10 +107,11 @@ struct LoopBatchTests {
         batch.append(later)
         batch.add(writer, Self.frames("shared"), message: 9)
         let received = Self.received(batch)
-        // The shared message to the writer alone joins its run too.
-        #expect(received.bySlot[writer] == [frame("ok1") + frame("ok2"), frame("ok3") + frame("ok4") + frame("ok5") + "shared"])
+        // The listener's event does not split the writer's run (it is not the writer's), and the
+        // shared message to the writer alone joins it too.
+        #expect(received.bySlot[writer] == [frame("ok1") + frame("ok2") + frame("ok3") + frame("ok4") + frame("ok5") + "shared"])
         #expect(received.bySlot[listener] == [frame("event")])
-        #expect(received.handOvers == 3)
+        #expect(received.handOvers == 2)
         try loop.syncShutdownGracefully()
     }
 
@@ -133,9 +134,87 @@ struct LoopBatchTests {
         batch.add(listener, single: Array("event".utf8))
         batch.add(writer, single: Array("after".utf8))
         let received = Self.received(batch)
-        #expect(received.bySlot[writer] == [expected, frame(Array("after".utf8))])
+        #expect(received.bySlot[writer] == [expected + frame(Array("after".utf8))])
         #expect(received.bySlot[listener] == [frame(Array("event".utf8))])
         #expect(String(decoding: ServerMessage.response(42, status: .ok), as: UTF8.self) == #"{"t":"d","d":{"r":42,"b":{"s":"ok","d":{}}}}"#)
+        try loop.syncShutdownGracefully()
+    }
+
+    /// A writer's `ok` between two events it does not listen to does not split the listeners'
+    /// delivery; a writer that listens gets event, ok, event in that order; a run for several
+    /// others in between is never passed over.
+    @Test func eventsJoinAcrossAnswersToOthersButNeverOvertakeOnesOwn() throws {
+        let loop = EmbeddedEventLoop()
+        let outbox = EventLoopOutbox(eventLoop: loop)
+        let listeners = (1...3).map { SessionSlot(index: UInt32($0), generation: 0) }
+        let writer = SessionSlot(index: 0, generation: 0)
+        let frame = { (text: String) in String(buffer: TextFrame.encoded(Array(text.utf8)[...])) }
+
+        // The writer does not listen: one hand-over of both events per listener, its two oks
+        // as one slice after them.
+        var batch = LoopBatch(outbox: outbox)
+        for slot in listeners { batch.add(slot, Self.frames("e1"), message: 0) }
+        batch.add(writer, single: Array("ok1".utf8))
+        for slot in listeners { batch.add(slot, Self.frames("e2"), message: 2) }
+        batch.add(writer, single: Array("ok2".utf8))
+        var received = Self.received(batch)
+        for slot in listeners { #expect(received.bySlot[slot] == ["e1e2"]) }
+        #expect(received.bySlot[writer] == [frame("ok1") + frame("ok2")])
+        #expect(received.handOvers == 2)
+
+        // The writer listens: it gets e1, ok1, e2 in that order.
+        let everyone = [writer] + listeners
+        batch = LoopBatch(outbox: outbox)
+        for slot in everyone { batch.add(slot, Self.frames("e1"), message: 0) }
+        batch.add(writer, single: Array("ok1".utf8))
+        for slot in everyone { batch.add(slot, Self.frames("e2"), message: 2) }
+        received = Self.received(batch)
+        #expect(received.bySlot[writer] == ["e1", frame("ok1"), "e2"])
+        for slot in listeners { #expect(received.bySlot[slot] == ["e1", "e2"]) }
+
+        // A message to two others between the events is not passed over, though neither listens.
+        let (other, another) = (SessionSlot(index: 8, generation: 0), SessionSlot(index: 9, generation: 0))
+        batch = LoopBatch(outbox: outbox)
+        for slot in listeners { batch.add(slot, Self.frames("e1"), message: 0) }
+        for slot in [other, another] { batch.add(slot, Self.frames("x"), message: 1) }
+        for slot in listeners { batch.add(slot, Self.frames("e2"), message: 2) }
+        received = Self.received(batch)
+        #expect(received.handOvers == 3)
+        for slot in listeners { #expect(received.bySlot[slot] == ["e1", "e2"]) }
+        #expect(received.bySlot[other] == ["x"])
+        try loop.syncShutdownGracefully()
+    }
+
+    /// However the runs interleave, every connection gets exactly its messages in dispatch
+    /// order (random batches of answers and events to random sets of connections).
+    @Test func anyInterleavingKeepsEveryConnectionsOrder() throws {
+        let loop = EmbeddedEventLoop()
+        let outbox = EventLoopOutbox(eventLoop: loop)
+        let connections = (0..<6).map { SessionSlot(index: UInt32($0), generation: 0) }
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            var batch = LoopBatch(outbox: outbox)
+            var expected: [SessionSlot: [String]] = [:]
+            for message in 0..<Int.random(in: 1...12, using: &random) {
+                let text = "m\(message);"
+                if Bool.random(using: &random) {
+                    let slot = connections.randomElement(using: &random)!
+                    batch.add(slot, single: Array(text.utf8))
+                    expected[slot, default: []].append(String(buffer: TextFrame.encoded(Array(text.utf8)[...])))
+                } else {
+                    let some = connections.filter { _ in Bool.random(using: &random) }
+                    for slot in some {
+                        batch.add(slot, Self.frames(text), message: message)
+                        expected[slot, default: []].append(text)
+                    }
+                }
+            }
+            var got: [SessionSlot: String] = [:]
+            batch.forEachDelivery { frame, slots in
+                for slot in slots { got[slot, default: ""] += String(buffer: frame) }
+            }
+            for slot in connections { #expect(got[slot, default: ""] == expected[slot, default: []].joined()) }
+        }
         try loop.syncShutdownGracefully()
     }
 
