@@ -27,20 +27,49 @@ public enum ServerMessage {
     public static func response(_ number: Int, status: WireStatus, data: [UInt8]? = nil) -> [UInt8] {
         // Every write's acknowledgement: written into one buffer sized once, the number's
         // digits without a `String`, the status (a fixed identifier) without escaping.
+        if status == .ok, data == nil {
+            return [UInt8](unsafeUninitializedCapacity: okResponseMaxCount) { buffer, count in
+                count = writeOKResponse(number, into: UnsafeMutableRawBufferPointer(buffer))
+            }
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(48 + (data?.count ?? 2))
         bytes.append(contentsOf: WireLiterals.numberedDataPrefix)
         WireLiterals.appendDecimal(number, to: &bytes)
-        if status == .ok, data == nil {
-            bytes.append(contentsOf: WireLiterals.okResponseTail)
-            return bytes
-        }
         bytes.append(contentsOf: WireLiterals.responseStatusKey)
         bytes.append(contentsOf: status.rawValue.utf8)
         bytes.append(contentsOf: #"","d":"#.utf8)
         if let data { bytes.append(contentsOf: data) } else { bytes.append(contentsOf: "{}".utf8) }
         bytes.append(contentsOf: "}}}".utf8)
         return bytes
+    }
+
+    /// The most bytes `writeOKResponse` writes (a number spells in at most 21 characters).
+    public static let okResponseMaxCount = okResponsePrefix.utf8CodeUnitCount + 21 + okResponseTail.utf8CodeUnitCount
+
+    /// Writes the `ok` response to request `number` without data, `{"t":"d","d":{"r":N,"b":{"s":
+    /// "ok","d":{}}}}` (what `response(number, status: .ok)` returns), into `buffer`, which has
+    /// room for `okResponseMaxCount` bytes; returns how many it wrote. Nearly every message a
+    /// writer gets is this: a server writes it straight into the frames it sends, through one
+    /// pointer, from static text (no array's reference counted from whichever core writes).
+    public static func writeOKResponse(_ number: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var end = copy(okResponsePrefix, into: buffer, at: 0)
+        end += WireLiterals.withDecimal(number) { copy($0, into: buffer, at: end) }
+        end += copy(okResponseTail, into: buffer, at: end)
+        return end
+    }
+
+    /// `WireLiterals.numberedDataPrefix`, as static text (`WireCodecTests` checks they agree).
+    private static let okResponsePrefix: StaticString = #"{"t":"d","d":{"r":"#
+    private static let okResponseTail: StaticString = #","b":{"s":"ok","d":{}}}}"#
+
+    private static func copy(_ text: StaticString, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        copy(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount), into: buffer, at: offset)
+    }
+
+    private static func copy(_ bytes: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + bytes.count)]).copyMemory(from: bytes)
+        return bytes.count
     }
 
     /// An error response whose data is the explanation text.

@@ -21,10 +21,6 @@ public enum WireLiterals {
     /// How a ping starts: `{"t":"c","d":{"t":"p"`.
     public static let pingPrefix = Array(#"{"t":"c","d":{"t":"p""#.utf8)
 
-    /// Everything of an `ok` response without data after its number: `,"b":{"s":"ok","d":{}}}}`.
-    /// Nearly every message a writer gets is this, so it is written without any status lookup.
-    public static let okResponseTail = Array(#","b":{"s":"ok","d":{}}}}"#.utf8)
-
     /// Appends `value` in decimal, as `String(value)` spells it (request and response
     /// numbers, without making a `String`).
     public static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {

@@ -91,6 +91,16 @@ struct WireCodecTests {
         #expect(throws: ProtocolError.self) { try ServerEnvelope.decode(text) }
     }
 
+    /// The `ok` response written from static text is the general response with `{}` for data,
+    /// for numbers of every length and sign.
+    @Test(arguments: [0, 7, 10, 99, 12_345, 999_999_999_999_999, Int.max, -1, Int.min])
+    func theOKResponseIsTheGeneralOneWithEmptyData(number: Int) {
+        let ok = ServerMessage.response(number, status: .ok)
+        #expect(ok == ServerMessage.response(number, status: .ok, data: Array("{}".utf8)))
+        #expect(ok.count <= ServerMessage.okResponseMaxCount)
+        #expect(String(decoding: ok, as: UTF8.self) == #"{"t":"d","d":{"r":\#(number),"b":{"s":"ok","d":{}}}}"#)
+    }
+
     @Test func theCodecWritesExactlyTheWireLiterals() {
         func starts(_ bytes: [UInt8], with parts: [UInt8]...) -> Bool { bytes.starts(with: parts.joined()) }
         let response = ServerMessage.response(12, status: .ok)

@@ -52,23 +52,16 @@ struct LoopBatch: Sendable {
     }
 
     /// Adds the `ok` answer to request `number` for one connection, written straight into
-    /// `small` as a frame (the same bytes `ServerMessage.response(number, status: .ok)` spells);
-    /// returns the answer's length.
+    /// `small` as a frame (`ServerMessage.writeOKResponse`); returns the answer's length.
     mutating func add(_ slot: SessionSlot, acknowledging number: Int) -> Int {
-        // The answer is under 126 bytes (a number has at most 21 characters), so its frame's
-        // header is two bytes. Written through one pointer: a `ByteBuffer` write per piece
-        // would check the buffer's uniqueness and capacity each time.
-        let (prefix, tail) = (Self.okPrefix, Self.okTail)
         let range = withSmall { bytes in
             let start = bytes.writerIndex
-            bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: 2 + prefix.utf8CodeUnitCount + 21 + tail.utf8CodeUnitCount) { frame in
-                var end = 2
-                end += Self.copy(prefix, into: frame, at: end)
-                end += WireLiterals.withDecimal(number) { Self.copy($0, into: frame, at: end) }
-                end += Self.copy(tail, into: frame, at: end)
-                frame[0] = 0x81
-                frame[1] = UInt8(end - 2)
-                return end
+            // The answer is under 126 bytes, so its frame's header is two bytes.
+            bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: 2 + ServerMessage.okResponseMaxCount) { frame in
+                let length = ServerMessage.writeOKResponse(number, into: UnsafeMutableRawBufferPointer(rebasing: frame[2...]))
+                frame[0] = TextFrame.finalText
+                frame[1] = UInt8(length)
+                return 2 + length
             }
             return start..<bytes.writerIndex
         }
@@ -83,22 +76,6 @@ struct LoopBatch: Sendable {
     private mutating func withSmall<Result>(_ body: (inout ByteBuffer) -> Result) -> Result {
         if small == nil { small = ByteBufferAllocator().buffer(capacity: 1024) }
         return body(&small!)
-    }
-
-    /// `WireLiterals.numberedDataPrefix` and `WireLiterals.okResponseTail` as static text, read
-    /// without counting references to an array (from whichever core runs the namespace).
-    /// `LoopBatchTests` checks the frames against `ServerMessage.response`.
-    private static let okPrefix: StaticString = #"{"t":"d","d":{"r":"#
-    private static let okTail: StaticString = #","b":{"s":"ok","d":{}}}}"#
-
-    private static func copy(_ text: StaticString, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
-        copy(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount), into: buffer, at: offset)
-    }
-
-    /// Copies `bytes` into `buffer` at `offset`; returns how many.
-    private static func copy(_ bytes: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
-        UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + bytes.count)]).copyMemory(from: bytes)
-        return bytes.count
     }
 
     /// Appends `later`'s messages after these (numbers from another dispatch never extend a run).

@@ -4,6 +4,9 @@ import NIOCore
 /// Server-to-client WebSocket text frames, encoded once per message so every recipient shares
 /// the same bytes (server frames are not masked, so they are the same for every connection).
 enum TextFrame {
+    /// A frame's first byte: FIN set, opcode text.
+    static let finalText: UInt8 = 0x81
+
     /// A final, unmasked text frame holding `payload` (RFC 6455 §5.2): header and payload in one
     /// buffer, so a delivery is one write of one shared buffer.
     static func encoded(_ payload: ArraySlice<UInt8>) -> ByteBuffer {
@@ -14,7 +17,7 @@ enum TextFrame {
 
     /// Appends the frame holding `payload` to `buffer`.
     static func write(_ payload: ArraySlice<UInt8>, into buffer: inout ByteBuffer) {
-        buffer.writeInteger(UInt8(0x81))
+        buffer.writeInteger(finalText)
         switch payload.count {
         case ..<126:
             buffer.writeInteger(UInt8(payload.count))
