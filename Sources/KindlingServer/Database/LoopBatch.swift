@@ -126,7 +126,7 @@ struct LoopBatch: Sendable {
             group.append(index)
             var next = index + 1
             var passed = 0
-            while next < runs.count, passed <= Self.passable {
+            while next < runs.count, passed < Self.passable {
                 defer { next += 1 }
                 if delivered[next] { continue }
                 let candidate = slots(of: next)
