@@ -1,6 +1,7 @@
+import KindlingCore
+import KindlingProtocol
 import NIOCore
 import NIOEmbedded
-import KindlingProtocol
 import Testing
 
 @testable import KindlingServer
@@ -191,7 +192,7 @@ struct LoopBatchTests {
         let loop = EmbeddedEventLoop()
         let outbox = EventLoopOutbox(eventLoop: loop)
         let connections = (0..<6).map { SessionSlot(index: UInt32($0), generation: 0) }
-        var random = SystemRandomNumberGenerator()
+        var random = SeededGenerator(seed: 6)
         for _ in 0..<500 {
             var batch = LoopBatch(outbox: outbox)
             var expected: [SessionSlot: [String]] = [:]
