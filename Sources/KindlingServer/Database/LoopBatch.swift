@@ -126,7 +126,7 @@ struct LoopBatch: Sendable {
             group.append(index)
             var next = index + 1
             var passed = 0
-            while next < runs.count, passed < Self.passable {
+            while next < runs.count {
                 defer { next += 1 }
                 if delivered[next] { continue }
                 let candidate = slots(of: next)
@@ -135,8 +135,9 @@ struct LoopBatch: Sendable {
                     passed = 0
                     continue
                 }
-                // Passed over only when it is for one connection that gets none of this group.
-                guard candidate.count == 1, let other = candidate.first, !recipients.contains(other) else { break }
+                // Passed over only when it is for one connection that gets none of this group,
+                // and only `passable` in a row.
+                guard passed < Self.passable, candidate.count == 1, let other = candidate.first, !recipients.contains(other) else { break }
                 passed += 1
             }
             for member in group { delivered[member] = true }

@@ -186,6 +186,22 @@ struct LoopBatchTests {
         try loop.syncShutdownGracefully()
     }
 
+    /// A group looks past at most `passable` runs for others in a row.
+    @Test func aGroupLooksPastAtMostPassableRuns() throws {
+        let loop = EmbeddedEventLoop()
+        let outbox = EventLoopOutbox(eventLoop: loop)
+        let listeners = (1...3).map { SessionSlot(index: UInt32($0), generation: 0) }
+        for between in [LoopBatch.passable, LoopBatch.passable + 1] {
+            var batch = LoopBatch(outbox: outbox)
+            for slot in listeners { batch.add(slot, Self.frames("e1"), message: 0) }
+            for other in 0..<between { batch.add(SessionSlot(index: UInt32(10 + other), generation: 0), single: Array("ok".utf8)) }
+            for slot in listeners { batch.add(slot, Self.frames("e2"), message: between + 1) }
+            let received = Self.received(batch)
+            for slot in listeners { #expect(received.bySlot[slot] == (between <= LoopBatch.passable ? ["e1e2"] : ["e1", "e2"])) }
+        }
+        try loop.syncShutdownGracefully()
+    }
+
     /// However the runs interleave, every connection gets exactly its messages in dispatch
     /// order (random batches of answers and events to random sets of connections).
     @Test func anyInterleavingKeepsEveryConnectionsOrder() throws {
