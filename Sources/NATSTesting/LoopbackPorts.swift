@@ -44,6 +44,11 @@ enum LoopbackPorts {
         }
     }
 
+    /// True when something accepts a TCP connection on loopback `port` now.
+    static func accepts(port: Int) -> Bool {
+        withSocket(port: port) { fd, address, length in connect(fd, address, length) == 0 } ?? false
+    }
+
     /// Sends `GET path` to a loopback HTTP port and returns the status code, nil when nothing answers.
     static func httpStatus(port: Int, path: String) -> Int? {
         withSocket(port: port) { fd, address, length -> Int? in

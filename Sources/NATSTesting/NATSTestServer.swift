@@ -97,11 +97,13 @@ public final class NATSTestServer: @unchecked Sendable {
     }
 
     /// Waits until /healthz answers 200, which on 2.9 also means JetStream is up and, in a cluster,
-    /// a meta leader is known.
+    /// a meta leader is known, and the client port accepts connections.
     public func waitUntilHealthy(timeout: Duration = .seconds(15)) async throws(NATSTestingError) {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if LoopbackPorts.httpStatus(port: monitorPort, path: "/healthz") == 200 { return }
+            // Healthy, still running (not a server that lost its ports to another and exited),
+            // and taking clients: /healthz can answer before the client port is open.
+            if LoopbackPorts.httpStatus(port: monitorPort, path: "/healthz") == 200, isRunning, LoopbackPorts.accepts(port: port) { return }
             guard isRunning else { throw NATSTestingError("\(name) exited early; log: \(log().suffix(2000))") }
             try? await Task.sleep(for: .milliseconds(50))
         }
