@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -12,10 +14,20 @@ enum LoopbackPorts {
     /// The range drawn from, below the ephemeral one.
     static let range = 20_000..<32_000
 
+    /// Ports already handed out in this process. A port given to a server that is killed for a
+    /// failover test is free again while it is down, and drawing it for a second server would
+    /// leave one of them without its port: no port is handed out twice.
+    private static let handedOut = Mutex<Set<Int>>([])
+
     static func free() throws(NATSTestingError) -> Int {
         for _ in 0..<200 {
             let port = Int.random(in: range)
-            if isFree(port) { return port }
+            let taken = handedOut.withLock { ports in
+                guard !ports.contains(port), isFree(port) else { return true }
+                ports.insert(port)
+                return false
+            }
+            if !taken { return port }
         }
         throw NATSTestingError("no free loopback port in \(range)")
     }
