@@ -34,6 +34,15 @@ struct MetricsEndpointTests {
         return now - (before.value(name, labels) ?? 0)
     }
 
+    /// True once the closed connections and their listen are counted gone (the scrape's own
+    /// connection is the one REST connection open).
+    static func settled(_ scrape: PrometheusText) -> Bool {
+        scrape.value("kindling_connections_open", ["transport": "websocket"]) == 0
+            && scrape.value("kindling_connections_open", ["transport": "sse"]) == 0
+            && scrape.value("kindling_listens_active") == 0
+            && scrape.value("kindling_connections_open", ["transport": "rest"]) == 1
+    }
+
     @Test func countersMoveByExactlyTheTrafficSent() async throws {
         let directory = NSTemporaryDirectory() + "kindling-metrics-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -85,8 +94,14 @@ struct MetricsEndpointTests {
 
             stream.close()
             await socket.close()
-            try await Task.sleep(for: .milliseconds(300))
-            let closed = try await Self.scrape(server.port)
+            // The server counts a connection closed when it sees the close, which a loaded
+            // machine can put off: scrape until the gauges settle, then check them.
+            var closed = try await Self.scrape(server.port)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline, !Self.settled(closed) {
+                try await Task.sleep(for: .milliseconds(50))
+                closed = try await Self.scrape(server.port)
+            }
             #expect(closed.value("kindling_connections_open", ["transport": "websocket"]) == 0)
             #expect(closed.value("kindling_connections_open", ["transport": "sse"]) == 0)
             #expect(closed.value("kindling_listens_active") == 0)
