@@ -13,11 +13,16 @@ extension SessionInput {
         case .auth(let auth):
             switch verifier.authenticate(auth.credential, as: auth.isGoogleToken ? .accessToken : .idToken, now: Namespace.now()) {
             case .success(let identity):
-                // The Admin SDK's `databaseAuthVariableOverride`: `noauth` acts as nobody, an
-                // `authvar` object as that user; anything else in `authvar` is not an identity.
-                let override: JSONValue? =
-                    if auth.noAuth { .null } else if case .object? = auth.authOverride { auth.authOverride } else { nil }
-                operation = .authenticate(identity.acting(as: override))
+                // The Admin SDK's `databaseAuthVariableOverride`: `noauth` or a null `authvar`
+                // acts as nobody, an `authvar` object as that user. Any other `authvar` is
+                // refused, as REST refuses it: taking it as no override would leave an admin
+                // who meant to drop privileges acting as the admin.
+                switch auth.authOverride {
+                case nil, .null?, .object?:
+                    operation = .authenticate(identity.acting(as: auth.noAuth ? .null : auth.authOverride))
+                case _?:
+                    operation = .refuseCredential(Refusal(AuthRefusal.invalidToken("authvar must be a JSON object or null")))
+                }
             case .failure(let refusal):
                 operation = .refuseCredential(Refusal(refusal))
             }

@@ -291,6 +291,30 @@ struct RulesEnforcementTests {
         }
     }
 
+    /// The realtime twin of REST's `auth_variable_override`: an object or null is an identity,
+    /// anything else refuses the credential (it must not leave the admin acting as the admin).
+    @Test func realtimeAuthOverridesActAsTheirIdentityAndOtherValuesAreRefused() async throws {
+        try await Self.withServer { server in
+            let owner = try await TestClient.connect(port: server.port, namespace: "app")
+            defer { Task { await owner.close() } }
+            let read = Self.body(("p", .string("/activities/zed")), ("q", .object([])))
+            let asZed = try await owner.request("auth", Self.body(("cred", .string("owner")), ("authvar", .object([JSONMember("uid", .string("zed"))]))))
+            #expect(Self.status(asZed) == "ok")
+            #expect(Self.status(try await owner.request("g", read)) == "ok")
+            #expect(Self.status(try await owner.request("g", Self.body(("p", .string("/activities/amy")), ("q", .object([]))))) == "permission_denied")
+            for nobody: [(String, JSONValue)] in [[("authvar", .null)], [("noauth", .bool(true))]] {
+                let reply = try await owner.request("auth", .object(([("cred", .string("owner"))] + nobody).map { JSONMember($0.0, $0.1) }))
+                #expect(Self.status(reply) == "ok")
+                #expect(Self.status(try await owner.request("g", read)) == "permission_denied", "\(nobody) acts as nobody")
+            }
+            for bad: JSONValue in [5, "zed", [1], true] {
+                let reply = try await owner.request("auth", Self.body(("cred", .string("owner")), ("authvar", bad)))
+                #expect(Self.status(reply) == "invalid_token", "authvar \(bad)")
+                #expect(Self.status(try await owner.request("g", read)) == "permission_denied", "authvar \(bad) grants nothing")
+            }
+        }
+    }
+
     @Test func rulesAreSetReadAndKeptPerNamespace() async throws {
         let directory = NSTemporaryDirectory() + "kindling-rules-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
