@@ -304,7 +304,9 @@ struct NamespaceState: Sendable {
     }
 
     private mutating func queueOnDisconnect(_ operation: OnDisconnectQueue.Operation, for connection: ConnectionID) throws(Refusal) {
-        guard let queue = connections[connection]?.onDisconnect else { return }
+        // Checked on a copy: a refused operation leaves the queue as it was.
+        guard var queue = connections[connection]?.onDisconnect else { return }
+        queue.dropOverwritten(by: operation)
         guard queue.count < limits.maxOnDisconnectOperations else {
             throw Refusal.limitExceeded("A connection may queue at most \(limits.maxOnDisconnectOperations) onDisconnect operations")
         }
@@ -312,7 +314,8 @@ struct NamespaceState: Sendable {
         guard queue.bytes + size <= limits.maxOnDisconnectBytes else {
             throw Refusal.limitExceeded("A connection may queue at most \(limits.maxOnDisconnectBytes) bytes of onDisconnect data")
         }
-        connections[connection]?.onDisconnect.append(operation, bytes: size)
+        queue.append(operation, bytes: size)
+        connections[connection]?.onDisconnect = queue
     }
 
     /// Applies a resolved write (from any source) and appends the changes for its listeners.

@@ -15,6 +15,14 @@ struct OnDisconnectQueue: Sendable {
             }
         }
 
+        /// The locations it writes: a put's path, or each of a merge's members' paths.
+        var locations: [Path] {
+            switch self {
+            case .put(let path, _): [path]
+            case .merge(let path, let members): members.compactMap { member in (try? Path(member.key)).map(path.appending) }
+            }
+        }
+
         /// The size of its data as JSON text, the measure of the connection's limit.
         var bytes: Int {
             switch self {
@@ -36,6 +44,21 @@ struct OnDisconnectQueue: Sendable {
     mutating func append(_ operation: Operation, bytes size: Int) {
         entries.append((operation, size))
         bytes += size
+    }
+
+    /// Drops the queued writes `operation` overwrites when they run in order: those whose every
+    /// location (a put's path, a merge's member paths) is at or below one `operation` writes.
+    /// Running them would change nothing the later one leaves, and presence code arms the same
+    /// onDisconnect write again at every change of status, which must not use up the
+    /// connection's limit.
+    mutating func dropOverwritten(by operation: Operation) {
+        let overwritten = operation.locations
+        entries.removeAll { entry in
+            let covered = entry.operation.locations.allSatisfy { location in overwritten.contains { $0.contains(location) } }
+            guard covered else { return false }
+            bytes -= entry.bytes
+            return true
+        }
     }
 
     /// Drops what is queued at `path` and below (the SDK documentation's meaning of cancel).

@@ -62,4 +62,37 @@ struct ConnectionCapTests {
             #expect(data["big"] == nil)
         }
     }
+
+    /// Presence code arms the same onDisconnect write at every change of status: a write that
+    /// overwrites queued ones takes their place instead of adding to the count, and the last
+    /// one armed is what runs.
+    @Test func anOnDisconnectWriteReplacesTheQueuedOnesItOverwrites() async throws {
+        try await KindlingServer.run(Self.configuration()) { server in
+            let client = try await TestClient.connect(port: server.port, namespace: "rearm")
+            for index in 0..<10 {
+                let status = Self.body(("state", .string("offline")), ("armed", .number(Double(index))))
+                #expect(Self.status(try await client.request("o", Self.body(("p", .string("/status/alice")), ("d", status)))) == "ok")
+                #expect(Self.status(try await client.request("om", Self.body(("p", .string("/seen")), ("d", Self.body(("alice", .number(Double(index)))))))) == "ok")
+            }
+            // A put above a queued write replaces it too, so the third place is still the last.
+            #expect(Self.status(try await client.request("o", Self.body(("p", .string("/rooms/r/0")), ("d", .bool(true))))) == "ok")
+            #expect(Self.status(try await client.request("o", Self.body(("p", .string("/rooms")), ("d", Self.body(("closed", .bool(true))))))) == "ok")
+            #expect(Self.status(try await client.request("o", Self.body(("p", .string("/another")), ("d", .bool(true))))) == "too_big")
+            // Over the byte cap it is refused, and what was queued stays.
+            let big = JSONValue.string(String(repeating: "x", count: 2000))
+            #expect(Self.status(try await client.request("o", Self.body(("p", .string("/status/alice")), ("d", big)))) == "too_big")
+            await client.abort()
+            let reader = try await TestClient.connect(port: server.port, namespace: "rearm")
+            defer { Task { await reader.close() } }
+            var data: JSONValue = .null
+            let deadline = ContinuousClock.now + .seconds(10)
+            while data["rooms"] == nil, ContinuousClock.now < deadline {
+                data = try await reader.request("g", Self.body(("p", .string("/")), ("q", .object([])))).last?["d"]?["b"]?["d"] ?? .null
+                if data["rooms"] == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(data["status"]?["alice"] == Self.body(("armed", .number(9)), ("state", .string("offline"))))
+            #expect(data["seen"] == Self.body(("alice", .number(9))))
+            #expect(data["rooms"] == Self.body(("closed", .bool(true))))
+        }
+    }
 }
