@@ -82,6 +82,7 @@ public final class KindlingServer: Sendable {
         workers.start()
         let resources = ServerResources(
             budget: InFlightBudget(limit: configuration.inFlightBudgetBytes),
+            backlogBudget: InFlightBudget(limit: configuration.pendingOutboundBudgetBytes),
             idle: IdleConnections(),
             policy: BrowserAccessPolicy(configuration: configuration),
             workers: workers,
@@ -194,12 +195,13 @@ public final class KindlingServer: Sendable {
                 let name = RequestTarget.namespace(parameters: target.parameters, host: host, fallback: configuration.defaultNamespace)
                 let handshakeHost = host ?? "\(configuration.host):\(channel.localAddress?.port ?? configuration.port)"
                 let shares = perEventLoop.shares(of: channel.eventLoop)
-                // The channel is unwritable while more than the limit waits: the session
-                // checks that after each flush to find readers that fell behind.
-                let limit = configuration.maxPendingOutboundBytes
+                // The channel is unwritable while more than the pause mark waits: the session
+                // then stops reading requests until the reader catches up, and checks what
+                // waits against its limit and the server-wide budget.
+                let pause = WebSocketSessionHandler.pauseMark(limit: configuration.maxPendingOutboundBytes)
                 try channel.syncOptions?.setOption(
                     ChannelOptions.writeBufferWaterMark,
-                    value: ChannelOptions.Types.WriteBufferWaterMark(low: limit, high: limit)
+                    value: ChannelOptions.Types.WriteBufferWaterMark(low: pause / 2, high: pause)
                 )
                 // One use of the namespace, which the session's detach ends.
                 let session = WebSocketSessionHandler(
@@ -210,6 +212,7 @@ public final class KindlingServer: Sendable {
                     handshakeHost: handshakeHost,
                     verifier: resources.verifier,
                     budget: resources.budget,
+                    backlogBudget: resources.backlogBudget,
                     metrics: resources.metrics,
                     configuration: configuration
                 )

@@ -51,6 +51,11 @@ public struct ServerConfiguration: Sendable {
     /// Bytes of partly received request bodies and realtime messages the whole server may hold
     /// at once; a connection whose next bytes would exceed it is refused (503, or close 1013).
     public var inFlightBudgetBytes: Int
+    /// Bytes waiting to be sent to realtime readers that fell behind, across the whole server:
+    /// a connection with more than a little waiting whose backlog would exceed it is
+    /// disconnected, so many connections each within `maxPendingOutboundBytes` cannot together
+    /// exhaust memory.
+    public var pendingOutboundBudgetBytes: Int
     /// REST bodies and responses larger than this are parsed and rendered on a worker thread,
     /// so the event loop keeps serving other connections meanwhile.
     public var offLoopBytes: Int
@@ -101,6 +106,7 @@ public struct ServerConfiguration: Sendable {
         allowedHosts: [String] = [],
         maxConnections: Int? = nil,
         inFlightBudgetBytes: Int = 1024 * 1024 * 1024,
+        pendingOutboundBudgetBytes: Int = 1024 * 1024 * 1024,
         offLoopBytes: Int = 1024 * 1024,
         maxNamespaces: Int = 10_000,
         auth: AuthSettings? = nil,
@@ -123,6 +129,7 @@ public struct ServerConfiguration: Sendable {
         self.allowedHosts = allowedHosts
         self.maxConnections = maxConnections
         self.inFlightBudgetBytes = inFlightBudgetBytes
+        self.pendingOutboundBudgetBytes = pendingOutboundBudgetBytes
         self.offLoopBytes = offLoopBytes
         self.maxNamespaces = maxNamespaces
         self.auth = auth ?? .unconfigured(onLoopback: ProtectedMode.isLoopback(host))

@@ -110,6 +110,8 @@ struct Serve: AsyncParsableCommand {
     var allowedHosts: [String] = []
     @Option(name: .customLong("max-unfinished-mb"), help: "Megabytes of partly received requests and messages the server holds at once.")
     var maxUnfinishedMegabytes = 1024
+    @Option(name: .customLong("max-backlog-mb"), help: "Megabytes waiting for slow realtime readers the server holds at once; past it the reader falling behind is disconnected.")
+    var maxBacklogMegabytes = 1024
     @Option(name: .customLong("max-listens"), help: "Listens one realtime connection may hold at once.")
     var maxListens = ConnectionLimits().maxListens
     @Option(name: .customLong("max-ondisconnect"), help: "onDisconnect operations one realtime connection may queue.")
@@ -126,6 +128,7 @@ struct Serve: AsyncParsableCommand {
         }
         if let maxConnections { guard maxConnections >= 1, maxConnections <= 10_000_000 else { throw ValidationError("--max-connections must be between 1 and 10000000.") } }
         guard maxUnfinishedMegabytes >= 1, maxUnfinishedMegabytes <= 1 << 30 else { throw ValidationError("--max-unfinished-mb must be between 1 and 1073741824.") }
+        guard maxBacklogMegabytes >= 1, maxBacklogMegabytes <= 1 << 30 else { throw ValidationError("--max-backlog-mb must be between 1 and 1073741824.") }
         guard FsyncMode(rawValue: fsync) != nil else { throw ValidationError("--fsync must be always, everysec or never.") }
         // Both become byte counts by multiplication or buffer limits: bounded so neither overflows.
         guard snapshotMegabytes >= 1, snapshotMegabytes <= 1 << 20 else { throw ValidationError("--snapshot-mb must be between 1 and 1048576.") }
@@ -198,6 +201,7 @@ struct Serve: AsyncParsableCommand {
                     allowedHosts: allowedHosts,
                     maxConnections: maxConnections,
                     inFlightBudgetBytes: maxUnfinishedMegabytes * 1024 * 1024,
+                    pendingOutboundBudgetBytes: maxBacklogMegabytes * 1024 * 1024,
                     maxNamespaces: maxNamespaces,
                     auth: auth,
                     rules: rules,

@@ -5,6 +5,8 @@ import NIOPosix
 /// threads that parse and render large REST bodies away from the event loops.
 struct ServerResources: Sendable {
     let budget: InFlightBudget
+    /// The bytes waiting for realtime readers that fell behind, server-wide.
+    let backlogBudget: InFlightBudget
     let idle: IdleConnections
     let policy: BrowserAccessPolicy
     let workers: NIOThreadPool

@@ -1,6 +1,6 @@
-/// One realtime connection's share of the server-wide `InFlightBudget`: the bytes of the
-/// message it is receiving in pieces (WebSocket fragments or count-framed pieces). Lives on the
-/// connection's event loop.
+/// One realtime connection's share of a server-wide `InFlightBudget`: the bytes of the message
+/// it is receiving in pieces (WebSocket fragments or count-framed pieces), or of its backlog
+/// while it is behind. Lives on the connection's event loop.
 final class HeldMessageBytes {
     let budget: InFlightBudget
     private var reserved = 0

@@ -9,9 +9,11 @@ import NIOWebSocket
 ///
 /// It answers pings itself, reassembles split messages, and hands each read batch of requests
 /// to the namespace together with those of the loop's other connections (see
-/// `EventLoopInbox`). Bytes the socket has not taken are counted by the channel (its
-/// write-buffer water mark is the limit): a reader that falls further behind is disconnected,
-/// so memory stays bounded.
+/// `EventLoopInbox`). Bytes the socket has not taken are counted by the channel: past its
+/// write-buffer water mark (`pauseMark`) the session stops reading requests until the reader
+/// catches up, since each read can ask for far more than it sends (a `g` of a large tree), and
+/// a reader that falls behind by more than its limit, or whose backlog the server-wide budget
+/// cannot hold, is disconnected, so memory stays bounded.
 final class WebSocketSessionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = WebSocketFrame
@@ -56,17 +58,23 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private var pendingPong: ByteBuffer?
     /// The bytes of a message received in part, counted against the server-wide budget.
     private let held: HeldMessageBytes
+    /// The bytes waiting for this reader while it is behind, counted against the server-wide
+    /// backlog budget.
+    private let backlog: HeldMessageBytes
+    /// Reading is paused while the reader is behind.
+    private var readingPaused = false
     private let metrics: ServerMetrics
     /// Counted open in `handlerAdded`, so counted closed once in `channelInactive`.
     private var counted = false
 
     init(
         namespace: Namespace, outbox: EventLoopOutbox, inbox: EventLoopInbox, idleSweep: IdleSweep, handshakeHost: String, verifier: CredentialVerifier,
-        budget: InFlightBudget, metrics: ServerMetrics, configuration: ServerConfiguration
+        budget: InFlightBudget, backlogBudget: InFlightBudget, metrics: ServerMetrics, configuration: ServerConfiguration
     ) {
         self.metrics = metrics
         self.verifier = verifier
         self.held = HeldMessageBytes(budget: budget)
+        self.backlog = HeldMessageBytes(budget: backlogBudget)
         self.namespace = namespace
         self.outbox = outbox
         self.inbox = inbox
@@ -193,6 +201,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         held.update(to: 0)
+        backlog.update(to: 0)
         if counted {
             counted = false
             metrics.connectionClosed(.websocket)
@@ -334,13 +343,43 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         framedOutput?.write(NIOAny(bytes), promise: nil)
     }
 
+    /// The bytes waiting past which a session stops reading requests (the channel's high water
+    /// mark; it reads again below half of it): a megabyte, or the connection's limit if lower.
+    static func pauseMark(limit: Int) -> Int { max(2, min(limit, 1024 * 1024)) }
+
+    /// Past the pause mark: stops reading, and disconnects the reader when what waits is over
+    /// its limit or the server-wide budget cannot hold it.
     private func checkBacklog(context: ChannelHandlerContext) {
         guard !context.channel.isWritable, !closing else { return }
+        if !readingPaused {
+            readingPaused = true
+            try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
+        }
+        let waiting = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+        let reason: String
+        if waiting > maxPendingBytes {
+            reason = "more than \(maxPendingBytes) bytes waiting"
+        } else if !backlog.update(to: waiting) {
+            reason = "the server-wide budget of \(backlog.budget.limit) bytes waiting for slow readers is used up"
+        } else {
+            return
+        }
         // No close frame: it would queue behind the backlog the reader is not taking.
-        logger.warning("disconnecting a reader that fell behind: more than \(maxPendingBytes) bytes waiting", metadata: metadata)
+        logger.warning("disconnecting a reader that fell behind: \(reason)", metadata: metadata)
         metrics.slowReaderDisconnected()
         closing = true
         context.close(promise: nil)
+    }
+
+    /// The reader caught up (below half the pause mark): its backlog no longer counts, and its
+    /// requests are read again.
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, readingPaused, !closing {
+            readingPaused = false
+            backlog.update(to: 0)
+            try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     private func close(context: ChannelHandlerContext, code: WebSocketErrorCode, reason: String) {

@@ -58,6 +58,65 @@ struct BackpressureTests {
         }
     }
 
+    /// A realtime `g` can ask for far more than it sends: a connection whose answers are not
+    /// draining is not read, so a marker write sent after 300 reads of 100 KB (30 MB) waits
+    /// until the client reads; then everything is answered, in order.
+    @Test func realtimeRequestsFromAReaderThatFellBehindAreNotRead() async throws {
+        try await HardeningServer.with { server, _ in
+            let value = "\"" + String(repeating: "b", count: 100 * 1024) + "\""
+            #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/big.json?ns=t&print=silent", body: value).status == 204)
+            let raw = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
+            defer { raw.close() }
+            try await raw.upgradeToWebSocket(namespace: "t")
+            raw.pauseReading()
+            var requests: [UInt8] = []
+            for number in 1...300 {
+                requests += RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":\#(number),"a":"g","b":{"p":"/big","q":{}}}}"#.utf8))
+            }
+            try await raw.send(requests)
+            // Sent once the reads are in: a server still reading would take it.
+            try await Task.sleep(for: .milliseconds(500))
+            try await raw.send(RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":301,"a":"p","b":{"p":"/marker","d":1}}}"#.utf8)))
+            let observer = try await TestHTTPConnection.connect(port: server.port)
+            defer { observer.close() }
+            for _ in 0..<8 {
+                try await Task.sleep(for: .milliseconds(250))
+                #expect(try await observer.request("GET", "/marker.json?ns=t").text == "null")
+            }
+            raw.resumeReading()
+            #expect(await raw.waitFor(#""r":301"#, timeout: .seconds(60)))
+            #expect(try await observer.request("GET", "/marker.json?ns=t").text == "1")
+        }
+    }
+
+    /// Readers that fell behind share a server-wide budget for what waits for them: several
+    /// connections, each within its own limit, cannot together hold more than it.
+    @Test func realtimeReadersThatFellBehindShareAServerWideBudget() async throws {
+        try await HardeningServer.with({ $0.pendingOutboundBudgetBytes = 4 * 1024 * 1024 }) { server, logs in
+            let value = "\"" + String(repeating: "b", count: 1024 * 1024) + "\""
+            #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/big.json?ns=t&print=silent", body: value).status == 204)
+            var readers: [RawConnection] = []
+            defer { for reader in readers { reader.close() } }
+            // Six readers each ask for 8 MB in one read (within their 64 MB limit, and more than
+            // the kernel's socket buffers take): 48 MB in all.
+            for _ in 0..<6 {
+                let raw = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
+                try await raw.upgradeToWebSocket(namespace: "t")
+                raw.pauseReading()
+                var requests: [UInt8] = []
+                for number in 1...8 {
+                    requests += RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":\#(number),"a":"g","b":{"p":"/big","q":{}}}}"#.utf8))
+                }
+                try await raw.send(requests)
+                readers.append(raw)
+            }
+            #expect(await logs.waitFor("server-wide budget"))
+            #expect(readers.contains { $0.isClosed } || logs.contains("server-wide budget"))
+            // The server goes on serving everyone else.
+            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/big.json?ns=t&shallow=true").status == 200)
+        }
+    }
+
     @Test func unfinishedBodiesShareAServerWideBudget() async throws {
         try await HardeningServer.with({ $0.inFlightBudgetBytes = 1024 * 1024 }) { server, logs in
             let first = try await RawConnection.connect(port: server.port)
