@@ -6,4 +6,10 @@ enum FragmentedMessage {
     case none
     case text(ByteBuffer)
     case binary
+
+    /// True while a message's frames are arriving.
+    var isUnderWay: Bool {
+        if case .none = self { return false }
+        return true
+    }
 }

@@ -134,6 +134,13 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     }
 
     private func receiveFrame(fin: Bool, opcode: ClientFrameReader.Opcode, payload: UnsafeRawBufferPointer, context: ChannelHandlerContext) {
+        // RFC 6455 §5.4: a message's fragments are not interleaved with another data frame
+        // (control frames may come between them).
+        if opcode == .text || opcode == .binary, fragments.isUnderWay {
+            fragments = .none
+            close(context: context, code: .protocolError, reason: "a data frame inside a fragmented message")
+            return
+        }
         switch opcode {
         case .text where fin:
             receiveUTF8(payload, context: context)

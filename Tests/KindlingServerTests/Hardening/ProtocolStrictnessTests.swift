@@ -47,6 +47,21 @@ struct ProtocolStrictnessTests {
     }
 
     @Test(arguments: [
+        ("text", RawConnection.frame(opcode: 1, Array("0".utf8))),
+        ("binary", RawConnection.frame(opcode: 2, [0])),
+        ("fragmented text", RawConnection.frame(opcode: 1, Array("0".utf8), fin: false)),
+    ])
+    func aDataFrameInsideAFragmentedMessageClosesWith1002AndRunsNeither(name: String, frame: [UInt8]) async throws {
+        try await HardeningServer.with { server, _ in
+            let first = RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":1,"a":"p","b":{"p":"/a","d":1}}"#.utf8), fin: false)
+            let end = RawConnection.frame(opcode: 0, Array("}".utf8))
+            let code = try await Self.closeCode(after: first + frame + end, port: server.port)
+            #expect(code == 1002, "\(name)")
+            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=test").text == "null")
+        }
+    }
+
+    @Test(arguments: [
         ("unmasked", RawConnection.frame(opcode: 1, Array("0".utf8), masked: false)),
         ("rsv1", RawConnection.frame(opcode: 1, Array("0".utf8), rsv: 4)),
         ("rsv3", RawConnection.frame(opcode: 1, Array("0".utf8), rsv: 1)),
