@@ -45,17 +45,39 @@ struct BackpressureTests {
             // that happens only if the server answered every one of them.
             let get = "GET /big.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             try await raw.send(String(repeating: get, count: 300) + "PUT /marker.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\n\r\n1")
-            let observer = try await TestHTTPConnection.connect(port: server.port)
-            defer { observer.close() }
-            for _ in 0..<20 {
-                try await Task.sleep(for: .milliseconds(250))
-                #expect(try await observer.request("GET", "/marker.json?ns=t").text == "null")
-            }
+            try await Self.expectNoMarker(port: server.port, checks: 20)
             // Once the client reads, the rest is answered in order.
             raw.resumeReading()
             #expect(await raw.waitFor("\r\n\r\n1", timeout: .seconds(60)))
-            #expect(try await observer.request("GET", "/marker.json?ns=t").text == "1")
+            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/marker.json?ns=t").text == "1")
         }
+    }
+
+    /// Checks `checks` times, a quarter of a second apart, that `/marker` of namespace `t` was
+    /// not written.
+    static func expectNoMarker(port: Int, checks: Int) async throws {
+        let observer = try await TestHTTPConnection.connect(port: port)
+        defer { observer.close() }
+        for _ in 0..<checks {
+            try await Task.sleep(for: .milliseconds(250))
+            #expect(try await observer.request("GET", "/marker.json?ns=t").text == "null")
+        }
+    }
+
+    /// Stores a string of `valueBytes` at `/big` of namespace `t`, then opens a realtime
+    /// connection that stops reading and sends `gets` reads of it in one write.
+    static func readerFallingBehind(port: Int, valueBytes: Int, gets: Int) async throws -> RawConnection {
+        let value = "\"" + String(repeating: "b", count: valueBytes) + "\""
+        #expect(try await TestHTTPConnection.request(port: port, "PUT", "/big.json?ns=t&print=silent", body: value).status == 204)
+        let raw = try await RawConnection.connect(port: port, receiveBufferBytes: 4096)
+        try await raw.upgradeToWebSocket(namespace: "t")
+        raw.pauseReading()
+        var requests: [UInt8] = []
+        for number in 1...gets {
+            requests += RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":\#(number),"a":"g","b":{"p":"/big","q":{}}}}"#.utf8))
+        }
+        try await raw.send(requests)
+        return raw
     }
 
     /// A realtime `g` can ask for far more than it sends: a connection whose answers are not
@@ -63,29 +85,15 @@ struct BackpressureTests {
     /// until the client reads; then everything is answered, in order.
     @Test func realtimeRequestsFromAReaderThatFellBehindAreNotRead() async throws {
         try await HardeningServer.with { server, _ in
-            let value = "\"" + String(repeating: "b", count: 100 * 1024) + "\""
-            #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/big.json?ns=t&print=silent", body: value).status == 204)
-            let raw = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
+            let raw = try await Self.readerFallingBehind(port: server.port, valueBytes: 100 * 1024, gets: 300)
             defer { raw.close() }
-            try await raw.upgradeToWebSocket(namespace: "t")
-            raw.pauseReading()
-            var requests: [UInt8] = []
-            for number in 1...300 {
-                requests += RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":\#(number),"a":"g","b":{"p":"/big","q":{}}}}"#.utf8))
-            }
-            try await raw.send(requests)
             // Sent once the reads are in: a server still reading would take it.
             try await Task.sleep(for: .milliseconds(500))
             try await raw.send(RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":301,"a":"p","b":{"p":"/marker","d":1}}}"#.utf8)))
-            let observer = try await TestHTTPConnection.connect(port: server.port)
-            defer { observer.close() }
-            for _ in 0..<8 {
-                try await Task.sleep(for: .milliseconds(250))
-                #expect(try await observer.request("GET", "/marker.json?ns=t").text == "null")
-            }
+            try await Self.expectNoMarker(port: server.port, checks: 8)
             raw.resumeReading()
             #expect(await raw.waitFor(#""r":301"#, timeout: .seconds(60)))
-            #expect(try await observer.request("GET", "/marker.json?ns=t").text == "1")
+            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/marker.json?ns=t").text == "1")
         }
     }
 
@@ -93,22 +101,12 @@ struct BackpressureTests {
     /// connections, each within its own limit, cannot together hold more than it.
     @Test func realtimeReadersThatFellBehindShareAServerWideBudget() async throws {
         try await HardeningServer.with({ $0.pendingOutboundBudgetBytes = 4 * 1024 * 1024 }) { server, logs in
-            let value = "\"" + String(repeating: "b", count: 1024 * 1024) + "\""
-            #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/big.json?ns=t&print=silent", body: value).status == 204)
             var readers: [RawConnection] = []
             defer { for reader in readers { reader.close() } }
             // Six readers each ask for 8 MB in one read (within their 64 MB limit, and more than
             // the kernel's socket buffers take): 48 MB in all.
             for _ in 0..<6 {
-                let raw = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
-                try await raw.upgradeToWebSocket(namespace: "t")
-                raw.pauseReading()
-                var requests: [UInt8] = []
-                for number in 1...8 {
-                    requests += RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":\#(number),"a":"g","b":{"p":"/big","q":{}}}}"#.utf8))
-                }
-                try await raw.send(requests)
-                readers.append(raw)
+                readers.append(try await Self.readerFallingBehind(port: server.port, valueBytes: 1024 * 1024, gets: 8))
             }
             #expect(await logs.waitFor("server-wide budget"))
             #expect(readers.contains { $0.isClosed } || logs.contains("server-wide budget"))
