@@ -306,7 +306,8 @@ struct NamespaceState: Sendable {
     private mutating func queueOnDisconnect(_ operation: OnDisconnectQueue.Operation, for connection: ConnectionID) throws(Refusal) {
         // Checked on a copy: a refused operation leaves the queue as it was.
         guard var queue = connections[connection]?.onDisconnect else { return }
-        queue.dropOverwritten(by: operation)
+        let locations = operation.locations
+        queue.dropOverwritten(by: locations)
         guard queue.count < limits.maxOnDisconnectOperations else {
             throw Refusal.limitExceeded("A connection may queue at most \(limits.maxOnDisconnectOperations) onDisconnect operations")
         }
@@ -314,7 +315,7 @@ struct NamespaceState: Sendable {
         guard queue.bytes + size <= limits.maxOnDisconnectBytes else {
             throw Refusal.limitExceeded("A connection may queue at most \(limits.maxOnDisconnectBytes) bytes of onDisconnect data")
         }
-        queue.append(operation, bytes: size)
+        queue.append(operation, bytes: size, locations: locations)
         connections[connection]?.onDisconnect = queue
     }
 

@@ -15,11 +15,16 @@ struct OnDisconnectQueue: Sendable {
             }
         }
 
-        /// The locations it writes: a put's path, or each of a merge's members' paths.
-        var locations: [Path] {
+        /// The locations it writes (a put's path, or each of a merge's members' paths), for
+        /// finding the queued writes a later one overwrites; nil for a merge of more than
+        /// `Locations.most` members, which neither replaces nor is replaced, so each
+        /// registration compares a bounded number of paths however much is queued.
+        var locations: Locations? {
             switch self {
-            case .put(let path, _): [path]
-            case .merge(let path, let members): members.compactMap { member in (try? Path(member.key)).map(path.appending) }
+            case .put(let path, _): return Locations(paths: [path])
+            case .merge(let path, let members):
+                guard members.count <= Locations.most else { return nil }
+                return Locations(paths: members.compactMap { member in (try? Path(member.key)).map(path.appending) })
             }
         }
 
@@ -32,8 +37,21 @@ struct OnDisconnectQueue: Sendable {
         }
     }
 
-    /// The operations in order, each with its size (measured once, when queued).
-    private var entries: [(operation: Operation, bytes: Int)] = []
+    /// Where an operation writes (see `Operation.locations`).
+    struct Locations: Sendable {
+        /// The most members of a merge whose locations are compared.
+        static let most = 8
+        let paths: [Path]
+
+        /// True when writing at `self` leaves nothing of a write at `other`: each of `other`'s
+        /// paths is at or below one of these (a write of nothing is covered by any).
+        func covers(_ other: Locations) -> Bool {
+            other.paths.allSatisfy { path in paths.contains { $0.contains(path) } }
+        }
+    }
+
+    /// The operations in order, each with its size and locations (found once, when queued).
+    private var entries: [(operation: Operation, bytes: Int, locations: Locations?)] = []
     private(set) var bytes = 0
 
     var count: Int { entries.count }
@@ -41,21 +59,19 @@ struct OnDisconnectQueue: Sendable {
     /// The operations in order, left queued.
     var operations: [Operation] { entries.map(\.operation) }
 
-    mutating func append(_ operation: Operation, bytes size: Int) {
-        entries.append((operation, size))
+    mutating func append(_ operation: Operation, bytes size: Int, locations: Locations?) {
+        entries.append((operation, size, locations))
         bytes += size
     }
 
-    /// Drops the queued writes `operation` overwrites when they run in order: those whose every
-    /// location (a put's path, a merge's member paths) is at or below one `operation` writes.
+    /// Drops the queued writes a later one at `locations` overwrites when they run in order.
     /// Running them would change nothing the later one leaves, and presence code arms the same
     /// onDisconnect write again at every change of status, which must not use up the
     /// connection's limit.
-    mutating func dropOverwritten(by operation: Operation) {
-        let overwritten = operation.locations
+    mutating func dropOverwritten(by locations: Locations?) {
+        guard let locations else { return }
         entries.removeAll { entry in
-            let covered = entry.operation.locations.allSatisfy { location in overwritten.contains { $0.contains(location) } }
-            guard covered else { return false }
+            guard let queued = entry.locations, locations.covers(queued) else { return false }
             bytes -= entry.bytes
             return true
         }
