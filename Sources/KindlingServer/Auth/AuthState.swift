@@ -10,11 +10,21 @@ public enum AuthState: Sendable, Equatable {
     /// A user with a verified (or, in emulator mode, accepted) token, or an admin's override.
     case user(AuthenticatedUser)
 
+    /// True for a value that names an identity as an override: an object or JSON null. Both
+    /// transports refuse a request with any other (REST 400, realtime `invalid_token`): taking
+    /// it as no override would leave an admin who meant to drop privileges acting as the admin.
+    public static func isOverride(_ value: JSONValue) -> Bool {
+        switch value {
+        case .object, .null: true
+        default: false
+        }
+    }
+
     /// The identity an admin asks for with `auth_variable_override` (REST) or `authvar`/`noauth`
     /// (WebSocket): an object is a user whose rules `auth` is exactly that object (uid from its
     /// `"uid"` string), JSON null is anonymous. Any other value also gives anonymous, the least
-    /// privilege; callers reject such a request before asking. Callers honour an override only
-    /// when the credential itself was the admin.
+    /// privilege; callers refuse such a request before asking (`isOverride`). Callers honour an
+    /// override only when the credential itself was the admin.
     public static func overridden(by value: JSONValue) -> AuthState {
         guard case .object = value else { return .anonymous }
         return .user(AuthenticatedUser(ruleValue: value, expiresAt: nil, expiry: .null))

@@ -128,11 +128,10 @@ struct RESTRequest: Sendable {
 
     private static func authOverride(_ parameters: [String: String]) throws(RESTError) -> JSONValue? {
         guard let text = parameters["auth_variable_override"] else { return nil }
-        switch try? JSONParser.parse(text) {
-        case .object(let members)?: return .object(members)
-        case .null?: return .null
-        default: throw RESTError(.badRequest, "auth_variable_override must be a JSON object or null")
+        guard let value = try? JSONParser.parse(text), AuthState.isOverride(value) else {
+            throw RESTError(.badRequest, "auth_variable_override must be a JSON object or null")
         }
+        return value
     }
 
     /// Who the request acts as: its credential verified, then firebase-admin's

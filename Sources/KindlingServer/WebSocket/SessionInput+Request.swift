@@ -14,14 +14,11 @@ extension SessionInput {
             switch verifier.authenticate(auth.credential, as: auth.isGoogleToken ? .accessToken : .idToken, now: Namespace.now()) {
             case .success(let identity):
                 // The Admin SDK's `databaseAuthVariableOverride`: `noauth` or a null `authvar`
-                // acts as nobody, an `authvar` object as that user. Any other `authvar` is
-                // refused, as REST refuses it: taking it as no override would leave an admin
-                // who meant to drop privileges acting as the admin.
-                switch auth.authOverride {
-                case nil, .null?, .object?:
-                    operation = .authenticate(identity.acting(as: auth.noAuth ? .null : auth.authOverride))
-                case _?:
+                // acts as nobody, an `authvar` object as that user.
+                if let override = auth.authOverride, !AuthState.isOverride(override) {
                     operation = .refuseCredential(Refusal(AuthRefusal.invalidToken("authvar must be a JSON object or null")))
+                } else {
+                    operation = .authenticate(identity.acting(as: auth.noAuth ? .null : auth.authOverride))
                 }
             case .failure(let refusal):
                 operation = .refuseCredential(Refusal(refusal))

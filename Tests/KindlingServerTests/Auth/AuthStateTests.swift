@@ -31,6 +31,11 @@ struct AuthStateTests {
         #expect(AuthState.overridden(by: .array([])) == .anonymous)
     }
 
+    @Test func onlyObjectsAndNullAreOverrides() {
+        #expect(AuthState.isOverride(.object([])) && AuthState.isOverride(.null))
+        for other: JSONValue in ["u1", 5, true, .array([])] { #expect(!AuthState.isOverride(other), "\(other)") }
+    }
+
     @Test func ruleValues() {
         #expect(AuthState.anonymous.ruleValue == .null)
         #expect(AuthState.admin.ruleValue["uid"] == .string("owner"))
