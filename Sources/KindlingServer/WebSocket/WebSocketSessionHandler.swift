@@ -358,6 +358,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// its limit or the server-wide budget cannot hold it.
     private func checkBacklog(context: ChannelHandlerContext) {
         guard !context.channel.isWritable, !closing else { return }
+        // Written here rather than with SwiftNIO's `BackPressureHandler`: that one holds back
+        // the next read, but the read asked for when the last one completed, before this
+        // flush, still happens. Turning `autoRead` off cancels it, so nothing more is read.
         if !readingPaused {
             readingPaused = true
             try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
