@@ -65,9 +65,11 @@ public final class KindlingServer: Sendable {
                 throw error
             }
         }
+        var limits = configuration.connectionLimits
+        limits.maxAnswerBytes = configuration.maxPendingOutboundBytes
         let registry = NamespaceRegistry(
             logger: configuration.logger, storage: configuration.storage, rules: configuration.defaultRules,
-            rulesDebug: configuration.rulesDebug, limits: configuration.connectionLimits, maxNamespaces: configuration.maxNamespaces,
+            rulesDebug: configuration.rulesDebug, limits: limits, maxNamespaces: configuration.maxNamespaces,
             openLogs: OpenLogBudget(limit: DescriptorLimit.logs(under: descriptors)), metrics: metrics, cluster: cluster
         )
         do {

@@ -10,13 +10,22 @@ public struct ConnectionLimits: Sendable {
     /// Bytes of one write as stored (its record's JSON). Unbounded on one server, where the
     /// message size limits bound writes; in cluster mode a record must fit in one NATS message.
     public var maxWriteBytes: Int
+    /// Bytes of answers (reads, listens' first data) one realtime connection's batch of
+    /// requests may bring: a few bytes of `g` can ask for megabytes, and a batch of them could
+    /// build more than the server has memory for before any is sent. Once a batch's answers are
+    /// past it the connection is closed and the rest of its batch left (one answer alone may be
+    /// larger); the server sets it to the connection's limit on waiting bytes, which the answers
+    /// would mostly exceed at their flush anyway.
+    public var maxAnswerBytes: Int
 
     public init(
-        maxListens: Int = 10_000, maxOnDisconnectOperations: Int = 1_000, maxOnDisconnectBytes: Int = 16 * 1024 * 1024, maxWriteBytes: Int = .max
+        maxListens: Int = 10_000, maxOnDisconnectOperations: Int = 1_000, maxOnDisconnectBytes: Int = 16 * 1024 * 1024, maxWriteBytes: Int = .max,
+        maxAnswerBytes: Int = 64 * 1024 * 1024
     ) {
         self.maxListens = maxListens
         self.maxOnDisconnectOperations = maxOnDisconnectOperations
         self.maxOnDisconnectBytes = maxOnDisconnectBytes
         self.maxWriteBytes = maxWriteBytes
+        self.maxAnswerBytes = maxAnswerBytes
     }
 }

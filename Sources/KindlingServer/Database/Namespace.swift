@@ -280,7 +280,18 @@ final class Namespace: @unchecked Sendable {
 
     /// Takes one connection's inputs, in order, into `block`; confined to `queue`.
     private func take(_ inputs: [SessionInput], from connection: ConnectionID, into block: inout SubmittedBlock) {
+        /// Bytes of the answers to this connection's inputs so far (see `maxAnswerBytes`).
+        var answered = 0
         for input in inputs {
+            // One answer may be larger than the limit (the connection's own limit on waiting
+            // bytes decides it, as the socket takes it); what comes after it is not taken.
+            if answered > state.limits.maxAnswerBytes, case .webSocket(let outbound)? = outbounds[connection] {
+                // Closed before the block's outputs reach its loop, so they are dropped there.
+                let reason = "requests asked for more than \(state.limits.maxAnswerBytes) bytes at once"
+                logger.warning("closing a connection whose \(reason)", metadata: ["connection": "\(connection)"])
+                outbound.close(reason: reason)
+                return
+            }
             // A connection the state does not know was attached before a deposed leader
             // dropped its tree, and is being closed: nothing it sends is taken.
             if unserved != nil || (cluster != nil && outbounds[connection] == nil) {
@@ -320,8 +331,12 @@ final class Namespace: @unchecked Sendable {
             if operation.changesRegistrations, !block.registrationsChanged.contains(connection) {
                 block.registrationsChanged.append(connection)
             }
+            let before = block.out.count
             if case .authenticated(let auth)? = state.handle(input, from: connection, now: block.now, into: &block.out), let expiresAt = auth.expiresAt {
                 expire(connection, at: expiresAt)
+            }
+            for outgoing in block.out[before...] {
+                if case .one(connection) = outgoing.recipients, case .bytes(let bytes) = outgoing.content { answered += bytes.count }
             }
         }
     }
