@@ -158,7 +158,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             // costs one small frame per read, not one per ping.
             pendingPong = ByteBuffer(bytes: payload)
         case .close:
-            close(context: context, code: .normalClosure, reason: "client closed")
+            let reply = ClientCloseFrame.reply(to: payload)
+            close(context: context, code: reply.code, reason: reply.reason)
         case .pong:
             break
         }
