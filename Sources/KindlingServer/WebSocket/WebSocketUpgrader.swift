@@ -33,7 +33,29 @@ struct WebSocketUpgrader: HTTPServerProtocolUpgrader, Sendable {
     var requiredUpgradeHeaders: [String] { handshake.requiredUpgradeHeaders }
 
     func buildUpgradeResponse(channel: any Channel, upgradeRequest: HTTPRequestHead, initialResponseHeaders: HTTPHeaders) -> EventLoopFuture<HTTPHeaders> {
-        handshake.buildUpgradeResponse(channel: channel, upgradeRequest: upgradeRequest, initialResponseHeaders: initialResponseHeaders)
+        guard Self.isOpeningHandshake(upgradeRequest) else {
+            return channel.eventLoop.makeFailedFuture(NIOWebSocketUpgradeError.invalidUpgradeHeader)
+        }
+        return handshake.buildUpgradeResponse(channel: channel, upgradeRequest: upgradeRequest, initialResponseHeaders: initialResponseHeaders)
+    }
+
+    /// What RFC 6455 §4.2.1 asks of an opening handshake beyond what SwiftNIO checks: a GET of
+    /// HTTP/1.1 or later, and a `Sec-WebSocket-Key` that is 16 bytes in base64 (24 characters,
+    /// the last two `=`). Anything else is answered as the plain HTTP request it is.
+    static func isOpeningHandshake(_ head: HTTPRequestHead) -> Bool {
+        guard head.method == .GET, head.version.major > 1 || head.version.minor >= 1 else { return false }
+        let keys = head.headers["sec-websocket-key"]
+        guard keys.count == 1, let key = keys.first else { return false }
+        let bytes = Array(key.utf8)
+        guard bytes.count == 24, bytes[22] == UInt8(ascii: "="), bytes[23] == UInt8(ascii: "=") else { return false }
+        return bytes[..<22].allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "+"), UInt8(ascii: "/"):
+                true
+            default: false
+            }
+        }
     }
 
     func upgrade(context: ChannelHandlerContext, upgradeRequest: HTTPRequestHead) -> EventLoopFuture<Void> {
