@@ -18,15 +18,17 @@ public final class KindlingServer: Sendable {
     private let tls: ServerTLS?
     let registry: NamespaceRegistry
     private let health: ServerHealth
+    private let perEventLoop: PerEventLoop
 
     /// The port actually bound (useful when the configuration asked for 0).
     public var port: Int { channel.localAddress?.port ?? configuration.port }
 
     private init(
         configuration: ServerConfiguration, group: MultiThreadedEventLoopGroup, channel: any Channel, workers: NIOThreadPool, tls: ServerTLS?,
-        registry: NamespaceRegistry, health: ServerHealth
+        registry: NamespaceRegistry, health: ServerHealth, perEventLoop: PerEventLoop
     ) {
         self.health = health
+        self.perEventLoop = perEventLoop
         self.configuration = configuration
         self.tls = tls
         self.group = group
@@ -114,7 +116,8 @@ public final class KindlingServer: Sendable {
         do {
             let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
             return KindlingServer(
-                configuration: configuration, group: group, channel: channel, workers: workers, tls: tls, registry: registry, health: resources.health
+                configuration: configuration, group: group, channel: channel, workers: workers, tls: tls, registry: registry, health: resources.health,
+                perEventLoop: perEventLoop
             )
         } catch {
             await registry.leaveCluster()
@@ -125,17 +128,19 @@ public final class KindlingServer: Sendable {
     }
 
     /// Stops serving, in the order a load balancer and the clients need: readiness (`/.ready`)
-    /// turns 503, the port stops accepting, every connection is closed (their onDisconnect
-    /// writes run, as on any close), the event loops stop, and every namespace's log is written
-    /// and synced. Returns false when the logs and snapshots were not all on disk within
-    /// `limit` (a slow disk, a large snapshot): the server is stopped anyway, and what was not
-    /// acknowledged is lost as in a crash. (A log whose disk refuses writes does not hold this
-    /// up: its queued writes were never acknowledged.)
+    /// turns 503, the port stops accepting, every connection is closed (realtime ones with a
+    /// "going away" close frame first; their onDisconnect writes run, as on any close), the
+    /// event loops stop, and every namespace's log is written and synced. Returns false when
+    /// the logs and snapshots were not all on disk within `limit` (a slow disk, a large
+    /// snapshot): the server is stopped anyway, and what was not acknowledged is lost as in a
+    /// crash. (A log whose disk refuses writes does not hold this up: its queued writes were
+    /// never acknowledged.)
     @discardableResult
     public func shutdown(within limit: Duration = .seconds(10)) async throws -> Bool {
         let started = ContinuousClock.now
         health.startDraining()
         try? await channel.close()
+        await perEventLoop.closeAll(reason: "server shutting down")
         // Shutting the loops down closes each channel on its own loop, which detaches its
         // connection from its namespace first: the onDisconnect writes are queued on the
         // namespaces' queues before the drain below waits on them.

@@ -38,6 +38,14 @@ final class EventLoopOutbox: Sendable {
         }
     }
 
+    /// Closes every connection of the loop with "going away" and `reason` (the server is
+    /// stopping); done when each close frame is on its way.
+    func closeAll(reason: String) -> EventLoopFuture<Void> {
+        eventLoop.submit { [self] in
+            for handler in sessions.value.all { handler.closeGoingAway(reason: reason) }
+        }
+    }
+
     /// Closes the connection in `slot` ("going away", with `reason`), on the loop.
     func close(_ slot: SessionSlot, reason: String) {
         eventLoop.execute { [self] in sessions.value.handler(at: slot)?.closeGoingAway(reason: reason) }

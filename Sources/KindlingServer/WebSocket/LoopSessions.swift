@@ -24,6 +24,9 @@ final class LoopSessions {
         handlers[slot]
     }
 
+    /// Every connection of the loop.
+    var all: [WebSocketSessionHandler] { handlers.elements }
+
     /// Writes one buffer of frames to the connections in `slots`, in order, without flushing;
     /// true when the caller must queue a flush.
     func enqueue(_ frame: ByteBuffer, to slots: ArraySlice<SessionSlot>) -> Bool {

@@ -12,6 +12,14 @@ final class PerEventLoop: Sendable {
 
     typealias Shares = (outbox: EventLoopOutbox, inbox: EventLoopInbox, idleSweep: IdleSweep)
 
+    /// Closes every realtime connection with "going away" and `reason`, so each SDK learns the
+    /// server left on purpose and reconnects (a close without a close frame looks like a
+    /// network failure); done when every loop has sent its close frames.
+    func closeAll(reason: String) async {
+        let outboxes = shares.withLock { all in all.values.map(\.outbox) }
+        for outbox in outboxes { try? await outbox.closeAll(reason: reason).get() }
+    }
+
     /// The outbox, inbox and idle sweep of `eventLoop`.
     func shares(of eventLoop: any EventLoop) -> Shares {
         shares.withLock { all in

@@ -32,6 +32,9 @@ struct SlotTable<Element> {
         free.append(slot.index)
     }
 
+    /// Every element present, in slot order.
+    var elements: [Element] { entries.compactMap(\.element) }
+
     /// The element in `slot`, if it is still there.
     subscript(slot: SessionSlot) -> Element? {
         let index = Int(slot.index)
