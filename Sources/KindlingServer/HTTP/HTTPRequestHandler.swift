@@ -158,6 +158,11 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             serve(endpoint, request, as: auth, body: body, keepAlive: head.isKeepAlive, context: context)
             return
         }
+        if request.method != .get, let refusal = request.writeSizeLimit?.refusal(bodyBytes: body.readableBytes) {
+            metrics.restRefusedEarly(write: true)
+            send(HTTPResponse(refusal.status, body: RESTRendering.error(refusal.message, print: request.print)), keepAlive: head.isKeepAlive, context: context)
+            return
+        }
         let namespace = registry.namespace(request.namespace)
         if request.isEventStream {
             openStream(request, as: auth, namespace: namespace, context: context)
@@ -169,6 +174,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func read(_ request: RESTRequest, as auth: AuthState, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
+        let started = NIODeadline.now()
         let promise = context.eventLoop.makePromise(of: Answer.self)
         namespace.perform(.get(path: request.path, query: request.query), as: auth, connection: connection, promise: promise)
         promise.futureResult.assumeIsolated().whenSuccess { answer in
@@ -176,7 +182,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 self.send(self.response(to: answer, request), keepAlive: keepAlive, context: context)
                 return
             }
-            var headers: [(String, String)] = []
+            var headers = RESTRendering.downloadHeaders(request)
             if request.wantsETag || request.ifNoneMatch != nil {
                 let etag = ETag.of(node)
                 headers.append(("ETag", etag))
@@ -192,7 +198,18 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             RESTRendering.offLoop(node, above: self.configuration.offLoopBytes, workers: self.workers, eventLoop: context.eventLoop) {
                 RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print)
             }.assumeIsolated().whenSuccess { body in
-                self.send(HTTPResponse(.ok, body: body, headers: headers), keepAlive: keepAlive, context: context)
+                let elapsed = (NIODeadline.now() - started).nanoseconds / 1_000_000
+                if let refusal = request.readLimit?.refusal(afterMilliseconds: elapsed) {
+                    self.send(HTTPResponse(refusal.status, body: RESTRendering.error(refusal.message, print: request.print)), keepAlive: keepAlive, context: context)
+                    return
+                }
+                guard let callback = request.callback else {
+                    self.send(HTTPResponse(.ok, body: body, headers: headers), keepAlive: keepAlive, context: context)
+                    return
+                }
+                headers.append(("Content-Type", "application/javascript; charset=utf-8"))
+                headers.append(("X-Content-Type-Options", "nosniff"))
+                self.send(HTTPResponse(.ok, body: RESTRendering.script(calling: callback, with: body), headers: headers), keepAlive: keepAlive, context: context)
             }
         }
     }

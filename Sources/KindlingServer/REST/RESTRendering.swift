@@ -73,6 +73,31 @@ enum RESTRendering {
         return false
     }
 
+    /// A JSONP answer: `callback(data);`. The name was checked to be JavaScript names only.
+    static func script(calling callback: String, with data: [UInt8]) -> [UInt8] {
+        Array(callback.utf8) + [UInt8(ascii: "(")] + data + Array(");".utf8)
+    }
+
+    /// `Content-Disposition: attachment` for `download=`: the file name quoted, and also
+    /// percent-encoded as UTF-8 (RFC 6266) when it is not plain ASCII.
+    static func downloadHeaders(_ request: RESTRequest) -> [(String, String)] {
+        guard let name = request.download else { return [] }
+        var quoted = ""
+        for scalar in name.unicodeScalars {
+            if scalar == "\\" || scalar == "\"" { quoted.unicodeScalars.append("\\") }
+            quoted.unicodeScalars.append(scalar.isASCII ? scalar : "_")
+        }
+        var value = "attachment; filename=\"\(quoted)\""
+        if !name.unicodeScalars.allSatisfy(\.isASCII) {
+            let encoded = name.utf8.map { byte -> String in
+                let unreserved = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || Array("-._~".utf8).contains(byte)
+                return unreserved ? String(UnicodeScalar(byte)) : "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }.joined()
+            value += "; filename*=UTF-8''\(encoded)"
+        }
+        return [("Content-Disposition", value)]
+    }
+
     /// `{"error": message}`.
     static func error(_ message: String, print: RESTRequest.Print) -> [UInt8] {
         var writer = JSONWriter()

@@ -25,6 +25,14 @@ struct RESTRequest: Sendable {
     /// `shallow=true`: an object's children are answered as `true`.
     var shallow: Bool
     var query: Query
+    /// `timeout=`: how long a read may take on the server.
+    var readLimit: RESTReadLimit?
+    /// `writeSizeLimit=`: how long a write may be expected to take.
+    var writeSizeLimit: RESTWriteSizeLimit?
+    /// `download=<file name>` on a GET: the answer is an attachment a browser saves.
+    var download: String?
+    /// `callback=<function>` on a GET (JSONP): the answer is a script calling it with the data.
+    var callback: String?
     /// `X-Firebase-ETag: true`: answer with an `ETag` header.
     var wantsETag: Bool
     var ifMatch: String?
@@ -71,6 +79,10 @@ struct RESTRequest: Sendable {
         format = parameters["format"] == "export" ? .export : .plain
         shallow = parameters["shallow"] == "true"
         query = try RESTRequest.query(parameters, shallow: shallow)
+        readLimit = try parameters["timeout"].map { text throws(RESTError) in try RESTReadLimit(text) }
+        writeSizeLimit = try parameters["writeSizeLimit"].map { text throws(RESTError) in try RESTWriteSizeLimit(parameter: text) }
+        download = try RESTRequest.download(parameters, method: method)
+        callback = try RESTRequest.callback(parameters, method: method)
         wantsETag = head.headers.first(name: "x-firebase-etag")?.lowercased() == "true"
         ifMatch = head.headers.first(name: "if-match").map(ETag.normalize)
         ifNoneMatch = head.headers.first(name: "if-none-match").map(ETag.normalize)
@@ -113,6 +125,39 @@ struct RESTRequest: Sendable {
         } catch {
             throw RESTError(error)
         }
+    }
+
+    /// The file name of `download=`: any text but control characters (it goes into a header),
+    /// up to 255 bytes, on a GET only.
+    private static func download(_ parameters: [String: String], method: Method) throws(RESTError) -> String? {
+        guard let name = parameters["download"] else { return nil }
+        guard method == .get else { throw RESTError(.badRequest, "download is supported on GET only") }
+        guard !name.isEmpty, name.utf8.count <= 255, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw RESTError(.badRequest, "download must be a file name of 1 to 255 bytes without control characters")
+        }
+        return name
+    }
+
+    /// The function of `callback=`: a JavaScript name or dotted names (`cb`, `app.onData`), up
+    /// to 128 characters, on a GET only. Anything else could run as script in the caller's page.
+    private static func callback(_ parameters: [String: String], method: Method) throws(RESTError) -> String? {
+        guard let name = parameters["callback"] else { return nil }
+        guard method == .get else { throw RESTError(.badRequest, "callback is supported on GET only") }
+        let isIdentifier = { (part: Substring.UTF8View) -> Bool in
+            guard let first = part.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+            return part.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "_"), UInt8(ascii: "$"):
+                    true
+                default: false
+                }
+            }
+        }
+        guard name.utf8.count <= 128, name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy({ isIdentifier($0.utf8) }) else {
+            throw RESTError(.badRequest, "callback must be a JavaScript function name such as cb or app.onData, up to 128 characters")
+        }
+        return name
     }
 
     /// `Authorization: Bearer <token>` or `?access_token=` (an access token, an admin secret, or
