@@ -48,6 +48,7 @@ let package = Package(
             swiftSettings: strictness
         ),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         .target(name: "CCRC32", linkerSettings: [.linkedLibrary("z")]),
         .target(
             name: "KindlingConsole",
@@ -79,6 +80,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 "CZlib",
                 "CCRC32",
+                "CMalloc",
             ],
             swiftSettings: strictness
         ),

@@ -19,14 +19,16 @@ public final class KindlingServer: Sendable {
     let registry: NamespaceRegistry
     private let health: ServerHealth
     private let perEventLoop: PerEventLoop
+    private let memoryReturn: FreedMemoryReturn
 
     /// The port actually bound (useful when the configuration asked for 0).
     public var port: Int { channel.localAddress?.port ?? configuration.port }
 
     private init(
         configuration: ServerConfiguration, group: MultiThreadedEventLoopGroup, channel: any Channel, workers: NIOThreadPool, tls: ServerTLS?,
-        registry: NamespaceRegistry, health: ServerHealth, perEventLoop: PerEventLoop
+        registry: NamespaceRegistry, health: ServerHealth, perEventLoop: PerEventLoop, memoryReturn: FreedMemoryReturn
     ) {
+        self.memoryReturn = memoryReturn
         self.health = health
         self.perEventLoop = perEventLoop
         self.configuration = configuration
@@ -117,7 +119,12 @@ public final class KindlingServer: Sendable {
             let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
             return KindlingServer(
                 configuration: configuration, group: group, channel: channel, workers: workers, tls: tls, registry: registry, health: resources.health,
-                perEventLoop: perEventLoop
+                perEventLoop: perEventLoop,
+                // Checked every 10 s; 64 MiB free is well past what steady work leaves in the
+                // arenas, so only what a burst freed is trimmed.
+                memoryReturn: FreedMemoryReturn(
+                    eventLoop: group.any(), workers: workers, interval: .seconds(10), threshold: 64 << 20, logger: configuration.logger
+                )
             )
         } catch {
             await registry.leaveCluster()
@@ -141,6 +148,7 @@ public final class KindlingServer: Sendable {
         health.startDraining()
         try? await channel.close()
         await perEventLoop.closeAll(reason: "server shutting down")
+        memoryReturn.cancel()
         // Shutting the loops down closes each channel on its own loop, which detaches its
         // connection from its namespace first: the onDisconnect writes are queued on the
         // namespaces' queues before the drain below waits on them.
