@@ -45,8 +45,9 @@ struct RuleCompiler {
             return contains(callee, where: test) || arguments.contains { contains($0, where: test) }
         case .array(let elements): return elements.contains { contains($0, where: test) }
         case .unary(_, let operand): return contains(operand, where: test)
-        case .binary(_, let left, let right), .logical(_, let left, let right):
+        case .binary(_, let left, let right):
             return contains(left, where: test) || contains(right, where: test)
+        case .logical(_, let operands): return operands.contains { contains($0, where: test) }
         case .conditional(let a, let b, let c): return contains(a, where: test) || contains(b, where: test) || contains(c, where: test)
         }
     }
@@ -84,12 +85,16 @@ struct RuleCompiler {
                 throw RuleCompileError("Operand of - must be a number, not \(type).", at: operand.offset)
             }
             return (.negate(value), .number)
-        case .logical(let symbol, let left, let right):
-            let (l, lType) = try compile(left)
-            guard lType == .boolean else { throw RuleCompileError("Left operand of \(symbol) must be boolean.", at: left.offset) }
-            let (r, rType) = try compile(right)
-            guard rType == .boolean else { throw RuleCompileError("Right operand of \(symbol) must be boolean.", at: right.offset) }
-            return (symbol == "&&" ? .and(l, r) : .or(l, r), .boolean)
+        case .logical(let symbol, let operands):
+            var compiled: [RuleExpression] = []
+            for (index, operand) in operands.enumerated() {
+                let (expression, type) = try compile(operand)
+                guard type == .boolean else {
+                    throw RuleCompileError("\(index == 0 ? "Left" : "Right") operand of \(symbol) must be boolean.", at: operand.offset)
+                }
+                compiled.append(expression)
+            }
+            return (symbol == "&&" ? .and(compiled) : .or(compiled), .boolean)
         case .binary(let symbol, let left, let right):
             guard let op = RuleBinaryOperator(symbol: symbol) else { throw RuleCompileError("Unsupported operator \(symbol)", at: offset) }
             return try binary(op, left, right)

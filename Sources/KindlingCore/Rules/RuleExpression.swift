@@ -30,7 +30,9 @@ indirect enum RuleExpression: Sendable {
     case not(RuleExpression)
     case negate(RuleExpression)
     case binary(RuleBinaryOperator, RuleExpression, RuleExpression)
-    case and(RuleExpression, RuleExpression)
-    case or(RuleExpression, RuleExpression)
+    /// `a && b && …`, evaluated left to right until one is false.
+    case and([RuleExpression])
+    /// `a || b || …`, evaluated left to right until one is true.
+    case or([RuleExpression])
     case conditional(RuleExpression, RuleExpression, RuleExpression)
 }

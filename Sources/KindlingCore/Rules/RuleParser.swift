@@ -4,7 +4,8 @@ struct RuleParser {
     /// Deeper nesting is refused, so that no expression can exhaust the stack: compiling,
     /// evaluating and freeing a syntax tree recurse once per level. Parentheses, `?:`, unary
     /// operators and every link of a chain (`a + b + c`, `a.b.c`, `f()()`) each count as a level,
-    /// since each makes the tree one level deeper.
+    /// since each makes the tree one level deeper; a chain of `||` or of `&&` is one node
+    /// however long, so it counts once.
     static let maxNesting = 500
 
     private var lexer: RuleLexer
@@ -74,6 +75,7 @@ struct RuleParser {
 
     private mutating func logical(level: Int) throws(RuleCompileError) -> RuleSyntax {
         guard level < RuleParser.levels.count else { return try unary() }
+        if level < 2 { return try chain(level: level) }
         var left = try logical(level: level + 1)
         let outer = depth
         defer { depth = outer }
@@ -81,10 +83,24 @@ struct RuleParser {
             try deepen()
             try advance()
             let right = try logical(level: level + 1)
-            let kind: RuleSyntax.Kind = level < 2 ? .logical(symbol, left, right) : .binary(symbol, left, right)
-            left = RuleSyntax(kind: kind, offset: left.offset)
+            left = RuleSyntax(kind: .binary(symbol, left, right), offset: left.offset)
         }
         return left
+    }
+
+    /// A chain of `||` (level 0) or `&&` (level 1): its operands side by side, one level deep.
+    private mutating func chain(level: Int) throws(RuleCompileError) -> RuleSyntax {
+        let symbol = RuleParser.levels[level][0]
+        let first = try logical(level: level + 1)
+        guard token.isSymbol(symbol) else { return first }
+        try deepen()
+        defer { depth -= 1 }
+        var operands = [first]
+        while token.isSymbol(symbol) {
+            try advance()
+            operands.append(try logical(level: level + 1))
+        }
+        return RuleSyntax(kind: .logical(symbol, operands), offset: first.offset)
     }
 
     private mutating func unary() throws(RuleCompileError) -> RuleSyntax {

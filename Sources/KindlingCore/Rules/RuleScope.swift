@@ -121,16 +121,18 @@ struct RuleScope {
             guard case .number(let number) = try evaluate(operand) else { throw RuleEvaluationError("- on a non-number") }
             return .number(-number)
         case .binary(let op, let left, let right): return try RuleScope.binary(op, try evaluate(left), try evaluate(right))
-        case .and(let left, let right):
-            guard case .bool(let flag) = try evaluate(left) else { throw RuleEvaluationError("&& on a non-boolean") }
-            guard flag else { return .bool(false) }
-            guard case .bool(let second) = try evaluate(right) else { throw RuleEvaluationError("&& on a non-boolean") }
-            return .bool(second)
-        case .or(let left, let right):
-            guard case .bool(let flag) = try evaluate(left) else { throw RuleEvaluationError("|| on a non-boolean") }
-            if flag { return .bool(true) }
-            guard case .bool(let second) = try evaluate(right) else { throw RuleEvaluationError("|| on a non-boolean") }
-            return .bool(second)
+        case .and(let operands):
+            for operand in operands {
+                guard case .bool(let flag) = try evaluate(operand) else { throw RuleEvaluationError("&& on a non-boolean") }
+                if !flag { return .bool(false) }
+            }
+            return .bool(true)
+        case .or(let operands):
+            for operand in operands {
+                guard case .bool(let flag) = try evaluate(operand) else { throw RuleEvaluationError("|| on a non-boolean") }
+                if flag { return .bool(true) }
+            }
+            return .bool(false)
         case .conditional(let test, let yes, let no):
             guard case .bool(let flag) = try evaluate(test) else { throw RuleEvaluationError("?: on a non-boolean") }
             return try evaluate(flag ? yes : no)

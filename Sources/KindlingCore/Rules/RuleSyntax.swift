@@ -17,7 +17,9 @@ struct RuleSyntax: Sendable {
         /// `!x` or `-x`
         case unary(String, RuleSyntax)
         case binary(String, RuleSyntax, RuleSyntax)
-        case logical(String, RuleSyntax, RuleSyntax)
+        /// A chain of one of `||` or `&&`, two operands or more: `a || b || c` is one node, so
+        /// a long flat chain is not a deep tree.
+        case logical(String, [RuleSyntax])
         case conditional(RuleSyntax, RuleSyntax, RuleSyntax)
     }
 

@@ -47,6 +47,29 @@ struct RulesDocumentLoaderTests {
         #expect(!rules.canRead(.root, auth: .object([JSONMember("uid", .string("x"))]), root: .empty, query: nil, now: 0).allowed)
     }
 
+    /// `||` and `&&` chains are one node each, however long: a list of 20,000 allowed users
+    /// loads, and is evaluated in order, stopping at the first operand that decides.
+    @Test func longLogicalChainsLoadAndRun() throws {
+        let anyOf = (0..<20_000).map { "auth.uid == 'u\($0)'" }.joined(separator: " || ")
+        let allOf = (0..<20_000).map { "auth.n != \($0)" }.joined(separator: " && ")
+        let rules = try RulesDocument.parse("{\"rules\": {\"a\": {\".read\": \"\(anyOf)\"}, \"b\": {\".read\": \"\(allOf) && auth.uid != 'x'\"}}}")
+        let user = { (uid: String, n: Double) in JSONValue.object([JSONMember("uid", .string(uid)), JSONMember("n", .number(n))]) }
+        let a = try Path("/a")
+        let b = try Path("/b")
+        #expect(rules.canRead(a, auth: user("u19999", 0), root: .empty, query: nil, now: 0).allowed)
+        #expect(rules.canRead(a, auth: user("u0", 0), root: .empty, query: nil, now: 0).allowed)
+        #expect(!rules.canRead(a, auth: user("v", 0), root: .empty, query: nil, now: 0).allowed)
+        #expect(rules.canRead(b, auth: user("u", -1), root: .empty, query: nil, now: 0).allowed)
+        #expect(!rules.canRead(b, auth: user("u", 19_999), root: .empty, query: nil, now: 0).allowed)
+        #expect(!rules.canRead(b, auth: user("x", -1), root: .empty, query: nil, now: 0).allowed)
+        // Mixed with other operators, precedence holds: && binds tighter than ||.
+        let mixed = try RulesDocument.parse(#"{"rules": {".read": "false && false || true && true || false"}}"#)
+        #expect(mixed.canRead(.root, auth: .null, root: .empty, query: nil, now: 0).allowed)
+        // A non-boolean operand anywhere in a chain is refused at load, as for two operands.
+        let error = try #require(Self.error(#"{"rules": {".read": "true || false || 1"}}"#))
+        #expect(error.message.contains("Right operand of || must be boolean"), "\(error)")
+    }
+
     @Test func commentsAndMultiLineStringsLoad() throws {
         let text = """
             // Rules for the app.
