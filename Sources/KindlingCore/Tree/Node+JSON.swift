@@ -142,39 +142,54 @@ struct NodeDecoder {
     let existing: Node
     let base: Path
 
-    /// The data now at `path` (at or below `base`).
-    private func existing(at path: Path) -> Node {
-        existing.child(at: path.dropFirst(base.count))
+    /// Where the decoder is: the path it started at, and the keys it went down by since (a
+    /// stack, so no path is made per node; one is made only for a message or a server value).
+    struct Location {
+        let start: Path
+        var keys: [Key] = []
+
+        var path: Path { keys.isEmpty ? start : start.appending(Path(keys: keys)) }
+    }
+
+    /// The data now at `location` (at or below `base`).
+    private func existing(at location: Location) -> Node {
+        existing.child(at: location.start.dropFirst(base.count).appending(Path(keys: location.keys)))
     }
 
     func decode(_ json: JSONValue, path: Path) throws(ValidationError) -> Node {
+        var location = Location(start: path)
+        return try decode(json, &location)
+    }
+
+    private func decode(_ json: JSONValue, _ location: inout Location) throws(ValidationError) -> Node {
         switch json {
         case .null:
             return .empty
         case .bool, .number, .string:
-            return Node(try leaf(json, path: path), priority: nil)
+            return Node(try leaf(json, path: location.path), priority: nil)
         case .array(let elements):
             var map = ChildMap()
             for (index, element) in elements.enumerated() where !element.isNull {
                 let key = Key(unchecked: String(index))
-                let childPath = try deeper(path, key)
-                map.set(key, try decode(element, path: childPath))
+                try descend(&location, key)
+                defer { location.keys.removeLast() }
+                map.set(key, try decode(element, &location))
             }
             return Node(map: map, priority: nil)
         case .object(let members):
-            return try decodeObject(members, path: path)
+            return try decodeObject(members, &location)
         }
     }
 
-    private func decodeObject(_ members: [JSONMember], path: Path) throws(ValidationError) -> Node {
+    private func decodeObject(_ members: [JSONMember], _ location: inout Location) throws(ValidationError) -> Node {
         var priorityJSON: JSONValue?
         var valueJSON: JSONValue?
         var serverValueJSON: JSONValue?
         // Members usually arrive in key order (Kindling writes them so): collect them and build
         // the map in one pass, falling back to inserts when they do not.
         var entries: [(key: Key, node: Node)] = []
+        entries.reserveCapacity(members.count)
         var sorted = true
-        var childKeys: [String] = []
         for member in members {
             switch member.key {
             case ".priority": priorityJSON = member.value
@@ -185,32 +200,33 @@ struct NodeDecoder {
                 do throws(ValidationError) {
                     key = try Key(member.key)
                 } catch {
-                    throw ValidationError(error.kind, "\(error.message) at \(path.child(Key(unchecked: member.key)))")
+                    throw ValidationError(error.kind, "\(error.message) at \(location.path.child(Key(unchecked: member.key)))")
                 }
-                childKeys.append(member.key)
-                let childPath = try deeper(path, key)
+                try descend(&location, key)
+                defer { location.keys.removeLast() }
                 if let last = entries.last, Key.compare(last.key, key) >= 0 { sorted = false }
-                entries.append((key, try decode(member.value, path: childPath)))
+                entries.append((key, try decode(member.value, &location)))
             }
         }
         let priority = try priorityJSON.flatMap { json throws(ValidationError) in
-            try decodePriority(json, path: path)
+            try decodePriority(json, location)
         }
         if let serverValueJSON {
-            guard valueJSON == nil, childKeys.isEmpty else {
-                throw ValidationError(.invalidData, "Data at \(path) has \".sv\" beside other keys")
+            guard valueJSON == nil, entries.isEmpty else {
+                throw ValidationError(.invalidData, "Data at \(location.path) has \".sv\" beside other keys")
             }
-            let resolved = try resolve(serverValueJSON, path: path, existing: existing(at: path).leaf)
+            let resolved = try resolve(serverValueJSON, path: location.path, existing: existing(at: location).leaf)
             return Node(resolved, priority: priority)
         }
         if let valueJSON, !valueJSON.isNull {
-            guard childKeys.isEmpty else {
+            guard entries.isEmpty else {
+                let first = members.first { ![".priority", ".value", ".sv"].contains($0.key) }?.key ?? ""
                 throw ValidationError(
                     .invalidData,
-                    "Data at \(path) contains \".value\" in addition to actual children (\(ValidationError.quoted(childKeys[0])))"
+                    "Data at \(location.path) contains \".value\" in addition to actual children (\(ValidationError.quoted(first)))"
                 )
             }
-            return try decode(valueJSON, path: path).withPriority(priority)
+            return try decode(valueJSON, &location).withPriority(priority)
         }
         if !sorted, entries.count <= PackedLeaves.maxCount {
             // Clients send members in their own order: a small object (a record) is put in key
@@ -229,29 +245,40 @@ struct NodeDecoder {
         return Node(map: map, priority: priority)
     }
 
-    /// `entries` sorted by key, keeping only the last entry of a repeated key (as setting them
-    /// one by one would).
+    /// `entries` (a record's few members) sorted by key, keeping only the last entry of a
+    /// repeated key (as setting them one by one would). An insertion sort in place: stable, and
+    /// for at most `PackedLeaves.maxCount` entries cheaper than a general sort's copies.
     private static func inKeyOrder(_ entries: [(key: Key, node: Node)]) -> [(key: Key, node: Node)] {
-        let ordered = entries.enumerated().sorted { a, b in
-            let order = Key.compare(a.element.key, b.element.key)
-            return order != 0 ? order < 0 : a.offset < b.offset
+        var ordered = entries
+        for index in ordered.indices.dropFirst() {
+            let entry = ordered[index]
+            var slot = index
+            while slot > 0, Key.compare(ordered[slot - 1].key, entry.key) > 0 {
+                ordered[slot] = ordered[slot - 1]
+                slot -= 1
+            }
+            ordered[slot] = entry
         }
-        var unique: [(key: Key, node: Node)] = []
-        unique.reserveCapacity(ordered.count)
-        for (_, entry) in ordered {
-            if let last = unique.last, last.key == entry.key {
-                unique[unique.count - 1] = entry
+        var unique = 0
+        for index in ordered.indices {
+            let entry = ordered[index]
+            if unique > 0, ordered[unique - 1].key == entry.key {
+                ordered[unique - 1] = entry
             } else {
-                unique.append(entry)
+                ordered[unique] = entry
+                unique += 1
             }
         }
-        return unique
+        ordered.removeLast(ordered.count - unique)
+        return ordered
     }
 
-    private func deeper(_ path: Path, _ key: Key) throws(ValidationError) -> Path {
-        let child = path.child(key)
-        if child.count > Path.maxDepth { throw .tooDeep(child.description) }
-        return child
+    /// Goes down by `key`, refusing a path deeper than the limit; the caller goes back up.
+    private func descend(_ location: inout Location, _ key: Key) throws(ValidationError) {
+        guard location.start.count + location.keys.count < Path.maxDepth else {
+            throw .tooDeep(location.path.child(key).description)
+        }
+        location.keys.append(key)
     }
 
     private func leaf(_ json: JSONValue, path: Path) throws(ValidationError) -> Leaf {
@@ -272,13 +299,14 @@ struct NodeDecoder {
         }
     }
 
-    private func decodePriority(_ json: JSONValue, path: Path) throws(ValidationError) -> Priority? {
+    private func decodePriority(_ json: JSONValue, _ location: Location) throws(ValidationError) -> Priority? {
+        let path = location.path
         switch json {
         case .null: return nil
         case .number(let number) where number.isFinite: return .number(number)
         case .string(let text): return .string(text)
         case .object(let members) where members.count == 1 && members[0].key == ".sv":
-            let resolved = try resolve(members[0].value, path: path, existing: existing(at: path).priority.map(Leaf.init))
+            let resolved = try resolve(members[0].value, path: path, existing: existing(at: location).priority.map(Leaf.init))
             return Priority(resolved)
         default:
             throw ValidationError(

@@ -171,6 +171,21 @@ struct PackedLeavesTests {
         #expect(try Node(jsonText: #"{"0":"x","9":"z"}"#).jsonText() == #"{"0":"x","9":"z"}"#)
     }
 
+    /// Records of up to 16 members in any order, keys repeated: each reads back sorted by key,
+    /// with the last value of a repeated key, whether it is packed or not.
+    @Test func membersInAnyOrderAreSortedAndTheLastRepeatWins() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let count = Int.random(in: 1...18, using: &generator)
+            let members = (0..<count).map { index in (String(UnicodeScalar(UInt8.random(in: 97...104, using: &generator))), index) }
+            var last: [String: Int] = [:]
+            for (key, value) in members { last[key] = value }
+            let text = "{" + members.map { #""\#($0.0)":\#($0.1)"# }.joined(separator: ",") + "}"
+            let expected = "{" + last.keys.sorted().map { #""\#($0)":\#(last[$0]!)"# }.joined(separator: ",") + "}"
+            #expect(try Node(jsonText: text).jsonText() == expected, "\(text)")
+        }
+    }
+
     @Test func snapshotsLoadTheParentsThatQualifyPacked() throws {
         let user = try Node(jsonText: #"{"name":"Ådne Ødegård","email":"a@example.com","score":-0.5,"online":false}"#)
         let wide = Node(children: (0...PackedLeaves.maxCount).map { (Key(stringLiteral: "k\($0)"), Node(.number(Double($0)))) })
