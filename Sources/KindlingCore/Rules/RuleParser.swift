@@ -37,6 +37,16 @@ struct RuleParser {
 
     private mutating func advance() throws(RuleCompileError) { token = try lexer.next() }
 
+    /// A syntax node, refused once the tree under it is deeper than `maxNesting`. The parser's
+    /// own depth counts only what is open while it reads; a chain attached to a parenthesised
+    /// chain (`((a + b) + c) + d`) makes a tree deeper than any point of the reading, so the
+    /// tree's height is checked as it is built, before a deeper one can exist.
+    private static func node(_ kind: RuleSyntax.Kind, offset: Int) throws(RuleCompileError) -> RuleSyntax {
+        let node = RuleSyntax(kind: kind, offset: offset)
+        guard node.height <= maxNesting else { throw RuleCompileError("The expression nests too deeply", at: offset) }
+        return node
+    }
+
     private mutating func expect(_ symbol: String) throws(RuleCompileError) {
         guard token.isSymbol(symbol) else { throw RuleCompileError("Expected '\(symbol)' but found \(token.describe)", at: token.offset) }
         try advance()
@@ -65,7 +75,7 @@ struct RuleParser {
         let yes = try expression()
         try expect(":")
         let no = try expression()
-        return RuleSyntax(kind: .conditional(test, yes, no), offset: test.offset)
+        return try RuleParser.node(.conditional(test, yes, no), offset: test.offset)
     }
 
     /// Binary levels, loosest first.
@@ -83,7 +93,7 @@ struct RuleParser {
             try deepen()
             try advance()
             let right = try logical(level: level + 1)
-            left = RuleSyntax(kind: .binary(symbol, left, right), offset: left.offset)
+            left = try RuleParser.node(.binary(symbol, left, right), offset: left.offset)
         }
         return left
     }
@@ -100,7 +110,7 @@ struct RuleParser {
             try advance()
             operands.append(try logical(level: level + 1))
         }
-        return RuleSyntax(kind: .logical(symbol, operands), offset: first.offset)
+        return try RuleParser.node(.logical(symbol, operands), offset: first.offset)
     }
 
     private mutating func unary() throws(RuleCompileError) -> RuleSyntax {
@@ -108,7 +118,7 @@ struct RuleParser {
             let offset = token.offset
             try advance()
             let operand = try nested { (parser: inout RuleParser) throws(RuleCompileError) in try parser.unary() }
-            return RuleSyntax(kind: .unary(symbol, operand), offset: offset)
+            return try RuleParser.node(.unary(symbol, operand), offset: offset)
         }
         if case .symbol(let symbol) = token.kind, ["+", "++", "--", "~"].contains(symbol) {
             throw RuleCompileError("Unsupported operator '\(symbol)'", at: token.offset)
@@ -128,16 +138,16 @@ struct RuleParser {
                     throw RuleCompileError("Expected a property name after '.'", at: token.offset)
                 }
                 try advance()
-                value = RuleSyntax(kind: .member(value, name), offset: value.offset)
+                value = try RuleParser.node(.member(value, name), offset: value.offset)
             } else if token.isSymbol("[") {
                 try advance()
                 let index = try expression()
                 try expect("]")
-                value = RuleSyntax(kind: .computed(value, index), offset: value.offset)
+                value = try RuleParser.node(.computed(value, index), offset: value.offset)
             } else if token.isSymbol("(") {
                 try advance()
                 let arguments = try list(closing: ")")
-                value = RuleSyntax(kind: .call(value, arguments), offset: value.offset)
+                value = try RuleParser.node(.call(value, arguments), offset: value.offset)
             } else {
                 return value
             }
@@ -171,21 +181,21 @@ struct RuleParser {
         switch token.kind {
         case .number(let value):
             try advance()
-            return RuleSyntax(kind: .number(value), offset: start.offset)
+            return try RuleParser.node(.number(value), offset: start.offset)
         case .string(let text):
             try advance()
-            return RuleSyntax(kind: .string(text), offset: start.offset)
+            return try RuleParser.node(.string(text), offset: start.offset)
         case .identifier(let name):
             try advance()
             switch name {
-            case "true": return RuleSyntax(kind: .bool(true), offset: start.offset)
-            case "false": return RuleSyntax(kind: .bool(false), offset: start.offset)
-            case "null": return RuleSyntax(kind: .null, offset: start.offset)
+            case "true": return try RuleParser.node(.bool(true), offset: start.offset)
+            case "false": return try RuleParser.node(.bool(false), offset: start.offset)
+            case "null": return try RuleParser.node(.null, offset: start.offset)
             default:
                 if RuleParser.reserved.contains(name) {
                     throw RuleCompileError("Unsupported keyword '\(name)'", at: start.offset)
                 }
-                return RuleSyntax(kind: .identifier(name), offset: start.offset)
+                return try RuleParser.node(.identifier(name), offset: start.offset)
             }
         case .symbol("("):
             try advance()
@@ -195,11 +205,11 @@ struct RuleParser {
         case .symbol("["):
             try advance()
             let elements = try list(closing: "]")
-            return RuleSyntax(kind: .array(elements), offset: start.offset)
+            return try RuleParser.node(.array(elements), offset: start.offset)
         case .symbol("/"), .symbol("/="):
             let (pattern, flags) = try lexer.regex(at: start.offset)
             try advance()
-            return RuleSyntax(kind: .regex(pattern: pattern, flags: flags), offset: start.offset)
+            return try RuleParser.node(.regex(pattern: pattern, flags: flags), offset: start.offset)
         case .end:
             throw RuleCompileError("Unexpected end of expression", at: start.offset)
         case .symbol:

@@ -23,6 +23,25 @@ struct RuleSyntax: Sendable {
         case conditional(RuleSyntax, RuleSyntax, RuleSyntax)
     }
 
-    var kind: Kind
-    var offset: Int
+    let kind: Kind
+    let offset: Int
+    /// Levels from this node to its deepest leaf (1 for a leaf): how deep compiling,
+    /// evaluating and freeing it recurse.
+    let height: Int
+
+    init(kind: Kind, offset: Int) {
+        self.kind = kind
+        self.offset = offset
+        let below: Int
+        switch kind {
+        case .number, .string, .bool, .null, .regex, .identifier: below = 0
+        case .member(let base, _), .unary(_, let base): below = base.height
+        case .computed(let base, let index): below = max(base.height, index.height)
+        case .call(let callee, let arguments): below = arguments.reduce(callee.height) { max($0, $1.height) }
+        case .array(let elements), .logical(_, let elements): below = elements.reduce(0) { max($0, $1.height) }
+        case .binary(_, let left, let right): below = max(left.height, right.height)
+        case .conditional(let test, let yes, let no): below = max(test.height, yes.height, no.height)
+        }
+        height = below + 1
+    }
 }

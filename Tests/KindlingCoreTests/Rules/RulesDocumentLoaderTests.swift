@@ -35,7 +35,17 @@ struct RulesDocumentLoaderTests {
         let sum = Array(repeating: "1", count: 50_000).joined(separator: " + ") + " == 1"
         let members = "auth" + String(repeating: ".a", count: 50_000) + " == 1"
         let calls = "auth.uid.toLowerCase()" + String(repeating: ".toLowerCase()", count: 50_000) + " == ''"
-        for rule in [sum, members, calls] {
+        // A staircase: each parenthesised chain is the first link of a longer one, so the
+        // tree grows with the square of the parentheses while no point of it is read deep.
+        let staircase = { (base: String, link: String, levels: Int) -> String in
+            var text = base
+            for level in 1...levels { text = "(" + text + ")" + String(repeating: link, count: level) }
+            return text
+        }
+        let sums = staircase("1", " + 1", 90) + " > 0"
+        let comparisons = staircase("true", " == true", 150)
+        let parents = staircase("data", ".parent()", 150) + ".exists()"
+        for rule in [sum, members, calls, sums, comparisons, parents] {
             let error = try #require(Self.error("{\"rules\": {\".read\": \"\(rule)\"}}"))
             #expect(error.message.contains("nests too deeply"), "\(error)")
         }
