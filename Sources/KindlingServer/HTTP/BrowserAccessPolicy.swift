@@ -37,6 +37,31 @@ struct BrowserAccessPolicy: Sendable {
         return false
     }
 
+    /// Whether a page may load a JSONP answer (`callback=`) as a script. A `<script>` sends no
+    /// `Origin`, so the page is known by its `Referer` (whose origin must be one `Origin` would
+    /// be allowed for) or, without one, by `Sec-Fetch-Site`: `same-origin` or `none` (typed in)
+    /// may, a cross-site page that hides itself may not. A request with neither header comes
+    /// from no browser that says where it was made (curl, an old browser with no referrer).
+    func allowsScript(fetchSite: String?, referer: String?, host: String?) -> Bool {
+        if allowsAnyOrigin { return true }
+        if let referer { return BrowserAccessPolicy.origin(ofURL: referer).map { allows(origin: $0, host: host) } ?? false }
+        switch fetchSite?.lowercased() {
+        case nil, "same-origin", "none": return true
+        default: return false
+        }
+    }
+
+    /// `scheme://authority` of an absolute URL, or nil when it is not one.
+    static func origin(ofURL url: String) -> String? {
+        guard let separator = url.firstRange(of: "://") else { return nil }
+        let scheme = url[..<separator.lowerBound]
+        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+        let rest = url[separator.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.isEmpty else { return nil }
+        return "\(scheme)://\(authority)"
+    }
+
     /// Whether a request with this `Host` header may be served.
     func allows(host: String) -> Bool {
         guard checksHost else { return true }

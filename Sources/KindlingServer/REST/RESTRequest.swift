@@ -154,11 +154,26 @@ struct RESTRequest: Sendable {
                 }
             }
         }
-        guard name.utf8.count <= 128, name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy({ isIdentifier($0.utf8) }) else {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard name.utf8.count <= 128, parts.allSatisfy({ isIdentifier($0.utf8) }) else {
             throw RESTError(.badRequest, "callback must be a JavaScript function name such as cb or app.onData, up to 128 characters")
+        }
+        if let refused = parts.first(where: { RESTRequest.refusedCallbackNames.contains(String($0)) }) {
+            throw RESTError(.badRequest, "callback may not use \(ValidationError.quoted(String(refused))): it would run the data as code")
         }
         return name
     }
+
+    /// Names a callback may not contain: JavaScript's reserved words (not function names), and
+    /// functions that run a string as code, which would make stored data a script.
+    static let refusedCallbackNames: Set<String> = [
+        "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else", "enum", "export",
+        "extends", "false", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "null", "return", "super",
+        "switch", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield", "let", "static", "await",
+        "implements", "interface", "package", "private", "protected", "public", "eval", "Function", "setTimeout",
+        "setInterval", "setImmediate", "execScript", "constructor", "__proto__", "prototype", "location", "document", "write",
+        "writeln",
+    ]
 
     /// `Authorization: Bearer <token>` or `?access_token=` (an access token, an admin secret, or
     /// the emulator's `owner`), else `?auth=` (an ID token or an admin secret).

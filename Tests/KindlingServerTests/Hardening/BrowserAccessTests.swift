@@ -23,6 +23,38 @@ struct BrowserAccessTests {
         }
     }
 
+    /// A `<script>` sends no `Origin`: JSONP is served only to a page whose `Referer` (or,
+    /// without one, `Sec-Fetch-Site`) shows it may read, so a foreign page cannot load a local
+    /// database as a script.
+    @Test func jsonpIsServedOnlyToAllowedPages() async throws {
+        try await HardeningServer.with { server, _ in
+            _ = try await TestHTTPConnection.request(port: server.port, "PUT", "/secret.json?ns=t", body: #""k""#)
+            let refused: [[(String, String)]] = [
+                [("Referer", "https://evil.example/page"), ("Sec-Fetch-Site", "cross-site"), ("Sec-Fetch-Dest", "script")],
+                [("Sec-Fetch-Site", "cross-site"), ("Sec-Fetch-Dest", "script")],
+                [("Sec-Fetch-Site", "same-site")],
+                [("Referer", "https://evil.example/")],
+                [("Referer", "not a url")],
+            ]
+            for headers in refused {
+                for uri in ["/secret.json?ns=t&callback=steal", "/secret.json?ns=t&%63allback=steal"] {
+                    let response = try await TestHTTPConnection.request(port: server.port, "GET", uri, headers: headers)
+                    #expect(response.status == 403 && !response.text.contains("steal("), "\(headers) \(uri)")
+                }
+            }
+            let served: [[(String, String)]] = [
+                [],
+                [("Sec-Fetch-Site", "same-origin")],
+                [("Sec-Fetch-Site", "none")],
+                [("Referer", "http://localhost:3000/app"), ("Sec-Fetch-Site", "same-site")],
+            ]
+            for headers in served {
+                let response = try await TestHTTPConnection.request(port: server.port, "GET", "/secret.json?ns=t&callback=cb", headers: headers)
+                #expect(response.status == 200 && response.text == #"cb("k");"#, "\(headers)")
+            }
+        }
+    }
+
     @Test func loopbackOriginsAreAllowedAndEchoed() async throws {
         try await HardeningServer.with { server, _ in
             for origin in ["http://localhost:3000", "https://127.0.0.1:8443", "http://[::1]:5173", "http://localhost"] {
