@@ -106,6 +106,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
+        // A request asking for an upgrade that was not made (another path, a malformed
+        // handshake) leaves the HTTP parser treating what follows as the other protocol's bytes:
+        // later requests would never be read, so the connection closes after this answer.
+        let keepAlive = head.isKeepAlive && !head.headers.contains(name: "upgrade")
         // firebase-admin never encodes a space as `+` but sends `+` raw (`1e+20`); form encoders
         // (pyrebase, curl --data-urlencode) mean a space by it.
         let isAdminSDK = head.headers.first(name: "user-agent")?.hasPrefix("Firebase/HTTP/") == true
@@ -115,25 +119,25 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             metrics.connectionOpened(.rest)
         }
         if target.path == "/.health" || target.path == "/.ready" {
-            probe(target.path, method: head.method, keepAlive: head.isKeepAlive, context: context)
+            probe(target.path, method: head.method, keepAlive: keepAlive, context: context)
             return
         }
         if head.method == .OPTIONS {
             let requested = head.headers.first(name: "access-control-request-headers")
             var response = HTTPResponse(.noContent, headers: [("Access-Control-Max-Age", "86400")])
             if let requested { response.headers.append(("Access-Control-Allow-Headers", requested)) }
-            send(response, keepAlive: head.isKeepAlive, context: context)
+            send(response, keepAlive: keepAlive, context: context)
             return
         }
         if let response = ConsoleResponder.response(uriPath: target.path, method: head.method, ifNoneMatch: head.headers.first(name: "if-none-match")) {
-            send(response, keepAlive: head.isKeepAlive, context: context)
+            send(response, keepAlive: keepAlive, context: context)
             return
         }
         if target.path == "/.ws" {
             // Also where an upgrade refused for its namespace name ends up.
             let name = RequestTarget.namespace(parameters: target.parameters, host: head.headers.first(name: "host"), fallback: configuration.defaultNamespace)
             let message = NamespaceName.isValid(name) ? "Expected a WebSocket upgrade at /.ws" : "Invalid namespace: \(NamespaceName.rule)"
-            send(HTTPResponse(.badRequest, body: RESTRendering.error(message, print: .compact)), keepAlive: head.isKeepAlive, context: context)
+            send(HTTPResponse(.badRequest, body: RESTRendering.error(message, print: .compact)), keepAlive: keepAlive, context: context)
             return
         }
         let request: RESTRequest
@@ -148,28 +152,28 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 response.headers.append(("Allow", "GET, PUT, POST, PATCH, DELETE, OPTIONS"))
                 response.closeConnection = head.method == .HEAD  // a HEAD response may not carry a body
             }
-            send(response, keepAlive: head.isKeepAlive, context: context)
+            send(response, keepAlive: keepAlive, context: context)
             return
         }
         configuration.logger.trace(
             "REST \(request.method.rawValue) \(request.path)", metadata: ["namespace": "\(request.namespace)", "connection": "\(connection)"]
         )
         if let endpoint = request.endpoint {
-            serve(endpoint, request, as: auth, body: body, keepAlive: head.isKeepAlive, context: context)
+            serve(endpoint, request, as: auth, body: body, keepAlive: keepAlive, context: context)
             return
         }
         if request.method != .get, let refusal = request.writeSizeLimit?.refusal(bodyBytes: body.readableBytes) {
             metrics.restRefusedEarly(write: true)
-            send(HTTPResponse(refusal.status, body: RESTRendering.error(refusal.message, print: request.print)), keepAlive: head.isKeepAlive, context: context)
+            send(HTTPResponse(refusal.status, body: RESTRendering.error(refusal.message, print: request.print)), keepAlive: keepAlive, context: context)
             return
         }
         let namespace = registry.namespace(request.namespace)
         if request.isEventStream {
             openStream(request, as: auth, namespace: namespace, context: context)
         } else if request.method == .get {
-            read(request, as: auth, namespace: namespace, keepAlive: head.isKeepAlive, context: context)
+            read(request, as: auth, namespace: namespace, keepAlive: keepAlive, context: context)
         } else {
-            write(request, as: auth, body: body, namespace: namespace, keepAlive: head.isKeepAlive, context: context)
+            write(request, as: auth, body: body, namespace: namespace, keepAlive: keepAlive, context: context)
         }
     }
 

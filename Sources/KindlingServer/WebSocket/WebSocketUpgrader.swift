@@ -40,14 +40,20 @@ struct WebSocketUpgrader: HTTPServerProtocolUpgrader, Sendable {
     }
 
     /// What RFC 6455 §4.2.1 asks of an opening handshake beyond what SwiftNIO checks: a GET of
-    /// HTTP/1.1 or later, and a `Sec-WebSocket-Key` that is 16 bytes in base64 (24 characters,
-    /// the last two `=`). Anything else is answered as the plain HTTP request it is.
+    /// HTTP/1.1 or later with a `Host`, `upgrade` among the `Connection` tokens, and a
+    /// `Sec-WebSocket-Key` that is 16 bytes in base64 (24 characters, the last two `=`, the one
+    /// before them carrying no bits past the 16th byte). Anything else is answered as the plain
+    /// HTTP request it is.
     static func isOpeningHandshake(_ head: HTTPRequestHead) -> Bool {
-        guard head.method == .GET, head.version.major > 1 || head.version.minor >= 1 else { return false }
+        guard head.method == .GET, head.version.major > 1 || head.version.minor >= 1, head.headers.contains(name: "host") else { return false }
+        let connection = head.headers["connection"].flatMap { $0.split(separator: ",") }
+        guard connection.contains(where: { $0.trimmingWhitespace().lowercased() == "upgrade" }) else { return false }
         let keys = head.headers["sec-websocket-key"]
         guard keys.count == 1, let key = keys.first else { return false }
-        let bytes = Array(key.utf8)
+        let bytes = Array(key.trimmingWhitespace().utf8)
         guard bytes.count == 24, bytes[22] == UInt8(ascii: "="), bytes[23] == UInt8(ascii: "=") else { return false }
+        // The 22nd digit holds the last byte's low two bits and four zero bits: A, Q, g or w.
+        guard "AQgw".utf8.contains(bytes[21]) else { return false }
         return bytes[..<22].allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
@@ -64,5 +70,15 @@ struct WebSocketUpgrader: HTTPServerProtocolUpgrader, Sendable {
             try channel.pipeline.syncOperations.addHandler(WebSocketFrameEncoder())
             try pipeline(channel, upgradeRequest)
         }
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    fileprivate func trimmingWhitespace() -> SubSequence {
+        let isSpace = { (character: Character) in character == " " || character == "\t" }
+        let start = firstIndex { !isSpace($0) } ?? endIndex
+        let end = lastIndex { !isSpace($0) }.map { index(after: $0) } ?? start
+        return self[start..<Swift.max(start, end)]
     }
 }
