@@ -147,7 +147,8 @@ public final class KindlingServer: Sendable {
         let started = ContinuousClock.now
         health.startDraining()
         try? await channel.close()
-        await perEventLoop.closeAll(reason: "server shutting down")
+        // Half the time allowed at most: the logs still have to be synced.
+        await perEventLoop.closeAll(reason: "server shutting down", within: limit / 2)
         memoryReturn.cancel()
         // Shutting the loops down closes each channel on its own loop, which detaches its
         // connection from its namespace first: the onDisconnect writes are queued on the

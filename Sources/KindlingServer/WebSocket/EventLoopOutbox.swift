@@ -39,10 +39,21 @@ final class EventLoopOutbox: Sendable {
     }
 
     /// Closes every connection of the loop with "going away" and `reason` (the server is
-    /// stopping); done when each close frame is on its way.
-    func closeAll(reason: String) -> EventLoopFuture<Void> {
-        eventLoop.submit { [self] in
-            for handler in sessions.value.all { handler.closeGoingAway(reason: reason) }
+    /// stopping): what each was sent goes out first, then the close frame. Done when every one
+    /// has closed, or after `limit` (a client that does not read cannot hold the stop up).
+    func closeAll(reason: String, within limit: TimeAmount) -> EventLoopFuture<Void> {
+        eventLoop.flatSubmit { [self] in
+            let closed = sessions.value.all.compactMap { handler in
+                handler.closeGoingAway(reason: reason)
+                return handler.closeFuture
+            }
+            let done = eventLoop.makePromise(of: Void.self)
+            let timeout = eventLoop.scheduleTask(in: limit) { done.succeed() }
+            EventLoopFuture.andAllComplete(closed, on: eventLoop).whenComplete { _ in
+                timeout.cancel()
+                done.succeed()
+            }
+            return done.futureResult
         }
     }
 

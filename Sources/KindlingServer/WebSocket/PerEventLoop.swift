@@ -14,10 +14,11 @@ final class PerEventLoop: Sendable {
 
     /// Closes every realtime connection with "going away" and `reason`, so each SDK learns the
     /// server left on purpose and reconnects (a close without a close frame looks like a
-    /// network failure); done when every loop has sent its close frames.
-    func closeAll(reason: String) async {
+    /// network failure); done when every connection has closed, or after `limit`.
+    func closeAll(reason: String, within limit: Duration) async {
         let outboxes = shares.withLock { all in all.values.map(\.outbox) }
-        for outbox in outboxes { try? await outbox.closeAll(reason: reason).get() }
+        let closing = outboxes.map { $0.closeAll(reason: reason, within: TimeAmount(limit)) }
+        for future in closing { try? await future.get() }
     }
 
     /// The outbox, inbox and idle sweep of `eventLoop`.

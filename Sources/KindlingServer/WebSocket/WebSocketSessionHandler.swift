@@ -234,6 +234,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
+    /// Completes when the connection has closed (nil before the handler is in a pipeline).
+    var closeFuture: EventLoopFuture<Void>? { context?.channel.closeFuture }
+
     /// Closes the connection with "going away" (1001) and `reason`, so the SDK reconnects and
     /// resends what was not acknowledged (a deposed cluster leader dropped its held answers).
     func closeGoingAway(reason: String) {

@@ -1,6 +1,7 @@
 import KindlingServer
 import KindlingTesting
 import Logging
+import NIOCore
 import Testing
 
 /// RFC 6455's rules for the opening handshake and the closing one: what the server upgrades,
@@ -41,6 +42,7 @@ struct WebSocketHandshakeAndCloseTests {
         ("GET", "dGhlIHNhbXBsZSBub25jZQ"),
         ("GET", "dGhlIHNhbXBsZSBub25jZ!=="),
         ("GET", "dGhlIHNhbXBsZSBub25jZQ==dGhl"),
+        ("GET", "AAAAAAAAAAAAAAAAAAAAAB=="),
     ])
     func aMalformedOpeningHandshakeIsNotUpgraded(method: String, key: String) async throws {
         try await HardeningServer.with { server, _ in
@@ -51,12 +53,49 @@ struct WebSocketHandshakeAndCloseTests {
             try await raw.send(request)
             #expect(await raw.waitFor("\r\n\r\n"))
             #expect(raw.receivedText.hasPrefix("HTTP/1.1 400"), "\(method) \(key): \(raw.receivedText.prefix(40))")
+            // What follows would not be read as HTTP: the connection closes after the answer.
+            #expect(raw.receivedText.lowercased().contains("connection: close"))
+            #expect(await raw.waitForClose(timeout: .seconds(5)))
         }
-        // The well-formed handshake still upgrades.
+        // The well-formed handshake still upgrades, with a key padded by optional whitespace.
         try await HardeningServer.with { server, _ in
             let raw = try await RawConnection.connect(port: server.port)
             defer { raw.close() }
             try await raw.upgradeToWebSocket()
+            let padded = try await RawConnection.connect(port: server.port)
+            defer { padded.close() }
+            var request = "GET /.ws?v=5&ns=test HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\n"
+            request += "Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAA== \t\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            try await padded.send(request)
+            #expect(await padded.waitFor("\r\n\r\n"))
+            #expect(padded.receivedText.hasPrefix("HTTP/1.1 101"))
+        }
+        // Without `Connection: Upgrade` or without `Host`, no upgrade.
+        for headers in ["Host: 127.0.0.1\r\nConnection: keep-alive\r\n", "Connection: Upgrade\r\n"] {
+            try await HardeningServer.with { server, _ in
+                let raw = try await RawConnection.connect(port: server.port)
+                defer { raw.close() }
+                try await raw.send(
+                    "GET /.ws?v=5&ns=test HTTP/1.1\r\n\(headers)Upgrade: websocket\r\nSec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAA==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                )
+                #expect(await raw.waitFor("\r\n\r\n"))
+                #expect(!raw.receivedText.hasPrefix("HTTP/1.1 101"), "\(headers)")
+            }
+        }
+    }
+
+    @Test func anUpgradeRequestForAnotherPathIsAnsweredThenTheConnectionCloses() async throws {
+        try await HardeningServer.with { server, _ in
+            let raw = try await RawConnection.connect(port: server.port)
+            defer { raw.close() }
+            var request = "GET /a.json?ns=test HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            try await raw.send(request + "PUT /a.json?ns=test HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\n\r\n1")
+            #expect(await raw.waitForClose(timeout: .seconds(5)))
+            #expect(raw.receivedText.hasPrefix("HTTP/1.1 200"))
+            #expect(raw.receivedText.lowercased().contains("connection: close"))
+            // The request after it was not taken as part of an upgrade: it was never read.
+            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=test").text == "null")
         }
     }
 
@@ -75,5 +114,27 @@ struct WebSocketHandshakeAndCloseTests {
             #expect(raw.closeCode == 1001)
             raw.close()
         }
+    }
+
+    /// A client still receiving a large answer gets all of it, then the close frame, if it
+    /// reads within the time the shutdown allows.
+    @Test func shuttingDownSendsWhatWasAnsweredBeforeTheCloseFrame() async throws {
+        let server = try await KindlingServer.start(ServerConfiguration(port: 0, logger: Logger(label: "kindling-test")))
+        let big = String(repeating: "x", count: 8 << 20)
+        _ = try await TestHTTPConnection.request(port: server.port, "PUT", "/big.json?ns=test&print=silent", body: "\"\(big)\"")
+        let raw = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
+        defer { raw.close() }
+        try await raw.upgradeToWebSocket()
+        #expect(await raw.waitFor(#""t":"h""#))
+        raw.pauseReading()
+        try await raw.send(RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":1,"a":"g","b":{"p":"/big","q":{}}}}"#.utf8)))
+        try await Task.sleep(for: .milliseconds(300))
+        let stopped = Task { try await server.shutdown(within: .seconds(10)) }
+        try await Task.sleep(for: .milliseconds(300))
+        raw.resumeReading()
+        #expect(await raw.waitForClose(timeout: .seconds(8)))
+        #expect(raw.receivedCount > 8 << 20)
+        #expect(raw.closeCode == 1001)
+        _ = try await stopped.value
     }
 }
