@@ -90,6 +90,9 @@ struct RESTRequest: Sendable {
         isRelayed = MetricsAccess.proxyHeaders.contains { head.headers.contains(name: $0) }
         credential = RESTRequest.credential(head, parameters)
         authOverride = try RESTRequest.authOverride(parameters)
+        if isEventStream, callback != nil || download != nil {
+            throw RESTError(.badRequest, "callback and download are not supported on an event stream")
+        }
         if ifMatch != nil, method == .post || method == .patch {
             throw RESTError(.badRequest, "if-match is supported on PUT and DELETE only")
         }
@@ -132,8 +135,10 @@ struct RESTRequest: Sendable {
     private static func download(_ parameters: [String: String], method: Method) throws(RESTError) -> String? {
         guard let name = parameters["download"] else { return nil }
         guard method == .get else { throw RESTError(.badRequest, "download is supported on GET only") }
-        guard !name.isEmpty, name.utf8.count <= 255, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw RESTError(.badRequest, "download must be a file name of 1 to 255 bytes without control characters")
+        // Format characters too: a right-to-left override would show `gpj.exe` as `exe.jpg`.
+        let isHidden = { (scalar: Unicode.Scalar) in [.control, .format].contains(scalar.properties.generalCategory) }
+        guard !name.isEmpty, name.utf8.count <= 255, !name.unicodeScalars.contains(where: isHidden) else {
+            throw RESTError(.badRequest, "download must be a file name of 1 to 255 bytes without control or format characters")
         }
         return name
     }

@@ -58,7 +58,7 @@ struct RESTParameterTests {
             #expect(response.header("content-disposition") == #"attachment; filename="backup.json""#)
             response = try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t&download=%22d%C3%A9j%C3%A0%22.json")
             #expect(response.header("content-disposition") == #"attachment; filename="\"d_j_\".json"; filename*=UTF-8''%22d%C3%A9j%C3%A0%22.json"#)
-            for bad in ["", "a%0D%0ASet-Cookie:x=1", String(repeating: "n", count: 256)] {
+            for bad in ["", "a%0D%0ASet-Cookie:x=1", String(repeating: "n", count: 256), "gpj%E2%80%AE.exe"] {
                 response = try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t&download=\(bad)")
                 #expect(response.status == 400 && response.text.contains("download"), "\(bad)")
             }
@@ -87,6 +87,11 @@ struct RESTParameterTests {
             }
             response = try await TestHTTPConnection.request(port: server.port, "PATCH", "/a.json?ns=t&callback=cb", body: #"{"c":1}"#)
             #expect(response.status == 400)
+            // An event stream is not a script or a file: refused rather than ignored.
+            for parameter in ["callback=cb", "download=a.json"] {
+                response = try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t&\(parameter)", headers: [("Accept", "text/event-stream")])
+                #expect(response.status == 400, "\(parameter)")
+            }
         }
     }
 }
