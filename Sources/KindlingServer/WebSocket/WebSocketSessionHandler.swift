@@ -405,6 +405,23 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         data.write(webSocketErrorCode: code)
         data.writeString(String(reason.prefix(120)))
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
-        context.writeAndFlush(wrapOutboundOut(frame)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        // Requests the client sent while reading was paused must be read (and dropped): closing
+        // a socket with unread bytes resets it, and the reset throws away what the client had
+        // not yet read of its answers and of the close frame.
+        if readingPaused {
+            readingPaused = false
+            try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
+        }
+        context.writeAndFlush(wrapOutboundOut(frame)).assumeIsolated().whenComplete { result in
+            guard case .success = result else { return context.close(promise: nil) }
+            // Half-closed: the client reads to the close frame, answers it and closes, and the
+            // socket then closes for good (RFC 6455 §7.1.1); one that does not within
+            // `closingGrace` is cut off.
+            context.close(mode: .output, promise: nil)
+            context.eventLoop.assumeIsolated().scheduleTask(in: Self.closingGrace) { context.close(promise: nil) }
+        }
     }
+
+    /// How long a client may take to close after the server's close frame reached its socket.
+    static let closingGrace = TimeAmount.seconds(2)
 }

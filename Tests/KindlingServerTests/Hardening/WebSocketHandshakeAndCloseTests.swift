@@ -117,7 +117,7 @@ struct WebSocketHandshakeAndCloseTests {
     }
 
     /// A client still receiving a large answer gets all of it, then the close frame, if it
-    /// reads within the time the shutdown allows.
+    /// reads within the time the shutdown allows, even with requests the server never read.
     @Test func shuttingDownSendsWhatWasAnsweredBeforeTheCloseFrame() async throws {
         let server = try await KindlingServer.start(ServerConfiguration(port: 0, logger: Logger(label: "kindling-test")))
         let big = String(repeating: "x", count: 8 << 20)
@@ -126,9 +126,17 @@ struct WebSocketHandshakeAndCloseTests {
         defer { raw.close() }
         try await raw.upgradeToWebSocket()
         #expect(await raw.waitFor(#""t":"h""#))
-        raw.pauseReading()
         try await raw.send(RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":1,"a":"g","b":{"p":"/big","q":{}}}}"#.utf8)))
+        // The answer is on its way (given to the connection whole); then the client stops
+        // reading, and the server, its socket full, stops reading too.
+        #expect(await raw.waitFor("xxxxxxxx"))
+        raw.pauseReading()
         try await Task.sleep(for: .milliseconds(300))
+        // Requests the paused server has not read: closing over them must not reset the
+        // connection, which would throw away the rest of the answer.
+        for request in 2...50 {
+            try await raw.send(RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":\#(request),"a":"g","b":{"p":"/small","q":{}}}}"#.utf8)))
+        }
         let stopped = Task { try await server.shutdown(within: .seconds(10)) }
         try await Task.sleep(for: .milliseconds(300))
         raw.resumeReading()
