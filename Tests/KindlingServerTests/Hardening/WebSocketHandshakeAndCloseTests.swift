@@ -36,6 +36,20 @@ struct WebSocketHandshakeAndCloseTests {
         }
     }
 
+    /// An opening handshake for `/.ws` with `headers` (each line ending in CRLF) and `key`.
+    static func handshake(method: String = "GET", headers: String = "Host: 127.0.0.1\r\nConnection: Upgrade\r\n", key: String) -> String {
+        "\(method) /.ws?v=5&ns=test HTTP/1.1\r\n\(headers)Upgrade: websocket\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+            + "Content-Length: 0\r\n\r\n"
+    }
+
+    /// Sends `request` on a new connection and waits for the head of the answer.
+    static func send(_ request: String, port: Int) async throws -> RawConnection {
+        let raw = try await RawConnection.connect(port: port)
+        try await raw.send(request)
+        #expect(await raw.waitFor("\r\n\r\n"))
+        return raw
+    }
+
     @Test(arguments: [
         ("POST", "dGhlIHNhbXBsZSBub25jZQ=="),
         ("GET", "short"),
@@ -46,12 +60,8 @@ struct WebSocketHandshakeAndCloseTests {
     ])
     func aMalformedOpeningHandshakeIsNotUpgraded(method: String, key: String) async throws {
         try await HardeningServer.with { server, _ in
-            let raw = try await RawConnection.connect(port: server.port)
+            let raw = try await Self.send(Self.handshake(method: method, key: key), port: server.port)
             defer { raw.close() }
-            var request = "\(method) /.ws?v=5&ns=test HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            request += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\nContent-Length: 0\r\n\r\n"
-            try await raw.send(request)
-            #expect(await raw.waitFor("\r\n\r\n"))
             #expect(raw.receivedText.hasPrefix("HTTP/1.1 400"), "\(method) \(key): \(raw.receivedText.prefix(40))")
             // What follows would not be read as HTTP: the connection closes after the answer.
             #expect(raw.receivedText.lowercased().contains("connection: close"))
@@ -62,23 +72,16 @@ struct WebSocketHandshakeAndCloseTests {
             let raw = try await RawConnection.connect(port: server.port)
             defer { raw.close() }
             try await raw.upgradeToWebSocket()
-            let padded = try await RawConnection.connect(port: server.port)
+            let padded = try await Self.send(
+                Self.handshake(headers: "Host: 127.0.0.1\r\nConnection: keep-alive, Upgrade\r\n", key: "AAAAAAAAAAAAAAAAAAAAAA== \t"), port: server.port)
             defer { padded.close() }
-            var request = "GET /.ws?v=5&ns=test HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\n"
-            request += "Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAA== \t\r\nSec-WebSocket-Version: 13\r\n\r\n"
-            try await padded.send(request)
-            #expect(await padded.waitFor("\r\n\r\n"))
             #expect(padded.receivedText.hasPrefix("HTTP/1.1 101"))
         }
         // Without `Connection: Upgrade` or without `Host`, no upgrade.
         for headers in ["Host: 127.0.0.1\r\nConnection: keep-alive\r\n", "Connection: Upgrade\r\n"] {
             try await HardeningServer.with { server, _ in
-                let raw = try await RawConnection.connect(port: server.port)
+                let raw = try await Self.send(Self.handshake(headers: headers, key: "AAAAAAAAAAAAAAAAAAAAAA=="), port: server.port)
                 defer { raw.close() }
-                try await raw.send(
-                    "GET /.ws?v=5&ns=test HTTP/1.1\r\n\(headers)Upgrade: websocket\r\nSec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAA==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-                )
-                #expect(await raw.waitFor("\r\n\r\n"))
                 #expect(!raw.receivedText.hasPrefix("HTTP/1.1 101"), "\(headers)")
             }
         }
