@@ -207,6 +207,23 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         inputs = []
     }
 
+    /// The pipeline let go of this handler: let go of its context in turn (each holds the
+    /// other, so neither would ever be freed), and of whatever a message received in part still
+    /// holds. Before, every realtime connection stayed in memory after it closed, with up to
+    /// the 16 MiB of a message it had left unfinished.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        framedOutput = nil
+        fragments = .none
+        frames = ClientFrameReader(maxFrameBytes: frames.maxFrameBytes)
+        assembler = FrameAssembler(maxMessageBytes: assembler.maxMessageBytes)
+        joined = JoinedFrames()
+        pendingPong = nil
+        inputs = []
+        held.update(to: 0)
+        backlog.update(to: 0)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         held.update(to: 0)
         backlog.update(to: 0)
@@ -403,7 +420,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         closing = true
         var data = context.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
         data.write(webSocketErrorCode: code)
-        data.writeString(String(reason.prefix(120)))
+        data.writeString(Self.closeReason(reason))
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
         // Requests the client sent while reading was paused must be read (and dropped): closing
         // a socket with unread bytes resets it, and the reset throws away what the client had
@@ -420,6 +437,19 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             context.close(mode: .output, promise: nil)
             context.eventLoop.assumeIsolated().scheduleTask(in: Self.closingGrace) { context.close(promise: nil) }
         }
+    }
+
+    /// `reason` cut to what a close frame holds: a control frame carries at most 125 bytes, two
+    /// of them the code, so at most 123 bytes of UTF-8, cut between characters' scalars.
+    static func closeReason(_ reason: String) -> String {
+        var kept = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in reason.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            guard bytes <= 123 else { break }
+            kept.append(scalar)
+        }
+        return String(kept)
     }
 
     /// How long a client may take to close after the server's close frame reached its socket.
