@@ -5,26 +5,36 @@ import Glibc
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// Gives the system back memory a burst left free. glibc keeps freed blocks in its arenas, and
 /// a block above the arena's top is returned only when everything above it is free too: after a
 /// burst (readers that fell behind, a large read's answer, a flood of requests) the process kept
 /// its peak resident size indefinitely, although the memory was free. Every `interval`, on a
-/// worker thread, when more than `threshold` bytes lie free in the arenas, `malloc_trim(0)`
-/// returns their whole free pages (memory it already returned still counts as free, so a check
-/// then costs a few dozen `madvise` calls). glibc has no setting that does this by itself, and
-/// SwiftNIO nothing for it, so it is written here. Measured: 300 MB written over REST then
-/// deleted left 1.6 GB resident; within 10 s it was 73 MB.
+/// worker thread, the resident size is read (`/proc/self/statm`, cheap); when it has grown by
+/// more than `threshold` and by a quarter since the last trim, `malloc_trim(0)` returns the
+/// arenas' whole free pages. The trim walks the free lists holding each arena's lock (on a
+/// large fragmented heap that stalls allocating threads for up to a second), so it runs only
+/// after such growth: never again for memory that stays in use, and a few times at most while
+/// a database grows. glibc has no setting that does this by
+/// itself, and SwiftNIO nothing for it, so it is written here. Measured: 300 MB written over
+/// REST then deleted left 1.6 GB resident; within 10 s it was 73 MB.
 final class FreedMemoryReturn: Sendable {
+    #if canImport(Glibc)
     private let task: RepeatedTask
 
     init(eventLoop: any EventLoop, workers: NIOThreadPool, interval: TimeAmount, threshold: Int, logger: Logger) {
+        let schedule = Mutex(TrimSchedule(threshold: threshold, resident: Self.residentBytes()))
         task = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
             workers.submit { state in
                 guard case .active = state else { return }
-                logger.trace("checked the allocator: \(Self.freeBytes() >> 20) MiB free")
-                if let returned = Self.returnFreeMemory(above: threshold), returned >= 1 << 20 {
-                    logger.debug("returned \(returned >> 20) MiB of freed memory to the system")
+                let resident = Self.residentBytes()
+                logger.trace("checked the resident size: \(resident >> 20) MiB")
+                guard schedule.withLock({ $0.shouldTrim(resident: resident) }) else { return }
+                let after = Self.trim()
+                schedule.withLock { $0.trimmed(resident: after) }
+                if resident - after >= 1 << 20 {
+                    logger.debug("returned \((resident - after) >> 20) MiB of freed memory to the system")
                 }
             }
         }
@@ -33,32 +43,14 @@ final class FreedMemoryReturn: Sendable {
     /// Stops the checks (at shutdown).
     func cancel() { task.cancel() }
 
-    /// Trims the allocator's arenas if more than `threshold` bytes lie free in them; returns how
-    /// much the resident size fell, or nil when nothing was tried.
-    @discardableResult
-    static func returnFreeMemory(above threshold: Int) -> Int? {
-        #if canImport(Glibc)
-        guard freeBytes() > threshold else { return nil }
-        let before = residentBytes()
+    /// Returns the arenas' free pages to the system; the resident size after.
+    static func trim() -> Int {
         malloc_trim(0)
-        return max(0, before - residentBytes())
-        #else
-        return nil
-        #endif
-    }
-
-    /// Bytes free in the allocator's arenas (returned to the system or not).
-    static func freeBytes() -> Int {
-        #if canImport(Glibc)
-        Int(cmalloc_free_bytes())
-        #else
-        0
-        #endif
+        return residentBytes()
     }
 
     /// The process's resident size, from `/proc/self/statm` (0 where it cannot be read).
     static func residentBytes() -> Int {
-        #if canImport(Glibc)
         let descriptor = open("/proc/self/statm", O_RDONLY)
         guard descriptor >= 0 else { return 0 }
         defer { close(descriptor) }
@@ -69,8 +61,32 @@ final class FreedMemoryReturn: Sendable {
         let fields = bytes[..<count].split(separator: UInt8(ascii: " "))
         guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return 0 }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-        #else
-        return 0
-        #endif
     }
+    #else
+    // Other C libraries return freed memory themselves or offer no trim: nothing to do.
+    init(eventLoop: any EventLoop, workers: NIOThreadPool, interval: TimeAmount, threshold: Int, logger: Logger) {}
+
+    func cancel() {}
+    #endif
+}
+
+/// When to trim: after the resident size grew by more than `threshold`, and by more than a
+/// quarter, since the last trim (or the start). A size that falls by itself lowers the mark, so
+/// the next burst is measured from where the process really is.
+struct TrimSchedule: Sendable {
+    let threshold: Int
+    private(set) var mark: Int
+
+    init(threshold: Int, resident: Int) {
+        self.threshold = threshold
+        mark = resident
+    }
+
+    mutating func shouldTrim(resident: Int) -> Bool {
+        if resident < mark { mark = resident }
+        return resident - mark > max(threshold, mark / 4)
+    }
+
+    /// The trim left `resident` bytes: what stays is in use, and counts as the new mark.
+    mutating func trimmed(resident: Int) { mark = resident }
 }

@@ -1,57 +1,21 @@
-#if canImport(Glibc)
-import Glibc
 @testable import KindlingServer
-import Logging
-import NIOCore
-import NIOPosix
 import Testing
 
-/// Memory a burst freed goes back to the system, even where the allocator could not give it
-/// back by itself (blocks still in use above it).
-@Suite(.serialized)
+/// When freed memory is given back: only after the resident size grew (by the threshold and by
+/// a quarter), never over and over for memory that stays in use. (The trim itself is not run
+/// here: it walks the whole test process's heap and would stall every other test.)
 struct FreedMemoryReturnTests {
-    @Test func freedBlocksBetweenLiveOnesAreReturned() throws {
-        // 256 MiB in 4 KiB blocks, touched so they are resident; then all freed but one block
-        // in 64, which keeps glibc from returning the rest on its own.
-        let count = 65_536
-        var blocks: [UnsafeMutableRawPointer] = []
-        blocks.reserveCapacity(count)
-        for _ in 0..<count {
-            let block = try #require(malloc(4096))
-            memset(block, 1, 4096)
-            blocks.append(block)
-        }
-        for (index, block) in blocks.enumerated() where index % 64 != 0 { free(block) }
-        defer { for (index, block) in blocks.enumerated() where index % 64 == 0 { free(block) } }
-        let before = FreedMemoryReturn.residentBytes()
-        #expect(before > 200 << 20)
-        let returned = try #require(FreedMemoryReturn.returnFreeMemory(above: 64 << 20))
-        #expect(returned > 128 << 20, "returned \(returned >> 20) MiB of \(before >> 20) MiB")
-        // Under the threshold, nothing is tried.
-        #expect(FreedMemoryReturn.returnFreeMemory(above: 1 << 40) == nil)
-    }
-
-    @Test func theServerChecksEveryInterval() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let workers = NIOThreadPool(numberOfThreads: 1)
-        workers.start()
-        let lines = LogLines()
-        var logger = Logger(label: "kindling-test") { _ in LineCollector(lines: lines) }
-        logger.logLevel = .trace
-        // Freed memory the size of the threshold is always there to trim.
-        let scratch = (0..<4096).compactMap { _ in malloc(4096) }
-        for (index, block) in scratch.enumerated() where index % 2 == 0 { free(block) }
-        let check = FreedMemoryReturn(eventLoop: group.next(), workers: workers, interval: .milliseconds(50), threshold: 0, logger: logger)
-        var seen = false
-        for _ in 0..<100 where !seen {
-            try await Task.sleep(for: .milliseconds(20))
-            seen = lines.contains("checked the allocator")
-        }
-        check.cancel()
-        for (index, block) in scratch.enumerated() where index % 2 == 1 { free(block) }
-        #expect(seen)
-        try await workers.shutdownGracefully()
-        try await group.shutdownGracefully()
+    @Test func theScheduleTrimsOnlyAfterGrowth() {
+        var schedule = TrimSchedule(threshold: 64, resident: 100)
+        var decisions: [Bool] = []
+        for resident in [150, 170] { decisions.append(schedule.shouldTrim(resident: resident)) }
+        schedule.trimmed(resident: 160)
+        // What stayed in use after the trim is the new mark: no trim again for it. A size that
+        // fell by itself lowers the mark.
+        for resident in [160, 200, 50, 120] { decisions.append(schedule.shouldTrim(resident: resident)) }
+        // A large process trims only after growing by a quarter, not every threshold.
+        var large = TrimSchedule(threshold: 64, resident: 4000)
+        for resident in [4065, 4999, 5001] { decisions.append(large.shouldTrim(resident: resident)) }
+        #expect(decisions == [false, true, false, false, false, true, false, false, true])
     }
 }
-#endif
