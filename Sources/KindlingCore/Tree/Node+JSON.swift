@@ -166,7 +166,7 @@ struct NodeDecoder {
         case .null:
             return .empty
         case .bool, .number, .string:
-            return Node(try leaf(json, path: location.path), priority: nil)
+            return Node(try leaf(json, location), priority: nil)
         case .array(let elements):
             var map = ChildMap()
             for (index, element) in elements.enumerated() where !element.isNull {
@@ -220,10 +220,10 @@ struct NodeDecoder {
         }
         if let valueJSON, !valueJSON.isNull {
             guard entries.isEmpty else {
-                let first = members.first { ![".priority", ".value", ".sv"].contains($0.key) }?.key ?? ""
+                // Still in the members' order: the first child key the client gave.
                 throw ValidationError(
                     .invalidData,
-                    "Data at \(location.path) contains \".value\" in addition to actual children (\(ValidationError.quoted(first)))"
+                    "Data at \(location.path) contains \".value\" in addition to actual children (\(ValidationError.quoted(entries[0].key.string)))"
                 )
             }
             return try decode(valueJSON, &location).withPriority(priority)
@@ -281,17 +281,17 @@ struct NodeDecoder {
         location.keys.append(key)
     }
 
-    private func leaf(_ json: JSONValue, path: Path) throws(ValidationError) -> Leaf {
+    private func leaf(_ json: JSONValue, _ location: Location) throws(ValidationError) -> Leaf {
         switch json {
         case .bool(let flag): return .bool(flag)
         case .number(let number):
-            guard number.isFinite else { throw ValidationError(.invalidNumber, "Number at \(path) is not finite") }
+            guard number.isFinite else { throw ValidationError(.invalidNumber, "Number at \(location.path) is not finite") }
             return .number(number)
         case .string(let text):
             guard text.utf8.count <= Node.maxStringBytes else {
                 throw ValidationError(
                     .stringTooLong,
-                    "String at \(path) is \(text.utf8.count) bytes; the limit is \(Node.maxStringBytes) bytes of UTF-8"
+                    "String at \(location.path) is \(text.utf8.count) bytes; the limit is \(Node.maxStringBytes) bytes of UTF-8"
                 )
             }
             return .string(text)
