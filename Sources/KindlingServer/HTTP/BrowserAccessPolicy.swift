@@ -40,13 +40,14 @@ struct BrowserAccessPolicy: Sendable {
     /// Whether a page may load a JSONP answer (`callback=`) as a script. A `<script>` sends no
     /// `Origin`, so the page is known by its `Referer` (whose origin must be one `Origin` would
     /// be allowed for) or, without one, by `Sec-Fetch-Site`: `same-origin` or `none` (typed in)
-    /// may, a cross-site page that hides itself may not. A request with neither header comes
-    /// from no browser that says where it was made (curl, an old browser with no referrer).
+    /// may. With neither, the page cannot be told: browsers send `Sec-Fetch-Site` only to
+    /// https and loopback addresses, and a page can withhold its `Referer`, so it may not
+    /// (JSONP is for browsers; anything else reads the JSON itself).
     func allowsScript(fetchSite: String?, referer: String?, host: String?) -> Bool {
         if allowsAnyOrigin { return true }
         if let referer { return BrowserAccessPolicy.origin(ofURL: referer).map { allows(origin: $0, host: host) } ?? false }
         switch fetchSite?.lowercased() {
-        case nil, "same-origin", "none": return true
+        case "same-origin", "none": return true
         default: return false
         }
     }

@@ -199,21 +199,24 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 self.send(HTTPResponse(.noContent, headers: headers), keepAlive: keepAlive, context: context)
                 return
             }
-            RESTRendering.offLoop(node, above: self.configuration.offLoopBytes, workers: self.workers, eventLoop: context.eventLoop) {
-                RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print)
-            }.assumeIsolated().whenSuccess { body in
-                let elapsed = (NIODeadline.now() - started).nanoseconds / 1_000_000
-                if let refusal = request.readLimit?.refusal(afterMilliseconds: elapsed) {
-                    self.send(HTTPResponse(refusal.status, body: RESTRendering.error(refusal.message, print: request.print)), keepAlive: keepAlive, context: context)
-                    return
-                }
-                guard let callback = request.callback else {
-                    self.send(HTTPResponse(.ok, body: body, headers: headers), keepAlive: keepAlive, context: context)
-                    return
-                }
+            // `timeout=`: refused instead of answered once the read took longer; a read already
+            // over it is not rendered at all.
+            let refusedForTime = {
+                guard let refusal = request.readLimit?.refusal(afterMilliseconds: (NIODeadline.now() - started).nanoseconds / 1_000_000) else { return false }
+                self.send(HTTPResponse(refusal.status, body: RESTRendering.error(refusal.message, print: request.print)), keepAlive: keepAlive, context: context)
+                return true
+            }
+            if refusedForTime() { return }
+            if request.callback != nil {
                 headers.append(("Content-Type", "application/javascript; charset=utf-8"))
                 headers.append(("X-Content-Type-Options", "nosniff"))
-                self.send(HTTPResponse(.ok, body: RESTRendering.script(calling: callback, with: body), headers: headers), keepAlive: keepAlive, context: context)
+            }
+            RESTRendering.offLoop(node, above: self.configuration.offLoopBytes, workers: self.workers, eventLoop: context.eventLoop) {
+                let data = RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print)
+                return request.callback.map { RESTRendering.script(calling: $0, with: data) } ?? data
+            }.assumeIsolated().whenSuccess { body in
+                if refusedForTime() { return }
+                self.send(HTTPResponse(.ok, body: body, headers: headers), keepAlive: keepAlive, context: context)
             }
         }
     }
