@@ -14,9 +14,14 @@ final class EventLoopOutbox: Sendable {
         self.sessions = NIOLoopBound(LoopSessions(), eventLoop: eventLoop)
     }
 
-    /// Gives a connection of this loop its slot (on the loop).
+    /// Gives a connection of this loop its slot (on the loop). During shutdown the connection
+    /// is closed as soon as it has been set up.
     func add(_ handler: WebSocketSessionHandler) -> SessionSlot {
-        sessions.value.add(handler)
+        let sessions = sessions.value
+        if let reason = sessions.closingReason {
+            eventLoop.assumeIsolated().execute { handler.closeGoingAway(reason: reason) }
+        }
+        return sessions.add(handler)
     }
 
     /// Frees a connection's slot (on the loop).
@@ -43,6 +48,7 @@ final class EventLoopOutbox: Sendable {
     /// has closed, or after `limit` (a client that does not read cannot hold the stop up).
     func closeAll(reason: String, within limit: TimeAmount) -> EventLoopFuture<Void> {
         eventLoop.flatSubmit { [self] in
+            sessions.value.closingReason = reason
             let closed = sessions.value.all.compactMap { handler in
                 handler.closeGoingAway(reason: reason)
                 return handler.closeFuture

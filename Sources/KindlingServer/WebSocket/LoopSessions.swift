@@ -8,6 +8,9 @@ final class LoopSessions {
     /// Connections written since the last flush, and whether a flush is already queued.
     private var unflushed: [WebSocketSessionHandler] = []
     private var flushQueued = false
+    /// Set once the server is shutting down: why every connection, even one that arrives
+    /// late (accepted before the port closed, upgraded after), is closed.
+    var closingReason: String?
 
     /// Gives `handler` a slot.
     func add(_ handler: WebSocketSessionHandler) -> SessionSlot {
