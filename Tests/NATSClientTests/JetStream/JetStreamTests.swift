@@ -110,7 +110,9 @@ import Testing
             let leader = try #require(cluster.server(named: info.cluster?.leader ?? ""))
             // The reader sits on the leader, so the kill also costs it its connection and consumer.
             let readerClient = try await NATSClient.connect(testOptions([leader.url] + cluster.urls.filter { $0 != leader.url }))
-            let consumer = try await JetStream(client: readerClient, timeout: .seconds(1)).orderedConsumer(stream: "ORDERED", heartbeat: .milliseconds(300))
+            // Five seconds for the reader's requests: creating the consumer on a stream whose
+            // replicas have just formed took over a second on a loaded machine (a full test run).
+            let consumer = try await JetStream(client: readerClient, timeout: .seconds(5)).orderedConsumer(stream: "ORDERED", heartbeat: .milliseconds(300))
             let total = 200
             var acknowledged: [UInt64: Int] = [:]
             for index in 0..<total {
