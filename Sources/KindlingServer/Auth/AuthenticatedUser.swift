@@ -8,8 +8,9 @@ public struct AuthenticatedUser: Sendable, Equatable {
     /// The rules' `auth` value: `{"uid", "provider", "token": {every claim}}` for a token, or
     /// exactly the object an admin gave as `auth_variable_override`.
     public let ruleValue: JSONValue
-    /// When the credential stops being valid, in ms since the epoch; nil when no expiry is
-    /// enforced (overrides, emulator mock tokens). A connection past it gets `ac`.
+    /// When the credential stops being valid, in ms since the epoch: a token's `exp` plus the
+    /// clock skew it was accepted with; nil when no expiry is enforced (overrides, emulator mock
+    /// tokens). A connection past it gets `ac`.
     public let expiresAt: Int64?
     /// The token's `exp` claim as it was sent (null when there is none), for the auth reply.
     public let expiry: JSONValue

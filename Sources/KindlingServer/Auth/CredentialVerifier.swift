@@ -118,7 +118,9 @@ public final class CredentialVerifier: Sendable {
         return named.isEmpty ? sameAlgorithm.filter { $0.kid == nil } : named
     }
 
-    /// Checks the time and issuer claims of a verified token; returns its expiry in ms.
+    /// Checks the time and issuer claims of a verified token; returns when it stops being
+    /// accepted, in ms: its `exp` plus the clock skew, so a token taken within the skew is not
+    /// revoked by the expiry timer the moment it is taken.
     private func checkClaims(_ claims: JSONValue, now: Int64) -> Result<Int64?, AuthRefusal> {
         let exp: Int64?, nbf: Int64?, iat: Int64?
         switch (Self.time(claims, "exp"), Self.time(claims, "nbf"), Self.time(claims, "iat")) {
@@ -140,7 +142,8 @@ public final class CredentialVerifier: Sendable {
         if let nbf, !over, nbf > latest { return .failure(.invalidToken("token is not valid yet (nbf)")) }
         if let iat, !over, iat > latest { return .failure(.invalidToken("token was issued in the future (iat)")) }
         if let exp, !under, earliest >= exp { return .failure(.expiredToken) }
-        return .success(exp)
+        // exp is at most 10^14 ms and the skew at most a day: no overflow.
+        return .success(exp.map { $0 + clockSkewMillis })
     }
 
     /// A NumericDate claim in ms, nil when absent; refused unless a number of seconds between

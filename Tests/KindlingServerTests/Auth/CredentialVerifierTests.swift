@@ -81,6 +81,12 @@ struct CredentialVerifierTests {
         #expect(verifier.authenticate(expired, as: .idToken, now: now) == .failure(.expiredToken))
         let withinSkew = try await TestTokens.hs256(Claims(sub: "a", iat: t - 7200, exp: t - 59))
         #expect(uid(verifier.authenticate(withinSkew, as: .idToken, now: now)) == "a")
+        // Accepted within the skew, it expires at the end of the skew too, not at once.
+        if case .success(.user(let user)) = verifier.authenticate(withinSkew, as: .idToken, now: now) {
+            #expect(user.expiresAt == Int64(t - 59) * 1000 + 60_000)
+        } else {
+            Issue.record("not accepted")
+        }
         let strict = try Self.verifier(AuthSettings(hmacSecrets: [TestTokens.hmacSecret], clockSkew: .zero))
         #expect(strict.authenticate(withinSkew, as: .idToken, now: now) == .failure(.expiredToken))
         #expect(AuthRefusal.expiredToken.status == .expiredToken)
@@ -108,7 +114,8 @@ struct CredentialVerifierTests {
             Issue.record("refused")
             return
         }
-        #expect(state.expiresAt == now + 3_600_000)
+        // exp, plus the 60 s of clock skew the token would still be accepted within.
+        #expect(state.expiresAt == now + 3_600_000 + 60_000)
         #expect(state.expiry == .number(t + 3600))
     }
 
