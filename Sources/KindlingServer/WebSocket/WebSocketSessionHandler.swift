@@ -209,8 +209,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     /// The pipeline let go of this handler: let go of its context in turn (each holds the
     /// other, so neither would ever be freed), and of whatever a message received in part still
-    /// holds. Before, every realtime connection stayed in memory after it closed, with up to
-    /// the 16 MiB of a message it had left unfinished.
+    /// holds (its counts against the budgets were given back in `channelInactive`). Before,
+    /// every realtime connection stayed in memory after it closed, with up to the 16 MiB of a
+    /// message it had left unfinished.
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         framedOutput = nil
@@ -220,8 +221,6 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         joined = JoinedFrames()
         pendingPong = nil
         inputs = []
-        held.update(to: 0)
-        backlog.update(to: 0)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
