@@ -20,9 +20,13 @@ extension ClusterNodeTests {
                 try await Self.eventually(for: .seconds(15)) {
                     try await TestHTTPConnection.request(port: node.port, "GET", "/.ready").status == 200
                 }
-                // And it writes again.
-                try await Self.eventually(for: .seconds(30)) {
-                    try await TestHTTPConnection.request(port: node.port, "PUT", "/back.json?ns=health", body: "1").status == 200
+                // And it writes again. The namespace's first write waits while its join is
+                // retried (up to 30 s, JetStream electing its leaders after the restart), so the
+                // request may take that long before it is answered.
+                try await Self.eventually(for: .seconds(45)) {
+                    try await TestHTTPConnection.request(
+                        port: node.port, "PUT", "/back.json?ns=health", body: "1", timeout: .seconds(40)
+                    ).status == 200
                 }
             }
         }
