@@ -158,9 +158,14 @@ struct NamespaceState: Sendable {
                 try authorizeRead(path, query: query, as: auth, now: now)
                 return .data(database.read(path, query: query))
             case .set(let path, let data, let precondition):
+                // A stale transaction is told so before its data is judged: the client then
+                // reruns it on the current data, which its new result may suit. Only for a
+                // caller who may read the location, whom the answer tells nothing new.
+                let staleFirst = precondition.map { $0.isHash && mayRead(path, query: .all, as: auth, now: now) } ?? false
+                if staleFirst, let precondition { try check(precondition, at: path, as: auth, now: now) }
                 let write = try resolve { tree throws(ValidationError) in try tree.resolveSet(path, data, serverValues: ServerValues(timestamp: Double(now))) }
                 try authorizeWrite(write, as: auth, now: now)
-                if let precondition { try check(precondition, at: path, as: auth, now: now) }
+                if !staleFirst, let precondition { try check(precondition, at: path, as: auth, now: now) }
                 commit(write, into: &out)
                 guard case .set(_, let node) = write else { return .ok }
                 // A set leaves exactly its node at the path.

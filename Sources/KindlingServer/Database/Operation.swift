@@ -66,6 +66,11 @@ enum Precondition: Sendable, Equatable {
     case hash(String)
     /// REST `if-match`: the location's ETag must be this one.
     case etag(String)
+
+    var isHash: Bool {
+        if case .hash = self { return true }
+        return false
+    }
 }
 
 /// Who asks: a realtime connection (acting as whatever it last authenticated as), an event

@@ -161,6 +161,27 @@ struct RulesEnforcementTests {
         }
     }
 
+    /// A transaction run on stale data may compute a value the rules refuse; told `datastale`, the
+    /// SDK reruns it on the current data. A caller who may not read the location learns nothing
+    /// about its data from the hash: it is refused as any write there.
+    @Test func aStaleTransactionIsToldSoBeforeItsDataIsJudgedWhenTheCallerMayRead() async throws {
+        try await Self.withServer { server in
+            let admin = try await TestHTTPConnection.request(port: server.port, "PUT", "/spots/lib.json?ns=app", headers: [("Authorization", "Bearer owner")], body: #"{"seats":2,"free":0}"#)
+            #expect(admin.status == 200)
+            let student = try await TestClient.connect(port: server.port, namespace: "app")
+            defer { Task { await student.close() } }
+            try await Self.signIn(student, as: "s1")
+            let stale = try await student.request("p", Self.body(("p", .string("/spots/lib/free")), ("d", .number(-1)), ("h", .string("stale"))))
+            #expect(Self.status(stale) == "datastale")
+            let invalid = try await student.request("p", Self.body(("p", .string("/spots/lib/free")), ("d", .object([JSONMember("a.b", .number(1))])), ("h", .string("stale"))))
+            #expect(Self.status(invalid) == "datastale")
+            let current = try await student.request("p", Self.body(("p", .string("/spots/lib/free")), ("d", .number(-1)), ("h", .string(Node(.number(0)).hash))))
+            #expect(Self.status(current) == "permission_denied")
+            let unreadable = try await student.request("p", Self.body(("p", .string("/activities/bob/x")), ("d", .number(1)), ("h", .string("stale"))))
+            #expect(Self.status(unreadable) == "permission_denied")
+        }
+    }
+
     @Test func aSlotIsBookedOnlyWhileFree() async throws {
         try await Self.withServer { server in
             let port = server.port
