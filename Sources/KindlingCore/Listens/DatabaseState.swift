@@ -19,7 +19,7 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     public func read(_ path: Path, query: Query = .all) -> Node {
         let data = tree.node(at: path)
         if query.loadsAllData { return data }
-        return Node(children: indexes.window(query, at: path, data: data).lazy.map { ($0.key, $0.node) })
+        return indexes.result(query, at: path, data: data)
     }
 
     /// Keeps an index for `.indexOn` at `path`.

@@ -52,12 +52,15 @@ public enum NodeOrder {
         }
     }
 
+    /// The rank of numbers in the type order.
+    static let numberRank = 3
+
     static func rank(_ node: Node) -> Int {
         guard !node.isEmpty else { return 0 }
         switch node.leaf {
         case .bool(false)?: return 1
         case .bool(true)?: return 2
-        case .number?: return 3
+        case .number?: return numberRank
         case .string?: return 4
         case nil: return 5
         }

@@ -10,6 +10,12 @@ public struct IndexKey: OrderedKey {
         self.name = name
     }
 
+    /// The child's key; a post (a query bound) has none and must not be asked.
+    var childKey: Key {
+        guard case .key(let key) = name else { preconditionFailure("Internal inconsistency: a post in place of a child") }
+        return key
+    }
+
     public static func compare(_ lhs: IndexKey, _ rhs: IndexKey) -> Int {
         let order = NodeOrder.compare(lhs.value, rhs.value)
         if order != 0 { return order }

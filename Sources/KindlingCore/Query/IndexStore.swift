@@ -49,6 +49,14 @@ public struct IndexStore: Sendable {
         return query.window(of: data)
     }
 
+    /// The query's result over `data`, the data at `path`, as a node (see `Query.result`).
+    public func result(_ query: Query, at path: Path, data: Node) -> Node {
+        if let sorted = index(query.index, at: path), !data.isLeaf, !query.loadsAllData {
+            return Node(children: sorted.window(query).lazy.map { ($0.key, $0.node) })
+        }
+        return query.result(of: data)
+    }
+
     /// What a write will change in the indexes, found before the write is applied: for each
     /// index location above a written path, the child that changes and its old data; and the
     /// index locations at or below a written path, which are rebuilt.

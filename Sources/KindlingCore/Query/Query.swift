@@ -40,7 +40,13 @@ public struct Query: Sendable, Hashable {
             guard case .string(let text)? = bound.value.leaf else { return -1 }
             return Key.compare(Key(unchecked: text), key)
         }
-        let order = NodeOrder.compare(bound.value, index.indexedValue(of: node))
+        return Self.compare(bound, toIndexed: index.indexedValue(of: node), key)
+    }
+
+    /// `compare(_:toChild:)` for a child whose indexed value was already read (not on the key
+    /// index).
+    static func compare(_ bound: QueryBound, toIndexed value: Node, _ key: Key) -> Int {
+        let order = NodeOrder.compare(bound.value, value)
         if order != 0 { return order }
         switch bound.name {
         case .min: return -1
@@ -51,27 +57,63 @@ public struct Query: Sendable, Hashable {
 
     /// True when the child lies inside the range (the limit aside).
     public func matches(_ key: Key, _ node: Node) -> Bool {
+        isInRange { compare($0, toChild: key, node) }
+    }
+
+    /// `matches` for a child whose indexed value was already read (not on the key index).
+    func contains(indexed value: Node, _ key: Key) -> Bool {
+        isInRange { Self.compare($0, toIndexed: value, key) }
+    }
+
+    /// True when neither bound excludes the child `compare` compares bounds with.
+    private func isInRange(_ compare: (QueryBound) -> Int) -> Bool {
         if let start {
-            let order = compare(start, toChild: key, node)
+            let order = compare(start)
             if order > 0 || (order == 0 && !start.inclusive) { return false }
         }
         if let end {
-            let order = compare(end, toChild: key, node)
+            let order = compare(end)
             if order < 0 || (order == 0 && !end.inclusive) { return false }
         }
         return true
     }
 
     /// The children of `node` that the query returns, in the query's order. A leaf has none.
-    /// On the key order this reads ranks from the children map, O(log n + k); other orders scan
-    /// and sort all children (a `SortedIndex` answers those in O(log n + k)).
+    /// On the key order this reads ranks from the children map, O(log n + k). Other orders scan
+    /// all n children (a `SortedIndex` answers those in O(log n + k)).
     public func window(of node: Node) -> [(key: Key, node: Node)] {
         let children = node.children
         if case .key = index { return keyWindow(children) }
-        var entries = children.filter { matches($0.key, $0.node) }
-        entries.sort { index.compare($0, $1) < 0 }
-        guard let limit, entries.count > limit.count else { return entries }
-        return limit.fromEnd ? Array(entries.suffix(max(0, limit.count))) : Array(entries.prefix(max(0, limit.count)))
+        return scan(children).map { (key: $0.key.childKey, node: $0.node) }
+    }
+
+    /// The children in range on an order other than the key's, in query order, each with its
+    /// position in key order. Each child's indexed value is read once: with a limit of k only the
+    /// best k are kept while scanning, O(n log k); else the matching children are sorted, by
+    /// their positions so the sort moves integers rather than nodes.
+    private func scan(_ children: ChildMap) -> [ScannedChild] {
+        if let limit {
+            guard limit.count > 0 else { return [] }
+            var kept = WindowSelection(keeping: limit.count, fromEnd: limit.fromEnd)
+            for (position, (key, child)) in children.enumerated() {
+                let value = index.indexedValue(of: child)
+                if contains(indexed: value, key) { kept.offer(ScannedChild(value: value, key: key, node: child, position: position)) }
+            }
+            return kept.window()
+        }
+        var matching: [ScannedChild] = []
+        for (position, (key, child)) in children.enumerated() {
+            let value = index.indexedValue(of: child)
+            if contains(indexed: value, key) { matching.append(ScannedChild(value: value, key: key, node: child, position: position)) }
+        }
+        var order = matching.indices.map { (fields: matching[$0].sortFields, entry: $0) }
+        matching.withUnsafeBufferPointer { entries in
+            order.sort { lhs, rhs in
+                let settled = lhs.fields.compare(rhs.fields)
+                return (settled != 0 ? settled : IndexKey.compare(entries[lhs.entry].key, entries[rhs.entry].key)) < 0
+            }
+        }
+        return order.map { matching[$0.entry] }
     }
 
     private func keyWindow(_ children: ChildMap) -> [(key: Key, node: Node)] {
@@ -95,7 +137,10 @@ public struct Query: Sendable, Hashable {
     /// (queries do not carry priorities, as in the SDKs).
     public func result(of node: Node) -> Node {
         if loadsAllData { return node.isLeaf ? node : Node(map: node.children, priority: nil) }
-        return Node(children: window(of: node).lazy.map { ($0.key, $0.node) })
+        if case .key = index { return Node(children: window(of: node).lazy.map { ($0.key, $0.node) }) }
+        // Built in key order, the order the node keeps: appending, not inserting.
+        let picked = scan(node.children).sorted { $0.position < $1.position }
+        return Node(children: picked.lazy.map { ($0.key.childKey, $0.node) })
     }
 }
 

@@ -12,9 +12,11 @@ public struct SortedIndex: Sendable {
     public init(_ index: Index, over node: Node) {
         precondition(index != .key, "the key order needs no index")
         self.index = index
-        for (key, child) in node.children {
-            entries.set(IndexKey(value: index.indexedValue(of: child), name: .key(key)), child)
+        var sorted = node.children.enumerated().map { position, child in
+            ScannedChild(value: index.indexedValue(of: child.node), key: child.key, node: child.node, position: position)
         }
+        sorted.sort { ScannedChild.compare($0, $1) < 0 }
+        entries = OrderedMap(sortedEntries: sorted.map { (key: $0.key, node: $0.node) })
     }
 
     /// The number of children indexed.

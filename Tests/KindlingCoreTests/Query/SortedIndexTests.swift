@@ -40,10 +40,22 @@ struct SortedIndexTests {
                 let query = randomQuery(index, &random)
                 let fromIndex = store.window(query, at: location, data: data).map(\.key.string)
                 let fromScan = query.window(of: data).map(\.key.string)
+                let naive = naiveWindow(query, of: data)
                 #expect(fromIndex == fromScan, "step \(step) \(query)")
-                if fromIndex != fromScan { return }
+                #expect(fromScan == naive, "step \(step) \(query)")
+                let inKeyOrder = data.children.map(\.key.string).filter(Set(naive).contains)
+                #expect(query.result(of: data).children.map(\.key.string) == inKeyOrder, "step \(step) \(query)")
+                #expect(store.result(query, at: location, data: data).children.map(\.key.string) == inKeyOrder, "step \(step) \(query)")
+                if fromIndex != fromScan || fromScan != naive { return }
             }
         }
+    }
+
+    /// The window by definition: every child in range, all sorted by the order, then the limit.
+    func naiveWindow(_ query: Query, of data: Node) -> [String] {
+        let sorted = data.children.filter { query.matches($0.key, $0.node) }.sorted { query.index.compare($0, $1) < 0 }.map(\.key.string)
+        guard let limit = query.limit else { return sorted }
+        return limit.fromEnd ? Array(sorted.suffix(limit.count)) : Array(sorted.prefix(limit.count))
     }
 
     func randomQuery(_ index: Index, _ random: inout SeededGenerator) -> Query {
@@ -55,7 +67,7 @@ struct SortedIndexTests {
         var query = Query(index: index)
         if Bool.random(using: &random) { query.start = bound(&random) }
         if Bool.random(using: &random) { query.end = bound(&random) }
-        if Bool.random(using: &random) { query.limit = QueryLimit(count: Int.random(in: 0...8, using: &random), fromEnd: Bool.random(using: &random)) }
+        if Bool.random(using: &random) { query.limit = QueryLimit(count: Int.random(in: 0...40, using: &random), fromEnd: Bool.random(using: &random)) }
         return query
     }
 

@@ -1,0 +1,42 @@
+/// A child met while a query scans a location: its indexed value and key, read once, and its
+/// position among the location's children in key order, so a result node can be built in the
+/// order it keeps.
+///
+/// The value's type rank and, for a number, the number are kept beside it: most comparisons of
+/// a sort are then settled on plain fields, without reading the nodes.
+struct ScannedChild {
+    let key: IndexKey
+    let node: Node
+    let position: Int
+    private let rank: Int
+    private let number: Double
+
+    init(value: Node, key: Key, node: Node, position: Int) {
+        self.key = IndexKey(value: value, name: .key(key))
+        self.node = node
+        self.position = position
+        rank = NodeOrder.rank(value)
+        if case .number(let number)? = value.leaf { self.number = number } else { number = 0 }
+    }
+
+    /// Query order: the indexed value in the type order, then the key (as `IndexKey.compare`).
+    static func compare(_ lhs: borrowing ScannedChild, _ rhs: borrowing ScannedChild) -> Int {
+        let order = lhs.sortFields.compare(rhs.sortFields)
+        return order != 0 ? order : IndexKey.compare(lhs.key, rhs.key)
+    }
+
+    /// The plain fields that settle most comparisons, for sorting without touching the nodes.
+    var sortFields: SortFields { SortFields(rank: rank, number: number) }
+
+    struct SortFields {
+        let rank: Int
+        let number: Double
+
+        /// The order these fields settle; zero when only the values and keys can tell.
+        func compare(_ other: SortFields) -> Int {
+            if rank != other.rank { return rank < other.rank ? -1 : 1 }
+            guard rank == NodeOrder.numberRank, number != other.number else { return 0 }
+            return number < other.number ? -1 : 1
+        }
+    }
+}
