@@ -90,6 +90,8 @@ public final class KindlingServer: Sendable {
             budget: InFlightBudget(limit: configuration.inFlightBudgetBytes),
             backlogBudget: InFlightBudget(limit: configuration.pendingOutboundBudgetBytes),
             idle: IdleConnections(),
+            overLimit: OverLimitConnections(limit: maxConnections),
+            maxConnections: maxConnections,
             policy: BrowserAccessPolicy(configuration: configuration),
             workers: workers,
             verifier: verifier,
@@ -102,7 +104,7 @@ public final class KindlingServer: Sendable {
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(AcceptPauseHandler(pause: .milliseconds(100), logger: logger))
-                    try channel.pipeline.syncOperations.addHandler(ConnectionLimitHandler(limit: maxConnections, idle: resources.idle, logger: logger))
+                    try channel.pipeline.syncOperations.addHandler(ConnectionLimitHandler(limit: maxConnections, idle: resources.idle, overLimit: resources.overLimit, logger: logger))
                 }
             }
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -237,14 +239,20 @@ public final class KindlingServer: Sendable {
         )
         let httpHandlerName = "kindling.http"
         return channel.eventLoop.makeCompletedFuture {
-            // SwiftNIO's server pipeline, with Kindling's own handlers between the request
-            // decoder and the upgrade: all of them are HTTP-only and leave on an upgrade.
             if let tls {
                 // TLS first: everything after it sees plain bytes, as without TLS.
                 try channel.pipeline.syncOperations.addHandler(PlainTextRefusalHandler(logger: configuration.logger))
                 try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
                 try channel.pipeline.syncOperations.addHandler(TLSErrorFilter(logger: configuration.logger))
             }
+            if resources.overLimit.contains(channel) {
+                try channel.pipeline.syncOperations.addHandler(HTTPResponseEncoder())
+                try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                try channel.pipeline.syncOperations.addHandler(OverLimitResponder(limit: resources.maxConnections))
+                return
+            }
+            // SwiftNIO's server pipeline, with Kindling's own handlers between the request
+            // decoder and the upgrade: all of them are HTTP-only and leave on an upgrade.
             let responseEncoder = HTTPResponseEncoder()
             let httpOnly: [any RemovableChannelHandler] = [
                 ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)),

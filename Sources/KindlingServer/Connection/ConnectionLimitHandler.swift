@@ -5,7 +5,8 @@ import Synchronization
 /// On the listening channel: keeps the number of open connections under the limit, so the
 /// process never runs out of descriptors for its own files. At the limit the connection idle
 /// the longest (a plain HTTP one waiting for a request) is closed to make room; when none is
-/// idle, the new connection is closed at once. Either is logged, at most once every ten seconds.
+/// idle, the new connection is answered 503 (`OverLimitConnections`), or closed at once when as
+/// many are being answered. Each is logged, at most once every ten seconds.
 final class ConnectionLimitHandler: ChannelInboundHandler {
     typealias InboundIn = any Channel
     typealias InboundOut = any Channel
@@ -13,12 +14,14 @@ final class ConnectionLimitHandler: ChannelInboundHandler {
     private let limit: Int
     private let open = Counter()
     private let idle: IdleConnections
+    private let overLimit: OverLimitConnections
     private let logger: Logger
     private let notice = RateLimitedNotice(every: .seconds(10))
 
-    init(limit: Int, idle: IdleConnections, logger: Logger) {
+    init(limit: Int, idle: IdleConnections, overLimit: OverLimitConnections, logger: Logger) {
         self.limit = max(1, limit)
         self.idle = idle
+        self.overLimit = overLimit
         self.logger = logger
     }
 
@@ -31,8 +34,11 @@ final class ConnectionLimitHandler: ChannelInboundHandler {
             } else {
                 open.value.subtract(1, ordering: .relaxed)
                 if notice.shouldLog() { logger.warning("refusing connections: \(limit) connections are open (--max-connections)") }
-                child.close(promise: nil)
-                return
+                guard overLimit.admit(child) else {
+                    child.close(promise: nil)
+                    return
+                }
+                return context.fireChannelRead(data)
             }
         }
         let open = self.open

@@ -8,6 +8,10 @@ struct ServerResources: Sendable {
     /// The bytes waiting for realtime readers that fell behind, server-wide.
     let backlogBudget: InFlightBudget
     let idle: IdleConnections
+    /// Connections over the limit, being answered 503.
+    let overLimit: OverLimitConnections
+    /// The connection limit (`--max-connections`, or what the descriptors allow).
+    let maxConnections: Int
     let policy: BrowserAccessPolicy
     let workers: NIOThreadPool
     /// Verifies the credentials every transport receives.

@@ -26,13 +26,29 @@ struct ConnectionLimitTests {
         }
     }
 
-    @Test func connectionsOverTheLimitAreClosedWhenNoneIsIdle() async throws {
+    /// Over the limit with none idle, a new connection's request (REST or a WebSocket upgrade) is
+    /// answered 503 with `Retry-After`. As many connections as are being answered so (one, at
+    /// this limit) are held; past that a new one is closed at once, and one that sends nothing
+    /// is closed after a while.
+    @Test func connectionsOverTheLimitAreAnswered503WhenNoneIsIdle() async throws {
         try await HardeningServer.with({ $0.maxConnections = 3 }) { server, logs in
             var clients: [TestClient] = []
             for _ in 0..<3 { clients.append(try await TestClient.connect(port: server.port)) }
+            let refused = try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t")
+            #expect(refused.status == 503)
+            #expect(refused.header("Retry-After") == "1")
+            #expect(refused.text.contains("limit of 3 connections"))
+            let upgrade = try await TestHTTPConnection.request(
+                port: server.port, "GET", "/.ws?ns=t&v=5",
+                headers: [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="), ("Sec-WebSocket-Version", "13")])
+            #expect(upgrade.status == 503)
+            let silent = try await RawConnection.connect(port: server.port)
+            defer { silent.close() }
+            try await Task.sleep(for: .milliseconds(100))
             let extra = try await RawConnection.connect(port: server.port)
             defer { extra.close() }
-            #expect(await extra.waitForClose(timeout: .seconds(5)))
+            #expect(await extra.waitForClose(timeout: .seconds(2)), "past the connections being answered 503, closed at once")
+            #expect(await silent.waitForClose(timeout: .seconds(10)), "a connection over the limit that sends nothing is closed")
             #expect(logs.contains("refusing connections"))
             await clients[0].close()
             try await Task.sleep(for: .milliseconds(200))
