@@ -56,6 +56,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private static let allocator = ByteBufferAllocator()
     /// The payload of the latest ping not yet answered.
     private var pendingPong: ByteBuffer?
+    /// Closes the socket once `closingGrace` has passed after the close frame went out.
+    private var closingCutoff: Scheduled<Void>?
     /// The bytes of a message received in part, counted against the server-wide budget.
     private let held: HeldMessageBytes
     /// The bytes waiting for this reader while it is behind, counted against the server-wide
@@ -224,6 +226,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        // Closed in time: the cutoff would only hold the context until it fired.
+        closingCutoff?.cancel()
+        closingCutoff = nil
         held.update(to: 0)
         backlog.update(to: 0)
         if counted {
@@ -434,7 +439,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             // socket then closes for good (RFC 6455 §7.1.1); one that does not within
             // `closingGrace` is cut off.
             context.close(mode: .output, promise: nil)
-            context.eventLoop.assumeIsolated().scheduleTask(in: Self.closingGrace) { context.close(promise: nil) }
+            self.closingCutoff = context.eventLoop.assumeIsolated().scheduleTask(in: Self.closingGrace) { context.close(promise: nil) }
         }
     }
 
