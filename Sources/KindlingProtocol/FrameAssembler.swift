@@ -6,7 +6,13 @@ public struct FrameAssembler: Sendable {
     private enum State: Sendable {
         case idle
         case collecting(remaining: Int, parts: [String], size: Int)
+        /// A message over the limit: its pieces are read and dropped, keeping only its first
+        /// bytes, which name the request to refuse.
+        case discarding(remaining: Int, head: [UInt8])
     }
+
+    /// How much of an oversized message is kept to find its request number.
+    static let headBytes = 256
 
     /// What one frame amounted to.
     public enum Result: Sendable, Equatable {
@@ -21,8 +27,14 @@ public struct FrameAssembler: Sendable {
     public let maxMessageBytes: Int
     private var state = State.idle
 
-    public init(maxMessageBytes: Int = 16 * 1024 * 1024 + 64 * 1024) {
+    /// Whether an oversized message is read to its last piece and refused naming its request
+    /// (the server: the client's write fails and the connection goes on), or refused at once
+    /// (the client SDK: it closes the connection).
+    public let readsOversizedToTheEnd: Bool
+
+    public init(maxMessageBytes: Int = 16 * 1024 * 1024 + 64 * 1024, readsOversizedToTheEnd: Bool = false) {
         self.maxMessageBytes = maxMessageBytes
+        self.readsOversizedToTheEnd = readsOversizedToTheEnd
     }
 
     /// The bytes of the pieces of a split message received so far (what a server holds for
@@ -63,22 +75,31 @@ public struct FrameAssembler: Sendable {
         case .idle:
             if let count = FrameAssembler.frameCount(frame) {
                 if count == 0 { return .nothing }
-                // Each piece is at most 16,384 UTF-16 units, at most 3 bytes each in UTF-8.
-                guard count <= maxMessageBytes / 16_384 + 1 else {
-                    throw ProtocolError(.tooLarge, "Frame count \(count) exceeds the message size limit")
+                // Each piece is at most 16,384 UTF-16 units, at most 3 bytes each in UTF-8: more
+                // pieces than that make a message over the limit.
+                guard count > maxMessageBytes / 16_384 + 1 else {
+                    state = .collecting(remaining: count, parts: [], size: 0)
+                    return .nothing
                 }
-                state = .collecting(remaining: count, parts: [], size: 0)
+                guard readsOversizedToTheEnd else { throw ProtocolError(.tooLarge, "Frame count \(count) exceeds the message size limit") }
+                state = .discarding(remaining: count, head: [])
                 return .nothing
             }
             guard frame.count <= maxMessageBytes else {
-                throw ProtocolError(.tooLarge, "Message of \(frame.count) bytes exceeds the limit of \(maxMessageBytes)")
+                throw tooLarge(head: Array(frame.prefix(Self.headBytes)))
             }
             return .thisFrame
         case .collecting(let remaining, var parts, let size):
             let total = size + frame.count
             guard total <= maxMessageBytes else {
-                state = .idle
-                throw ProtocolError(.tooLarge, "Message of over \(maxMessageBytes) bytes exceeds the limit")
+                guard readsOversizedToTheEnd else {
+                    state = .idle
+                    throw ProtocolError(.tooLarge, "Message of over \(maxMessageBytes) bytes exceeds the limit")
+                }
+                // Read on to its last piece, so the connection stays in step, and refused then.
+                var head: [UInt8] = []
+                for part in parts where head.count < Self.headBytes { head.append(contentsOf: part.utf8.prefix(Self.headBytes - head.count)) }
+                return try discard(remaining: remaining, head: head, frame: frame)
             }
             parts.append(String(decoding: frame, as: UTF8.self))
             if remaining == 1 {
@@ -87,7 +108,46 @@ public struct FrameAssembler: Sendable {
             }
             state = .collecting(remaining: remaining - 1, parts: parts, size: total)
             return .nothing
+        case .discarding(let remaining, let head):
+            return try discard(remaining: remaining, head: head, frame: frame)
         }
+    }
+
+    /// Drops one piece of an oversized message; after its last, refuses the message, naming
+    /// its request when the head shows it: the client's write then fails with `too_big`
+    /// instead of the connection closing (on which an SDK would send the write again, for ever).
+    private mutating func discard(remaining: Int, head: [UInt8], frame: UnsafeRawBufferPointer) throws(ProtocolError) -> BytesResult {
+        var head = head
+        if head.count < Self.headBytes { head.append(contentsOf: frame.prefix(Self.headBytes - head.count)) }
+        guard remaining <= 1 else {
+            state = .discarding(remaining: remaining - 1, head: head)
+            return .nothing
+        }
+        state = .idle
+        throw tooLarge(head: head)
+    }
+
+    private func tooLarge(head: [UInt8]) -> ProtocolError {
+        ProtocolError(.tooLarge, "Message exceeds the limit of \(maxMessageBytes) bytes", requestNumber: Self.requestNumber(head))
+    }
+
+    /// The request number of a data message as the SDKs write one, `{"t":"d","d":{"r":N`, read
+    /// from its first bytes; nil for any other start.
+    static func requestNumber(_ head: [UInt8]) -> Int? {
+        let prefix = Array(#"{"t":"d","d":{"r":"#.utf8)
+        guard head.count > prefix.count, head.starts(with: prefix) else { return nil }
+        var number = 0
+        var digits = 0
+        for byte in head[prefix.count...] {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
+                return digits > 0 && (byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}")) ? number : nil
+            }
+            digits += 1
+            // Request numbers are small; anything longer is not one an SDK sent.
+            guard digits <= 15 else { return nil }
+            number = number * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return nil
     }
 
     /// The count when the frame is a count header: 1 to 6 digits only (a keepalive is `0`).

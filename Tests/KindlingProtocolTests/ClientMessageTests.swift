@@ -62,6 +62,7 @@ struct FramingTests {
         #expect(try assembler.receive(#"{"t":"c"}"#) == .message(#"{"t":"c"}"#))
     }
 
+    /// The client's assembler refuses an oversized message at once (its connection closes).
     @Test func oversizeMessagesAreRefused() {
         var assembler = FrameAssembler(maxMessageBytes: 100)
         #expect(throws: ProtocolError.self) { try assembler.receive(String(repeating: "x", count: 101)) }
@@ -73,6 +74,53 @@ struct FramingTests {
         }
         var huge = FrameAssembler(maxMessageBytes: 100)
         #expect(throws: ProtocolError.self) { try huge.receive("999999") }
+    }
+
+    /// An oversized message is read to its last piece and then refused naming its request, so
+    /// the client's write fails with `too_big` and the connection goes on in step.
+    @Test func oversizeSplitMessagesAreReadToTheirEndAndNameTheirRequest() throws {
+        let write = #"{"t":"d","d":{"r":42,"a":"p","b":{"p":"/x","d":""# + String(repeating: "y", count: 300) + #""}}}"#
+        for count in [2, 9, 999_999] {
+            var assembler = FrameAssembler(maxMessageBytes: 100, readsOversizedToTheEnd: true)
+            #expect(try assembler.receive(String(count)) == .nothing)
+            let piece = write.count / min(count, 9) + 1
+            var rest = Substring(write)
+            for index in 0..<count - 1 {
+                let part = index < 9 ? rest.prefix(piece) : "z"
+                rest = rest.dropFirst(part.count)
+                #expect(try assembler.receive(String(part)) == .nothing, "piece \(index) of \(count)")
+            }
+            #expect(assembler.bufferedBytes == 0)
+            do {
+                _ = try assembler.receive(String(rest.isEmpty ? "z" : rest))
+                Issue.record("not refused")
+            } catch {
+                #expect(error.kind == .tooLarge)
+                #expect(error.requestNumber == 42)
+            }
+            // In step: the next message is read as usual.
+            #expect(try assembler.receive(#"{"t":"c"}"#) == .message(#"{"t":"c"}"#))
+        }
+        var single = FrameAssembler(maxMessageBytes: 100, readsOversizedToTheEnd: true)
+        #expect(throws: ProtocolError.self) { try single.receive(write) }
+        do {
+            _ = try single.receive(write)
+        } catch {
+            #expect(error.requestNumber == 42)
+        }
+        var unnamed = FrameAssembler(maxMessageBytes: 100, readsOversizedToTheEnd: true)
+        _ = try unnamed.receive("2")
+        _ = try unnamed.receive(String(repeating: "x", count: 60))
+        do {
+            _ = try unnamed.receive(String(repeating: "x", count: 60))
+            Issue.record("not refused")
+        } catch {
+            #expect(error.requestNumber == nil)
+        }
+        #expect(FrameAssembler.requestNumber(Array(#"{"t":"d","d":{"r":7}"#.utf8)) == 7)
+        #expect(FrameAssembler.requestNumber(Array(#"{"t":"d","d":{"r":7"#.utf8)) == nil)
+        #expect(FrameAssembler.requestNumber(Array(#"{"t":"d","d":{"r":"7","#.utf8)) == nil)
+        #expect(FrameAssembler.requestNumber(Array(#"{"t":"d","d":{"r":9999999999999999,"#.utf8)) == nil)
     }
 
     @Test func splitterCutsOnCharacterBoundariesAndNeverSendsABareZero() {

@@ -206,6 +206,23 @@ struct RealtimeProtocolTests {
         }
     }
 
+    /// A write over the message limit, split as the SDKs split it, fails with `too_big` and the
+    /// connection goes on: closed instead, an SDK would reconnect and send the write again, for
+    /// ever.
+    @Test func aWriteOverTheMessageLimitIsRefusedAndTheConnectionGoesOn() async throws {
+        var logger = Logger(label: "kindling-test")
+        logger.logLevel = .critical
+        try await KindlingServer.run(ServerConfiguration(port: 0, maxMessageBytes: 100_000, logger: logger)) { server in
+            let client = try await TestClient.connect(port: server.port)
+            _ = try await client.request("p", try json(#"{"p":"/keep","d":1}"#))
+            let big = JSONValue.object([JSONMember("p", .string("/big")), JSONMember("d", .string(String(repeating: "x", count: 150_000)))])
+            #expect(try await client.request("p", big).map(describe) == ["r2:too_big"])
+            #expect(try await client.request("p", try json(#"{"p":"/after","d":2}"#)).map(describe) == ["r3:ok"])
+            #expect(try await client.request("g", try json(#"{"p":"/big","q":{}}"#)).last?["d"]?["b"]?["d"] == .null)
+            await client.close()
+        }
+    }
+
     @Test func malformedMessagesCloseOnlyThatConnection() async throws {
         try await Self.withServer { server in
             let bad = try await TestClient.connect(port: server.port)

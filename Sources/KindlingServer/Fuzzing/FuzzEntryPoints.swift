@@ -27,7 +27,7 @@ public enum FuzzEntryPoints {
     /// is then handled by a fresh namespace's state, as one connection's would be.
     @discardableResult
     public static func webSocket(_ bytes: [UInt8]) -> Bool {
-        var assembler = FrameAssembler(maxMessageBytes: 64 * 1024)
+        var assembler = FrameAssembler(maxMessageBytes: 64 * 1024, readsOversizedToTheEnd: true)
         var state = NamespaceState(name: "fuzz", root: seedRoot)
         let connection = ConnectionID(value: 1)
         state.connect(connection)

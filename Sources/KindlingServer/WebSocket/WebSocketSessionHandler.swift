@@ -82,7 +82,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         self.inbox = inbox
         self.idleSweep = idleSweep
         self.maxPendingBytes = configuration.maxPendingOutboundBytes
-        self.assembler = FrameAssembler(maxMessageBytes: configuration.maxMessageBytes)
+        self.assembler = FrameAssembler(maxMessageBytes: configuration.maxMessageBytes, readsOversizedToTheEnd: true)
         self.maxWebSocketMessageBytes = configuration.maxFrameBytes
         self.frames = ClientFrameReader(maxFrameBytes: configuration.maxFrameBytes)
         self.logger = configuration.logger
@@ -219,7 +219,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         framedOutput = nil
         fragments = .none
         frames = ClientFrameReader(maxFrameBytes: frames.maxFrameBytes)
-        assembler = FrameAssembler(maxMessageBytes: assembler.maxMessageBytes)
+        assembler = FrameAssembler(maxMessageBytes: assembler.maxMessageBytes, readsOversizedToTheEnd: true)
         joined = JoinedFrames()
         pendingPong = nil
         inputs = []
