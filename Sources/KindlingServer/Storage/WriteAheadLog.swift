@@ -52,6 +52,7 @@ final class WriteAheadLog: @unchecked Sendable {
     private let queue: DispatchQueue
     private let queued = Mutex(Queued())
     private let onDurable: @Sendable (UInt64) -> Void
+    private let syncData: @Sendable (Int32) -> Int32
     private let logger: Logger
     private let idleTimeout: Duration
     private let budget: OpenLogBudget?
@@ -68,10 +69,13 @@ final class WriteAheadLog: @unchecked Sendable {
     private var idleCheckScheduled = false
     private var lastWrite = ContinuousClock.now
 
+    /// `syncData` is `fdatasync`; tests give one that fails, as a failing disk's does.
     init(
         directory: String, mode: FsyncMode, startSequence: UInt64, idleTimeout: Duration = .seconds(60), budget: OpenLogBudget? = nil,
-        logger: Logger, metrics: ServerMetrics? = nil, onDurable: @escaping @Sendable (UInt64) -> Void
+        logger: Logger, metrics: ServerMetrics? = nil, syncData: @escaping @Sendable (Int32) -> Int32 = { fdatasync($0) },
+        onDurable: @escaping @Sendable (UInt64) -> Void
     ) {
+        self.syncData = syncData
         self.budget = budget
         self.metrics = metrics
         self.directory = directory
@@ -165,6 +169,15 @@ final class WriteAheadLog: @unchecked Sendable {
             return state.items
         }
         var durable: UInt64?
+        // The records written since the last sync, and where in the segment they start: after
+        // a failure they are written again. A failed fdatasync may have dropped their pages
+        // from the cache unwritten, and a later sync that succeeds would not bring them back.
+        var unsyncedItems: [Item] = []
+        var unsyncedStart: Int?
+        func failed(_ error: any Error, remaining: [Item]) {
+            if let unsyncedStart { fileLength = unsyncedStart }
+            fail(error, remaining: unsyncedItems + remaining)
+        }
         while !items.isEmpty {
             do {
                 switch items[0] {
@@ -172,17 +185,21 @@ final class WriteAheadLog: @unchecked Sendable {
                     let started = ContinuousClock.now
                     try writeAll(bytes)
                     metrics?.logAppend.record(duration: ContinuousClock.now - started)
+                    if unsyncedStart == nil { unsyncedStart = fileLength - bytes.count }
+                    unsyncedItems.append(items[0])
                     durable = last
                 case .rotate(let sequence):
                     if durable != nil, mode == .always { try sync() }
                     if let durable { onDurable(durable) }
                     durable = nil
+                    unsyncedItems = []
+                    unsyncedStart = nil
                     closeSegment()
                     segmentPath = StorageLayout.segmentPath(directory, startingAt: sequence)
                 }
                 items.removeFirst()
             } catch {
-                fail(error, remaining: items)
+                failed(error, remaining: items)
                 return
             }
         }
@@ -190,7 +207,7 @@ final class WriteAheadLog: @unchecked Sendable {
             do {
                 if mode == .always { try sync() } else { unsynced = true }
             } catch {
-                fail(error, remaining: [])
+                failed(error, remaining: [])
                 return
             }
         }
@@ -233,8 +250,8 @@ final class WriteAheadLog: @unchecked Sendable {
         }
     }
 
-    /// Puts what was not written back in front of anything queued since, cuts the file back to
-    /// its last whole record, and tries again in a second.
+    /// Puts what was not written (or not synced) back in front of anything queued since, cuts
+    /// the file back to where that starts, and tries again in a second.
     private func fail(_ error: any Error, remaining: [Item]) {
         if descriptor >= 0 { _ = ftruncate(descriptor, off_t(fileLength)) }
         let first = queued.withLock { state -> Bool in
@@ -283,7 +300,7 @@ final class WriteAheadLog: @unchecked Sendable {
         }
         let started = ContinuousClock.now
         defer { metrics?.logFsync.record(duration: ContinuousClock.now - started) }
-        if fdatasync(descriptor) != 0 {
+        if syncData(descriptor) != 0 {
             throw StorageError.io("fdatasync of \(segmentPath) failed: \(String(cString: strerror(errno)))")
         }
         unsynced = false

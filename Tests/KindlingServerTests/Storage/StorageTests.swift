@@ -2,6 +2,7 @@ import Foundation
 import KindlingCore
 import KindlingProtocol
 import Logging
+import Synchronization
 import Testing
 
 @testable import KindlingServer
@@ -23,6 +24,36 @@ struct StorageTests {
 
     func record(_ sequence: UInt64, _ path: String, _ json: String) throws -> LogRecord {
         LogRecord(sequence: sequence, write: .set(try Path(path), try Node(jsonText: json)))
+    }
+
+    /// A failed fdatasync may drop the pages it could not write, so a later sync that succeeds
+    /// proves nothing about them: the records are written again, then synced, and only then
+    /// reported durable. The segment holds each record once.
+    @Test func recordsWhoseSyncFailedAreWrittenAgainBeforeTheyAreDurable() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let syncs = Mutex(0)
+        let durable = Mutex<[UInt64]>([])
+        let log = WriteAheadLog(
+            directory: directory, mode: .always, startSequence: 1, logger: logger,
+            syncData: { descriptor in
+                let attempt = syncs.withLock { count in
+                    count += 1
+                    return count
+                }
+                return attempt == 1 ? -1 : fdatasync(descriptor)
+            },
+            onDurable: { sequence in durable.withLock { $0.append(sequence) } })
+        let records = [try record(1, "a", "1"), try record(2, "b", #""two""#)]
+        log.append(records)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while durable.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(durable.withLock { $0 } == [2])
+        #expect(syncs.withLock { $0 } >= 2)
+        #expect(log.isHealthy)
+        log.drain()
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: StorageLayout.segmentPath(directory, startingAt: 1))))
+        #expect(try LogSegmentReader.read(bytes, file: "log", repair: false).records == records)
     }
 
     @Test func recordsRoundTripExactly() throws {
