@@ -223,6 +223,28 @@ struct RealtimeProtocolTests {
         }
     }
 
+    /// Each new order of a query listen builds an index of the location: past the cap of orders
+    /// per location the listen is refused with `too_big` and registers nothing; orders already
+    /// kept, and other locations, are still served.
+    @Test func queryListensWithTooManyOrdersOnOneLocationAreRefused() async throws {
+        try await Self.withServer { server in
+            let client = try await TestClient.connect(port: server.port)
+            _ = try await client.request("p", try json(#"{"p":"/items","d":{"a":{"k0":1},"b":{"k0":2}}}"#))
+            let cap = IndexStore.maxQueryIndexesPerLocation
+            for order in 0..<cap {
+                let reply = try await client.request("q", try json(#"{"p":"/items","q":{"i":"k\#(order)","l":1},"t":\#(order + 1),"h":""}"#))
+                #expect(reply.last.map(describe) == "r\(order + 2):ok")
+            }
+            let refused = try await client.request("q", try json(#"{"p":"/items","q":{"i":"more","l":1},"t":99,"h":""}"#))
+            #expect(refused.map(describe) == ["r\(cap + 2):too_big"])
+            let kept = try await client.request("q", try json(#"{"p":"/items","q":{"i":"k0","l":2},"t":100,"h":""}"#))
+            #expect(kept.last.map(describe) == "r\(cap + 3):ok")
+            let elsewhere = try await client.request("q", try json(#"{"p":"/other","q":{"i":"more","l":1},"t":101,"h":""}"#))
+            #expect(elsewhere.last.map(describe) == "r\(cap + 4):ok")
+            await client.close()
+        }
+    }
+
     @Test func malformedMessagesCloseOnlyThatConnection() async throws {
         try await Self.withServer { server in
             let bad = try await TestClient.connect(port: server.port)

@@ -24,14 +24,17 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
 
     /// Keeps an index for `.indexOn` at `path`.
     public mutating func declareIndex(_ index: Index, at path: Path) {
-        indexes.retain(index, at: path, data: tree.node(at: path))
+        indexes.retain(index, at: path, data: tree.node(at: path), declared: true)
     }
 
     /// Registers a listen and returns the data to send before acknowledging it: the location's
     /// data for a plain listen, the query's window (tagged) for a filtered one. Listening again
-    /// with the same path and query replaces the tag.
-    public mutating func listen(_ subscriber: Subscriber, at path: Path, query: Query = .all, tag: Int? = nil) -> Delivery<Subscriber> {
+    /// with the same path and query replaces the tag. Nil, registering nothing, when the query
+    /// needs a new index the index budget cannot take (see `IndexStore`).
+    public mutating func listen(_ subscriber: Subscriber, at path: Path, query: Query = .all, tag: Int? = nil) -> Delivery<Subscriber>? {
         let id = ListenID(path: path, query: query)
+        let isNewQuery = !id.isPlain && listens[path]?.queries[query] == nil
+        if isNewQuery, !indexes.retain(query.index, at: path, data: tree.node(at: path)) { return nil }
         let before = subscriptions[subscriber]?.count ?? 0
         if subscriptions[subscriber, default: []].insert(id).inserted { listenCount += 1 }
         if id.isPlain {
@@ -45,10 +48,7 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
         let data = tree.node(at: path)
         let window: [(key: Key, node: Node)] = listens.update(path) { location in
             if location == nil { location = LocationListens() }
-            if location!.queries[query] == nil {
-                indexes.retain(query.index, at: path, data: data)
-                location!.queries[query] = QueryView(window: indexes.window(query, at: path, data: data))
-            }
+            if isNewQuery { location!.queries[query] = QueryView(window: indexes.window(query, at: path, data: data)) }
             location!.queries[query]!.tags[subscriber] = tag
             return location!.queries[query]!.window
         }

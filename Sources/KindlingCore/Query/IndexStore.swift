@@ -2,6 +2,12 @@
 ///
 /// An index exists while something wants it: an `.indexOn` declaration, or a query listen that
 /// uses its order. Each holder is counted, so the last one to leave drops the index.
+///
+/// Each index holds an entry per child of its location, and a query listen with a new order
+/// builds one: a client could otherwise listen with thousands of orders on a large location and
+/// hold the server's memory (and every write's time) with indexes. So an index built for a query
+/// must fit a budget of entries across the database, and a location keeps at most
+/// `maxQueryIndexesPerLocation` orders; declared ones are always built.
 public struct IndexStore: Sendable {
     private struct Location: Sendable {
         var indexes: [Index: SortedIndex] = [:]
@@ -9,18 +15,39 @@ public struct IndexStore: Sendable {
     }
 
     private var locations = PathTree<Location>()
+    /// Entries across all indexes.
+    public private(set) var entryCount = 0
+    /// The most entries an index built for a query may bring the database to.
+    public let maxEntries: Int
+    /// The most orders one location keeps indexes of, for queries.
+    public static let maxQueryIndexesPerLocation = 16
 
-    public init() {}
+    public init(maxEntries: Int = 8_000_000) {
+        self.maxEntries = maxEntries
+    }
 
     /// Takes a hold on the index of `index` order at `path`, building it from `data` (the data
-    /// now at `path`) when it is new. The key order needs no index.
-    public mutating func retain(_ index: Index, at path: Path, data: Node) {
-        guard index != .key else { return }
-        locations.update(path) { location in
+    /// now at `path`) when it is new. The key order needs no index. A new index for a query
+    /// (not `declared`) past the budget is not built, and false returned.
+    @discardableResult
+    public mutating func retain(_ index: Index, at path: Path, data: Node, declared: Bool = false) -> Bool {
+        guard index != .key else { return true }
+        let built: Bool = locations.update(path) { location in
             if location == nil { location = Location() }
+            if location!.indexes[index] == nil {
+                let fits = location!.indexes.count < Self.maxQueryIndexesPerLocation && entryCount + data.children.count <= maxEntries
+                guard declared || fits else {
+                    if location!.indexes.isEmpty { location = nil }
+                    return false
+                }
+                let sorted = SortedIndex(index, over: data)
+                entryCount += sorted.count
+                location!.indexes[index] = sorted
+            }
             location!.holders[index, default: 0] += 1
-            if location!.indexes[index] == nil { location!.indexes[index] = SortedIndex(index, over: data) }
+            return true
         }
+        return built
     }
 
     /// Gives up one hold; the index goes when none is left.
@@ -32,7 +59,7 @@ public struct IndexStore: Sendable {
                 current.holders[index] = holders - 1
             } else {
                 current.holders[index] = nil
-                current.indexes[index] = nil
+                entryCount -= current.indexes.removeValue(forKey: index)?.count ?? 0
             }
             location = current.indexes.isEmpty ? nil : current
         }
@@ -95,14 +122,22 @@ public struct IndexStore: Sendable {
             locations.update(change.location) { location in
                 // An array of the orders, not the keys view: the view would share the dictionary.
                 let orders = location.map { Array($0.indexes.keys) } ?? []
-                for index in orders { location!.indexes[index]!.update(change.key, from: change.old, to: after) }
+                for index in orders {
+                    let before = location!.indexes[index]!.count
+                    location!.indexes[index]!.update(change.key, from: change.old, to: after)
+                    entryCount += location!.indexes[index]!.count - before
+                }
             }
         }
         for path in plan.replaced {
             let data = new.child(at: path)
             locations.update(path) { location in
                 let orders = location.map { Array($0.indexes.keys) } ?? []
-                for index in orders { location!.indexes[index] = SortedIndex(index, over: data) }
+                for index in orders {
+                    let rebuilt = SortedIndex(index, over: data)
+                    entryCount += rebuilt.count - (location!.indexes[index]?.count ?? 0)
+                    location!.indexes[index] = rebuilt
+                }
             }
         }
     }

@@ -130,6 +130,9 @@ struct NamespaceState: Sendable {
         }
     }
 
+    static let indexBudgetRefusal =
+        "The query needs an index of its order here, and the database keeps as many as it can (at most \(IndexStore.maxQueryIndexesPerLocation) orders per location, and a budget of entries across the database); declare it with .indexOn, or query fewer orders"
+
     private mutating func decide(_ operation: Operation, by caller: Caller, now: Int64, into out: inout [Outgoing]) -> Answer {
         let auth = auth(of: caller)
         do throws(Refusal) {
@@ -141,8 +144,10 @@ struct NamespaceState: Sendable {
                 if connections[connection]?.listens[id] == nil, (connections[connection]?.listens.count ?? 0) >= limits.maxListens {
                     throw Refusal.limitExceeded("A connection may have at most \(limits.maxListens) listens")
                 }
+                guard let delivery = database.listen(connection, at: path, query: query, tag: query.loadsAllData ? nil : tag) else {
+                    throw Refusal.limitExceeded(Self.indexBudgetRefusal)
+                }
                 connections[connection]?.listens[id] = wireQuery
-                let delivery = database.listen(connection, at: path, query: query, tag: query.loadsAllData ? nil : tag)
                 if case .put(_, let node) = delivery.change, !hash.isEmpty, node.matchesHash(hash) {
                     // The client already holds exactly this data: acknowledge without resending it.
                 } else {
@@ -211,8 +216,10 @@ struct NamespaceState: Sendable {
             case .openStream(let path, let query):
                 guard case .stream(let stream, let auth) = caller else { return .ok }
                 try authorizeRead(path, query: query, as: auth, now: now)
+                guard let delivery = database.listen(stream, at: path, query: query, tag: nil) else {
+                    throw Refusal.limitExceeded(Self.indexBudgetRefusal)
+                }
                 streams[stream] = StreamRecord(location: path, query: query, auth: auth)
-                let delivery = database.listen(stream, at: path, query: query, tag: nil)
                 out.append(contentsOf: encode([delivery]))
                 return .ok
             case .authenticate(let newAuth):

@@ -36,6 +36,7 @@ struct SortedIndexTests {
             tree.apply(write)
             store.apply(write, old: old, new: tree.root)
             let data = tree.node(at: location)
+            #expect(store.entryCount == (store.index(index, at: location)?.count ?? 0), "step \(step)")
             for _ in 0..<3 {
                 let query = randomQuery(index, &random)
                 let fromIndex = store.window(query, at: location, data: data).map(\.key.string)
@@ -69,6 +70,36 @@ struct SortedIndexTests {
         if Bool.random(using: &random) { query.end = bound(&random) }
         if Bool.random(using: &random) { query.limit = QueryLimit(count: Int.random(in: 0...40, using: &random), fromEnd: Bool.random(using: &random)) }
         return query
+    }
+
+    /// An index built for a query must fit the entry budget and the per-location cap; a declared
+    /// one is always built, and a released one gives its entries back.
+    @Test func queryIndexesFitABudget() throws {
+        let data = try Node(jsonText: #"{"a":{"x":1,"y":2},"b":{"x":2,"y":1},"c":{"x":3,"y":0}}"#)
+        let location = try Path("items")
+        var store = IndexStore(maxEntries: 5)
+        #expect(store.retain(.child(try Path("x")), at: location, data: data))
+        #expect(store.entryCount == 3)
+        #expect(!store.retain(.child(try Path("y")), at: location, data: data), "3 + 3 entries are past 5")
+        #expect(store.index(.child(try Path("y")), at: location) == nil)
+        #expect(store.retain(.child(try Path("x")), at: location, data: data), "an index kept already costs nothing more")
+        #expect(store.retain(.child(try Path("y")), at: location, data: data, declared: true))
+        #expect(store.entryCount == 6)
+        store.release(.child(try Path("y")), at: location)
+        store.release(.child(try Path("x")), at: location)
+        #expect(store.entryCount == 3)
+        store.release(.child(try Path("x")), at: location)
+        #expect(store.entryCount == 0)
+        #expect(store.retain(.child(try Path("y")), at: location, data: data))
+
+        var wide = IndexStore()
+        for order in 0..<IndexStore.maxQueryIndexesPerLocation {
+            #expect(wide.retain(.child(try Path("k\(order)")), at: location, data: data))
+        }
+        #expect(!wide.retain(.child(try Path("one-more")), at: location, data: data))
+        #expect(wide.retain(.child(try Path("one-more")), at: try Path("elsewhere"), data: data))
+        let keyOrder = wide.retain(.key, at: location, data: data)
+        #expect(keyOrder, "the key order needs no index")
     }
 
     @Test func keyWindowsUseRanks() throws {
