@@ -22,6 +22,13 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
         return indexes.result(query, at: path, data: data)
     }
 
+    /// How many children answering `query` at `path` reads one by one: none when the query
+    /// loads the whole location, orders by key, or has a kept index; else every child there.
+    public func scanCost(_ path: Path, query: Query) -> Int {
+        guard !query.loadsAllData, query.index != .key, indexes.index(query.index, at: path) == nil else { return 0 }
+        return tree.node(at: path).children.count
+    }
+
     /// Keeps an index for `.indexOn` at `path`.
     public mutating func declareIndex(_ index: Index, at path: Path) {
         indexes.retain(index, at: path, data: tree.node(at: path), declared: true)

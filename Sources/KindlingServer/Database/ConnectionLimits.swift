@@ -17,11 +17,18 @@ public struct ConnectionLimits: Sendable {
     /// larger); the server sets it to the connection's limit on waiting bytes, which the answers
     /// would mostly exceed at their flush anyway.
     public var maxAnswerBytes: Int
+    /// Children the queries (gets and new query listens) of one realtime connection's batch of
+    /// requests may read one by one, where no index answers them: a few bytes of `g` can ask
+    /// for a scan of a million children, and a batch of them would hold the namespace, and
+    /// every other client of it, for minutes. Past it the connection is closed and the rest of
+    /// its batch left, as for `maxAnswerBytes`. About a second of scanning.
+    public var maxScannedChildren: Int
 
     public init(
         maxListens: Int = 10_000, maxOnDisconnectOperations: Int = 1_000, maxOnDisconnectBytes: Int = 16 * 1024 * 1024, maxWriteBytes: Int = .max,
-        maxAnswerBytes: Int = 64 * 1024 * 1024
+        maxAnswerBytes: Int = 64 * 1024 * 1024, maxScannedChildren: Int = 10_000_000
     ) {
+        self.maxScannedChildren = maxScannedChildren
         self.maxListens = maxListens
         self.maxOnDisconnectOperations = maxOnDisconnectOperations
         self.maxOnDisconnectBytes = maxOnDisconnectBytes

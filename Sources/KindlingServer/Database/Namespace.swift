@@ -282,12 +282,19 @@ final class Namespace: @unchecked Sendable {
     private func take(_ inputs: [SessionInput], from connection: ConnectionID, into block: inout SubmittedBlock) {
         /// Bytes of the answers to this connection's inputs so far (see `maxAnswerBytes`).
         var answered = 0
+        /// Children its queries so far read one by one (see `maxScannedChildren`).
+        var scanned = 0
         for input in inputs {
-            // One answer may be larger than the limit (the connection's own limit on waiting
-            // bytes decides it, as the socket takes it); what comes after it is not taken.
-            if answered > state.limits.maxAnswerBytes, case .webSocket(let outbound)? = outbounds[connection] {
+            // One answer (or scan) may be larger than the limit (the connection's own limit on
+            // waiting bytes decides it, as the socket takes it); what comes after it is not taken.
+            let overLimit =
+                answered > state.limits.maxAnswerBytes
+                ? "requests asked for more than \(state.limits.maxAnswerBytes) bytes at once"
+                : scanned > state.limits.maxScannedChildren
+                    ? "queries asked to scan more than \(state.limits.maxScannedChildren) children at once (declare .indexOn where queries order large locations)"
+                    : nil
+            if let reason = overLimit, case .webSocket(let outbound)? = outbounds[connection] {
                 // Closed before the block's outputs reach its loop, so they are dropped there.
-                let reason = "requests asked for more than \(state.limits.maxAnswerBytes) bytes at once"
                 logger.warning("closing a connection whose \(reason)", metadata: ["connection": "\(connection)"])
                 outbound.close(reason: reason)
                 return
@@ -327,6 +334,10 @@ final class Namespace: @unchecked Sendable {
                     }
                     continue
                 }
+            }
+            switch operation {
+            case .get(let path, let query), .listen(let path, let query, _, _, _): scanned += state.database.scanCost(path, query: query)
+            default: break
             }
             if operation.changesRegistrations, !block.registrationsChanged.contains(connection) {
                 block.registrationsChanged.append(connection)

@@ -118,6 +118,41 @@ struct BackpressureTests {
         }
     }
 
+    /// Queries that no index answers read every child of their location: a batch of them over a
+    /// large location could hold the namespace for minutes, so a batch asking to scan more than
+    /// the limit closes its connection and the rest of it is not taken. Queries an index or the
+    /// key order answer cost nothing towards it.
+    @Test func aBatchOfQueriesScanningMoreThanTheLimitClosesTheConnection() async throws {
+        try await HardeningServer.with({ $0.connectionLimits.maxScannedChildren = 1_000 }) { server, logs in
+            let children = (0..<300).map { #""c\#($0)":{"n":\#($0)}"# }.joined(separator: ",")
+            #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/many.json?ns=t&print=silent", body: "{\(children)}").status == 204)
+            func batch(_ query: String, count: Int) async throws -> RawConnection {
+                let raw = try await RawConnection.connect(port: server.port)
+                try await raw.upgradeToWebSocket(namespace: "t")
+                var requests: [UInt8] = []
+                for number in 1...count {
+                    requests += RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":\#(number),"a":"g","b":{"p":"/many","q":\#(query)}}}"#.utf8))
+                }
+                requests += RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":\#(count + 1),"a":"p","b":{"p":"/marker","d":1}}}"#.utf8))
+                try await raw.send(requests)
+                return raw
+            }
+            // Three scans of 300 fit; by key, none counts.
+            let within = try await batch(#"{"i":"n","l":1}"#, count: 3)
+            defer { within.close() }
+            #expect(await within.waitFor(#""r":4"#, timeout: .seconds(30)))
+            let byKey = try await batch(#"{"i":".key","l":1}"#, count: 20)
+            defer { byKey.close() }
+            #expect(await byKey.waitFor(#""r":21"#, timeout: .seconds(30)))
+            #expect(try await TestHTTPConnection.request(port: server.port, "DELETE", "/marker.json?ns=t").status == 200)
+            let over = try await batch(#"{"i":"n","l":1}"#, count: 20)
+            defer { over.close() }
+            #expect(await logs.waitFor("queries asked to scan more than 1000 children at once"))
+            #expect(await over.waitForClose(timeout: .seconds(30)))
+            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/marker.json?ns=t").text == "null")
+        }
+    }
+
     /// Readers that fell behind share a server-wide budget for what waits for them: several
     /// connections, each within its own limit and the budget, cannot together hold more than
     /// it. The one whose backlog grows past it is cut off; one already held is not.
