@@ -63,8 +63,11 @@ struct ChangeFanout<Subscriber: Hashable & Sendable> {
     /// True when no listen is affected, so the caller can skip the second step.
     var isEmpty: Bool { covered.isEmpty && below.isEmpty && queryPaths.isEmpty }
 
-    /// The deliveries, given the tree after the write; refreshes the windows of queries.
-    func deliveries(_ listens: inout PathTree<LocationListens<Subscriber>>, new: Node, indexes: IndexStore) -> [Delivery<Subscriber>] {
+    /// The deliveries, given the tree after the write; refreshes the windows of queries, keeping
+    /// `windowEntries` (the children all windows hold) in step.
+    func deliveries(
+        _ listens: inout PathTree<LocationListens<Subscriber>>, new: Node, indexes: IndexStore, windowEntries: inout Int
+    ) -> [Delivery<Subscriber>] {
         var deliveries: [Delivery<Subscriber>] = []
         if !covered.isEmpty, let change = writtenChange(new: new) {
             var recipients: [Recipient] = []
@@ -84,6 +87,7 @@ struct ChangeFanout<Subscriber: Hashable & Sendable> {
                 for query in queries {
                     let window = indexes.window(query, at: path, data: data)
                     guard !location!.queries[query]!.sameWindow(window) else { continue }
+                    windowEntries += window.count - location!.queries[query]!.window.count
                     location!.queries[query]!.window = window
                     let node = Node(children: window.lazy.map { ($0.key, $0.node) })
                     deliveries.append(Delivery(change: .put(path, node), recipients: location!.queries[query]!.recipients))

@@ -12,8 +12,19 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     private var subscriptions: [Subscriber: Set<ListenID>] = [:]
     /// The number of listens registered (kept as they come and go, so reading it costs nothing).
     public private(set) var listenCount = 0
+    /// Children held in the windows of query listens, across the database. Each window is kept
+    /// and recomputed on every write at its location, so a query listen whose window would take
+    /// the total past `maxWindowEntries` is refused: a client listening with thousands of large
+    /// ranges (sending the hash of each, so nothing is sent back) would otherwise hold the
+    /// server's memory, and every write's time there.
+    public private(set) var windowEntries = 0
+    /// The most children the windows of query listens may hold together.
+    public let maxWindowEntries: Int
 
-    public init(root: Node = .empty) { tree = DataTree(root: root) }
+    public init(root: Node = .empty, maxWindowEntries: Int = 4_000_000) {
+        tree = DataTree(root: root)
+        self.maxWindowEntries = maxWindowEntries
+    }
 
     /// What a query at `path` returns now (the whole location for a plain query).
     public func read(_ path: Path, query: Query = .all) -> Node {
@@ -41,7 +52,17 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     public mutating func listen(_ subscriber: Subscriber, at path: Path, query: Query = .all, tag: Int? = nil) -> Delivery<Subscriber>? {
         let id = ListenID(path: path, query: query)
         let isNewQuery = !id.isPlain && listens[path]?.queries[query] == nil
-        if isNewQuery, !indexes.retain(query.index, at: path, data: tree.node(at: path)) { return nil }
+        var newWindow: [(key: Key, node: Node)] = []
+        if isNewQuery {
+            let data = tree.node(at: path)
+            guard indexes.retain(query.index, at: path, data: data) else { return nil }
+            newWindow = indexes.window(query, at: path, data: data)
+            guard windowEntries + newWindow.count <= maxWindowEntries else {
+                indexes.release(query.index, at: path)
+                return nil
+            }
+            windowEntries += newWindow.count
+        }
         let before = subscriptions[subscriber]?.count ?? 0
         if subscriptions[subscriber, default: []].insert(id).inserted { listenCount += 1 }
         if id.isPlain {
@@ -52,10 +73,9 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
             }
             return Delivery(change: .put(path, tree.node(at: path)), recipients: [.init(subscriber: subscriber, tag: nil)])
         }
-        let data = tree.node(at: path)
         let window: [(key: Key, node: Node)] = listens.update(path) { location in
             if location == nil { location = LocationListens() }
-            if isNewQuery { location!.queries[query] = QueryView(window: indexes.window(query, at: path, data: data)) }
+            if isNewQuery { location!.queries[query] = QueryView(window: newWindow) }
             location!.queries[query]!.tags[subscriber] = tag
             return location!.queries[query]!.window
         }
@@ -89,7 +109,7 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
             } else if location!.queries[id.query] != nil {
                 location!.queries[id.query]!.tags[subscriber] = nil
                 if location!.queries[id.query]!.tags.isEmpty {
-                    location!.queries[id.query] = nil
+                    windowEntries -= location!.queries.removeValue(forKey: id.query)?.window.count ?? 0
                     releasedIndex = true
                 }
             }
@@ -110,6 +130,6 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
         tree.apply(write)
         if !indexPlan.isEmpty { indexes.apply(indexPlan, new: tree.root) }
         guard let fanout, !fanout.isEmpty else { return [] }
-        return fanout.deliveries(&listens, new: tree.root, indexes: indexes)
+        return fanout.deliveries(&listens, new: tree.root, indexes: indexes, windowEntries: &windowEntries)
     }
 }

@@ -141,4 +141,30 @@ struct DatabaseStateTests {
         #expect(deliveries.count == 1)
         #expect(deliveries[0].recipients.count == 1000)
     }
+
+    /// The windows of query listens share a budget of children: a listen whose window would take
+    /// the total past it is refused and registers nothing (its index is given back); windows that
+    /// grow with writes are counted, and a listen that goes gives its window back.
+    @Test mutating func queryWindowsShareABudget() throws {
+        var db = DatabaseState<Int>(root: try Node(jsonText: #"{"s":{"a":{"n":1},"b":{"n":2},"c":{"n":3}}}"#), maxWindowEntries: 5)
+        let all = try Query(wire: JSONParser.parse(#"{"sp":0,"i":"n"}"#))
+        let two = try Query(wire: JSONParser.parse(#"{"l":2,"i":"n"}"#))
+        let top = try Query(wire: JSONParser.parse(#"{"l":1,"vf":"r","i":"n"}"#))
+        #expect(db.listen(1, at: path("s"), query: all, tag: 1) != nil)
+        #expect(db.windowEntries == 3)
+        _ = try set(&db, "s/d", #"{"n":4}"#)
+        #expect(db.windowEntries == 4)
+        #expect(db.listen(2, at: path("s"), query: two, tag: 2) == nil)
+        #expect(db.indexes.entryCount == 4, "the refused listen's hold on the index was given back")
+        #expect(db.listen(3, at: path("s"), query: top, tag: 3) != nil)
+        #expect(db.windowEntries == 5)
+        #expect(db.listen(1, at: path("s"), query: all, tag: 4) != nil, "a window already kept costs nothing more")
+        db.unlisten(1, at: path("s"), query: all)
+        #expect(db.windowEntries == 1)
+        #expect(db.listen(2, at: path("s"), query: two, tag: 2) != nil)
+        #expect(db.windowEntries == 3)
+        db.removeSubscriber(2)
+        db.removeSubscriber(3)
+        #expect(db.windowEntries == 0)
+    }
 }
