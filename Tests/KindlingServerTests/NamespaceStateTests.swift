@@ -55,6 +55,20 @@ struct NamespaceStateTests {
         #expect(out.isEmpty)
     }
 
+    /// Rules put in force again keep each `.indexOn` index once, and rules without it give it
+    /// back: its memory and its upkeep on every write end with the declaration.
+    @Test func indexesDeclaredByRulesGoWithTheDeclaration() throws {
+        let root = try Node(jsonText: #"{"items":{"a":{"n":1},"b":{"n":2}}}"#)
+        let indexed = try RulesDocument.parse(#"{"rules":{".read":true,".write":true,"items":{".indexOn":["n"]}}}"#)
+        var state = NamespaceState(name: "t", root: root, rules: indexed, rulesAreOpen: false)
+        #expect(state.database.indexes.entryCount == 2)
+        var out: [Outgoing] = []
+        _ = state.replaceRules(indexed, open: false, now: 0, into: &out)
+        _ = state.replaceRules(try RulesDocument.parse(#"{"rules":{".read":true,".write":true}}"#), open: false, now: 0, into: &out)
+        #expect(state.database.indexes.entryCount == 0)
+        #expect(state.database.indexes.index(.child(try Path("n")), at: try Path("items")) == nil)
+    }
+
     @Test func staleTransactionsWriteNothing() throws {
         var state = NamespaceState(name: "t")
         state.connect(a)

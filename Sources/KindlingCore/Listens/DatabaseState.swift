@@ -45,6 +45,11 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
         indexes.retain(index, at: path, data: tree.node(at: path), declared: true)
     }
 
+    /// Gives back the hold of an `.indexOn` that new rules no longer make.
+    public mutating func releaseDeclaredIndex(_ index: Index, at path: Path) {
+        indexes.release(index, at: path)
+    }
+
     /// Registers a listen and returns the data to send before acknowledging it: the location's
     /// data for a plain listen, the query's window (tagged) for a filtered one. Listening again
     /// with the same path and query replaces the tag. Nil, registering nothing, when the query

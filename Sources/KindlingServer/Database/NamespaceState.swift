@@ -36,6 +36,8 @@ struct NamespaceState: Sendable {
     /// The rules in force, and whether they are the open rules (then nothing is evaluated).
     private(set) var rules: RulesDocument
     private(set) var rulesAreOpen: Bool
+    /// The `.indexOn` indexes the rules in force declare, each held once.
+    private var declaredIndexes: Set<DeclaredIndex> = []
     /// Evaluate rules with a trace and keep the traces of denials for the log (`--rules-debug`).
     let rulesDebug: Bool
     /// Traces of denied requests since the owner last took them (only with `rulesDebug`).
@@ -418,19 +420,24 @@ struct NamespaceState: Sendable {
         }
     }
 
-    /// Builds the indexes the rules declare with `.indexOn`, at their literal paths (declarations
-    /// under a wildcard are built on first use instead).
+    /// Keeps the indexes the rules declare with `.indexOn`, at their literal paths (declarations
+    /// under a wildcard are built on first use instead), and gives back the ones earlier rules
+    /// declared that these do not.
     private mutating func declareIndexes() {
+        var declared: Set<DeclaredIndex> = []
         for declaration in rules.indexDeclarations where !declaration.path.contains(where: { $0.hasPrefix("$") }) {
             guard let path = try? Path(declaration.path.joined(separator: "/")) else { continue }
             for name in declaration.on {
                 if name == ".value" {
-                    database.declareIndex(.value, at: path)
+                    declared.insert(DeclaredIndex(index: .value, path: path))
                 } else if let child = try? Path(name) {
-                    database.declareIndex(.child(child), at: path)
+                    declared.insert(DeclaredIndex(index: .child(child), path: path))
                 }
             }
         }
+        for gone in declaredIndexes.subtracting(declared) { database.releaseDeclaredIndex(gone.index, at: gone.path) }
+        for new in declared.subtracting(declaredIndexes) { database.declareIndex(new.index, at: new.path) }
+        declaredIndexes = declared
     }
 
     /// Forgets an event stream.
