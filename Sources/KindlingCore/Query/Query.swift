@@ -89,8 +89,9 @@ public struct Query: Sendable, Hashable {
 
     /// The children in range on an order other than the key's, in query order, each with its
     /// position in key order. Each child's indexed value is read once: with a limit of k only the
-    /// best k are kept while scanning, O(n log k); else the matching children are sorted, by
-    /// their positions so the sort moves integers rather than nodes.
+    /// best k are kept while scanning, O(n log k); else the matching children are sorted as
+    /// records of plain fields and an array index, so the sort moves no nodes and most
+    /// comparisons read none.
     private func scan(_ children: ChildMap) -> [ScannedChild] {
         if let limit {
             guard limit.count > 0 else { return [] }
