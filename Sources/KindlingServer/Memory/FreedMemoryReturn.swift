@@ -13,26 +13,28 @@ import Synchronization
 /// its peak resident size indefinitely, although the memory was free. Every `interval`, on a
 /// worker thread, the resident size is read (`/proc/self/statm`, cheap); when it has grown by
 /// more than `threshold` and by a quarter since the last trim, `malloc_trim(0)` returns the
-/// arenas' whole free pages. The trim walks the free lists holding each arena's lock (on a
-/// large fragmented heap that stalls allocating threads for up to a second), so it runs only
-/// after such growth: never again for memory that stays in use, and a few times at most while
-/// a database grows. glibc has no setting that does this by
-/// itself, and SwiftNIO nothing for it, so it is written here. Measured: 300 MB written over
-/// REST then deleted left 1.6 GB resident; within 10 s it was 73 MB.
+/// arenas' whole free pages. Memory freed later (indexes dropped when their listeners leave)
+/// does not change the resident size by itself, so a process over `threshold` is also trimmed
+/// a minute after the last trim, and then twice as long after each trim that found little to
+/// return (up to half an hour). The trim walks the free lists holding each arena's lock (on a
+/// large fragmented heap that stalls allocating threads for up to a second), so it runs rarely
+/// for memory that stays in use. glibc has no setting that does this by itself, and SwiftNIO
+/// nothing for it, so it is written here. Measured: 300 MB written over REST then deleted left
+/// 1.6 GB resident; within 10 s it was 73 MB.
 final class FreedMemoryReturn: Sendable {
     #if canImport(Glibc)
     private let task: RepeatedTask
 
     init(eventLoop: any EventLoop, workers: NIOThreadPool, interval: TimeAmount, threshold: Int, logger: Logger) {
-        let schedule = Mutex(TrimSchedule(threshold: threshold, resident: Self.residentBytes()))
+        let schedule = Mutex(TrimSchedule(threshold: threshold, resident: Self.residentBytes(), now: .now))
         task = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
             workers.submit { state in
                 guard case .active = state else { return }
                 let resident = Self.residentBytes()
                 logger.trace("checked the resident size: \(resident >> 20) MiB")
-                guard schedule.withLock({ $0.shouldTrim(resident: resident) }) else { return }
+                guard schedule.withLock({ $0.shouldTrim(resident: resident, now: .now) }) else { return }
                 let after = Self.trim()
-                schedule.withLock { $0.trimmed(resident: after) }
+                schedule.withLock { $0.trimmed(before: resident, after: after, now: .now) }
                 if resident - after >= 1 << 20 {
                     logger.debug("returned \((resident - after) >> 20) MiB of freed memory to the system")
                 }
@@ -72,21 +74,36 @@ final class FreedMemoryReturn: Sendable {
 
 /// When to trim: after the resident size grew by more than `threshold`, and by more than a
 /// quarter, since the last trim (or the start). A size that falls by itself lowers the mark, so
-/// the next burst is measured from where the process really is.
+/// the next burst is measured from where the process really is. And, for a process over
+/// `threshold`, once `wait` has passed since the last trim: memory freed since then leaves the
+/// resident size where it was. `wait` starts at `firstWait`, doubles (up to `longestWait`) after
+/// each trim that returned less than `threshold`, and starts again after one that returned more.
 struct TrimSchedule: Sendable {
     let threshold: Int
     private(set) var mark: Int
+    private var lastTrim: ContinuousClock.Instant
+    private(set) var wait: Duration
+    static let firstWait = Duration.seconds(60)
+    static let longestWait = Duration.seconds(30 * 60)
 
-    init(threshold: Int, resident: Int) {
+    init(threshold: Int, resident: Int, now: ContinuousClock.Instant) {
         self.threshold = threshold
         mark = resident
+        lastTrim = now
+        wait = Self.firstWait
     }
 
-    mutating func shouldTrim(resident: Int) -> Bool {
+    mutating func shouldTrim(resident: Int, now: ContinuousClock.Instant) -> Bool {
         if resident < mark { mark = resident }
-        return resident - mark > max(threshold, mark / 4)
+        if resident - mark > max(threshold, mark / 4) { return true }
+        return resident > threshold && now - lastTrim >= wait
     }
 
-    /// The trim left `resident` bytes: what stays is in use, and counts as the new mark.
-    mutating func trimmed(resident: Int) { mark = resident }
+    /// A trim took the resident size from `before` to `after`: what stays is in use, and counts
+    /// as the new mark.
+    mutating func trimmed(before: Int, after: Int, now: ContinuousClock.Instant) {
+        mark = after
+        lastTrim = now
+        wait = before - after >= threshold ? Self.firstWait : min(wait * 2, Self.longestWait)
+    }
 }
