@@ -54,6 +54,8 @@ public enum NodeOrder {
 
     /// The rank of numbers in the type order.
     static let numberRank = 3
+    /// The rank of strings in the type order.
+    static let stringRank = 4
 
     static func rank(_ node: Node) -> Int {
         guard !node.isEmpty else { return 0 }
@@ -61,7 +63,7 @@ public enum NodeOrder {
         case .bool(false)?: return 1
         case .bool(true)?: return 2
         case .number?: return numberRank
-        case .string?: return 4
+        case .string?: return stringRank
         case nil: return 5
         }
     }

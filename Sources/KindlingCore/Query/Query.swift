@@ -93,7 +93,9 @@ public struct Query: Sendable, Hashable {
     /// records of plain fields and an array index, so the sort moves no nodes and most
     /// comparisons read none.
     private func scan(_ children: ChildMap) -> [ScannedChild] {
-        if let limit {
+        // A limit near the number of children keeps most of them: sorting them all and cutting
+        // costs less than a heap that large.
+        if let limit, limit.count <= 1024 || limit.count < children.count / 8 {
             guard limit.count > 0 else { return [] }
             var kept = WindowSelection(keeping: limit.count, fromEnd: limit.fromEnd)
             for (position, (key, child)) in children.enumerated() {
@@ -107,14 +109,22 @@ public struct Query: Sendable, Hashable {
             let value = index.indexedValue(of: child)
             if contains(indexed: value, key) { matching.append(ScannedChild(value: value, key: key, node: child, position: position)) }
         }
+        // Matching children are in key order, so their indexes in `matching` order their keys.
         var order = matching.indices.map { (fields: matching[$0].sortFields, entry: $0) }
         matching.withUnsafeBufferPointer { entries in
             order.sort { lhs, rhs in
                 let settled = lhs.fields.compare(rhs.fields)
-                return (settled != 0 ? settled : IndexKey.compare(entries[lhs.entry].key, entries[rhs.entry].key)) < 0
+                if settled != 0 { return settled < 0 }
+                if lhs.fields.rank == NodeOrder.stringRank {
+                    let text = NodeOrder.compare(entries[lhs.entry].key.value, entries[rhs.entry].key.value)
+                    if text != 0 { return text < 0 }
+                }
+                return lhs.entry < rhs.entry
             }
         }
-        return order.map { matching[$0.entry] }
+        let sorted = order.map { matching[$0.entry] }
+        guard let limit, sorted.count > limit.count else { return sorted }
+        return limit.fromEnd ? Array(sorted.suffix(limit.count)) : Array(sorted.prefix(limit.count))
     }
 
     private func keyWindow(_ children: ChildMap) -> [(key: Key, node: Node)] {

@@ -20,9 +20,15 @@ struct ScannedChild {
     }
 
     /// Query order: the indexed value in the type order, then the key (as `IndexKey.compare`).
+    /// Children of one location scanned in key order: their positions order their keys.
     static func compare(_ lhs: borrowing ScannedChild, _ rhs: borrowing ScannedChild) -> Int {
         let order = lhs.sortFields.compare(rhs.sortFields)
-        return order != 0 ? order : IndexKey.compare(lhs.key, rhs.key)
+        if order != 0 { return order }
+        if lhs.rank == NodeOrder.stringRank {
+            let text = NodeOrder.compare(lhs.key.value, rhs.key.value)
+            if text != 0 { return text }
+        }
+        return lhs.position < rhs.position ? -1 : (lhs.position > rhs.position ? 1 : 0)
     }
 
     /// The plain fields that settle most comparisons, for sorting without touching the nodes.
@@ -32,7 +38,8 @@ struct ScannedChild {
         let rank: Int
         let number: Double
 
-        /// The order these fields settle; zero when only the values and keys can tell.
+        /// The order these fields settle; zero when the values tie (then the keys decide) or are
+        /// strings (then their text does).
         func compare(_ other: SortFields) -> Int {
             if rank != other.rank { return rank < other.rank ? -1 : 1 }
             guard rank == NodeOrder.numberRank, number != other.number else { return 0 }

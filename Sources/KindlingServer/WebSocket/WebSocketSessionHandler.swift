@@ -316,6 +316,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             }
         } catch {
             if let number = error.requestNumber {
+                if error.kind == .tooLarge { logger.notice("refused a request over the message size limit: \(error.message)", metadata: metadata) }
                 let status = error.validation.map(WireStatus.init) ?? (error.kind == .tooLarge ? .tooBig : .invalidData)
                 queue(.reject(number: number, status: status, message: error.message))
                 return

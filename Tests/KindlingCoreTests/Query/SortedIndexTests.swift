@@ -72,6 +72,34 @@ struct SortedIndexTests {
         return query
     }
 
+    /// Limits near the number of children (past the heap's reach) sort and cut: the same window
+    /// as by definition, from either end, with ties and every type of value.
+    @Test func largeLimitsGiveTheSameWindows() throws {
+        var random = SeededGenerator(seed: 5)
+        var members: [JSONMember] = []
+        for index in 0..<3000 {
+            let value: JSONValue
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0: value = .bool(Bool.random(using: &random))
+            case 1, 2: value = .number(Double(Int.random(in: -20...20, using: &random)))
+            case 3: value = .string(["a", "b", "é", "😀", "ｚ"].randomElement(using: &random)!)
+            default: value = .object([JSONMember("z", .number(1))])
+            }
+            members.append(JSONMember("k\(index)", .object([JSONMember("s", value)])))
+        }
+        let data = try Node(json: .object(members))
+        for count in [1025, 2000, 2999, 3000, 5000] {
+            for fromEnd in [false, true] {
+                for index in [Index.child(try Path("s")), .value] {
+                    var query = Query(index: index, limit: QueryLimit(count: count, fromEnd: fromEnd))
+                    #expect(query.window(of: data).map(\.key.string) == naiveWindow(query, of: data), "\(count) \(fromEnd) \(index)")
+                    query.start = QueryBound(value: Node(.number(0)), name: .min)
+                    #expect(query.window(of: data).map(\.key.string) == naiveWindow(query, of: data), "\(count) \(fromEnd) \(index) from 0")
+                }
+            }
+        }
+    }
+
     /// An index built for a query must fit the entry budget and the per-location cap; a declared
     /// one is always built, and a released one gives its entries back.
     @Test func queryIndexesFitABudget() throws {
