@@ -165,14 +165,18 @@ struct NamespaceState: Sendable {
                 try authorizeRead(path, query: query, as: auth, now: now)
                 return .data(database.read(path, query: query))
             case .set(let path, let data, let precondition):
-                // A stale transaction is told so before its data is judged: the client then
-                // reruns it on the current data, which its new result may suit. Only for a
-                // caller who may read the location, whom the answer tells nothing new.
-                let staleFirst = precondition.map { $0.isHash && mayRead(path, query: .all, as: auth, now: now) } ?? false
-                if staleFirst, let precondition { try check(precondition, at: path, as: auth, now: now) }
+                if let precondition {
+                    // A precondition compares the caller's copy of the data with the data: only
+                    // a caller who may read it has one, and to anyone else the answer would
+                    // tell whether a guess of the data was right.
+                    guard mayRead(path, query: .all, as: auth, now: now) else { throw Refusal.permissionDenied }
+                    // A stale transaction is told so before its data is judged: the client then
+                    // reruns it on the current data, which its new result may suit.
+                    if precondition.isHash { try check(precondition, at: path) }
+                }
                 let write = try resolve { tree throws(ValidationError) in try tree.resolveSet(path, data, serverValues: ServerValues(timestamp: Double(now))) }
                 try authorizeWrite(write, as: auth, now: now)
-                if !staleFirst, let precondition { try check(precondition, at: path, as: auth, now: now) }
+                if let precondition, !precondition.isHash { try check(precondition, at: path) }
                 commit(write, into: &out)
                 guard case .set(_, let node) = write else { return .ok }
                 // A set leaves exactly its node at the path.
@@ -303,16 +307,16 @@ struct NamespaceState: Sendable {
         }
     }
 
-    /// A conditional write's test, after the rules allowed the write. A failed REST `if-match`
-    /// carries the current data only to a caller who may read it.
-    private func check(_ precondition: Precondition, at path: Path, as auth: AuthState, now: Int64) throws(Refusal) {
+    /// A conditional write's test, for a caller who may read `path` (so a failed REST `if-match`
+    /// carries the current data).
+    private func check(_ precondition: Precondition, at path: Path) throws(Refusal) {
         switch precondition {
         case .hash(let hash):
             guard database.tree.matches(hash: hash, at: path) else { throw Refusal.dataStale }
         case .etag(let expected):
             let current = database.tree.node(at: path)
             guard ETag.of(current) == expected else {
-                throw Refusal.preconditionFailed(current: mayRead(path, query: .all, as: auth, now: now) ? current : nil)
+                throw Refusal.preconditionFailed(current: current)
             }
         }
     }

@@ -163,7 +163,7 @@ struct RulesEnforcementTests {
 
     /// A transaction run on stale data may compute a value the rules refuse; told `datastale`, the
     /// SDK reruns it on the current data. A caller who may not read the location learns nothing
-    /// about its data from the hash: it is refused as any write there.
+    /// about its data from a hash: its transactions are refused, whatever their hash.
     @Test func aStaleTransactionIsToldSoBeforeItsDataIsJudgedWhenTheCallerMayRead() async throws {
         try await Self.withServer { server in
             let admin = try await TestHTTPConnection.request(port: server.port, "PUT", "/spots/lib.json?ns=app", headers: [("Authorization", "Bearer owner")], body: #"{"seats":2,"free":0}"#)
@@ -179,6 +179,14 @@ struct RulesEnforcementTests {
             #expect(Self.status(current) == "permission_denied")
             let unreadable = try await student.request("p", Self.body(("p", .string("/activities/bob/x")), ("d", .number(1)), ("h", .string("stale"))))
             #expect(Self.status(unreadable) == "permission_denied")
+            // s1 may write a new chat message but not read one: right and wrong guesses of the
+            // data (here: that there is none) are refused alike, and nothing is written.
+            let message = JSONValue.object([JSONMember("from", .string("s1"))])
+            for guess in ["", "stale"] {
+                let reply = try await student.request("p", Self.body(("p", .string("/chats/m1")), ("d", message), ("h", .string(guess))))
+                #expect(Self.status(reply) == "permission_denied", "guess \(guess)")
+            }
+            #expect(Self.status(try await student.request("p", Self.body(("p", .string("/chats/m1")), ("d", message)))) == "ok")
         }
     }
 
