@@ -1,9 +1,13 @@
+import KindlingCore
 import NIOCore
 import NIOHTTP1
 
 /// The whole pipeline of a connection over `--max-connections` (after the HTTP codec): its first
-/// request, a REST one or a WebSocket upgrade alike, gets 503 with `Retry-After`, and the
-/// connection closes. One that sends nothing is closed after `wait`.
+/// request, a REST one or a WebSocket upgrade alike, gets 503 with `Retry-After`, except a
+/// liveness probe (`GET /.health`), which gets 200: the process serves, and a probe that failed
+/// during a flood of connections would have a healthy server restarted. Then the output side
+/// closes, and what the client still sends (a write's body) is read and dropped until it closes,
+/// so the answer is not lost to a reset. The connection is closed after `wait` in any case.
 final class OverLimitResponder: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -23,11 +27,21 @@ final class OverLimitResponder: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .head = unwrapInboundIn(data), !answered else { return }
+        guard case .head(let head) = unwrapInboundIn(data), !answered else { return }
         answered = true
-        HTTPErrorReply.sendAndClose(
-            .serviceUnavailable, "The server is at its limit of \(limit) connections; try again shortly.", headers: [("Retry-After", "1")],
-            context: context)
+        let isLivenessProbe = head.method == .GET && RequestTarget(uri: head.uri).path == "/.health"
+        let status: HTTPResponseStatus = isLivenessProbe ? .ok : .serviceUnavailable
+        let body =
+            isLivenessProbe
+            ? Array(#"{"status":"ok"}"#.utf8) : RESTRendering.error("The server is at its limit of \(limit) connections; try again shortly.", print: .compact)
+        var headers = HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Content-Length", String(body.count)), ("Connection", "close")])
+        if !isLivenessProbe { headers.add(name: "Retry-After", value: "1") }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { result in
+            guard case .success = result else { return context.close(promise: nil) }
+            context.close(mode: .output, promise: nil)
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

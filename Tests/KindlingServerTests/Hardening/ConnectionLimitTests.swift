@@ -27,21 +27,39 @@ struct ConnectionLimitTests {
     }
 
     /// Over the limit with none idle, a new connection's request (REST or a WebSocket upgrade) is
-    /// answered 503 with `Retry-After`. As many connections as are being answered so (one, at
-    /// this limit) are held; past that a new one is closed at once, and one that sends nothing
-    /// is closed after a while.
+    /// answered 503 with `Retry-After` (a liveness probe, 200). As many connections as are being
+    /// answered so (one, at this limit) are held; past that a new one is closed at once, and one
+    /// that sends nothing is closed after a while.
     @Test func connectionsOverTheLimitAreAnswered503WhenNoneIsIdle() async throws {
         try await HardeningServer.with({ $0.maxConnections = 3 }) { server, logs in
             var clients: [TestClient] = []
             for _ in 0..<3 { clients.append(try await TestClient.connect(port: server.port)) }
-            let refused = try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t")
+            // One connection at a time is answered so at this limit: a request that comes while
+            // the last one is still being let go finds its connection closed, and is tried again.
+            func overLimit(_ method: String, _ uri: String, headers: [(String, String)] = [], body: String? = nil) async throws -> TestHTTPResponse {
+                for _ in 0..<50 {
+                    if let response = try? await TestHTTPConnection.request(port: server.port, method, uri, headers: headers, body: body, timeout: .seconds(5)) {
+                        return response
+                    }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                throw TestClientError.timedOut
+            }
+            let refused = try await overLimit("GET", "/a.json?ns=t")
             #expect(refused.status == 503)
             #expect(refused.header("Retry-After") == "1")
             #expect(refused.text.contains("limit of 3 connections"))
-            let upgrade = try await TestHTTPConnection.request(
-                port: server.port, "GET", "/.ws?ns=t&v=5",
+            let upgrade = try await overLimit(
+                "GET", "/.ws?ns=t&v=5",
                 headers: [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="), ("Sec-WebSocket-Version", "13")])
             #expect(upgrade.status == 503)
+            // A write's body is read and dropped after the answer, so the 503 is not lost to a
+            // reset; a liveness probe is told the process serves.
+            let write = try await overLimit("PUT", "/a.json?ns=t", body: "\"" + String(repeating: "x", count: 100_000) + "\"")
+            #expect(write.status == 503)
+            let health = try await overLimit("GET", "/.health")
+            #expect(health.status == 200)
+            try await Task.sleep(for: .milliseconds(200))
             let silent = try await RawConnection.connect(port: server.port)
             defer { silent.close() }
             try await Task.sleep(for: .milliseconds(100))
