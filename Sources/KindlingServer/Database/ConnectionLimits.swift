@@ -20,8 +20,8 @@ public struct ConnectionLimits: Sendable {
     /// Children the queries (gets and new query listens) of one realtime connection's batch of
     /// requests may read one by one, where no index answers them: a few bytes of `g` can ask
     /// for a scan of a million children, and a batch of them would hold the namespace, and
-    /// every other client of it, for minutes. Past it the connection is closed and the rest of
-    /// its batch left, as for `maxAnswerBytes`. About a second of scanning.
+    /// every other client of it, for minutes. A query past it is refused with `too_big` (one
+    /// query alone may scan more). About a second of scanning.
     public var maxScannedChildren: Int
 
     public init(

@@ -285,16 +285,11 @@ final class Namespace: @unchecked Sendable {
         /// Children its queries so far read one by one (see `maxScannedChildren`).
         var scanned = 0
         for input in inputs {
-            // One answer (or scan) may be larger than the limit (the connection's own limit on
-            // waiting bytes decides it, as the socket takes it); what comes after it is not taken.
-            let overLimit =
-                answered > state.limits.maxAnswerBytes
-                ? "requests asked for more than \(state.limits.maxAnswerBytes) bytes at once"
-                : scanned > state.limits.maxScannedChildren
-                    ? "queries asked to scan more than \(state.limits.maxScannedChildren) children at once (declare .indexOn where queries order large locations)"
-                    : nil
-            if let reason = overLimit, case .webSocket(let outbound)? = outbounds[connection] {
+            // One answer may be larger than the limit (the connection's own limit on waiting
+            // bytes decides it, as the socket takes it); what comes after it is not taken.
+            if answered > state.limits.maxAnswerBytes, case .webSocket(let outbound)? = outbounds[connection] {
                 // Closed before the block's outputs reach its loop, so they are dropped there.
+                let reason = "requests asked for more than \(state.limits.maxAnswerBytes) bytes at once"
                 logger.warning("closing a connection whose \(reason)", metadata: ["connection": "\(connection)"])
                 outbound.close(reason: reason)
                 return
@@ -336,7 +331,18 @@ final class Namespace: @unchecked Sendable {
                 }
             }
             switch operation {
-            case .get(let path, let query), .listen(let path, let query, _, _, _): scanned += state.database.scanCost(path, query: query)
+            case .get(let path, let query), .listen(let path, let query, _, _, _):
+                // A query past the batch's share of scanning is refused (`too_big`), not the
+                // connection closed: an SDK sends all its listens again when it reconnects.
+                let cost = state.database.scanCost(path, query: query)
+                if cost > 0, scanned > 0, scanned + cost > state.limits.maxScannedChildren {
+                    let refusal = Refusal.limitExceeded(
+                        "The queries of one batch may scan at most \(state.limits.maxScannedChildren) children where no index answers them; declare .indexOn where queries order large locations")
+                    state.count(operation, by: .realtime(connection), refusal: refusal)
+                    if let number { block.refusals.append(Outgoing(to: connection, message: Answer.refused(refusal).wireResponse(number))) }
+                    continue
+                }
+                scanned += cost
             default: break
             }
             if operation.changesRegistrations, !block.registrationsChanged.contains(connection) {
