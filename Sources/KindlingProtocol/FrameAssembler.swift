@@ -6,13 +6,10 @@ public struct FrameAssembler: Sendable {
     private enum State: Sendable {
         case idle
         case collecting(remaining: Int, parts: [String], size: Int)
-        /// A message over the limit: its pieces are read and dropped, keeping only its first
-        /// bytes, which name the request to refuse.
-        case discarding(remaining: Int, head: [UInt8])
+        /// A message over the limit: its pieces are read and dropped, each only scanned for
+        /// the number of the request to refuse.
+        case discarding(remaining: Int, scanner: RequestNumberScanner)
     }
-
-    /// How much of an oversized message is kept to find its request number.
-    static let headBytes = 256
 
     /// What one frame amounted to.
     public enum Result: Sendable, Equatable {
@@ -82,11 +79,13 @@ public struct FrameAssembler: Sendable {
                     return .nothing
                 }
                 guard readsOversizedToTheEnd else { throw ProtocolError(.tooLarge, "Frame count \(count) exceeds the message size limit") }
-                state = .discarding(remaining: count, head: [])
+                state = .discarding(remaining: count, scanner: RequestNumberScanner())
                 return .nothing
             }
             guard frame.count <= maxMessageBytes else {
-                throw tooLarge(head: Array(frame.prefix(Self.headBytes)))
+                var scanner = RequestNumberScanner()
+                scanner.scan(frame)
+                throw tooLarge(requestNumber: readsOversizedToTheEnd ? scanner.requestNumber : nil)
             }
             return .thisFrame
         case .collecting(let remaining, var parts, let size):
@@ -97,9 +96,9 @@ public struct FrameAssembler: Sendable {
                     throw ProtocolError(.tooLarge, "Message of over \(maxMessageBytes) bytes exceeds the limit")
                 }
                 // Read on to its last piece, so the connection stays in step, and refused then.
-                var head: [UInt8] = []
-                for part in parts where head.count < Self.headBytes { head.append(contentsOf: part.utf8.prefix(Self.headBytes - head.count)) }
-                return try discard(remaining: remaining, head: head, frame: frame)
+                var scanner = RequestNumberScanner()
+                for part in parts { scanner.scan(part.utf8) }
+                return try discard(remaining: remaining, scanner: scanner, frame: frame)
             }
             parts.append(String(decoding: frame, as: UTF8.self))
             if remaining == 1 {
@@ -108,46 +107,28 @@ public struct FrameAssembler: Sendable {
             }
             state = .collecting(remaining: remaining - 1, parts: parts, size: total)
             return .nothing
-        case .discarding(let remaining, let head):
-            return try discard(remaining: remaining, head: head, frame: frame)
+        case .discarding(let remaining, let scanner):
+            return try discard(remaining: remaining, scanner: scanner, frame: frame)
         }
     }
 
     /// Drops one piece of an oversized message; after its last, refuses the message, naming
-    /// its request when the head shows it: the client's write then fails with `too_big`
+    /// its request when the scanner found it: the client's write then fails with `too_big`
     /// instead of the connection closing (on which an SDK would send the write again, for ever).
-    private mutating func discard(remaining: Int, head: [UInt8], frame: UnsafeRawBufferPointer) throws(ProtocolError) -> BytesResult {
-        var head = head
-        if head.count < Self.headBytes { head.append(contentsOf: frame.prefix(Self.headBytes - head.count)) }
+    private mutating func discard(remaining: Int, scanner: RequestNumberScanner, frame: UnsafeRawBufferPointer) throws(ProtocolError) -> BytesResult {
+        var scanner = scanner
+        // Not kept in the state meanwhile, so the scanner is changed in place.
+        state = .idle
+        scanner.scan(frame)
         guard remaining <= 1 else {
-            state = .discarding(remaining: remaining - 1, head: head)
+            state = .discarding(remaining: remaining - 1, scanner: scanner)
             return .nothing
         }
-        state = .idle
-        throw tooLarge(head: head)
+        throw tooLarge(requestNumber: scanner.requestNumber)
     }
 
-    private func tooLarge(head: [UInt8]) -> ProtocolError {
-        ProtocolError(.tooLarge, "Message exceeds the limit of \(maxMessageBytes) bytes", requestNumber: Self.requestNumber(head))
-    }
-
-    /// The request number of a data message as the SDKs write one, `{"t":"d","d":{"r":N`, read
-    /// from its first bytes; nil for any other start.
-    static func requestNumber(_ head: [UInt8]) -> Int? {
-        let prefix = Array(#"{"t":"d","d":{"r":"#.utf8)
-        guard head.count > prefix.count, head.starts(with: prefix) else { return nil }
-        var number = 0
-        var digits = 0
-        for byte in head[prefix.count...] {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
-                return digits > 0 && (byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}")) ? number : nil
-            }
-            digits += 1
-            // Request numbers are small; anything longer is not one an SDK sent.
-            guard digits <= 15 else { return nil }
-            number = number * 10 + Int(byte - UInt8(ascii: "0"))
-        }
-        return nil
+    private func tooLarge(requestNumber: Int?) -> ProtocolError {
+        ProtocolError(.tooLarge, "Message exceeds the limit of \(maxMessageBytes) bytes", requestNumber: requestNumber)
     }
 
     /// The count when the frame is a count header: 1 to 6 digits only (a keepalive is `0`).

@@ -117,10 +117,38 @@ struct FramingTests {
         } catch {
             #expect(error.requestNumber == nil)
         }
-        #expect(FrameAssembler.requestNumber(Array(#"{"t":"d","d":{"r":7}"#.utf8)) == 7)
-        #expect(FrameAssembler.requestNumber(Array(#"{"t":"d","d":{"r":7"#.utf8)) == nil)
-        #expect(FrameAssembler.requestNumber(Array(#"{"t":"d","d":{"r":"7","#.utf8)) == nil)
-        #expect(FrameAssembler.requestNumber(Array(#"{"t":"d","d":{"r":9999999999999999,"#.utf8)) == nil)
+    }
+
+    /// The request number is found in whatever order the SDK writes the envelope's members (JS
+    /// `r, a, b`; Android `a, r, b`; iOS possibly `b` first), however the bytes are cut into
+    /// pieces, and never taken from the data, a string, or a deeper object.
+    @Test func theRequestNumberIsFoundInAnyOrderAndOnlyInTheEnvelope() {
+        let body = #"{"p":"/x","d":{"r":5,"s":"\"r\":6","n":[{"r":8}]}}"#
+        let cases: [(String, Int?)] = [
+            (#"{"t":"d","d":{"r":42,"a":"p","b":"# + body + "}}", 42),
+            (#"{"t":"d","d":{"a":"p","r":42,"b":"# + body + "}}", 42),
+            (#"{"d":{"b":"# + body + #","a":"p","r":42},"t":"d"}"#, 42),
+            (#"{ "t" : "d" , "d" : { "b" : "# + body + #" , "r" : 42 } }"#, 42),
+            (#"{"t":"d","d":{"a":"p","b":"# + body + "}}", nil),
+            (#"{"t":"d","d":{"r":"42","b":"# + body + "}}", nil),
+            (#"{"t":"d","d":{"r":4.2,"b":"# + body + "}}", nil),
+            (#"{"t":"d","d":{"r":-42,"b":"# + body + "}}", nil),
+            (#"{"t":"d","d":{"r":9999999999999999,"b":"# + body + "}}", nil),
+            (#"{"t":"d","x":{"r":42},"d":{"b":"# + body + "}}", nil),
+            (#"{"t":"d","d":{"\u0072":42,"b":"# + body + "}}", nil),
+        ]
+        for (message, expected) in cases {
+            let bytes = Array(message.utf8)
+            var whole = RequestNumberScanner()
+            whole.scan(bytes)
+            #expect(whole.requestNumber == expected, "\(message)")
+            for cut in stride(from: 1, to: bytes.count, by: 7) {
+                var pieces = RequestNumberScanner()
+                pieces.scan(bytes[..<cut])
+                pieces.scan(bytes[cut...])
+                #expect(pieces.requestNumber == expected, "\(message) cut at \(cut)")
+            }
+        }
     }
 
     @Test func splitterCutsOnCharacterBoundariesAndNeverSendsABareZero() {
