@@ -3,8 +3,9 @@ import Synchronization
 
 /// Connections accepted over `--max-connections` only to be told so: each gets a 503 with
 /// `Retry-After` in answer to its first request, so a client or load balancer knows to come back
-/// rather than seeing a reset. At most `capacity` at once, as each holds a descriptor meanwhile;
-/// past that a new connection is closed at once, as before.
+/// rather than seeing a reset. At most `capacity` at once, as each holds a descriptor meanwhile
+/// (taken from the reserve `DescriptorLimit` keeps for the server's own files, so at most a
+/// quarter of it); past that a new connection is closed at once.
 final class OverLimitConnections: Sendable {
     private struct State {
         var channels: Set<ObjectIdentifier> = []
@@ -13,9 +14,10 @@ final class OverLimitConnections: Sendable {
     private let capacity: Int
     private let state = Mutex(State())
 
-    /// `capacity` for a connection limit of `limit`: a sixteenth of it, at least one and at most 64.
+    /// `capacity` for a connection limit of `limit`: a sixteenth of it, at least one and at most a
+    /// quarter of the reserve (16).
     init(limit: Int) {
-        capacity = max(1, min(64, limit / 16))
+        capacity = max(1, min(DescriptorLimit.reserve / 4, limit / 16))
     }
 
     /// Takes `child` to be answered 503, or returns false when as many are being answered.

@@ -61,6 +61,9 @@ final class WriteAheadLog: @unchecked Sendable {
     // Confined to `queue`.
     private var descriptor: Int32 = -1
     private var fileLength = 0
+    /// Where the segment must be cut before anything more is written, when cutting it after a
+    /// failure failed too; confined to `queue`.
+    private var pendingCut: Int?
     private let bytesSinceRotation = Atomic<Int>(0)
     private var unsynced = false
     /// An everysec sync is scheduled.
@@ -168,6 +171,21 @@ final class WriteAheadLog: @unchecked Sendable {
             }
             return state.items
         }
+        // A cut that failed comes first: appending behind records that are to be written
+        // again would leave both copies in the file.
+        if let cut = pendingCut {
+            do {
+                if descriptor < 0 { try openSegment() }
+                guard ftruncate(descriptor, off_t(cut)) == 0 else {
+                    throw StorageError.io("cannot cut \(segmentPath) back to \(cut) bytes: \(String(cString: strerror(errno)))")
+                }
+                fileLength = cut
+                pendingCut = nil
+            } catch {
+                fail(error, remaining: items)
+                return
+            }
+        }
         var durable: UInt64?
         // The records written since the last sync, and where in the segment they start: after
         // a failure they are written again. A failed fdatasync may have dropped their pages
@@ -253,7 +271,7 @@ final class WriteAheadLog: @unchecked Sendable {
     /// Puts what was not written (or not synced) back in front of anything queued since, cuts
     /// the file back to where that starts, and tries again in a second.
     private func fail(_ error: any Error, remaining: [Item]) {
-        if descriptor >= 0 { _ = ftruncate(descriptor, off_t(fileLength)) }
+        if descriptor >= 0, pendingCut == nil, ftruncate(descriptor, off_t(fileLength)) != 0 { pendingCut = fileLength }
         let first = queued.withLock { state -> Bool in
             state.items = remaining + state.items
             defer { state.failure = "\(error)" }
