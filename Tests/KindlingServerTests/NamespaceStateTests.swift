@@ -69,6 +69,24 @@ struct NamespaceStateTests {
         #expect(state.database.indexes.index(.child(try Path("n")), at: try Path("items")) == nil)
     }
 
+    /// An `.indexOn` under a wildcard is built whatever the budget for queries' indexes: past
+    /// the cap of orders per location, declared orders are still served and others refused.
+    @Test func indexesDeclaredUnderAWildcardAreBuiltPastTheQueryBudget() throws {
+        let orders = (0..<20).map { "\"k\($0)\"" }.joined(separator: ",")
+        let rules = try RulesDocument.parse(#"{"rules":{".read":true,".write":true,"rooms":{"$room":{".indexOn":["# + orders + "]}}}}")
+        var state = NamespaceState(name: "t", root: try Node(jsonText: #"{"rooms":{"a":{"m1":{"k0":1},"m2":{"k0":2}}}}"#), rules: rules, rulesAreOpen: false)
+        state.connect(a)
+        var out: [Outgoing] = []
+        for order in 0..<20 {
+            out = []
+            try handle(&state, try request(order + 1, #"{"a":"q","b":{"p":"/rooms/a","q":{"i":"k\#(order)","l":1},"t":\#(order + 1),"h":""}}"#), from: a, now: 0, into: &out)
+            #expect(lines(out).last?.contains(#""s":"ok""#) == true, "k\(order)")
+        }
+        out = []
+        try handle(&state, try request(21, #"{"a":"q","b":{"p":"/rooms/a","q":{"i":"other","l":1},"t":21,"h":""}}"#), from: a, now: 0, into: &out)
+        #expect(lines(out).last?.contains(#""s":"too_big""#) == true)
+    }
+
     @Test func staleTransactionsWriteNothing() throws {
         var state = NamespaceState(name: "t")
         state.connect(a)

@@ -53,14 +53,17 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     /// Registers a listen and returns the data to send before acknowledging it: the location's
     /// data for a plain listen, the query's window (tagged) for a filtered one. Listening again
     /// with the same path and query replaces the tag. Nil, registering nothing, when the query
-    /// needs a new index the index budget cannot take (see `IndexStore`).
-    public mutating func listen(_ subscriber: Subscriber, at path: Path, query: Query = .all, tag: Int? = nil) -> Delivery<Subscriber>? {
+    /// needs a new index the index budget cannot take (see `IndexStore`); an index the rules
+    /// declare (`declaredIndex`, under a wildcard) is always built.
+    public mutating func listen(
+        _ subscriber: Subscriber, at path: Path, query: Query = .all, tag: Int? = nil, declaredIndex: Bool = false
+    ) -> Delivery<Subscriber>? {
         let id = ListenID(path: path, query: query)
         let isNewQuery = !id.isPlain && listens[path]?.queries[query] == nil
         var newWindow: [(key: Key, node: Node)] = []
         if isNewQuery {
             let data = tree.node(at: path)
-            guard indexes.retain(query.index, at: path, data: data) else { return nil }
+            guard indexes.retain(query.index, at: path, data: data, declared: declaredIndex) else { return nil }
             newWindow = indexes.window(query, at: path, data: data)
             guard windowEntries + newWindow.count <= maxWindowEntries else {
                 indexes.release(query.index, at: path)

@@ -146,7 +146,8 @@ struct NamespaceState: Sendable {
                 if connections[connection]?.listens[id] == nil, (connections[connection]?.listens.count ?? 0) >= limits.maxListens {
                     throw Refusal.limitExceeded("A connection may have at most \(limits.maxListens) listens")
                 }
-                guard let delivery = database.listen(connection, at: path, query: query, tag: query.loadsAllData ? nil : tag) else {
+                let declared = !query.loadsAllData && declaresIndex(query.index, at: path)
+                guard let delivery = database.listen(connection, at: path, query: query, tag: query.loadsAllData ? nil : tag, declaredIndex: declared) else {
                     throw Refusal.limitExceeded(Self.indexBudgetRefusal)
                 }
                 connections[connection]?.listens[id] = wireQuery
@@ -222,7 +223,8 @@ struct NamespaceState: Sendable {
             case .openStream(let path, let query):
                 guard case .stream(let stream, let auth) = caller else { return .ok }
                 try authorizeRead(path, query: query, as: auth, now: now)
-                guard let delivery = database.listen(stream, at: path, query: query, tag: nil) else {
+                let declared = !query.loadsAllData && declaresIndex(query.index, at: path)
+                guard let delivery = database.listen(stream, at: path, query: query, tag: nil, declaredIndex: declared) else {
                     throw Refusal.limitExceeded(Self.indexBudgetRefusal)
                 }
                 streams[stream] = StreamRecord(location: path, query: query, auth: auth)
@@ -421,6 +423,24 @@ struct NamespaceState: Sendable {
             connections[connection]?.listens[id] = nil
             database.unlisten(connection, at: id.path, query: id.query)
             out.append(Outgoing(to: connection, message: ServerMessage.listenRevoked(path: id.path, query: wireQuery)))
+        }
+    }
+
+    /// True when the rules declare `index` at `path` with `.indexOn`, under wildcards too: the
+    /// rules' author asked for it, so it is built whatever the budget for queries' indexes.
+    private func declaresIndex(_ index: Index, at path: Path) -> Bool {
+        rules.indexDeclarations.contains { declaration in
+            guard declaration.path.count == path.count else { return false }
+            for (segment, key) in zip(declaration.path, path.keys) where !segment.hasPrefix("$") {
+                guard segment.utf8.elementsEqual(key.string.utf8) else { return false }
+            }
+            return declaration.on.contains { spec in
+                switch index {
+                case .value: return spec.utf8.elementsEqual(".value".utf8)
+                case .child(let child): return (try? Path(spec)) == child
+                case .priority, .key: return false
+                }
+            }
         }
     }
 
