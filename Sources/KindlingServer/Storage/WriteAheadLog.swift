@@ -64,6 +64,12 @@ final class WriteAheadLog: @unchecked Sendable {
     /// Where the segment must be cut before anything more is written, when cutting it after a
     /// failure failed too; confined to `queue`.
     private var pendingCut: Int?
+    /// The records written since the last sync, and where in the segment they start (not in
+    /// `never` mode): after a failure they are written again. A failed fdatasync may have
+    /// dropped their pages from the cache unwritten, and a later sync that succeeds would not
+    /// bring them back. Confined to `queue`.
+    private var unsyncedItems: [Item] = []
+    private var unsyncedStart: Int?
     private let bytesSinceRotation = Atomic<Int>(0)
     private var unsynced = false
     /// An everysec sync is scheduled.
@@ -187,15 +193,6 @@ final class WriteAheadLog: @unchecked Sendable {
             }
         }
         var durable: UInt64?
-        // The records written since the last sync, and where in the segment they start: after
-        // a failure they are written again. A failed fdatasync may have dropped their pages
-        // from the cache unwritten, and a later sync that succeeds would not bring them back.
-        var unsyncedItems: [Item] = []
-        var unsyncedStart: Int?
-        func failed(_ error: any Error, remaining: [Item]) {
-            if let unsyncedStart { fileLength = unsyncedStart }
-            fail(error, remaining: unsyncedItems + remaining)
-        }
         while !items.isEmpty {
             do {
                 switch items[0] {
@@ -203,21 +200,21 @@ final class WriteAheadLog: @unchecked Sendable {
                     let started = ContinuousClock.now
                     try writeAll(bytes)
                     metrics?.logAppend.record(duration: ContinuousClock.now - started)
-                    if unsyncedStart == nil { unsyncedStart = fileLength - bytes.count }
-                    unsyncedItems.append(items[0])
+                    if mode != .never {
+                        if unsyncedStart == nil { unsyncedStart = fileLength - bytes.count }
+                        unsyncedItems.append(items[0])
+                    }
                     durable = last
                 case .rotate(let sequence):
-                    if durable != nil, mode == .always { try sync() }
+                    if !unsyncedItems.isEmpty { try sync() }
                     if let durable { onDurable(durable) }
                     durable = nil
-                    unsyncedItems = []
-                    unsyncedStart = nil
                     closeSegment()
                     segmentPath = StorageLayout.segmentPath(directory, startingAt: sequence)
                 }
                 items.removeFirst()
             } catch {
-                failed(error, remaining: items)
+                syncFailed(error, remaining: items)
                 return
             }
         }
@@ -225,7 +222,7 @@ final class WriteAheadLog: @unchecked Sendable {
             do {
                 if mode == .always { try sync() } else { unsynced = true }
             } catch {
-                failed(error, remaining: [])
+                syncFailed(error, remaining: [])
                 return
             }
         }
@@ -284,13 +281,25 @@ final class WriteAheadLog: @unchecked Sendable {
         queue.asyncAfter(deadline: .now() + 1) { self.flushQueued() }
     }
 
+    /// After a failed write or sync: the records written since the last sync are cut from the
+    /// segment and written again, ahead of `remaining`, once the log recovers.
+    private func syncFailed(_ error: any Error, remaining: [Item]) {
+        if let unsyncedStart { fileLength = unsyncedStart }
+        let again = unsyncedItems
+        unsyncedItems = []
+        unsyncedStart = nil
+        fail(error, remaining: again + remaining)
+    }
+
+    /// The periodic sync of everysec mode; a failure writes the records since the last sync
+    /// again (they were acknowledged, and a failed sync may have dropped their pages).
     private func syncIfNeeded() {
         guard unsynced else { return }
         do {
             try sync()
-            unsynced = false
         } catch {
             logger.error("fdatasync of the log failed: \(error)")
+            syncFailed(error, remaining: [])
         }
     }
 
@@ -322,6 +331,8 @@ final class WriteAheadLog: @unchecked Sendable {
             throw StorageError.io("fdatasync of \(segmentPath) failed: \(String(cString: strerror(errno)))")
         }
         unsynced = false
+        unsyncedItems = []
+        unsyncedStart = nil
     }
 
     private(set) var segmentPath: String
@@ -329,7 +340,17 @@ final class WriteAheadLog: @unchecked Sendable {
     /// Syncs and closes the segment file, if open; confined to `queue`.
     private func closeSegment() {
         guard descriptor >= 0 else { return }
-        _ = fdatasync(descriptor)
+        // Records not yet synced keep the segment open: the sync's failure is handled (the
+        // records written again) and the segment closed by a later flush.
+        if !unsyncedItems.isEmpty {
+            do {
+                try sync()
+            } catch {
+                syncFailed(error, remaining: [])
+                return
+            }
+        }
+        _ = syncData(descriptor)
         close(descriptor)
         descriptor = -1
         budget?.closed(self)

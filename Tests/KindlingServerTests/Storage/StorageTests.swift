@@ -56,6 +56,34 @@ struct StorageTests {
         #expect(try LogSegmentReader.read(bytes, file: "log", repair: false).records == records)
     }
 
+    /// In everysec mode a write is acknowledged before its sync; when the sync fails, the
+    /// records since the last good one are written again and synced, once each in the segment.
+    @Test func everysecRewritesRecordsWhosePeriodicSyncFailed() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let syncs = Mutex(0)
+        let durable = Mutex<[UInt64]>([])
+        let log = WriteAheadLog(
+            directory: directory, mode: .everysec, startSequence: 1, logger: logger,
+            syncData: { descriptor in
+                let attempt = syncs.withLock { count in
+                    count += 1
+                    return count
+                }
+                return attempt == 1 ? -1 : fdatasync(descriptor)
+            },
+            onDurable: { sequence in durable.withLock { $0.append(sequence) } })
+        let records = [try record(1, "a", "1"), try record(2, "b", #""two""#)]
+        log.append(records)
+        let deadline = ContinuousClock.now + .seconds(15)
+        while syncs.withLock({ $0 }) < 2 || !log.isHealthy, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(syncs.withLock { $0 } >= 2)
+        #expect(durable.withLock { $0.first } == 2)
+        log.drain()
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: StorageLayout.segmentPath(directory, startingAt: 1))))
+        #expect(try LogSegmentReader.read(bytes, file: "log", repair: false).records == records)
+    }
+
     @Test func recordsRoundTripExactly() throws {
         let samples = [
             try record(1, "a/b", #"{"x":1.5,"y":"héllo ✓","z":{".value":true,".priority":"p"},".priority":-0}"#),
