@@ -146,13 +146,21 @@ struct RulesEnforcementTests {
         }
     }
 
+    /// A study spot `lib` with two seats, `free` of them free (set by the owner), and student
+    /// `s1` signed in on a realtime connection.
+    static func studentAtSpot(_ server: KindlingServer, free: Int) async throws -> TestClient {
+        let admin = try await TestHTTPConnection.request(
+            port: server.port, "PUT", "/spots/lib.json?ns=app", headers: [("Authorization", "Bearer owner")], body: #"{"seats":2,"free":\#(free)}"#)
+        #expect(admin.status == 200)
+        let student = try await TestClient.connect(port: server.port, namespace: "app")
+        try await Self.signIn(student, as: "s1")
+        return student
+    }
+
     @Test func seatCountsStayBetweenZeroAndTheSeats() async throws {
         try await Self.withServer { server in
-            let admin = try await TestHTTPConnection.request(port: server.port, "PUT", "/spots/lib.json?ns=app", headers: [("Authorization", "Bearer owner")], body: #"{"seats":2,"free":2}"#)
-            #expect(admin.status == 200)
-            let student = try await TestClient.connect(port: server.port, namespace: "app")
+            let student = try await Self.studentAtSpot(server, free: 2)
             defer { Task { await student.close() } }
-            try await Self.signIn(student, as: "s1")
             for (value, expected) in [(1.0, "ok"), (0, "ok"), (-1, "permission_denied"), (3, "permission_denied"), (2, "ok")] {
                 let reply = try await student.request("p", Self.body(("p", .string("/spots/lib/free")), ("d", .number(value))))
                 #expect(Self.status(reply) == expected, "free = \(value)")
@@ -166,11 +174,8 @@ struct RulesEnforcementTests {
     /// about its data from a hash: its transactions are refused, whatever their hash.
     @Test func aStaleTransactionIsToldSoBeforeItsDataIsJudgedWhenTheCallerMayRead() async throws {
         try await Self.withServer { server in
-            let admin = try await TestHTTPConnection.request(port: server.port, "PUT", "/spots/lib.json?ns=app", headers: [("Authorization", "Bearer owner")], body: #"{"seats":2,"free":0}"#)
-            #expect(admin.status == 200)
-            let student = try await TestClient.connect(port: server.port, namespace: "app")
+            let student = try await Self.studentAtSpot(server, free: 0)
             defer { Task { await student.close() } }
-            try await Self.signIn(student, as: "s1")
             let stale = try await student.request("p", Self.body(("p", .string("/spots/lib/free")), ("d", .number(-1)), ("h", .string("stale"))))
             #expect(Self.status(stale) == "datastale")
             let invalid = try await student.request("p", Self.body(("p", .string("/spots/lib/free")), ("d", .object([JSONMember("a.b", .number(1))])), ("h", .string("stale"))))

@@ -26,34 +26,49 @@ struct StorageTests {
         LogRecord(sequence: sequence, write: .set(try Path(path), try Node(jsonText: json)))
     }
 
+    /// What a log whose first fdatasync fails has done: its syncs so far, and the sequences it
+    /// reported durable.
+    final class FailingFirstSync: Sendable {
+        let syncs = Mutex(0)
+        let durable = Mutex<[UInt64]>([])
+
+        func log(_ mode: FsyncMode, in directory: String, logger: Logger) -> WriteAheadLog {
+            WriteAheadLog(
+                directory: directory, mode: mode, startSequence: 1, logger: logger,
+                syncData: { descriptor in
+                    let attempt = self.syncs.withLock { count in
+                        count += 1
+                        return count
+                    }
+                    return attempt == 1 ? -1 : fdatasync(descriptor)
+                },
+                onDurable: { sequence in self.durable.withLock { $0.append(sequence) } })
+        }
+    }
+
+    /// The records in segment 1 of `directory`, after `log` wrote all it holds.
+    func segmentRecords(_ log: WriteAheadLog, in directory: String) throws -> [LogRecord] {
+        log.drain()
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: StorageLayout.segmentPath(directory, startingAt: 1))))
+        return try LogSegmentReader.read(bytes, file: "log", repair: false).records
+    }
+
     /// A failed fdatasync may drop the pages it could not write, so a later sync that succeeds
     /// proves nothing about them: the records are written again, then synced, and only then
     /// reported durable. The segment holds each record once.
     @Test func recordsWhoseSyncFailedAreWrittenAgainBeforeTheyAreDurable() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let syncs = Mutex(0)
-        let durable = Mutex<[UInt64]>([])
-        let log = WriteAheadLog(
-            directory: directory, mode: .always, startSequence: 1, logger: logger,
-            syncData: { descriptor in
-                let attempt = syncs.withLock { count in
-                    count += 1
-                    return count
-                }
-                return attempt == 1 ? -1 : fdatasync(descriptor)
-            },
-            onDurable: { sequence in durable.withLock { $0.append(sequence) } })
+        let state = FailingFirstSync()
+        let log = state.log(.always, in: directory, logger: logger)
         let records = [try record(1, "a", "1"), try record(2, "b", #""two""#)]
         log.append(records)
         let deadline = ContinuousClock.now + .seconds(10)
-        while durable.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(durable.withLock { $0 } == [2])
-        #expect(syncs.withLock { $0 } >= 2)
+        while state.durable.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(state.durable.withLock { $0 } == [2])
+        #expect(state.syncs.withLock { $0 } >= 2)
         #expect(log.isHealthy)
-        log.drain()
-        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: StorageLayout.segmentPath(directory, startingAt: 1))))
-        #expect(try LogSegmentReader.read(bytes, file: "log", repair: false).records == records)
+        #expect(try segmentRecords(log, in: directory) == records)
     }
 
     /// In everysec mode a write is acknowledged before its sync; when the sync fails, the
@@ -61,27 +76,15 @@ struct StorageTests {
     @Test func everysecRewritesRecordsWhosePeriodicSyncFailed() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let syncs = Mutex(0)
-        let durable = Mutex<[UInt64]>([])
-        let log = WriteAheadLog(
-            directory: directory, mode: .everysec, startSequence: 1, logger: logger,
-            syncData: { descriptor in
-                let attempt = syncs.withLock { count in
-                    count += 1
-                    return count
-                }
-                return attempt == 1 ? -1 : fdatasync(descriptor)
-            },
-            onDurable: { sequence in durable.withLock { $0.append(sequence) } })
+        let state = FailingFirstSync()
+        let log = state.log(.everysec, in: directory, logger: logger)
         let records = [try record(1, "a", "1"), try record(2, "b", #""two""#)]
         log.append(records)
         let deadline = ContinuousClock.now + .seconds(15)
-        while syncs.withLock({ $0 }) < 2 || !log.isHealthy, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(syncs.withLock { $0 } >= 2)
-        #expect(durable.withLock { $0.first } == 2)
-        log.drain()
-        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: StorageLayout.segmentPath(directory, startingAt: 1))))
-        #expect(try LogSegmentReader.read(bytes, file: "log", repair: false).records == records)
+        while state.syncs.withLock({ $0 }) < 2 || !log.isHealthy, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(state.syncs.withLock { $0 } >= 2)
+        #expect(state.durable.withLock { $0.first } == 2)
+        #expect(try segmentRecords(log, in: directory) == records)
     }
 
     @Test func recordsRoundTripExactly() throws {
