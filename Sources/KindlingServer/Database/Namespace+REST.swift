@@ -1,0 +1,71 @@
+import Dispatch
+import KindlingCore
+import NIOCore
+
+/// REST requests and event streams: each one block on the namespace's queue, decided by the
+/// same checkpoint as a realtime connection's requests (`NamespaceState.apply`).
+extension Namespace {
+    /// Runs one REST request. The answer is given once everything it depends on is durable
+    /// (a read never shows a write that a crash could still erase), and a write's changes are
+    /// handed to the listeners' sinks before it, so a client that waits for the HTTP response
+    /// finds the event already on its way. Ends one use of the namespace.
+    func perform(_ operation: Operation, as auth: AuthState, connection: ConnectionID? = nil, promise: EventLoopPromise<Answer>) {
+        queue.async {
+            defer { self.release() }
+            if let unserved = self.unserved { return promise.succeed(.refused(unserved)) }
+            if operation.writesNow, let node = self.forwardingNode, let write = ForwardedWrite(operation, auth: auth) {
+                self.forward(write, node: node) { answer in promise.succeed(answer) }
+                return
+            }
+            self.decide(operation, as: auth, connection: connection) { promise.succeed($0) }
+        }
+    }
+
+    /// Decides a REST request here: refused at once when writes cannot be taken, else through
+    /// the checkpoint (`NamespaceState.apply`); `complete` gets the answer once everything it
+    /// depends on is durable (from the log's thread, or at once). Confined to `queue`.
+    func decide(_ operation: Operation, as auth: AuthState, connection: ConnectionID? = nil, complete: @escaping @Sendable (Answer) -> Void) {
+        if operation.writesNow, let refusal = writeRefusal {
+            state.count(operation, by: .rest(auth), refusal: refusal)
+            logRefusals(connection: connection)
+            report()
+            return complete(.refused(refusal))
+        }
+        var out: [Outgoing] = []
+        let answer = state.apply(operation, by: .rest(auth), now: Namespace.now(), into: &out)
+        logRefusals(connection: connection)
+        let lost = operation.writesNow ? Namespace.unconfirmed : Namespace.notLeading
+        finish(out, then: { complete(answer) }, refused: { complete(.refused(.unavailable(lost))) })
+        if operation.writesNow { settleReservation() }
+    }
+
+    /// Opens an event stream if `auth` may read there: its first event (the whole location)
+    /// goes to `outbound` before the answer, which the stream holds until its head is written.
+    func openStream(_ stream: ConnectionID, at path: Path, query: Query, as auth: AuthState, outbound: EventStreamOutbound, promise: EventLoopPromise<Answer>) {
+        queue.async {
+            if let unserved = self.unserved {
+                self.release()
+                return promise.succeed(.refused(unserved))
+            }
+            self.outbounds[stream] = .eventStream(outbound)
+            var out: [Outgoing] = []
+            let answer = self.state.apply(.openStream(path: path, query: query), by: .stream(stream, auth), now: Namespace.now(), into: &out)
+            if case .refused = answer {
+                self.outbounds[stream] = nil
+                self.release()  // no closeStream follows
+            }
+            self.logRefusals()
+            self.finish(out, then: { promise.succeed(answer) }, refused: { promise.succeed(.refused(.unavailable(Namespace.notLeading))) })
+        }
+    }
+
+    /// Forgets an event stream that ended.
+    func closeStream(_ stream: ConnectionID) {
+        queue.async {
+            guard self.outbounds.removeValue(forKey: stream) != nil else { return }  // refused, or closed
+            self.state.closeStream(stream)
+            self.report()
+            self.release()
+        }
+    }
+}
