@@ -42,12 +42,6 @@ final class BrowserGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
             refuse(context: context, "Origin \(String(requestOrigin.prefix(100)).debugDescription) is not allowed; start the server with --cors-origin to allow it")
             return
         }
-        if BrowserGuardHandler.asksForScript(head),
-            !policy.allowsScript(fetchSite: head.headers.first(name: "sec-fetch-site"), referer: head.headers.first(name: "referer"), host: host)
-        {
-            refuse(context: context, "JSONP (callback=) is not allowed from this page; start the server with --cors-origin to allow its origin")
-            return
-        }
         origin = requestOrigin
         context.fireChannelRead(data)
     }
@@ -60,13 +54,6 @@ final class BrowserGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
         head.headers.replaceOrAdd(name: "Access-Control-Allow-Origin", value: origin)
         head.headers.add(name: "Vary", value: "Origin")
         context.write(wrapOutboundOut(.head(head)), promise: promise)
-    }
-
-    /// A request with `callback=` (JSONP), which a page of any origin could load as a script.
-    private static func asksForScript(_ head: HTTPRequestHead) -> Bool {
-        // Parsed only when the name may be in the query, as itself or percent-encoded.
-        guard head.uri.contains("?"), head.uri.lowercased().contains("callback") || head.uri.contains("%") else { return false }
-        return RequestTarget(uri: head.uri).parameters["callback"] != nil
     }
 
     private func refuse(context: ChannelHandlerContext, _ message: String) {

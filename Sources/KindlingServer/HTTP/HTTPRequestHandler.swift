@@ -35,6 +35,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let workers: NIOThreadPool
     private let metrics: ServerMetrics
     private let health: ServerHealth
+    private let policy: BrowserAccessPolicy
     private var state = State.idle
     /// Counted as an open REST connection (from its first request that is not a stream).
     private var countedAsREST = false
@@ -45,6 +46,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.verifier = resources.verifier
         self.metrics = resources.metrics
         self.health = resources.health
+        self.policy = resources.policy
         self.configuration = configuration
     }
 
@@ -144,6 +146,13 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         let auth: AuthState
         do throws(RESTError) {
             request = try RESTRequest(head: head, target: target, defaultNamespace: configuration.defaultNamespace)
+            if request.callback != nil,
+                !policy.allowsScript(
+                    fetchSite: head.headers.first(name: "sec-fetch-site"), referer: head.headers.first(name: "referer"), host: head.headers.first(name: "host"))
+            {
+                configuration.logger.notice("refused a JSONP request from a page the browser policy does not allow")
+                throw RESTError(.forbidden, "JSONP (callback=) is not allowed from this page; start the server with --cors-origin to allow its origin")
+            }
             auth = try request.identity(verifier: verifier, now: Namespace.now())
         } catch {
             metrics.restRefusedEarly(write: head.method != .GET && head.method != .HEAD)

@@ -25,6 +25,8 @@ struct RESTError: Error, Sendable {
         case unavailable
         /// Refused as the namespace would refuse it (its status is the refusal's).
         case refused(Refusal)
+        /// A JSONP request from a page the browser policy does not allow.
+        case forbidden
     }
 
     let kind: Kind
@@ -58,6 +60,7 @@ struct RESTError: Error, Sendable {
         case .bodyTooLarge: return .payloadTooLarge
         case .unavailable: return .serviceUnavailable
         case .refused(let refusal): return refusal.http.status
+        case .forbidden: return .forbidden
         }
     }
 }
