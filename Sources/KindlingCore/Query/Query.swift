@@ -109,17 +109,10 @@ public struct Query: Sendable, Hashable {
             let value = index.indexedValue(of: child)
             if contains(indexed: value, key) { matching.append(ScannedChild(value: value, key: key, node: child, position: position)) }
         }
-        // Matching children are in key order, so their indexes in `matching` order their keys.
         var order = matching.indices.map { (fields: matching[$0].sortFields, entry: $0) }
         matching.withUnsafeBufferPointer { entries in
             order.sort { lhs, rhs in
-                let settled = lhs.fields.compare(rhs.fields)
-                if settled != 0 { return settled < 0 }
-                if lhs.fields.rank == NodeOrder.stringRank {
-                    let text = NodeOrder.compare(entries[lhs.entry].key.value, entries[rhs.entry].key.value)
-                    if text != 0 { return text < 0 }
-                }
-                return lhs.entry < rhs.entry
+                lhs.fields.compare(rhs.fields) { NodeOrder.compare(entries[lhs.entry].key.value, entries[rhs.entry].key.value) } < 0
             }
         }
         let sorted = order.map { matching[$0.entry] }

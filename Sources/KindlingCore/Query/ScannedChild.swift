@@ -20,30 +20,29 @@ struct ScannedChild {
     }
 
     /// Query order: the indexed value in the type order, then the key (as `IndexKey.compare`).
-    /// Children of one location scanned in key order: their positions order their keys.
     static func compare(_ lhs: borrowing ScannedChild, _ rhs: borrowing ScannedChild) -> Int {
-        let order = lhs.sortFields.compare(rhs.sortFields)
-        if order != 0 { return order }
-        if lhs.rank == NodeOrder.stringRank {
-            let text = NodeOrder.compare(lhs.key.value, rhs.key.value)
-            if text != 0 { return text }
-        }
-        return lhs.position < rhs.position ? -1 : (lhs.position > rhs.position ? 1 : 0)
+        lhs.sortFields.compare(rhs.sortFields) { NodeOrder.compare(lhs.key.value, rhs.key.value) }
     }
 
     /// The plain fields that settle most comparisons, for sorting without touching the nodes.
-    var sortFields: SortFields { SortFields(rank: rank, number: number) }
+    var sortFields: SortFields { SortFields(rank: rank, number: number, position: position) }
 
     struct SortFields {
         let rank: Int
         let number: Double
+        /// Children of one location are scanned in key order: their positions order their keys.
+        let position: Int
 
-        /// The order these fields settle; zero when the values tie (then the keys decide) or are
-        /// strings (then their text does).
-        func compare(_ other: SortFields) -> Int {
+        /// Query order; `text` compares the two values when both are strings, the one case
+        /// these fields cannot settle.
+        func compare(_ other: SortFields, text: () -> Int) -> Int {
             if rank != other.rank { return rank < other.rank ? -1 : 1 }
-            guard rank == NodeOrder.numberRank, number != other.number else { return 0 }
-            return number < other.number ? -1 : 1
+            if rank == NodeOrder.numberRank, number != other.number { return number < other.number ? -1 : 1 }
+            if rank == NodeOrder.stringRank {
+                let order = text()
+                if order != 0 { return order }
+            }
+            return position < other.position ? -1 : (position > other.position ? 1 : 0)
         }
     }
 }
