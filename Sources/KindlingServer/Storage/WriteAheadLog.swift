@@ -340,8 +340,9 @@ final class WriteAheadLog: @unchecked Sendable {
     /// Syncs and closes the segment file, if open; confined to `queue`.
     private func closeSegment() {
         guard descriptor >= 0 else { return }
-        // Records not yet synced keep the segment open: the sync's failure is handled (the
-        // records written again) and the segment closed by a later flush.
+        // Records not yet synced are synced first; when that fails the segment stays open, the
+        // records are written again, and the segment is closed another time. Otherwise (in
+        // `never` mode) the close syncs what it can, as a courtesy.
         if !unsyncedItems.isEmpty {
             do {
                 try sync()
@@ -349,8 +350,9 @@ final class WriteAheadLog: @unchecked Sendable {
                 syncFailed(error, remaining: [])
                 return
             }
+        } else if mode == .never {
+            _ = syncData(descriptor)
         }
-        _ = syncData(descriptor)
         close(descriptor)
         descriptor = -1
         budget?.closed(self)
