@@ -1,18 +1,29 @@
 import NIOCore
 import NIOHTTP1
 
-/// The server's own error answers from the handlers in front of the REST handler (a refused
-/// browser, an exhausted body budget, a request that does not parse): `{"error": …}` as JSON with
-/// `Connection: close`, then the connection closes.
+/// The server's own answers from the handlers in front of the REST handler (a refused browser,
+/// an exhausted body budget, a request that does not parse, a connection over the limit): JSON
+/// with `Connection: close`, then the connection closes.
 enum HTTPErrorReply {
+    /// `{"error": message}`, then the connection closes.
     static func sendAndClose(
         _ status: HTTPResponseStatus, _ message: String, headers extra: [(String, String)] = [], context: ChannelHandlerContext
     ) {
-        let body = RESTRendering.error(message, print: .compact)
+        send(status, body: RESTRendering.error(message, print: .compact), headers: extra, closing: .all, context: context)
+    }
+
+    /// `body` as JSON, then the connection closes: whole (`.all`), or only its output, so what
+    /// the client still sends is read rather than answered with a reset (`.output`).
+    static func send(
+        _ status: HTTPResponseStatus, body: [UInt8], headers extra: [(String, String)] = [], closing mode: CloseMode, context: ChannelHandlerContext
+    ) {
         var headers = HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Content-Length", String(body.count)), ("Connection", "close")])
         for (name, value) in extra { headers.add(name: name, value: value) }
         context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
         context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-        context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).assumeIsolated().whenComplete { result in
+            guard case .success = result else { return context.close(promise: nil) }
+            context.close(mode: mode, promise: nil)
+        }
     }
 }

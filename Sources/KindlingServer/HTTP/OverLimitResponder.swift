@@ -10,7 +10,6 @@ import NIOHTTP1
 /// so the answer is not lost to a reset. The connection is closed after `wait` in any case.
 final class OverLimitResponder: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
 
     private let limit: Int
     private let wait: TimeAmount
@@ -30,17 +29,12 @@ final class OverLimitResponder: ChannelInboundHandler {
         guard case .head(let head) = unwrapInboundIn(data), !answered else { return }
         answered = true
         let isLivenessProbe = head.method == .GET && RequestTarget(uri: head.uri).path == "/.health"
-        let status: HTTPResponseStatus = isLivenessProbe ? .ok : .serviceUnavailable
-        let body =
-            isLivenessProbe
-            ? Array(#"{"status":"ok"}"#.utf8) : RESTRendering.error("The server is at its limit of \(limit) connections; try again shortly.", print: .compact)
-        var headers = HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Content-Length", String(body.count)), ("Connection", "close")])
-        if !isLivenessProbe { headers.add(name: "Retry-After", value: "1") }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { result in
-            guard case .success = result else { return context.close(promise: nil) }
-            context.close(mode: .output, promise: nil)
+        if isLivenessProbe {
+            HTTPErrorReply.send(.ok, body: Array(#"{"status":"ok"}"#.utf8), closing: .output, context: context)
+        } else {
+            let message = "The server is at its limit of \(limit) connections; try again shortly."
+            HTTPErrorReply.send(
+                .serviceUnavailable, body: RESTRendering.error(message, print: .compact), headers: [("Retry-After", "1")], closing: .output, context: context)
         }
     }
 
