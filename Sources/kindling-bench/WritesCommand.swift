@@ -21,12 +21,16 @@ struct WritesCommand: AsyncParsableCommand {
     @Option(help: "Server fsync modes to measure, comma-separated: always, everysec, never, memory (no storage); with --url the one the server runs, or cluster for `kindling serve --cluster` nodes.")
     var fsync = "always,everysec"
 
+    @Option(help: "Namespaces the writers are spread over (writer i in namespace i mod N); Redis's writers are unchanged.")
+    var namespaces = 1
+
     @OptionGroup var target: TargetOptions
 
     var modes: [String] { fsync.split(separator: ",").map(String.init) }
 
     func validate() throws {
         guard writers >= 1, pipeline >= 1, seconds > 0 else { throw ValidationError("--writers and --pipeline must be at least 1, --seconds positive.") }
+        guard (1...writers).contains(namespaces) else { throw ValidationError("--namespaces must be 1…writers.") }
         // A cluster node's log is the replicated stream: with --url the mode only names it in the report.
         for mode in modes where !(mode == "cluster" && !target.urls.isEmpty) { try TargetOptions.validateFsync(mode) }
         if modes.contains("cluster"), target.comparingRedis { throw ValidationError("--compare redis has no peer for --fsync cluster.") }
@@ -41,7 +45,7 @@ struct WritesCommand: AsyncParsableCommand {
         var reports: [ScenarioReport] = []
         var comparisons: [Comparison] = []
         for mode in modes {
-            let options = WritesOptions(writers: writers, pipeline: pipeline, duration: .milliseconds(Int(seconds * 1000)), fsync: mode, progress: !target.noProgress)
+            let options = WritesOptions(writers: writers, pipeline: pipeline, duration: .milliseconds(Int(seconds * 1000)), fsync: mode, progress: !target.noProgress, namespaces: namespaces)
             let ours = try await target.withKindlingNodes(fsync: mode) { nodes in
                 try await WritesScenario.run(kindling: nodes, group: group, options: options)
             }

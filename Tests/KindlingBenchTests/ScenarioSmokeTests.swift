@@ -41,6 +41,17 @@ struct ScenarioSmokeTests {
         #expect(report.latencies.first?.count == UInt64(acknowledged))
     }
 
+    @Test("writers spread over namespaces are all acknowledged")
+    func writesOverNamespaces() async throws {
+        let options = WritesOptions(writers: 6, pipeline: 2, duration: .milliseconds(200), fsync: "memory", progress: false, namespaces: 3)
+        let report = try await withInProcessServer { target in
+            try await WritesScenario.run(kindling: target, group: group, options: options)
+        }
+        #expect(report.parameters["namespaces"] == "3")
+        #expect(report.value("acknowledged writes") ?? 0 > 0)
+        #expect(report.value("refused writes") == 0)
+    }
+
     @Test("chat pairs answer each other until the deadline")
     func chat() async throws {
         let options = ChatOptions(pairs: 4, window: 2, textLength: 10, duration: .milliseconds(300), progress: false)

@@ -10,16 +10,23 @@ public struct WritesOptions: Sendable {
     public var fsync: String
     /// Show a progress line on standard error.
     public var progress: Bool
+    /// Namespaces the writers are spread over (writer `i` in namespace `i mod namespaces`): each
+    /// namespace has its own serial executor and log, so more than one shows whether the server
+    /// puts more than one core to work. Redis has one keyspace; its writers are unchanged.
+    public var namespaces: Int
 
-    public init(writers: Int, pipeline: Int, duration: Duration, fsync: String, progress: Bool) {
+    public init(writers: Int, pipeline: Int, duration: Duration, fsync: String, progress: Bool, namespaces: Int = 1) {
         self.writers = writers
         self.pipeline = pipeline
         self.duration = duration
         self.fsync = fsync
         self.progress = progress
+        self.namespaces = namespaces
     }
 
     var parameters: [String: String] {
-        ["writers": "\(writers)", "pipeline": "\(pipeline)", "seconds": "\(duration.seconds)", "fsync": fsync]
+        var parameters = ["writers": "\(writers)", "pipeline": "\(pipeline)", "seconds": "\(duration.seconds)", "fsync": fsync]
+        if namespaces > 1 { parameters["namespaces"] = "\(namespaces)" }
+        return parameters
     }
 }

@@ -9,15 +9,23 @@ public enum WritesScenario {
     }
 
     /// The same over the nodes of a cluster: writer `i` writes on node `i mod n`. The first node
-    /// opens the namespace first (so it leads a cluster's new namespace); the writers on the
-    /// other nodes are forwarded to it.
+    /// opens each namespace first (so it leads a cluster's new namespace); the writers on the
+    /// other nodes are forwarded to it. With more than one namespace, writer `i` writes in
+    /// namespace `i mod namespaces`.
     public static func run(kindling targets: [BenchTarget], group: MultiThreadedEventLoopGroup, options: WritesOptions) async throws -> ScenarioReport {
         let recorders = try await PerLoop.make(on: group) { LatencyRecorder() }
         let finished = Countdown(options.writers)
-        let nodes = try RoundRobinConnector(targets: targets, group: group, namespace: "writes\(UInt32.random(in: 0...UInt32.max))")
-        let primer = try await nodes.primeFirstNode(reading: Path(keys: ["writes"]))
+        let run = UInt32.random(in: 0...UInt32.max)
+        let namespaces = try (0..<options.namespaces).map { number in
+            try RoundRobinConnector(targets: targets, group: group, namespace: options.namespaces == 1 ? "writes\(run)" : "writes\(run)n\(number)")
+        }
+        var primers: [RealtimeLink] = []
+        for nodes in namespaces {
+            if let primer = try await nodes.primeFirstNode(reading: Path(keys: ["writes"])) { primers.append(primer) }
+        }
         let links = try await ConnectMany.run(count: options.writers) { index in
-            try await nodes.node(for: index).connect { loop in
+            let nodes = namespaces[index % namespaces.count]
+            return try await nodes.node(for: index / namespaces.count).connect { loop in
                 let local = recorders.local(on: loop)
                 return DurableWriter(wire: KindlingWrites(path: "/writes/w\(index)"), options: options, recorder: local.value, tally: local.tally, finished: finished)
             }
@@ -28,7 +36,7 @@ public enum WritesScenario {
         if targets.count > 1 { parameters["nodes"] = "\(targets.count)" }
         let report = try await finish(window: window, recorders: recorders, finished: finished, options: options, parameters: parameters, system: "kindling")
         for link in links { await link.close() }
-        await primer?.close()
+        for primer in primers { await primer.close() }
         return report
     }
 
