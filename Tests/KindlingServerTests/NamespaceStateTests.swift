@@ -55,6 +55,33 @@ struct NamespaceStateTests {
         #expect(out.isEmpty)
     }
 
+    /// The server's rules, which every namespace starts on, are copied for a namespace once it
+    /// has evaluated them enough times; the copy decides as they do, and rules of the
+    /// namespace's own are never copied.
+    @Test func busyNamespacesTakeACopyOfTheServersRules() throws {
+        let shared = try RulesDocument.parse(#"{"rules":{".write":true,"open":{".read":true},"closed":{".read":false}}}"#)
+        var state = NamespaceState(name: "t", rules: shared, rulesAreOpen: false, rulesShared: true)
+        state.connect(a)
+        let evaluations = NamespaceState.evaluationsBeforeUnsharing(shared)
+        #expect(state.evaluationsBeforeUnsharing == evaluations)
+        var out: [Outgoing] = []
+        for number in 1..<evaluations {
+            try handle(&state, try request(number, #"{"a":"g","b":{"p":"/open"}}"#), from: a, now: 0, into: &out)
+        }
+        #expect(state.evaluationsBeforeUnsharing == 1)
+        try handle(&state, try request(evaluations, #"{"a":"g","b":{"p":"/closed"}}"#), from: a, now: 0, into: &out)
+        #expect(state.evaluationsBeforeUnsharing == nil)
+        #expect(state.rules.source == shared.source)
+        out = []
+        try handle(&state, try request(1, #"{"a":"g","b":{"p":"/open"}}"#), from: a, now: 0, into: &out)
+        try handle(&state, try request(2, #"{"a":"g","b":{"p":"/closed"}}"#), from: a, now: 0, into: &out)
+        #expect(lines(out) == [#"1:{"t":"d","d":{"r":1,"b":{"s":"ok","d":null}}}"#, #"1:{"t":"d","d":{"r":2,"b":{"s":"permission_denied","d":"Permission denied"}}}"#])
+        _ = state.replaceRules(shared, open: false, shared: true, now: 0, into: &out)
+        #expect(state.evaluationsBeforeUnsharing == evaluations)
+        _ = state.replaceRules(shared, open: false, shared: false, now: 0, into: &out)
+        #expect(state.evaluationsBeforeUnsharing == nil)
+    }
+
     /// Rules put in force again keep each `.indexOn` index once, and rules without it give it
     /// back: its memory and its upkeep on every write end with the declaration.
     @Test func indexesDeclaredByRulesGoWithTheDeclaration() throws {
@@ -63,8 +90,8 @@ struct NamespaceStateTests {
         var state = NamespaceState(name: "t", root: root, rules: indexed, rulesAreOpen: false)
         #expect(state.database.indexes.entryCount == 2)
         var out: [Outgoing] = []
-        _ = state.replaceRules(indexed, open: false, now: 0, into: &out)
-        _ = state.replaceRules(try RulesDocument.parse(#"{"rules":{".read":true,".write":true}}"#), open: false, now: 0, into: &out)
+        _ = state.replaceRules(indexed, open: false, shared: false, now: 0, into: &out)
+        _ = state.replaceRules(try RulesDocument.parse(#"{"rules":{".read":true,".write":true}}"#), open: false, shared: false, now: 0, into: &out)
         #expect(state.database.indexes.entryCount == 0)
         #expect(state.database.indexes.index(.child(try Path("n")), at: try Path("items")) == nil)
     }

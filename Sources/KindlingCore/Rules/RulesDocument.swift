@@ -18,6 +18,17 @@ public struct RulesDocument: Sendable {
         return RulesDocument(source: text, indexDeclarations: loader.indexDeclarations, root: root)
     }
 
+    /// A copy that shares no compiled object with this one: the source loaded again.
+    ///
+    /// Evaluating rules retains and releases their compiled objects. Namespaces that hold one
+    /// document evaluate it on different cores at once, and those atomic counts then contend for
+    /// the same cache lines: two busy namespaces under one rules-heavy document spent ~40% more
+    /// CPU per write than under a copy each (BENCHMARKS.md, "Two namespaces"). The document
+    /// itself comes back only if its source would not load again, which a loaded source does.
+    public func unshared() -> RulesDocument {
+        (try? RulesDocument.parse(source)) ?? self
+    }
+
     /// Everyone may read and write everything: `{"rules":{".read":true,".write":true}}`.
     public static let open: RulesDocument = {
         let open = RuleNode(

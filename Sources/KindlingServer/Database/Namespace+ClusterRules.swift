@@ -46,7 +46,7 @@ extension Namespace {
             refused: { self.queue.async { complete(.refused(.unavailable(Namespace.unconfirmed))) } })
         replicated.appendRules(rules.source, sequence: sequence)
         ownRules = rules
-        replaceRules(rules, open: false)
+        replaceRules(rules, open: false, shared: false)
         logger.notice("rules replaced", metadata: ["record": "\(sequence)"])
     }
 
@@ -90,7 +90,7 @@ extension Namespace {
                 throw StorageError.corrupt("rules record \(streamSequence) of \(ClusterNode.logSubject(name)) does not load: \(error)")
             }
             ownRules = rules
-            replaceRules(rules, open: false)
+            replaceRules(rules, open: false, shared: false)
             lastSequence = sequence
             logger.info("rules replaced from the log", metadata: ["record": "\(sequence)"])
         }

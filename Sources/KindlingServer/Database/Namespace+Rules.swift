@@ -14,7 +14,7 @@ extension Namespace {
         queue.async {
             self.serverRules = (rules, open)
             guard self.ownRules == nil else { return }
-            self.replaceRules(rules, open: open)
+            self.replaceRules(rules, open: open, shared: true)
         }
     }
 
@@ -70,7 +70,7 @@ extension Namespace {
                 }
             }
             self.ownRules = rules
-            self.replaceRules(rules, open: false)
+            self.replaceRules(rules, open: false, shared: false)
             self.logger.notice("rules replaced")
             self.answerRules(promise, .ok)
         }
@@ -114,16 +114,16 @@ extension Namespace {
         do throws(RulesError) {
             let rules = try RulesDocument.parse(text)
             ownRules = rules
-            replaceRules(rules, open: false)
+            replaceRules(rules, open: false, shared: false)
         } catch {
             logger.error("the namespace's stored rules do not load; the server's rules apply: \(error)")
         }
     }
 
-    /// Confined to `queue`.
-    func replaceRules(_ rules: RulesDocument, open: Bool) {
+    /// Puts `rules` in force (`shared`: the server's document). Confined to `queue`.
+    func replaceRules(_ rules: RulesDocument, open: Bool, shared: Bool) {
         var out: [Outgoing] = []
-        let ended = state.replaceRules(rules, open: open, now: Namespace.now(), into: &out)
+        let ended = state.replaceRules(rules, open: open, shared: shared, now: Namespace.now(), into: &out)
         for stream in ended {
             // The stream's use of the namespace ends here: its later closeStream finds nothing.
             if case .eventStream(let outbound)? = outbounds.removeValue(forKey: stream) {

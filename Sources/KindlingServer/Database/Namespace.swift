@@ -112,7 +112,9 @@ final class Namespace: @unchecked Sendable {
         var logger = logger
         logger[metadataKey: "namespace"] = "\(name)"
         self.logger = logger
-        self.state = NamespaceState(name: name, root: root, rules: rules, rulesAreOpen: rulesAreOpen, rulesDebug: rulesDebug, limits: limits)
+        self.state = NamespaceState(
+            name: name, root: root, rules: rules, rulesAreOpen: rulesAreOpen, rulesShared: true, rulesDebug: rulesDebug, limits: limits
+        )
         self.serverRules = (rules, rulesAreOpen)
     }
 

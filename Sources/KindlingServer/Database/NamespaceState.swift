@@ -36,6 +36,12 @@ struct NamespaceState: Sendable {
     /// The rules in force, and whether they are the open rules (then nothing is evaluated).
     private(set) var rules: RulesDocument
     private(set) var rulesAreOpen: Bool
+    /// Rule evaluations left before this namespace takes a copy of the server's rules for
+    /// itself (`RulesDocument.unshared`); nil when its rules are its own. Every namespace without
+    /// rules of its own starts on the server's one document, so that thousands of idle namespaces
+    /// cost nothing; a busy one pays for one load of the rules (the more evaluations, the larger
+    /// the document) and then stops contending with the others for the shared objects.
+    private(set) var evaluationsBeforeUnsharing: Int?
     /// The `.indexOn` indexes the rules in force declare, each held once.
     private var declaredIndexes: Set<DeclaredIndex> = []
     /// Evaluate rules with a trace and keep the traces of denials for the log (`--rules-debug`).
@@ -56,14 +62,15 @@ struct NamespaceState: Sendable {
     static let maxRefusalNotes = 64
 
     init(
-        name: String, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
-        limits: ConnectionLimits = ConnectionLimits()
+        name: String, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesShared: Bool = false,
+        rulesDebug: Bool = false, limits: ConnectionLimits = ConnectionLimits()
     ) {
         self.name = name
         self.rulesDebug = rulesDebug
         self.database = DatabaseState(root: root)
         self.rules = rules
         self.rulesAreOpen = rulesAreOpen
+        self.evaluationsBeforeUnsharing = rulesShared ? NamespaceState.evaluationsBeforeUnsharing(rules) : nil
         self.limits = limits
         declareIndexes()
     }
@@ -291,6 +298,7 @@ struct NamespaceState: Sendable {
 
     private mutating func authorizeRead(_ path: Path, query: Query, as auth: AuthState, now: Int64) throws(Refusal) {
         guard !bypassesRules(auth) else { return }
+        countEvaluation()
         let decision = rules.canRead(path, auth: auth.ruleValue, root: database.tree.root, query: query, now: now, explain: rulesDebug)
         guard decision.allowed else {
             if rulesDebug { denials.append("read \(path) denied:\n" + decision.trace.joined(separator: "\n")) }
@@ -302,11 +310,29 @@ struct NamespaceState: Sendable {
     /// computed only where they read it.
     private mutating func authorizeWrite(_ write: Write, as auth: AuthState, now: Int64) throws(Refusal) {
         guard !bypassesRules(auth) else { return }
+        countEvaluation()
         let decision = rules.canWrite(write, auth: auth.ruleValue, old: database.tree.root, now: now, explain: rulesDebug)
         guard decision.allowed else {
             if rulesDebug { denials.append("write \(write.path) denied:\n" + decision.trace.joined(separator: "\n")) }
             throw Refusal.permissionDenied
         }
+    }
+
+    /// Counts one evaluation of shared rules, and takes a copy of them once enough were made.
+    private mutating func countEvaluation() {
+        guard let left = evaluationsBeforeUnsharing else { return }
+        guard left <= 1 else {
+            evaluationsBeforeUnsharing = left - 1
+            return
+        }
+        rules = rules.unshared()
+        evaluationsBeforeUnsharing = nil
+    }
+
+    /// A few thousand, plus one per byte of the document: loading it again then costs a small
+    /// share of what its evaluations did (a 200 KB document loads in ~30 ms).
+    static func evaluationsBeforeUnsharing(_ rules: RulesDocument) -> Int {
+        4096 + rules.source.utf8.count
     }
 
     /// A conditional write's test, for a caller who may read `path` (so a failed REST `if-match`
@@ -402,11 +428,13 @@ struct NamespaceState: Sendable {
         revokeUnreadableListens(of: connection, now: now, into: &out)
     }
 
-    /// Puts new rules in force. Every live listen and stream is checked again; those that lost
-    /// read access are cancelled (`c` on the socket). Returns the streams to end with `cancel`.
-    mutating func replaceRules(_ rules: RulesDocument, open: Bool, now: Int64, into out: inout [Outgoing]) -> [ConnectionID] {
+    /// Puts new rules in force (`shared` when they are the server's document, held by other
+    /// namespaces too). Every live listen and stream is checked again; those that lost read
+    /// access are cancelled (`c` on the socket). Returns the streams to end with `cancel`.
+    mutating func replaceRules(_ rules: RulesDocument, open: Bool, shared: Bool, now: Int64, into out: inout [Outgoing]) -> [ConnectionID] {
         self.rules = rules
         self.rulesAreOpen = open
+        evaluationsBeforeUnsharing = shared ? NamespaceState.evaluationsBeforeUnsharing(rules) : nil
         declareIndexes()
         for connection in connections.keys { revokeUnreadableListens(of: connection, now: now, into: &out) }
         var ended: [ConnectionID] = []
