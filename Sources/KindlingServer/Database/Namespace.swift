@@ -129,11 +129,6 @@ final class Namespace: @unchecked Sendable {
         queue.sync { self.unserved = refusal }
     }
 
-    /// Marks the namespace as unable to store anything: writes are refused from now on.
-    func refuseWrites() {
-        queue.sync { self.storageUnavailable = true }
-    }
-
     /// Nil when writes may be taken now, else the refusal; confined to `queue`. A namespace not
     /// yet claimed reserves a place under the registry's cap for its first write (given back by
     /// `settleReservation` when that write does not happen).
@@ -370,10 +365,16 @@ final class Namespace: @unchecked Sendable {
     static let unconfirmed =
         "This cluster node stopped leading the namespace before the write was confirmed: it may or may not be stored. Read it back before writing it again."
 
-    /// Drops a connection's identity to anonymous when its token expires.
+    /// Drops a connection's identity to anonymous when its token expires. A timer waits at most
+    /// `Int32.max` ms (~24.8 days), so an expiry further out is waited for in steps, for as long
+    /// as the connection still holds that token.
     private func expire(_ connection: ConnectionID, at expiresAt: Int64) {
-        let delay = max(0, expiresAt - Namespace.now())
-        queue.asyncAfter(deadline: .now() + .milliseconds(Int(min(delay, Int64(Int32.max))))) {
+        let delay = min(max(0, expiresAt - Namespace.now()), Int64(Int32.max))
+        queue.asyncAfter(deadline: .now() + .milliseconds(Int(delay))) {
+            if expiresAt > Namespace.now() {
+                if self.state.connections[connection]?.auth.expiresAt == expiresAt { self.expire(connection, at: expiresAt) }
+                return
+            }
             var out: [Outgoing] = []
             self.state.expireAuth(of: connection, now: Namespace.now(), into: &out)
             self.finish(out)
