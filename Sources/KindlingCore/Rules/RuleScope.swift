@@ -151,13 +151,23 @@ struct RuleScope {
         case .json(let json):
             if case .array(let elements) = json {
                 if name == "length" { return .number(Double(elements.count)) }
-                guard let index = Int(name), index >= 0, index < elements.count else { return .null }
+                guard let index = arrayIndex(name), index < elements.count else { return .null }
                 return RuleValue(elements[index])
             }
             return json[name].map(RuleValue.init) ?? .null
         case .string(let text): return name == "length" ? .number(Double(text.utf16.count)) : .null
         default: return .null
         }
+    }
+
+    /// The element number a member name is, as JavaScript reads one: `0`, or digits without a
+    /// leading zero (so `"01"`, `"+1"` and `"-0"` name no element). At most nine digits, which
+    /// is past any array a token can hold.
+    static func arrayIndex(_ name: String) -> Int? {
+        let digits = name.utf8
+        guard (1...9).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        guard digits.first != 0x30 || digits.count == 1 else { return nil }
+        return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
     }
 
     /// The snapshot at `path` below `snapshot`. A computed path must be a string; a single key

@@ -19,6 +19,8 @@ struct RuleExpressionTests {
         "1 + 2 * 3 == 7", "(1 + 2) * 3 == 9", "8 / 2 / 2 == 2", "true || false && false", "!false == true",
         "auth.token.identities['google.com'][0] == 'g1'", "auth.token.list.length == 1", "auth.token['sub'] == 'u'",
         "auth.uid == 'u' && auth.missing == null && auth.missing.deeper == null",
+        "auth.token.list['0'] == 1 && auth.token.list[0] == 1", "auth.token.list['00'] == null", "auth.token.list['+0'] == null",
+        "auth.token.list['-0'] == null", "auth.token.list[' 0'] == null", "auth.token.list['0.0'] == null",
     ])
     func holdsAtRunTime(_ expression: String) throws {
         let auth = try JSONParser.parse(#"{"uid": "u", "token": {"sub": "u", "identities": {"google.com": ["g1"]}, "list": [1]}}"#)
