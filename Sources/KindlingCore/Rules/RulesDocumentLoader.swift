@@ -40,14 +40,15 @@ struct RulesDocumentLoader {
         guard case .object(let members) = value.kind else {
             throw error("Expected the rules for \(here) to be an object, got \(value.typeName)", here, at: value.position)
         }
-        var seen = Set<String>()
+        // By UTF-8 bytes, as `Key` compares: "é" and "e\u{301}" are two keys, not a duplicate.
+        var seen = Set<[UInt8]>()
         var rules: [String: CompiledRule] = [:]
         var literals: [(Key, RuleNode)] = []
         var wildcard: (name: String, node: RuleNode)?
         for member in members {
             let key = member.key
             let memberPath = here + "/" + key
-            guard seen.insert(key).inserted else { throw error("Duplicate key \"\(key)\"", memberPath, at: member.keyPosition) }
+            guard seen.insert(Array(key.utf8)).inserted else { throw error("Duplicate key \"\(key)\"", memberPath, at: member.keyPosition) }
             if key.hasPrefix(".") {
                 switch key {
                 case ".read", ".write", ".validate":

@@ -160,6 +160,14 @@ struct RulesDocumentLoaderTests {
             "{\"rules\": {\"a\": {}, \"a\": {}}}", at: 1, 21, rulePath: "rules/a", containing: "Duplicate")
     }
 
+    /// Keys are told apart by their bytes, as the tree tells them: "é" and "e" + U+0301 are
+    /// two children with rules of their own, not one key given twice.
+    @Test func canonicallyEquivalentKeysAreDistinctChildren() throws {
+        let rules = try RulesDocument.parse(#"{"rules": {"\u00e9": {".read": true}, "e\u0301": {".read": false}}}"#)
+        #expect(rules.canRead(try Path("\u{e9}"), auth: .null, root: .empty, query: nil, now: 0).allowed)
+        #expect(!rules.canRead(try Path("e\u{301}"), auth: .null, root: .empty, query: nil, now: 0).allowed)
+    }
+
     @Test func oneWildcardPerLevelAndNoRepeatedNameOnAChain() {
         RulesDocumentLoaderTests.expectError(
             "{\"rules\": {\"$a\": {}, \"$b\": {}}}", at: 1, 22, rulePath: "rules/$b", containing: "only be one wildchild")
