@@ -32,10 +32,8 @@ struct RequestTarget: Sendable {
         var iterator = Array(text.utf8).makeIterator()
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next(), let low = iterator.next(),
-                    let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-                else { return nil }
-                bytes.append(value)
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+                bytes.append(high << 4 | low)
             } else if byte == UInt8(ascii: "+"), plusIsSpace {
                 bytes.append(UInt8(ascii: " "))
             } else {
@@ -43,6 +41,16 @@ struct RequestTarget: Sendable {
             }
         }
         return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// The value of one hexadecimal digit (either case); nil for anything else, a sign included.
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// The namespace a request is for: `?ns=`, else the one the Host header names
