@@ -67,7 +67,7 @@ extension Query {
         var name = sentinel
         var json = try? JSONParser.parse(text)
         if json == nil, let comma = Query.lastTopLevelComma(text) {
-            guard case .string(let key)? = try? JSONParser.parse(String(text[text.index(after: comma)...])) else {
+            guard case .string(let key)? = try? JSONParser.parse(String(text[text.utf8.index(after: comma)...])) else {
                 throw primitiveError
             }
             name = .key(Key(unchecked: key))
@@ -92,16 +92,19 @@ extension Query {
     }
 
     /// The position of a comma outside any string, for `value,"name"`.
+    /// Walks UTF-8 bytes, not characters: a quote followed by a combining mark is one
+    /// `Character`, but still ends the string.
     private static func lastTopLevelComma(_ text: String) -> String.Index? {
         var inString = false
         var escaped = false
         var found: String.Index?
-        for index in text.indices {
-            let character = text[index]
+        let bytes = text.utf8
+        for index in bytes.indices {
+            let byte = bytes[index]
             if escaped { escaped = false; continue }
-            if character == "\\" && inString { escaped = true; continue }
-            if character == "\"" { inString.toggle() }
-            if character == "," && !inString { found = index }
+            if byte == UInt8(ascii: "\\") && inString { escaped = true; continue }
+            if byte == UInt8(ascii: "\"") { inString.toggle() }
+            if byte == UInt8(ascii: ",") && !inString { found = index }
         }
         return found
     }
@@ -109,7 +112,9 @@ extension Query {
     /// A limit's count: digits only, at most `QueryLimit.maxCount` (the realtime protocol's
     /// bound), so a REST query and a listen accept the same limits.
     private static func restLimit(_ text: String, _ name: String) throws(ValidationError) -> Int {
-        guard let count = Int(text), count >= 0 else { throw restError("\(name) must be a non-negative integer") }
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let count = Int(text) else {
+            throw restError("\(name) must be a non-negative integer")
+        }
         guard count <= QueryLimit.maxCount else {
             throw restError("\(name) must be at most \(QueryLimit.maxCount)")
         }

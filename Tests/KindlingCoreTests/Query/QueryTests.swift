@@ -37,6 +37,18 @@ struct QueryTests {
         #expect(message(["orderBy": #""height""#, "limitToFirst": "-1"]) != nil)
         #expect(message(["orderBy": #""$key""#, "startAt": "1"]) != nil)
         #expect(message(["orderBy": #""a.b""#]) == "orderBy must be a valid JSON encoded path")
+        for limit in ["+5", "-0", " 5", "5 ", "", "0x5", "٥"] {
+            #expect(message(["orderBy": #""height""#, "limitToFirst": limit]) == "limitToFirst must be a non-negative integer", "\(limit)")
+        }
+        #expect(message(["orderBy": #""height""#, "limitToFirst": "007"]) == nil)
+    }
+
+    /// A bound's string may start with a combining mark: the quote before it still ends the
+    /// value (as bytes, not as characters), and a key after the comma is read whole.
+    @Test func boundsAreSplitByBytes() throws {
+        let json = #"{"a":"\u0301a","b":"\u0301a","c":"\u0302"}"#
+        #expect(try keys(rest(["orderBy": #""$value""#, "equalTo": #""\#u{301}a","b""#]), json) == ["b"])
+        #expect(try keys(rest(["orderBy": #""$value""#, "startAt": #""\#u{301}a","\#u{301}k""#]), json) == ["c"])
     }
 
     @Test func mixedTypeOrderAndRanges() throws {
