@@ -32,7 +32,8 @@ public enum NamespaceName {
         guard labels.count >= 2, !labels.allSatisfy({ $0.allSatisfy(\.isNumber) }), let first = labels.first else {
             return nil
         }
-        let label = first.lowercased()
+        // ASCII letters only: Unicode lowercasing would turn the Kelvin sign (U+212A) into `k`.
+        let label = String(decoding: first.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
         return isValid(label) ? label : nil
     }
 

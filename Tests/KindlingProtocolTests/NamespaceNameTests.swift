@@ -7,6 +7,7 @@ struct NamespaceNameTests {
         #expect(NamespaceName.named(byHost: "mydb.localhost:9000") == "mydb")
         #expect(NamespaceName.named(byHost: "MyDB.example.com") == "mydb")
         #expect(NamespaceName.named(byHost: "study-spots.localhost") == "study-spots")
+        #expect(NamespaceName.named(byHost: "\u{212A}db.example.com") == nil)  // the Kelvin sign is not a `k`
     }
 
     @Test func noneForAddressesOneLabelNamesAndInvalidLabels() {
