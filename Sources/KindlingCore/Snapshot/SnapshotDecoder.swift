@@ -110,8 +110,7 @@ public struct SnapshotDecoder: ~Copyable {
 
     private mutating func children(depth: Int, priority: Priority?) throws -> Node {
         guard depth < Path.maxDepth else { throw failure("children nested deeper than \(Path.maxDepth) levels") }
-        let count = try varint()
-        guard count > 0 else { throw failure("a parent with no children") }
+        let count = try childCount()
         var builder = OrderedMapBuilder<Key>(expectedCount: Int(min(count, 1 << 20)))
         var read = 0
         if priority == nil, count <= UInt64(PackedLeaves.maxCount) {
@@ -267,8 +266,7 @@ public struct SnapshotDecoder: ~Copyable {
     /// way the error reported is the first damage in the file.
     private mutating func blocks(depth: Int) throws -> Node {
         guard depth < Path.maxDepth else { throw failure("children nested deeper than \(Path.maxDepth) levels") }
-        let total = try varint()
-        guard total > 0 else { throw failure("a parent with no children") }
+        let total = try childCount()
         var builder = OrderedMapBuilder<Key>(expectedCount: Int(min(total, 1 << 20)))
         var blockStarts: [Int] = []
         do {
@@ -418,6 +416,15 @@ public struct SnapshotDecoder: ~Copyable {
         if position == end { try ensure(1) }
         defer { position += 1 }
         return buffer[position]
+    }
+
+    /// A parent's number of children: at least one, and at most 2^40 (far past any tree that
+    /// fits in memory), so a damaged count is refused here rather than trapping as an `Int`.
+    private mutating func childCount() throws -> UInt64 {
+        let count = try varint()
+        guard count > 0 else { throw failure("a parent with no children") }
+        guard count <= 1 << 40 else { throw failure("a parent of \(count) children") }
+        return count
     }
 
     @inline(__always)

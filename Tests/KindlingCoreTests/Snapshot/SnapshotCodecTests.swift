@@ -129,6 +129,10 @@ struct SnapshotCodecTests {
             header + [3, 0, 0, 0, 0, 0, 0, 0xF0, 0x7F],
             header + [0x81, 1],
             header + Array(repeating: 0xFF, count: 12),
+            // Child counts past what an `Int` holds (2^63, 2^64 - 1), plain and in blocks.
+            header + [6] + Array(repeating: 0x80, count: 9) + [0x01, 1, UInt8(ascii: "a"), 1],
+            header + [6] + Array(repeating: 0xFF, count: 9) + [0x01, 1, UInt8(ascii: "a"), 1],
+            header + [SnapshotFormat.Tag.blocks.rawValue] + Array(repeating: 0x80, count: 9) + [0x01, 4, 1, 1, UInt8(ascii: "a"), 1, 0],
         ]
         for sample in samples {
             #expect(throws: SnapshotDecodingError.self) { try decode(sample) }
