@@ -1,7 +1,7 @@
 /// How the server checks the credentials clients present (WebSocket `auth`/`gauth`, REST
 /// `?auth=`, `?access_token=`, `Authorization: Bearer`).
 ///
-/// Nothing here is trusted until ``makeVerifier()`` has loaded it: that is where a bad key is
+/// Nothing here is trusted until ``CredentialVerifier/init(settings:)`` has loaded it: that is where a bad key is
 /// reported, once, at start-up, instead of every token failing later for no visible reason.
 public struct AuthSettings: Sendable {
     /// Shared secrets for HS256 tokens (UTF-8 bytes of each string; at least 32 bytes, as
@@ -50,10 +50,5 @@ public struct AuthSettings: Sendable {
     /// tokens), else no credential at all is accepted.
     public static func unconfigured(onLoopback: Bool) -> AuthSettings {
         AuthSettings(emulatorMode: onLoopback)
-    }
-
-    /// Loads and checks every key and secret, naming the first bad one.
-    public func makeVerifier() throws(AuthSettingsError) -> CredentialVerifier {
-        try CredentialVerifier(settings: self)
     }
 }

@@ -45,7 +45,4 @@ final class OpenLogBudget: Sendable {
     func closed(_ log: WriteAheadLog) {
         _ = state.withLock { $0.open.removeValue(forKey: ObjectIdentifier(log)) }
     }
-
-    /// The logs open now (for tests).
-    var openCount: Int { state.withLock { $0.open.count } }
 }

@@ -100,9 +100,6 @@ final class WriteAheadLog: @unchecked Sendable {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    /// True while the segment file is open (for tests of the idle close).
-    var isOpen: Bool { queue.sync { descriptor >= 0 } }
-
     /// False while writes are failing; the namespace then refuses new writes.
     var isHealthy: Bool { queued.withLock { $0.failure == nil } }
 

@@ -8,7 +8,7 @@ import Testing
 struct AuthSettingsTests {
     private func error(_ settings: AuthSettings) -> AuthSettingsError? {
         do throws(AuthSettingsError) {
-            _ = try settings.makeVerifier()
+            _ = try CredentialVerifier(settings: settings)
             return nil
         } catch {
             return error
