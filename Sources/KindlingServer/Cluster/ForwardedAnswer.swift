@@ -42,6 +42,7 @@ enum ForwardedAnswer: Sendable {
             if let current { members.append(JSONMember("n", .string(current.jsonText(format: .export)))) }
             return members
         case .unavailable(let message): return [JSONMember("r", .string("unavailable")), JSONMember("m", .string(message))]
+        case .unconfirmed: return [JSONMember("r", .string("unconfirmed"))]
         case .namespaceLimit(let message): return [JSONMember("r", .string("namespace_limit")), JSONMember("m", .string(message))]
         case .invalidRules(let message): return [JSONMember("r", .string("invalid_rules")), JSONMember("m", .string(message))]
         case .limitExceeded(let message): return [JSONMember("r", .string("limit_exceeded")), JSONMember("m", .string(message))]
@@ -61,6 +62,7 @@ enum ForwardedAnswer: Sendable {
         case "precondition_failed":
             return .preconditionFailed(current: try json["n"]?.stringValue.map { text throws(ValidationError) in try Node(jsonText: text) })
         case "unavailable": return .unavailable(message)
+        case "unconfirmed": return .unconfirmed
         case "namespace_limit": return .namespaceLimit(message)
         case "invalid_rules": return .invalidRules(message)
         case "limit_exceeded": return .limitExceeded(message)

@@ -29,8 +29,12 @@ enum Refusal: Error, Sendable {
     case dataStale
     /// REST `if-match` failed; `current` is the data there now when the caller may read it.
     case preconditionFailed(current: Node?)
-    /// Storage is failing; nothing was written and a retry is safe.
+    /// Storage is failing, or the node cannot serve the write now; nothing was written and a
+    /// retry is safe.
     case unavailable(String)
+    /// A cluster node stopped leading the namespace before the log confirmed the write: it may
+    /// or may not be stored, so a blind retry could make it twice (`Namespace.unconfirmed`).
+    case unconfirmed
     /// The write would create a namespace over the server's cap (`maxNamespaces`).
     case namespaceLimit(String)
     /// A rules document that does not load (its path, line, column and what is wrong).

@@ -43,7 +43,7 @@ extension Namespace {
         // events the new rules cause (revoked listens) are held behind it.
         held.send(
             PreparedDispatch(), after: sequence, then: { self.queue.async { complete(.committed(sequence: sequence, pushed: nil)) } },
-            refused: { self.queue.async { complete(.refused(.unavailable(Namespace.unconfirmed))) } })
+            refused: { self.queue.async { complete(.refused(.unconfirmed)) } })
         replicated.appendRules(rules.source, sequence: sequence)
         ownRules = rules
         replaceRules(rules, open: false, shared: false)
@@ -66,7 +66,8 @@ extension Namespace {
         switch Namespace.loadRules(change.source) {
         case .success(let rules):
             publishRules(rules) { answer in
-                if case .refused(.unavailable(let message)) = answer, message == Namespace.notLeading || message == Namespace.unconfirmed { return }
+                if case .refused(.unconfirmed) = answer { return }
+                if case .refused(.unavailable(let message)) = answer, message == Namespace.notLeading { return }
                 respond(answer)
             }
         case .failure(let refusal):

@@ -34,8 +34,8 @@ extension Namespace {
         var out: [Outgoing] = []
         let answer = state.apply(operation, by: .rest(auth), now: Namespace.now(), into: &out)
         logRefusals(connection: connection)
-        let lost = operation.writesNow ? Namespace.unconfirmed : Namespace.notLeading
-        finish(out, then: { complete(answer) }, refused: { complete(.refused(.unavailable(lost))) })
+        let lost = operation.writesNow ? Refusal.unconfirmed : .unavailable(Namespace.notLeading)
+        finish(out, then: { complete(answer) }, refused: { complete(.refused(lost)) })
         if operation.writesNow { settleReservation() }
     }
 

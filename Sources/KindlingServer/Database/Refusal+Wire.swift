@@ -11,6 +11,7 @@ extension Refusal {
         case .dataStale: return (.dataStale, "The data changed since the transaction read it")
         case .preconditionFailed: return (.dataStale, "The data changed since it was read")
         case .unavailable(let message), .namespaceLimit(let message): return (.unavailable, message)
+        case .unconfirmed: return (.unavailable, Namespace.unconfirmed)
         case .invalidRules(let message): return (.invalidData, message)
         case .limitExceeded(let message): return (.tooBig, message)
         case .invalidToken(let message): return (.invalidToken, message)

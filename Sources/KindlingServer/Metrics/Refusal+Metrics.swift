@@ -7,6 +7,7 @@ extension Refusal {
         case .dataStale: "datastale"
         case .preconditionFailed: "precondition_failed"
         case .unavailable: "unavailable"
+        case .unconfirmed: "unconfirmed"
         case .namespaceLimit: "namespace_limit"
         case .invalidRules: "invalid_rules"
         case .limitExceeded: "limit_exceeded"

@@ -5,8 +5,8 @@ import NIOHTTP1
 ///
 /// The body is always `{"error": message}`: firebase-admin turns the status into its exception
 /// class and `error` into the exception's message. Validation failures from the core keep their
-/// message, which names the offending key, path or value. No refusal is a 500 or 503:
-/// firebase-admin resends those up to four times, even a POST.
+/// message, which names the offending key, path or value. firebase-admin resends a 500 or a
+/// 503 up to four times, even a POST: none is a 500, and a 503 says nothing was written.
 struct RESTError: Error, Sendable {
     enum Kind: Sendable {
         /// The core refused a path, key, value, update or query.
@@ -21,7 +21,7 @@ struct RESTError: Error, Sendable {
         case methodNotAllowed
         /// A body over the REST size limit.
         case bodyTooLarge
-        /// Storage is failing: nothing can be made durable now.
+        /// The server cannot take the request now (it is shutting down); nothing was done.
         case unavailable
         /// Refused as the namespace would refuse it (its status is the refusal's).
         case refused(Refusal)
