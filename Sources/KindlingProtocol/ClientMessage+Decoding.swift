@@ -48,10 +48,10 @@ extension Request {
         guard case .object = payload else { throw ProtocolError(.malformedMessage, "Data message is not an object") }
         var number: Int?
         if let r = payload["r"] {
-            guard let value = r.numberValue, value == value.rounded(), abs(value) < 1e15 else {
+            guard let value = r.numberValue?.wireCounter else {
                 throw ProtocolError(.malformedMessage, "Request number \"r\" is not an integer")
             }
-            number = Int(value)
+            number = value
         }
         guard let name = payload["a"]?.stringValue else {
             throw ProtocolError(.malformedMessage, "Request without an action \"a\"", requestNumber: number)
@@ -129,10 +129,8 @@ extension Action {
 
     private static func tag(_ body: JSONValue) throws(ValidationError) -> Int? {
         guard let value = body["t"], !value.isNull else { return nil }
-        guard let number = value.numberValue, number == number.rounded(), abs(number) < 1e15 else {
-            throw invalid("tag \"t\" must be an integer")
-        }
-        return Int(number)
+        guard let number = value.numberValue?.wireCounter else { throw invalid("tag \"t\" must be an integer") }
+        return number
     }
 
     private static func members(_ body: JSONValue) throws(ValidationError) -> [JSONMember] {

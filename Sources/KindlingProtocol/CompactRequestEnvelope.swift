@@ -70,7 +70,7 @@ enum CompactRequestEnvelope {
     }
 
     /// A request number as plain JSON digits: no sign, fraction or exponent, no leading zero,
-    /// at most 15 digits (the general decoder's limit is below 1e15).
+    /// at most 15 digits (`Double.maxWireCounter`, the general decoder's limit).
     private static func number(in bytes: UnsafeBufferPointer<UInt8>, at index: inout Int) -> Int? {
         let start = index
         var value = 0
