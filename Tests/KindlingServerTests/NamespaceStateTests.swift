@@ -111,7 +111,40 @@ struct NamespaceStateTests {
         }
         out = []
         try handle(&state, try request(21, #"{"a":"q","b":{"p":"/rooms/a","q":{"i":"other","l":1},"t":21,"h":""}}"#), from: a, now: 0, into: &out)
-        #expect(lines(out).last?.contains(#""s":"too_big""#) == true)
+        #expect(lines(out).last == #"1:{"t":"d","d":{"r":21,"b":{"s":"ok","d":{"w":["no_index"]}}}}"#)
+    }
+
+    /// A query whose index cannot be kept is served without one only to a caller who may read
+    /// the whole location, since it is then sent all of it; rules that allow only limited
+    /// queries refuse it instead. Rules that later stop allowing the whole location revoke it.
+    @Test func queriesServedWithoutAnIndexNeedReadAccessToTheWholeLocation() throws {
+        let orders = (0..<IndexStore.maxQueryIndexesPerLocation).map { "k\($0)" }
+        let limited = try RulesDocument.parse(#"{"rules":{".write":true,"items":{".read":"query.limitToFirst <= 1"}}}"#)
+        var state = NamespaceState(name: "t", root: try Node(jsonText: #"{"items":{"a":{"k0":1},"b":{"k0":2}}}"#), rules: limited, rulesAreOpen: false)
+        state.connect(a)
+        state.connect(b)
+        var out: [Outgoing] = []
+        for (number, order) in orders.enumerated() {
+            try handle(&state, try request(number + 1, #"{"a":"q","b":{"p":"/items","q":{"i":"\#(order)","l":1,"vf":"l"},"t":\#(number + 1),"h":""}}"#), from: a, now: 0, into: &out)
+        }
+        out = []
+        try handle(&state, try request(99, #"{"a":"q","b":{"p":"/items","q":{"i":"other","l":1,"vf":"l"},"t":99,"h":""}}"#), from: b, now: 0, into: &out)
+        #expect(lines(out) == [#"2:{"t":"d","d":{"r":99,"b":{"s":"too_big","d":"\#(NamespaceState.indexBudgetRefusal)"}}}"#])
+
+        let open = try RulesDocument.parse(#"{"rules":{".write":true,"items":{".read":true}}}"#)
+        _ = state.replaceRules(open, open: false, shared: false, now: 0, into: &out)
+        out = []
+        try handle(&state, try request(100, #"{"a":"q","b":{"p":"/items","q":{"i":"other","l":1,"vf":"l"},"t":100,"h":""}}"#), from: b, now: 0, into: &out)
+        #expect(
+            lines(out) == [
+                #"2:{"t":"d","d":{"a":"d","b":{"p":"items","d":{"a":{"k0":1},"b":{"k0":2}}}}}"#,
+                #"2:{"t":"d","d":{"r":100,"b":{"s":"ok","d":{"w":["no_index"]}}}}"#,
+            ])
+        #expect(state.database.servesUnindexed(b, ListenID(path: try Path("items"), query: try Query(wire: try JSONParser.parse(#"{"i":"other","l":1,"vf":"l"}"#)))))
+        out = []
+        _ = state.replaceRules(limited, open: false, shared: false, now: 0, into: &out)
+        #expect(lines(out) == [#"2:{"t":"d","d":{"a":"c","b":{"p":"items","q":[{"i":"other","l":1,"vf":"l"}]}}}"#])
+        #expect(state.database.listenCount == orders.count)
     }
 
     @Test func staleTransactionsWriteNothing() throws {

@@ -10,6 +10,8 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     public private(set) var indexes = IndexStore()
     private var listens = PathTree<LocationListens<Subscriber>>()
     private var subscriptions: [Subscriber: Set<ListenID>] = [:]
+    /// Filtered query listens served as plain ones (`listenUnindexed`), by subscriber.
+    private var unindexed: [Subscriber: Set<ListenID>] = [:]
     /// The number of listens registered (kept as they come and go, so reading it costs nothing).
     public private(set) var listenCount = 0
     /// Children held in the windows of query listens, across the database. Each window is kept
@@ -59,6 +61,7 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
         _ subscriber: Subscriber, at path: Path, query: Query = .all, tag: Int? = nil, declaredIndex: Bool = false
     ) -> Delivery<Subscriber>? {
         let id = ListenID(path: path, query: query)
+        if unindexed[subscriber]?.contains(id) == true { return listenUnindexed(subscriber, at: path, query: query) }
         let isNewQuery = !id.isPlain && listens[path]?.queries[query] == nil
         var newWindow: [(key: Key, node: Node)] = []
         if isNewQuery {
@@ -91,6 +94,29 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
         return Delivery(change: .put(path, node), recipients: [.init(subscriber: subscriber, tag: tag)])
     }
 
+    /// Registers a filtered query as a plain listen at its location, as Firebase serves a query
+    /// without an index ("no_index"): the subscriber gets the location's whole data and every
+    /// change there untagged, and filters it itself. For a query whose index `listen` could
+    /// not keep, when the caller may read the whole location. No index and no window is kept
+    /// for it, so it is outside their budgets; `unlisten` with the query removes it.
+    public mutating func listenUnindexed(_ subscriber: Subscriber, at path: Path, query: Query) -> Delivery<Subscriber> {
+        let id = ListenID(path: path, query: query)
+        if subscriptions[subscriber, default: []].insert(id).inserted {
+            listenCount += 1
+            unindexed[subscriber, default: []].insert(id)
+            listens.update(path) { location in
+                if location == nil { location = LocationListens() }
+                location!.plain[subscriber, default: 0] += 1
+            }
+        }
+        return Delivery(change: .put(path, tree.node(at: path)), recipients: [.init(subscriber: subscriber, tag: nil)])
+    }
+
+    /// True when `subscriber`'s listen `id` is served as a plain listen (`listenUnindexed`).
+    public func servesUnindexed(_ subscriber: Subscriber, _ id: ListenID) -> Bool {
+        unindexed[subscriber]?.contains(id) == true
+    }
+
     /// Removes one listen (no effect if it is not registered).
     public mutating func unlisten(_ subscriber: Subscriber, at path: Path, query: Query = .all) {
         let id = ListenID(path: path, query: query)
@@ -108,10 +134,15 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     }
 
     private mutating func remove(_ subscriber: Subscriber, _ id: ListenID) {
+        var servedPlain = id.isPlain
+        if !servedPlain, unindexed[subscriber]?.remove(id) != nil {
+            servedPlain = true
+            if unindexed[subscriber]?.isEmpty == true { unindexed[subscriber] = nil }
+        }
         var releasedIndex = false
         listens.update(id.path) { location in
             guard location != nil else { return }
-            if id.isPlain {
+            if servedPlain {
                 let remaining = (location!.plain[subscriber] ?? 1) - 1
                 location!.plain[subscriber] = remaining > 0 ? remaining : nil
             } else if location!.queries[id.query] != nil {

@@ -139,6 +139,10 @@ struct NamespaceState: Sendable {
         }
     }
 
+    /// The listen answer's `d` for a query served without an index: the SDKs log "Using an
+    /// unspecified index…" with the `.indexOn` to add.
+    static let noIndexWarning = Array(#"{"w":["no_index"]}"#.utf8)
+
     static let indexBudgetRefusal =
         "The query needs an index of its order here, and the database keeps as many as it can (at most \(IndexStore.maxQueryIndexesPerLocation) orders per location, and a budget of entries across the database); declare it with .indexOn, or query fewer orders"
 
@@ -154,8 +158,17 @@ struct NamespaceState: Sendable {
                     throw Refusal.limitExceeded("A connection may have at most \(limits.maxListens) listens")
                 }
                 let declared = !query.loadsAllData && declaresIndex(query.index, at: path)
-                guard let delivery = database.listen(connection, at: path, query: query, tag: query.loadsAllData ? nil : tag, declaredIndex: declared) else {
-                    throw Refusal.limitExceeded(Self.indexBudgetRefusal)
+                var answer = Answer.ok
+                let delivery: Delivery<ConnectionID>
+                if let indexed = database.listen(connection, at: path, query: query, tag: query.loadsAllData ? nil : tag, declaredIndex: declared) {
+                    delivery = indexed
+                } else {
+                    // No index for it could be kept: served as Firebase serves a query without
+                    // one, the whole location untagged for the client to filter, when the
+                    // caller may read all of it (query-based rules may allow less).
+                    guard mayRead(path, query: .all, as: auth, now: now) else { throw Refusal.limitExceeded(Self.indexBudgetRefusal) }
+                    delivery = database.listenUnindexed(connection, at: path, query: query)
+                    answer = .encoded(Self.noIndexWarning)
                 }
                 connections[connection]?.listens[id] = wireQuery
                 if case .put(_, let node) = delivery.change, !hash.isEmpty, node.matchesHash(hash) {
@@ -163,7 +176,7 @@ struct NamespaceState: Sendable {
                 } else {
                     out.append(contentsOf: encode([delivery]))
                 }
-                return .ok
+                return answer
             case .unlisten(let path, let query):
                 guard case .realtime(let connection) = caller else { return .ok }
                 connections[connection]?.listens[ListenID(path: path, query: query)] = nil
@@ -447,7 +460,8 @@ struct NamespaceState: Sendable {
 
     private mutating func revokeUnreadableListens(of connection: ConnectionID, now: Int64, into out: inout [Outgoing]) {
         guard let record = connections[connection], !bypassesRules(record.auth) else { return }
-        for (id, wireQuery) in record.listens where !mayRead(id.path, query: id.query, as: record.auth, now: now) {
+        for (id, wireQuery) in record.listens
+        where !mayRead(id.path, query: database.servesUnindexed(connection, id) ? .all : id.query, as: record.auth, now: now) {
             connections[connection]?.listens[id] = nil
             database.unlisten(connection, at: id.path, query: id.query)
             out.append(Outgoing(to: connection, message: ServerMessage.listenRevoked(path: id.path, query: wireQuery)))

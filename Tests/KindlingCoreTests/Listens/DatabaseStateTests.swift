@@ -46,6 +46,34 @@ struct DatabaseStateTests {
         #expect(try lines(set(&db, "q", "1")).isEmpty)
     }
 
+    /// A query served without an index is a plain listen under the query's name: the whole
+    /// location and every change there, untagged; it and a default listen at the same place
+    /// are two listens with one copy of each change, and each goes with its own unlisten.
+    @Test mutating func queriesServedWithoutAnIndexAreTheirOwnPlainListens() throws {
+        var db = DatabaseState<Int>(root: try Node(jsonText: #"{"a":{"x":{"n":1},"y":{"n":2}}}"#))
+        let query = Query(index: .child(path("n")), limit: QueryLimit(count: 1, fromEnd: false))
+        #expect(lines([db.listenUnindexed(1, at: path("a"), query: query)]) == [#"1 put /a {"x":{"n":1},"y":{"n":2}}"#])
+        #expect(db.servesUnindexed(1, ListenID(path: path("a"), query: query)))
+        #expect(db.indexes.index(.child(path("n")), at: path("a")) == nil)
+        #expect(db.windowEntries == 0)
+        // Listening again with the query keeps it unindexed, even once another subscriber's
+        // listen keeps an index of its order.
+        _ = db.listen(2, at: path("a"), query: query, tag: 7)
+        #expect(lines([db.listen(1, at: path("a"), query: query, tag: 3)].compactMap { $0 }) == [#"1 put /a {"x":{"n":1},"y":{"n":2}}"#])
+        _ = db.listen(1, at: path("a"))
+        #expect(db.listenCount == 3)
+        #expect(try lines(set(&db, "a/z", #"{"n":0}"#)) == [#"1 put /a/z {"n":0}"#, #"2[7] put /a {"z":{"n":0}}"#])
+        db.unlisten(1, at: path("a"))
+        #expect(try lines(set(&db, "a/z/n", "5")) == ["1 put /a/z/n 5", #"2[7] put /a {"x":{"n":1}}"#])
+        db.unlisten(1, at: path("a"), query: query)
+        #expect(!db.servesUnindexed(1, ListenID(path: path("a"), query: query)))
+        #expect(try lines(set(&db, "a/w", #"{"n":-1}"#)) == [#"2[7] put /a {"w":{"n":-1}}"#])
+        _ = db.listenUnindexed(1, at: path("a"), query: query)
+        db.removeSubscriber(1)
+        #expect(db.listenCount == 1)
+        #expect(try lines(set(&db, "a/w/n", "9")) == [#"2[7] put /a {"x":{"n":1}}"#])
+    }
+
     @Test mutating func aSubscriberGetsOneCopyOfAWrite() throws {
         var db = DatabaseState<Int>()
         _ = db.listen(1, at: path("a"))
