@@ -24,12 +24,16 @@ struct WritesCommand: AsyncParsableCommand {
     @Option(help: "Namespaces the writers are spread over (writer i in namespace i mod N); Redis's writers are unchanged.")
     var namespaces = 1
 
+    @Option(help: "Bytes of each value: 0 writes a number; more writes a JSON string that long, quotes included (the same bytes to Redis).")
+    var valueBytes = 0
+
     @OptionGroup var target: TargetOptions
 
     var modes: [String] { fsync.split(separator: ",").map(String.init) }
 
     func validate() throws {
         guard writers >= 1, pipeline >= 1, seconds > 0 else { throw ValidationError("--writers and --pipeline must be at least 1, --seconds positive.") }
+        guard (0...1_000_000).contains(valueBytes) else { throw ValidationError("--value-bytes must be 0…1000000.") }
         guard (1...writers).contains(namespaces) else { throw ValidationError("--namespaces must be 1…writers.") }
         // A cluster node's log is the replicated stream: with --url the mode only names it in the report.
         for mode in modes where !(mode == "cluster" && !target.urls.isEmpty) { try TargetOptions.validateFsync(mode) }
@@ -45,7 +49,7 @@ struct WritesCommand: AsyncParsableCommand {
         var reports: [ScenarioReport] = []
         var comparisons: [Comparison] = []
         for mode in modes {
-            let options = WritesOptions(writers: writers, pipeline: pipeline, duration: .milliseconds(Int(seconds * 1000)), fsync: mode, progress: !target.noProgress, namespaces: namespaces)
+            let options = WritesOptions(writers: writers, pipeline: pipeline, duration: .milliseconds(Int(seconds * 1000)), fsync: mode, progress: !target.noProgress, namespaces: namespaces, valueBytes: valueBytes)
             let ours = try await target.withKindlingNodes(fsync: mode) { nodes in
                 try await WritesScenario.run(kindling: nodes, group: group, options: options)
             }

@@ -48,7 +48,7 @@ final class DurableWriter<Wire: WriteWire> {
         // The number is known before the write is queued.
         clock.sending(wire.nextNumber(on: connection, sent: sent))
         sent += 1
-        wire.write(on: connection) { WireLiterals.appendDecimal(sent, to: &$0) }
+        wire.write(on: connection) { options.appendValue(sequence: sent, to: &$0) }
     }
 }
 

@@ -1,3 +1,5 @@
+import KindlingProtocol
+
 /// The parameters of a durable-writes run.
 public struct WritesOptions: Sendable {
     /// Connections writing, each to its own path (or key).
@@ -14,19 +16,36 @@ public struct WritesOptions: Sendable {
     /// namespace has its own serial executor and log, so more than one shows whether the server
     /// puts more than one core to work. Redis has one keyspace; its writers are unchanged.
     public var namespaces: Int
+    /// The size of each written value: 0 writes the write's number (`17`); more writes a JSON
+    /// string of that many bytes, quotes included, starting with the number (`"17xxx…"`), the
+    /// same bytes to Redis.
+    public var valueBytes: Int
 
-    public init(writers: Int, pipeline: Int, duration: Duration, fsync: String, progress: Bool, namespaces: Int = 1) {
+    public init(writers: Int, pipeline: Int, duration: Duration, fsync: String, progress: Bool, namespaces: Int = 1, valueBytes: Int = 0) {
         self.writers = writers
         self.pipeline = pipeline
         self.duration = duration
         self.fsync = fsync
         self.progress = progress
         self.namespaces = namespaces
+        self.valueBytes = valueBytes
+    }
+
+    /// Appends the value of write number `sequence` (see `valueBytes`).
+    func appendValue(sequence: Int, to bytes: inout [UInt8]) {
+        guard valueBytes > 0 else { return WireLiterals.appendDecimal(sequence, to: &bytes) }
+        let start = bytes.count
+        bytes.append(UInt8(ascii: "\""))
+        WireLiterals.appendDecimal(sequence, to: &bytes)
+        let used = bytes.count - start
+        if valueBytes > used + 1 { bytes.append(contentsOf: repeatElement(UInt8(ascii: "x"), count: valueBytes - used - 1)) }
+        bytes.append(UInt8(ascii: "\""))
     }
 
     var parameters: [String: String] {
         var parameters = ["writers": "\(writers)", "pipeline": "\(pipeline)", "seconds": "\(duration.seconds)", "fsync": fsync]
         if namespaces > 1 { parameters["namespaces"] = "\(namespaces)" }
+        if valueBytes > 0 { parameters["value bytes"] = "\(valueBytes)" }
         return parameters
     }
 }
