@@ -41,6 +41,24 @@ struct ScenarioSmokeTests {
         #expect(report.latencies.first?.count == UInt64(acknowledged))
     }
 
+    @Test("values of a given size are written and acknowledged")
+    func writesOfSizedValues() async throws {
+        let options = WritesOptions(writers: 4, pipeline: 4, duration: .milliseconds(200), fsync: "memory", progress: false, valueBytes: 100)
+        var value: [UInt8] = []
+        options.appendValue(sequence: 12, to: &value)
+        #expect(value.count == 100)
+        #expect(String(decoding: value, as: UTF8.self) == "\"12" + String(repeating: "x", count: 96) + "\"")
+        var short: [UInt8] = []
+        WritesOptions(writers: 1, pipeline: 1, duration: .seconds(1), fsync: "memory", progress: false, valueBytes: 3).appendValue(sequence: 12345, to: &short)
+        #expect(String(decoding: short, as: UTF8.self) == "\"12345\"")
+        let report = try await withInProcessServer { target in
+            try await WritesScenario.run(kindling: target, group: group, options: options)
+        }
+        #expect(report.parameters["value bytes"] == "100")
+        #expect(report.value("acknowledged writes") ?? 0 > 0)
+        #expect(report.value("refused writes") == 0)
+    }
+
     @Test("writers spread over namespaces are all acknowledged")
     func writesOverNamespaces() async throws {
         let options = WritesOptions(writers: 6, pipeline: 2, duration: .milliseconds(200), fsync: "memory", progress: false, namespaces: 3)

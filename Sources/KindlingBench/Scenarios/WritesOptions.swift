@@ -17,8 +17,8 @@ public struct WritesOptions: Sendable {
     /// puts more than one core to work. Redis has one keyspace; its writers are unchanged.
     public var namespaces: Int
     /// The size of each written value: 0 writes the write's number (`17`); more writes a JSON
-    /// string of that many bytes, quotes included, starting with the number (`"17xxx…"`), the
-    /// same bytes to Redis.
+    /// string of that many bytes, quotes included, starting with the number (`"17xxx…"`; longer
+    /// only when the number and quotes alone are), the same bytes to Redis.
     public var valueBytes: Int
 
     public init(writers: Int, pipeline: Int, duration: Duration, fsync: String, progress: Bool, namespaces: Int = 1, valueBytes: Int = 0) {
@@ -32,7 +32,7 @@ public struct WritesOptions: Sendable {
     }
 
     /// Appends the value of write number `sequence` (see `valueBytes`).
-    func appendValue(sequence: Int, to bytes: inout [UInt8]) {
+    public func appendValue(sequence: Int, to bytes: inout [UInt8]) {
         guard valueBytes > 0 else { return WireLiterals.appendDecimal(sequence, to: &bytes) }
         let start = bytes.count
         bytes.append(UInt8(ascii: "\""))
