@@ -292,9 +292,11 @@ extension Namespace {
                 self.report()
                 complete(.refused(refusal))
             case .committed(let sequence, let pushed):
+                // The leader committed it: stored, so never a 503 (firebase-admin resends those,
+                // and a POST would be pushed twice), even when this node stops reading the log.
                 self.whenCommitted(
                     sequence, then: { complete(self.forwardedAnswer(write.operation, pushed: pushed)) },
-                    refused: { complete(.refused(.unavailable(Namespace.notJoined))) })
+                    refused: { complete(.refused(.unconfirmed)) })
             }
         }
     }
@@ -302,7 +304,9 @@ extension Namespace {
     /// Sends a request to the leader on `kindling.rpc.<namespace>` and hands `reply` its answer,
     /// on `queue`. When no leader answers (none yet, or it died), this node takes the lease if
     /// it is free and runs `whenLeading` instead, on `queue`; if it cannot, `reply` gets a
-    /// refusal to retry. Confined to `queue`.
+    /// refusal: `unconfirmed` when the request timed out (a leader deposed before the log
+    /// confirmed the write stays silent, so it may be stored), else one to retry. Confined to
+    /// `queue`.
     func askLeader(
         _ payload: [UInt8], node: ClusterNode, whenLeading: @escaping @Sendable () -> Void, reply: @escaping @Sendable (ForwardedAnswer) -> Void
     ) {
@@ -318,7 +322,12 @@ extension Namespace {
             } catch {
                 self.queue.async {
                     self.takeOver(node) { led in
-                        guard led else { return reply(.refused(.unavailable("The namespace's leader could not be reached (\(error)); retry."))) }
+                        guard led else {
+                            // A timeout may hide a write the leader published before it was
+                            // deposed: not a 503, which firebase-admin resends (a POST twice).
+                            if (error as? NATSError) == .timeout() { return reply(.refused(.unconfirmed)) }
+                            return reply(.refused(.unavailable("The namespace's leader could not be reached (\(error)); retry.")))
+                        }
                         whenLeading()
                     }
                 }
