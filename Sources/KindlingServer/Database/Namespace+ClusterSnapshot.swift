@@ -107,7 +107,8 @@ extension Namespace {
             }
         }
         state = NamespaceState(
-            name: name, root: snapshot.root, rules: rules.rules, rulesAreOpen: rules.open, rulesDebug: state.rulesDebug, limits: state.limits)
+            name: name, root: snapshot.root, rules: rules.rules, rulesAreOpen: rules.open, rulesShared: ownRules == nil,
+            rulesDebug: state.rulesDebug, limits: state.limits)
         lastSequence = snapshot.recordSequence
         appliedStreamSequence = snapshot.streamSequence
         clusterSnapshotCovered = snapshot.streamSequence
