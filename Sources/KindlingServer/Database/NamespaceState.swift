@@ -162,6 +162,8 @@ struct NamespaceState: Sendable {
                 let delivery: Delivery<ConnectionID>
                 if let indexed = database.listen(connection, at: path, query: query, tag: query.loadsAllData ? nil : tag, declaredIndex: declared) {
                     delivery = indexed
+                    // Listened to again while served without an index: still so, and still said.
+                    if !query.loadsAllData, database.servesUnindexed(connection, id) { answer = .encoded(Self.noIndexWarning) }
                 } else {
                     // No index for it could be kept: served as Firebase serves a query without
                     // one, the whole location untagged for the client to filter, when the
