@@ -79,7 +79,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("metrics-top-namespaces"), help: "Namespaces, the largest, that get a kindling_namespace_tree_bytes series at /.metrics (0 to 1000).")
     var metricsTopNamespaces = 20
 
-    @Option(name: .customLong("event-loops"), help: "Threads serving connections (1 to 256; default: one per core).")
+    @Option(name: .customLong("event-loops"), help: "Threads serving connections (1 to 256; default: one per core but one, at least one).")
     var eventLoops: Int?
 
     @Option(help: "Bytes a connection may have waiting to be sent before it is disconnected as too slow.")
@@ -193,7 +193,7 @@ struct Serve: AsyncParsableCommand {
                     defaultNamespace: namespace,
                     maxPendingOutboundBytes: maxPendingBytes,
                     eventStreamKeepAlive: .milliseconds(Int64(keepAliveSeconds * 1000)),
-                    eventLoopThreads: eventLoops ?? ProcessInfo.processInfo.activeProcessorCount,
+                    eventLoopThreads: eventLoops ?? ServerConfiguration.defaultEventLoopThreads(cores: ProcessInfo.processInfo.activeProcessorCount),
                     headerTimeout: .milliseconds(Int64(headerTimeoutSeconds * 1000)),
                     bodyTimeout: .milliseconds(Int64(bodyTimeoutSeconds * 1000)),
                     keepAliveTimeout: .milliseconds(Int64(keepAliveTimeoutSeconds * 1000)),
