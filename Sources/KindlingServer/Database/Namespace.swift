@@ -237,8 +237,9 @@ final class Namespace: @unchecked Sendable {
 
     /// Handles several connections' inputs (one event loop's turn), each connection's in order,
     /// as one block: the writes of all of them go to the log as one append, and their outputs
-    /// are held and released together.
-    func submit(_ batches: [(ConnectionID, [SessionInput])]) {
+    /// are held and released together. With `mayRunHere` false the block always joins the
+    /// queue, so the caller can go on to other work (another namespace's block) meanwhile.
+    func submit(_ batches: [(ConnectionID, [SessionInput])], mayRunHere: Bool = true) {
         let work: @Sendable () -> Void = {
             defer { self.submitBlocks.subtract(1, ordering: .releasing) }
             var block = SubmittedBlock(now: Namespace.now())
@@ -255,7 +256,7 @@ final class Namespace: @unchecked Sendable {
         // thread (an event loop), instead of waking a queue thread for it: `sync` keeps it in
         // the queue's order behind anything else queued. Otherwise the block joins the queue,
         // so a busy namespace never holds an event loop back for long.
-        if submitBlocks.add(1, ordering: .acquiring).oldValue == 0 {
+        if submitBlocks.add(1, ordering: .acquiring).oldValue == 0, mayRunHere {
             queue.sync(execute: work)
         } else {
             queue.async(execute: work)

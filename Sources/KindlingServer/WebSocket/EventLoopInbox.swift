@@ -30,6 +30,10 @@ final class EventLoopInbox: Sendable {
     /// Hands everything queued to the namespaces now, each namespace's batches as one block in
     /// arrival order (so each connection's requests stay in order). A connection that ends
     /// calls it before it detaches, so its last requests are not overtaken. On the loop.
+    ///
+    /// Only the last namespace's block may run here, on the loop: the others go to their own
+    /// queues first, so several busy namespaces work on other cores meanwhile instead of one
+    /// after another on this thread (with one loop, two namespaces would never use two cores).
     func handOff() {
         handOffQueued.value = false
         var batches = pending.value
@@ -44,7 +48,7 @@ final class EventLoopInbox: Sendable {
                 mine.append((batch.connection, batch.inputs))
                 return true
             }
-            namespace.submit(mine)
+            namespace.submit(mine, mayRunHere: batches.isEmpty)
         }
     }
 }
