@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Issue 16's five measures with the lean, independent probe (scripts/probe/lean-probe.c) instead
+# of kindling-bench: Kindling and Redis side by side, RUNS times, each line the probe's report.
+#
+#   scripts/lean-probe.sh BIN_DIR [RUNS] [SERVER OPTIONS...]
+#
+# BIN_DIR holds a release `kindling`; SERVER OPTIONS go to `kindling serve` (e.g. --event-loops 1).
+# As kindling-bench does: fan-out against `kindling serve --in-memory` and Redis without an
+# append-only file; writes with `--fsync always` against `appendfsync always`, 100-byte values.
+set -euo pipefail
+bin=${1:?bin dir}
+runs=${2:-1}
+shift $(( $# >= 2 ? 2 : 1 ))
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+cc -O2 -o "$work/lean-probe" "$(dirname "$0")/probe/lean-probe.c"
+probe=$work/lean-probe
+
+# Starts a server in the background on a free port below the ephemeral range (the probe's own
+# connections take ports there); sets $server (pid) and $port. A port taken meanwhile is retried.
+start_kindling() {
+    for _ in 1 2 3 4 5; do
+        port=$(( 20000 + RANDOM % 12000 ))
+        rm -rf "$work/data"
+        "$bin/kindling" serve --host 127.0.0.1 --port "$port" --log-level error "$@" >"$work/kindling.log" 2>&1 &
+        server=$!
+        for _ in $(seq 100); do
+            grep -q "listening" "$work/kindling.log" && return
+            kill -0 "$server" 2>/dev/null || break
+            sleep 0.1
+        done
+    done
+    echo "kindling did not start:" >&2; cat "$work/kindling.log" >&2; exit 1
+}
+start_redis() {
+    for _ in 1 2 3 4 5; do
+        port=$(( 20000 + RANDOM % 12000 ))
+        redis-server --port "$port" --save "" --protected-mode no --maxclients 19000 --dir "$work" "$@" >"$work/redis.log" 2>&1 &
+        server=$!
+        for _ in $(seq 100); do
+            redis-cli -p "$port" ping >/dev/null 2>&1 && return
+            kill -0 "$server" 2>/dev/null || break
+            sleep 0.1
+        done
+    done
+    echo "redis did not start:" >&2; cat "$work/redis.log" >&2; exit 1
+}
+stop() { kill "$server"; wait "$server" 2>/dev/null || true; rm -f "$work/appendonly.aof"; rm -rf "$work/appendonlydir"; }
+
+for run in $(seq "$runs"); do
+    echo "== run $run ($(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg))"
+    for shape in "10000 300 32 0" "1000 3000 32 0" "1000 1000 32 200"; do
+        # shellcheck disable=SC2086
+        { start_kindling --in-memory "$@"; "$probe" fanout ws "$port" $shape "$server"; stop; }
+        # shellcheck disable=SC2086
+        { start_redis --appendonly no; "$probe" fanout redis "$port" $shape "$server"; stop; }
+    done
+    for in_flight in 16 1; do
+        { start_kindling --data-dir "$work/data" --fsync always "$@"; "$probe" writes ws "$port" 256 "$in_flight" 3 100 "$server"; stop; }
+        { start_redis --appendonly yes --appendfsync always; "$probe" writes redis "$port" 256 "$in_flight" 3 100 "$server"; stop; }
+    done
+done
