@@ -36,7 +36,7 @@ public struct ServerConfiguration: Sendable {
     /// Kindling works beside its loops too (a busy namespace's serial executor, each log's writes
     /// and syncs, snapshots); with a loop on every core those threads and the loops take turns on
     /// every core, and each hand-off between them costs a wake-up and cold caches. Measured on two
-    /// cores (BENCHMARKS.md, round 10), one loop spends 20–40% less CPU per delivery and per write
+    /// cores (BENCHMARKS.md, round 10), one loop spends 10–40% less CPU per delivery and per write
     /// than two, and fans out faster.
     public static func defaultEventLoopThreads(cores: Int) -> Int {
         max(1, cores - 1)
