@@ -27,7 +27,8 @@ public struct WritesOptions: Sendable {
         self.duration = duration
         self.fsync = fsync
         self.progress = progress
-        self.namespaces = namespaces
+        // At least one: the writers are spread over them by remainder.
+        self.namespaces = max(1, namespaces)
         self.valueBytes = valueBytes
     }
 

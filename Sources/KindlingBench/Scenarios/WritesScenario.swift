@@ -8,10 +8,10 @@ public enum WritesScenario {
         try await run(kindling: [target], group: group, options: options)
     }
 
-    /// The same over the nodes of a cluster: writer `i` writes on node `i mod n`. The first node
-    /// opens each namespace first (so it leads a cluster's new namespace); the writers on the
-    /// other nodes are forwarded to it. With more than one namespace, writer `i` writes in
-    /// namespace `i mod namespaces`.
+    /// The same over the nodes of a cluster: writer `i` writes on node `(i / namespaces) mod n`
+    /// (`i mod n` with one namespace). The first node opens each namespace first (so it leads a
+    /// cluster's new namespace); the writers on the other nodes are forwarded to it. With more
+    /// than one namespace, writer `i` writes in namespace `i mod namespaces`.
     public static func run(kindling targets: [BenchTarget], group: MultiThreadedEventLoopGroup, options: WritesOptions) async throws -> ScenarioReport {
         let recorders = try await PerLoop.make(on: group) { LatencyRecorder() }
         let finished = Countdown(options.writers)
