@@ -31,16 +31,6 @@ public struct ServerConfiguration: Sendable {
     public var maxEventBytes: Int
     /// Event-loop threads for network I/O.
     public var eventLoopThreads: Int
-
-    /// The event loops `kindling serve` runs unless told: one per core but one, and at least one.
-    /// Kindling works beside its loops too (a busy namespace's serial executor, each log's writes
-    /// and syncs, snapshots); with a loop on every core those threads and the loops take turns on
-    /// every core, and each hand-off between them costs a wake-up and cold caches. Measured on two
-    /// cores (BENCHMARKS.md, round 10), one loop spends 10–40% less CPU per delivery and per write
-    /// than two, and fans out faster.
-    public static func defaultEventLoopThreads(cores: Int) -> Int {
-        max(1, cores - 1)
-    }
     /// How long a plain HTTP connection may take to deliver a request's headers, from when it
     /// connects: a silent or slowloris connection is closed after it.
     public var headerTimeout: Duration
@@ -170,6 +160,16 @@ extension ServerConfiguration {
     public var defaultRules: (rules: RulesDocument, open: Bool) {
         if let rules { return (rules, false) }
         return auth.emulatorMode || allowOpen ? (.open, true) : (.locked, false)
+    }
+
+    /// The event loops `kindling serve` runs unless told: one per core but one, and at least one.
+    /// Kindling works beside its loops too (a busy namespace's serial executor, each log's writes
+    /// and syncs, snapshots); with a loop on every core those threads and the loops take turns on
+    /// every core, and each hand-off between them costs a wake-up and cold caches. Measured on two
+    /// cores (BENCHMARKS.md, round 10), one loop spends 10–40% less CPU per delivery and per write
+    /// than two; pipelined writes lose 5–10% of their rate, since the loop is then their limit.
+    public static func defaultEventLoopThreads(cores: Int) -> Int {
+        max(1, cores - 1)
     }
 }
 
