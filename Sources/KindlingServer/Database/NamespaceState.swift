@@ -158,20 +158,19 @@ struct NamespaceState: Sendable {
                     throw Refusal.limitExceeded("A connection may have at most \(limits.maxListens) listens")
                 }
                 let declared = !query.loadsAllData && declaresIndex(query.index, at: path)
-                var answer = Answer.ok
                 let delivery: Delivery<ConnectionID>
                 if let indexed = database.listen(connection, at: path, query: query, tag: query.loadsAllData ? nil : tag, declaredIndex: declared) {
                     delivery = indexed
-                    // Listened to again while served without an index: still so, and still said.
-                    if !query.loadsAllData, database.servesUnindexed(connection, id) { answer = .encoded(Self.noIndexWarning) }
                 } else {
                     // No index for it could be kept: served as Firebase serves a query without
                     // one, the whole location untagged for the client to filter, when the
                     // caller may read all of it (query-based rules may allow less).
                     guard mayRead(path, query: .all, as: auth, now: now) else { throw Refusal.limitExceeded(Self.indexBudgetRefusal) }
                     delivery = database.listenUnindexed(connection, at: path, query: query)
-                    answer = .encoded(Self.noIndexWarning)
                 }
+                // A query served without an index says so, whether it just became one or was
+                // one already (listened to again).
+                let answer = !query.loadsAllData && database.servesUnindexed(connection, id) ? Answer.encoded(Self.noIndexWarning) : .ok
                 connections[connection]?.listens[id] = wireQuery
                 if case .put(_, let node) = delivery.change, !hash.isEmpty, node.matchesHash(hash) {
                     // The client already holds exactly this data: acknowledge without resending it.
