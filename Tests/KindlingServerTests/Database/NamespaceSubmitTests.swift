@@ -5,8 +5,8 @@ import Testing
 
 @testable import KindlingServer
 
-/// Where a namespace runs a submitted block: on the caller's thread when it is idle, unless the
-/// caller has other namespaces' blocks to hand over after it.
+/// A block its caller may not run on its own thread (it has other namespaces' blocks to hand
+/// over after it) joins the namespace's queue, even when the namespace is idle.
 @Suite(.timeLimit(.minutes(1)))
 struct NamespaceSubmitTests {
     static func namespace() throws -> Namespace {
@@ -18,24 +18,25 @@ struct NamespaceSubmitTests {
         [(ConnectionID(value: -1), [.operation(number: nil, .set(path: try Path("a"), data: .number(value), precondition: nil))])]
     }
 
-    /// A block that may not run here joins the queue and returns at once: with the queue
-    /// suspended, running it here (`queue.sync`) would wait until the queue resumed. It still
-    /// runs, in order, once the queue does.
+    /// A block that may not run here joins the queue and `submit` returns at once: with the
+    /// queue suspended, running it here (`queue.sync`) would wait until the queue resumed, so the
+    /// submits run on another thread and are given five seconds. The blocks still run, in
+    /// order, once the queue resumes.
     @Test func aBlockThatMayNotRunHereJoinsTheQueue() throws {
         let namespace = try Self.namespace()
+        let first = try Self.write(1), second = try Self.write(2)
+        let returned = DispatchSemaphore(value: 0)
         namespace.queue.suspend()
-        namespace.submit(try Self.write(1), mayRunHere: false)
-        namespace.submit(try Self.write(2), mayRunHere: false)
+        DispatchQueue.global().async {
+            namespace.submit(first, mayRunHere: false)
+            namespace.submit(second, mayRunHere: false)
+            returned.signal()
+        }
+        let returnedWhileSuspended = returned.wait(timeout: .now() + 5) == .success
         namespace.queue.resume()
+        #expect(returnedWhileSuspended)
+        if !returnedWhileSuspended { returned.wait() }
         #expect(namespace.sizeSample().root.child(at: try Path("a")) == Node(.number(2)))
         #expect(namespace.sizeSample().version == 2)
-    }
-
-    /// An idle namespace runs a block that may run here before `submit` returns (its write is
-    /// there when the next block on the queue looks).
-    @Test func anIdleNamespaceRunsTheBlockHere() throws {
-        let namespace = try Self.namespace()
-        namespace.submit(try Self.write(3))
-        #expect(namespace.sizeSample().root.child(at: try Path("a")) == Node(.number(3)))
     }
 }
