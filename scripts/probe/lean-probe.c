@@ -195,7 +195,9 @@ static void consume(connection *c, int writer) {
             next = payload + length + 2;
         }
         if (part < parts) break;
-        if (memmem(start, 16, "$7\r\nmessage", 11)) record_delivery(payload, payload_length);
+        // A pub/sub message starts `*3\r\n$7\r\nmessage`; a subscription's confirmation does not.
+        size_t head = (size_t)(next - start) < 16 ? (size_t)(next - start) : 16;
+        if (memmem(start, head, "$7\r\nmessage", 11)) record_delivery(payload, payload_length);
         else c->listening = 1;
         at = (size_t)(next - c->in);
     }
@@ -270,7 +272,6 @@ static int run_writes(int port, int count, long in_flight, double seconds, int v
     double server_start = server ? cpu_seconds(server) : 0, own_start = cpu_seconds(getpid());
     uint64_t start = nanoseconds(), deadline = start + (uint64_t)(seconds * 1e9);
     for (int i = 0; i < count; i++) send_all(all[i].fd, out, writes(&all[i], i, value_bytes, in_flight, out));
-    long counted = 0;
     for (;;) {
         struct epoll_event events[512];
         int ready_now = epoll_wait(epoll, events, 512, 1000);
@@ -283,15 +284,14 @@ static int run_writes(int port, int count, long in_flight, double seconds, int v
             long before = answers;
             consume(c, 1);
             long answered = answers - before;
-            counted += answered;
             if (answered > 0) send_all(c->fd, out, writes(c, index, value_bytes, answered, out));
         }
     }
     double elapsed = (double)(nanoseconds() - start) / 1e9;
     double server_cpu = server ? cpu_seconds(server) - server_start : 0, own_cpu = cpu_seconds(getpid()) - own_start;
     printf("writes %s: %.0f acks/s, %ld refused, server %.2f cores (%.0f ns/write), probe %.2f cores (%.0f ns/write)\n",
-        websocket ? "kindling" : "redis", (double)counted / elapsed, refusals, server_cpu / elapsed, counted ? server_cpu * 1e9 / (double)counted : 0,
-        own_cpu / elapsed, counted ? own_cpu * 1e9 / (double)counted : 0);
+        websocket ? "kindling" : "redis", (double)answers / elapsed, refusals, server_cpu / elapsed, answers ? server_cpu * 1e9 / (double)answers : 0,
+        own_cpu / elapsed, answers ? own_cpu * 1e9 / (double)answers : 0);
     return 0;
 }
 
