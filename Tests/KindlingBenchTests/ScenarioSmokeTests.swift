@@ -1,7 +1,8 @@
 import Foundation
-import KindlingBench
 import NIOPosix
 import Testing
+
+@testable import KindlingBench
 
 /// Every scenario at a small size, so none of them can rot. Figures are not checked here (they
 /// belong in BENCHMARKS.md); only that each run completes and counts what it should.

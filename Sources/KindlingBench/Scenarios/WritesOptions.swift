@@ -33,7 +33,7 @@ public struct WritesOptions: Sendable {
     }
 
     /// Appends the value of write number `sequence` (see `valueBytes`).
-    public func appendValue(sequence: Int, to bytes: inout [UInt8]) {
+    func appendValue(sequence: Int, to bytes: inout [UInt8]) {
         guard valueBytes > 0 else { return WireLiterals.appendDecimal(sequence, to: &bytes) }
         let start = bytes.count
         bytes.append(UInt8(ascii: "\""))
