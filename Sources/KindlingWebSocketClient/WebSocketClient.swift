@@ -10,15 +10,25 @@ import NIOWebSocket
 /// The SDK, the wire-level test client and the bench each open connections their own way
 /// (timeouts, source addresses, receive buffers), but the upgrade is the same for all three, so
 /// it is written once here; nothing is added to the upgraded pipeline except what the caller
-/// asks for, so the bench's fast path sees raw frames.
+/// asks for, so the bench's fast path can read the socket's bytes.
 package enum WebSocketClient {
+    /// What the handlers `upgraded` adds receive.
+    package enum Inbound: Sendable {
+        /// One `WebSocketFrame` per message, its fragments joined (SwiftNIO's decoder).
+        case messages
+        /// The socket's bytes, in which the handlers find the frames themselves (the bench,
+        /// whose per-frame cost is taken from the server it measures: see `BytesUpgrader`).
+        case bytes
+    }
+
     /// `bootstrap` set up to upgrade each new channel to a WebSocket at `uri`.
     ///
     /// - Parameters:
     ///   - host: the host connected to; with `tls`, the certificate is checked against it.
     ///   - hostHeader: the HTTP `Host` header, usually `host:port`.
-    ///   - maxFrameSize: the largest frame accepted from the server.
-    ///   - aggregatingFragments: joins fragmented frames before `upgraded`'s handlers see them.
+    ///   - maxFrameSize: the largest frame accepted from the server (with `.bytes`, the
+    ///     caller's handlers check it).
+    ///   - inbound: whether `upgraded`'s handlers get messages or the socket's bytes.
     ///   - upgraded: runs on the channel's event loop once the server accepted the upgrade, to add
     ///     the handlers that read frames.
     package static func bootstrap(
@@ -28,7 +38,7 @@ package enum WebSocketClient {
         uri: String,
         tls: NIOSSLContext? = nil,
         maxFrameSize: Int = 1 << 26,
-        aggregatingFragments: Bool = true,
+        inbound: Inbound = .messages,
         upgraded: @escaping @Sendable (any Channel) throws -> Void
     ) -> ClientBootstrap {
         bootstrap.channelInitializer { channel in
@@ -37,21 +47,25 @@ package enum WebSocketClient {
                 if let tls {
                     try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName(host)))
                 }
-                let upgrader = NIOWebSocketClientUpgrader(
-                    maxFrameSize: maxFrameSize,
-                    automaticErrorHandling: true,
-                    upgradePipelineHandler: { channel, _ in
-                        channel.eventLoop.makeCompletedFuture {
-                            if aggregatingFragments {
+                let upgrader: any NIOHTTPClientProtocolUpgrader & Sendable
+                switch inbound {
+                case .messages:
+                    upgrader = NIOWebSocketClientUpgrader(
+                        maxFrameSize: maxFrameSize,
+                        automaticErrorHandling: true,
+                        upgradePipelineHandler: { channel, _ in
+                            channel.eventLoop.makeCompletedFuture {
                                 try channel.pipeline.syncOperations.addHandler(
                                     NIOWebSocketFrameAggregator(
                                         minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16,
                                         maxAccumulatedFrameSize: maxFrameSize))
+                                try upgraded(channel)
                             }
-                            try upgraded(channel)
                         }
-                    }
-                )
+                    )
+                case .bytes:
+                    upgrader = BytesUpgrader(upgraded: upgraded)
+                }
                 try pipeline.addHTTPClientHandlers(
                     leftOverBytesStrategy: .forwardBytes,
                     withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in })

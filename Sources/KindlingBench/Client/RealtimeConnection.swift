@@ -5,12 +5,12 @@ import NIOWebSocket
 
 /// The lean realtime client: one WebSocket connection driven entirely on its event loop.
 ///
-/// It answers control pings, joins split messages, and hands every other message to its
-/// behaviour as bytes, so the per-message cost is the WebSocket decode plus whatever scan the
-/// scenario needs. Requests are written straight into a buffer (`{"t":"d","d":{"r":N,"a":A,"b":…}}`)
+/// It reads the frames from the socket's bytes itself (`ServerFrameReader`), answers control
+/// pings, joins split messages, and hands every other message to its behaviour as bytes, so the
+/// per-message cost is finding the frame plus whatever scan the scenario needs. Requests are written straight into a buffer (`{"t":"d","d":{"r":N,"a":A,"b":…}}`)
 /// and only flushed when the scenario says so, so a batch costs one syscall.
 public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
-    public typealias InboundIn = WebSocketFrame
+    public typealias InboundIn = ByteBuffer
     public typealias OutboundOut = WebSocketFrame
 
     private let behaviour: any RealtimeBehaviour
@@ -18,13 +18,17 @@ public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
     private var context: ChannelHandlerContext?
     private var flushes = ReadBatchedFlush()
     private var greeted = false
+    private var frames: ServerFrameReader
+    /// A text message whose WebSocket fragments are still arriving.
+    private var fragments: ByteBuffer?
     private var pieces: (remaining: Int, buffer: ByteBuffer)?
     private var nextRequest = 0
     private var calls: [Int: EventLoopPromise<ByteBuffer>] = [:]
     private var masks = Xorshift(seed: 0x9E37_79B9_7F4A_7C15)
 
-    init(behaviour: any RealtimeBehaviour, handshake: EventLoopPromise<NIOLoopBound<RealtimeConnection>>) {
+    init(behaviour: any RealtimeBehaviour, handshake: EventLoopPromise<NIOLoopBound<RealtimeConnection>>, maxFrameBytes: Int) {
         self.behaviour = behaviour
+        self.frames = ServerFrameReader(maxFrameBytes: maxFrameBytes)
         self.handshake = handshake
     }
 
@@ -52,14 +56,31 @@ public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         flushes.readStarted()
-        let frame = unwrapInboundIn(data)
+        frames.append(unwrapInboundIn(data))
+        do {
+            while let frame = try frames.next() {
+                receiveFrame(frame, context: context)
+            }
+        } catch {
+            errorCaught(context: context, error: error)
+        }
+    }
+
+    private func receiveFrame(_ frame: ServerFrameReader.Frame, context: ChannelHandlerContext) {
         switch frame.opcode {
-        case .text:
-            receive(frame.unmaskedData)
-        case .ping:
-            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: nextMask(), data: frame.unmaskedData)
+        case ServerFrameReader.text:
+            fragments = frame.fin ? nil : frame.payload
+            if frame.fin { receive(frame.payload) }
+        case ServerFrameReader.continuation:
+            guard var collected = fragments else { return }
+            var piece = frame.payload
+            collected.writeBuffer(&piece)
+            fragments = frame.fin ? nil : collected
+            if frame.fin { receive(collected) }
+        case ServerFrameReader.ping:
+            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: nextMask(), data: frame.payload)
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
-        case .connectionClose:
+        case ServerFrameReader.close:
             context.close(promise: nil)
         default:
             break

@@ -28,11 +28,9 @@ public struct RealtimeConnector: Sendable {
         let channel: any Channel
         do {
             let bootstrap = try BenchBootstrap.make(on: loop, from: source)
-            // No frame aggregator: the server never fragments, so frames go straight to the connection.
-            channel = try await WebSocketClient.bootstrap(
-                bootstrap, host: target.host, hostHeader: host, uri: uri, maxFrameSize: 1 << 24, aggregatingFragments: false
-            ) { channel in
-                let connection = RealtimeConnection(behaviour: makeBehaviour(channel.eventLoop), handshake: handshake)
+            // The socket's bytes go straight to the connection, which finds the frames itself.
+            channel = try await WebSocketClient.bootstrap(bootstrap, host: target.host, hostHeader: host, uri: uri, inbound: .bytes) { channel in
+                let connection = RealtimeConnection(behaviour: makeBehaviour(channel.eventLoop), handshake: handshake, maxFrameBytes: 1 << 24)
                 try channel.pipeline.syncOperations.addHandler(connection)
             }
             .connect(host: target.host, port: target.port)
