@@ -32,4 +32,18 @@ struct RESPParserTests {
         RESPParser.command([Array("SET".utf8), Array("k".utf8), Array("10".utf8)], into: &buffer)
         #expect(String(buffer: buffer) == "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\n10\r\n")
     }
+
+    @Test("lengths and integers a server could not mean are refused, not trusted")
+    func hostile() throws {
+        for text in [":12x\r\n", "$9999999999999999999\r\n", "*-\r\n", ":\r\n", "?\r\n"] {
+            var buffer = ByteBuffer(string: text)
+            #expect(throws: BenchError.self, "\(text)") { try RESPParser.next(&buffer) }
+        }
+        // An array announcing more elements than its bytes hold waits for the rest.
+        var cut = ByteBuffer(string: "*100000000\r\n:1\r\n")
+        #expect(try RESPParser.next(&cut) == nil)
+        #expect(cut.readableBytes == 16)
+        var negative = ByteBuffer(string: ":-42\r\n")
+        #expect(try RESPParser.next(&negative) == .integer(-42))
+    }
 }
