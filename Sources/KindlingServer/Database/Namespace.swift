@@ -27,7 +27,7 @@ final class Namespace: @unchecked Sendable {
     let logger: Logger
     // Confined to `queue`.
     var state: NamespaceState
-    var outbounds: [ConnectionID: SubscriberOutbound] = [:]
+    var outbounds = ConnectionTable<SubscriberOutbound>()
     /// The durable log and snapshots; nil for an in-memory namespace. Set once, before use.
     private var storage: NamespaceStorage?
     /// The sequence number of the last write handed to the log.
