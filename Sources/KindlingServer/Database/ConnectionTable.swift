@@ -39,6 +39,13 @@ struct ConnectionTable<Value>: Sequence {
         }
     }
 
+    /// Calls `body` with `key`'s value lent, not copied (nil when there is none): a fan-out reads
+    /// one per recipient, and a copy would count a reference each time.
+    func withValue<Result>(for key: ConnectionID, _ body: (borrowing Value?) -> Result) -> Result {
+        guard let slot = slot(of: key.value) else { return body(nil) }
+        return values.withUnsafeBufferPointer { body($0[slot]) }
+    }
+
     /// Removes `key`'s entry; returns its value, or nil when there was none.
     @discardableResult
     mutating func removeValue(forKey key: ConnectionID) -> Value? {

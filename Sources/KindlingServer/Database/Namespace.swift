@@ -503,23 +503,25 @@ final class Namespace: @unchecked Sendable {
                 }
             }
             let message = outgoing.message
-            var frames: [ByteBuffer]?
-            var chunk: ByteBuffer?
             let alone = outgoing.recipients.isSingle && TextFrame.isOneFrame(message)
+            // Made once, before the recipients, and lent to each (a copy per recipient would
+            // count a reference each time).
+            let frames = alone ? [] : TextFrame.frames(message)
+            var chunk: ByteBuffer?
             for recipient in outgoing.recipients {
-                switch outbounds[recipient] {
-                case .webSocket(let outbound)? where alone:
-                    delivery.add(outbound, single: message)
-                case .webSocket(let outbound)?:
-                    let split = frames ?? TextFrame.frames(message)
-                    frames = split
-                    delivery.add(outbound, split, message: number, bytes: message.count)
-                case .eventStream(let outbound)?:
-                    let shared = chunk ?? ByteBuffer(bytes: message)
-                    chunk = shared
-                    delivery.add(outbound, [shared], bytes: message.count)
-                case nil:
-                    break
+                outbounds.withValue(for: recipient) { outbound in
+                    switch outbound {
+                    case .webSocket(let outbound)? where alone:
+                        delivery.add(outbound, single: message)
+                    case .webSocket(let outbound)?:
+                        delivery.add(outbound, frames, message: number, bytes: message.count)
+                    case .eventStream(let outbound)?:
+                        let shared = chunk ?? ByteBuffer(bytes: message)
+                        chunk = shared
+                        delivery.add(outbound, [shared], bytes: message.count)
+                    case nil:
+                        break
+                    }
                 }
             }
         }
