@@ -124,6 +124,10 @@ public final class TestClient: Sendable {
     }
 
     /// The next message, reassembled from split frames.
+    ///
+    /// Never inlined: inlined into `request`, its typed-throwing parse crashed Swift 6.3.1's
+    /// optimizer (signal 11 splitting the coroutine), and `swift build -c release` failed.
+    @inline(never)
     public func nextMessage(timeout: Duration = .seconds(10)) async throws -> JSONValue {
         try JSONParser.parse(try await inbox.next(timeout: timeout))
     }
