@@ -19,9 +19,9 @@ struct ServerFrameReaderTests {
         return bytes + payload
     }
 
-    private func frames(in reads: [[UInt8]], limit: Int = 1 << 20) throws -> [ServerFrameReader.Frame] {
-        var reader = ServerFrameReader(maxFrameBytes: limit)
-        var found: [ServerFrameReader.Frame] = []
+    private func items(in reads: [[UInt8]], limit: Int = 1 << 20) throws -> [ServerFrameReader.Item] {
+        var reader = ServerFrameReader(maxMessageBytes: limit)
+        var found: [ServerFrameReader.Item] = []
         for read in reads {
             reader.append(ByteBuffer(bytes: read))
             while let next = try reader.next() { found.append(next) }
@@ -29,29 +29,45 @@ struct ServerFrameReaderTests {
         return found
     }
 
-    @Test("short, 16-bit and 64-bit lengths, several frames in one read")
+    private func text(_ bytes: [UInt8]) -> ServerFrameReader.Item { .text(ByteBuffer(bytes: bytes)) }
+
+    @Test("short, 16-bit and 64-bit lengths, several frames in one read; binary frames and pongs passed over")
     func lengths() throws {
         let short = Array("hi".utf8), medium = [UInt8](repeating: 7, count: 300), long = [UInt8](repeating: 9, count: 70_000)
-        let found = try frames(in: [frame(short) + frame(medium) + frame(long, opcode: ServerFrameReader.binary)])
-        #expect(found.map(\.payload) == [ByteBuffer(bytes: short), ByteBuffer(bytes: medium), ByteBuffer(bytes: long)])
-        #expect(found.map(\.opcode) == [ServerFrameReader.text, ServerFrameReader.text, ServerFrameReader.binary])
+        let bytes =
+            frame(short) + frame(medium) + frame([1, 2], opcode: ServerFrameReader.binary) + frame(long)
+            + frame([], opcode: ServerFrameReader.pong) + frame(Array("p".utf8), opcode: ServerFrameReader.ping)
+            + frame([3, 232], opcode: ServerFrameReader.close)
+        #expect(try items(in: [bytes]) == [text(short), text(medium), text(long), .ping(ByteBuffer(string: "p")), .close])
     }
 
-    @Test("a frame cut at every byte is found once, whole")
+    @Test("frames cut at every byte are found once, whole, with each length encoding")
     func cut() throws {
-        let bytes = frame([UInt8](repeating: 1, count: 200)) + frame(Array("ok".utf8), opcode: ServerFrameReader.ping)
-        for split in 1..<bytes.count {
-            let found = try frames(in: [Array(bytes[..<split]), Array(bytes[split...])])
-            #expect(found.map(\.payload.readableBytes) == [200, 2], "split at \(split)")
+        let long = [UInt8](repeating: 4, count: 65_536)
+        let bytes = frame([UInt8](repeating: 1, count: 200)) + frame(long) + frame(Array("ok".utf8), opcode: ServerFrameReader.ping)
+        let expected = [text([UInt8](repeating: 1, count: 200)), text(long), .ping(ByteBuffer(string: "ok"))]
+        // Every cut within the headers and either side of them, and a sample of cuts elsewhere.
+        let cuts = Array(1..<220) + Array(stride(from: 220, to: bytes.count, by: 997)) + Array((bytes.count - 20)..<bytes.count)
+        for split in cuts {
+            #expect(try items(in: [Array(bytes[..<split]), Array(bytes[split...])]) == expected, "split at \(split)")
         }
-        let byteAtATime = try frames(in: bytes.map { [$0] })
-        #expect(byteAtATime.map(\.opcode) == [ServerFrameReader.text, ServerFrameReader.ping])
+        let small = frame(Array("abc".utf8)) + frame(Array("de".utf8), opcode: ServerFrameReader.ping)
+        #expect(try items(in: small.map { [$0] }) == [text(Array("abc".utf8)), .ping(ByteBuffer(string: "de"))])
     }
 
-    @Test("the final bit is kept for fragments")
+    @Test("a fragmented text message is joined, with a control frame between its fragments")
     func fragments() throws {
-        let found = try frames(in: [frame(Array("ab".utf8), fin: false) + frame(Array("cd".utf8), opcode: ServerFrameReader.continuation)])
-        #expect(found.map(\.fin) == [false, true])
+        let bytes =
+            frame(Array("ab".utf8), fin: false) + frame(Array("x".utf8), opcode: ServerFrameReader.ping)
+            + frame(Array("cd".utf8), opcode: ServerFrameReader.continuation, fin: false)
+            + frame(Array("ef".utf8), opcode: ServerFrameReader.continuation)
+            + frame(Array("g".utf8))
+        #expect(try items(in: [bytes]) == [.ping(ByteBuffer(string: "x")), text(Array("abcdef".utf8)), text(Array("g".utf8))])
+        // A fragmented binary message is passed over whole.
+        let binary =
+            frame([1], opcode: ServerFrameReader.binary, fin: false) + frame([2], opcode: ServerFrameReader.continuation)
+            + frame(Array("h".utf8))
+        #expect(try items(in: [binary]) == [text(Array("h".utf8))])
     }
 
     @Test("what a server must not send is refused")
@@ -62,9 +78,16 @@ struct ServerFrameReaderTests {
         let longPing = frame([UInt8](repeating: 0, count: 126), opcode: ServerFrameReader.ping)
         let fragmentedClose = frame([], opcode: ServerFrameReader.close, fin: false)
         let huge: [UInt8] = [0x81, 127, 0x80, 0, 0, 0, 0, 0, 0, 0]
-        for bytes in [masked, reserved, rsv, longPing, fragmentedClose, huge] {
-            #expect(throws: BenchError.self) { try frames(in: [bytes]) }
+        let strayContinuation = frame([1], opcode: ServerFrameReader.continuation)
+        let interleaved = frame([1], fin: false) + frame([2])
+        for bytes in [masked, reserved, rsv, longPing, fragmentedClose, huge, strayContinuation, interleaved] {
+            #expect(throws: BenchError.self) { try items(in: [bytes]) }
         }
-        #expect(throws: BenchError.self) { try frames(in: [frame([UInt8](repeating: 0, count: 101))], limit: 100) }
+        #expect(throws: BenchError.self) { try items(in: [frame([UInt8](repeating: 0, count: 101))], limit: 100) }
+        // Fragments each within the limit whose message is not.
+        let joined =
+            frame([UInt8](repeating: 0, count: 60), fin: false)
+            + frame([UInt8](repeating: 0, count: 60), opcode: ServerFrameReader.continuation)
+        #expect(throws: BenchError.self) { try items(in: [joined], limit: 100) }
     }
 }

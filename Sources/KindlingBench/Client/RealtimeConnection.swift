@@ -7,8 +7,9 @@ import NIOWebSocket
 ///
 /// It reads the frames from the socket's bytes itself (`ServerFrameReader`), answers control
 /// pings, joins split messages, and hands every other message to its behaviour as bytes, so the
-/// per-message cost is finding the frame plus whatever scan the scenario needs. Requests are written straight into a buffer (`{"t":"d","d":{"r":N,"a":A,"b":…}}`)
-/// and only flushed when the scenario says so, so a batch costs one syscall.
+/// per-message cost is finding the frame plus whatever scan the scenario needs. Requests are
+/// written straight into a buffer (`{"t":"d","d":{"r":N,"a":A,"b":…}}`) and only flushed when
+/// the scenario says so, so a batch costs one syscall.
 public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
     public typealias InboundIn = ByteBuffer
     public typealias OutboundOut = WebSocketFrame
@@ -19,16 +20,14 @@ public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
     private var flushes = ReadBatchedFlush()
     private var greeted = false
     private var frames: ServerFrameReader
-    /// A text message whose WebSocket fragments are still arriving.
-    private var fragments: ByteBuffer?
     private var pieces: (remaining: Int, buffer: ByteBuffer)?
     private var nextRequest = 0
     private var calls: [Int: EventLoopPromise<ByteBuffer>] = [:]
     private var masks = Xorshift(seed: 0x9E37_79B9_7F4A_7C15)
 
-    init(behaviour: any RealtimeBehaviour, handshake: EventLoopPromise<NIOLoopBound<RealtimeConnection>>, maxFrameBytes: Int) {
+    init(behaviour: any RealtimeBehaviour, handshake: EventLoopPromise<NIOLoopBound<RealtimeConnection>>, maxMessageBytes: Int) {
         self.behaviour = behaviour
-        self.frames = ServerFrameReader(maxFrameBytes: maxFrameBytes)
+        self.frames = ServerFrameReader(maxMessageBytes: maxMessageBytes)
         self.handshake = handshake
     }
 
@@ -58,32 +57,21 @@ public final class RealtimeConnection: ChannelInboundHandler, WriteConnection {
         flushes.readStarted()
         frames.append(unwrapInboundIn(data))
         do {
-            while let frame = try frames.next() {
-                receiveFrame(frame, context: context)
+            // Nothing after the close is acted on, and nothing once the channel has let go.
+            while self.context != nil, let item = try frames.next() {
+                switch item {
+                case .text(let message):
+                    receive(message)
+                case .ping(let payload):
+                    let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: nextMask(), data: payload)
+                    context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+                case .close:
+                    context.close(promise: nil)
+                    return
+                }
             }
         } catch {
             errorCaught(context: context, error: error)
-        }
-    }
-
-    private func receiveFrame(_ frame: ServerFrameReader.Frame, context: ChannelHandlerContext) {
-        switch frame.opcode {
-        case ServerFrameReader.text:
-            fragments = frame.fin ? nil : frame.payload
-            if frame.fin { receive(frame.payload) }
-        case ServerFrameReader.continuation:
-            guard var collected = fragments else { return }
-            var piece = frame.payload
-            collected.writeBuffer(&piece)
-            fragments = frame.fin ? nil : collected
-            if frame.fin { receive(collected) }
-        case ServerFrameReader.ping:
-            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: nextMask(), data: frame.payload)
-            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
-        case ServerFrameReader.close:
-            context.close(promise: nil)
-        default:
-            break
         }
     }
 

@@ -30,7 +30,7 @@ public struct RealtimeConnector: Sendable {
             let bootstrap = try BenchBootstrap.make(on: loop, from: source)
             // The socket's bytes go straight to the connection, which finds the frames itself.
             channel = try await WebSocketClient.bootstrap(bootstrap, host: target.host, hostHeader: host, uri: uri, inbound: .bytes) { channel in
-                let connection = RealtimeConnection(behaviour: makeBehaviour(channel.eventLoop), handshake: handshake, maxFrameBytes: 1 << 24)
+                let connection = RealtimeConnection(behaviour: makeBehaviour(channel.eventLoop), handshake: handshake, maxMessageBytes: 1 << 24)
                 try channel.pipeline.syncOperations.addHandler(connection)
             }
             .connect(host: target.host, port: target.port)
