@@ -35,15 +35,38 @@ struct RESPParserTests {
 
     @Test("lengths and integers a server could not mean are refused, not trusted")
     func hostile() throws {
-        for text in [":12x\r\n", "$9999999999999999999\r\n", "*-\r\n", ":\r\n", "?\r\n"] {
+        for text in [":12x\r\n", "$9223372036854775808\r\n", ":-9223372036854775809\r\n", "*-\r\n", ":\r\n", ":+\r\n", "?\r\n"] {
             var buffer = ByteBuffer(string: text)
             #expect(throws: BenchError.self, "\(text)") { try RESPParser.next(&buffer) }
         }
-        // An array announcing more elements than its bytes hold waits for the rest.
-        var cut = ByteBuffer(string: "*100000000\r\n:1\r\n")
+        // An array announcing more elements than its bytes hold waits for the rest (room for
+        // all of them would be more memory than there is).
+        var cut = ByteBuffer(string: "*100000000000000000\r\n:1\r\n")
         #expect(try RESPParser.next(&cut) == nil)
-        #expect(cut.readableBytes == 16)
-        var negative = ByteBuffer(string: ":-42\r\n")
-        #expect(try RESPParser.next(&negative) == .integer(-42))
+        #expect(cut.readableBytes == 25)
+        var integers = ByteBuffer(string: ":-42\r\n:+7\r\n:9223372036854775807\r\n:-9223372036854775808\r\n")
+        #expect(try RESPParser.next(&integers) == .integer(-42))
+        #expect(try RESPParser.next(&integers) == .integer(7))
+        #expect(try RESPParser.next(&integers) == .integer(Int.max))
+        #expect(try RESPParser.next(&integers) == .integer(Int.min))
+    }
+
+    @Test("values cut at every byte wait for the rest and then read whole")
+    func cutEverywhere() throws {
+        let text = "*3\r\n$7\r\nmessage\r\n$6\r\nfanout\r\n$5\r\nhello\r\n$-1\r\n+OK\r\n"
+        let expected: [RESPValue] = [
+            .array([.bulk(ByteBuffer(string: "message")), .bulk(ByteBuffer(string: "fanout")), .bulk(ByteBuffer(string: "hello"))]),
+            .bulk(nil), .simple("OK"),
+        ]
+        let bytes = Array(text.utf8)
+        for split in 1..<bytes.count {
+            var buffer = ByteBuffer(bytes: bytes[..<split])
+            var found: [RESPValue] = []
+            while let value = try RESPParser.next(&buffer) { found.append(value) }
+            buffer.writeBytes(bytes[split...])
+            while let value = try RESPParser.next(&buffer) { found.append(value) }
+            #expect(found == expected, "split at \(split)")
+            #expect(buffer.readableBytes == 0)
+        }
     }
 }

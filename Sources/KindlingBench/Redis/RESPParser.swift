@@ -6,7 +6,8 @@ public enum RESPParser {
     /// The next whole value in `buffer`, consuming it, or nil when it is not all there yet.
     ///
     /// Read from the bytes in place: lengths and integers are parsed from their digits and bulk
-    /// strings are slices of `buffer`, so a pub/sub message costs no string and one array (the
+    /// strings are slices of `buffer` (only simple strings and errors become strings), so a
+    /// pub/sub message costs one array (the
     /// realtime client beside it finds its frames the same way: the harness's own cost is taken
     /// from the server it measures).
     public static func next(_ buffer: inout ByteBuffer) throws(BenchError) -> RESPValue? {
@@ -71,20 +72,31 @@ public enum RESPParser {
         return nil
     }
 
-    /// A decimal integer with an optional minus sign, of at most 18 digits (so it cannot overflow).
+    /// A decimal integer with an optional sign, refused when it does not fit an `Int`.
     private static func integer(_ digits: UnsafeRawBufferPointer, _ what: String) throws(BenchError) -> Int {
         var rest = digits[...]
         let negative = rest.first == UInt8(ascii: "-")
-        if negative { rest = rest.dropFirst() }
-        guard !rest.isEmpty, rest.count <= 18 else { throw .unexpectedReply("\(what) \(String(decoding: digits, as: UTF8.self))") }
+        if negative || rest.first == UInt8(ascii: "+") { rest = rest.dropFirst() }
         var value = 0
-        for digit in rest {
+        var fits = !rest.isEmpty
+        for digit in rest where fits {
             guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else {
-                throw .unexpectedReply("\(what) \(String(decoding: digits, as: UTF8.self))")
+                fits = false
+                break
             }
-            value = value * 10 + Int(digit - UInt8(ascii: "0"))
+            // Built downwards, so Int.min, whose magnitude no Int holds, fits too.
+            let (tens, over) = value.multipliedReportingOverflow(by: 10)
+            let (next, under) = tens.subtractingReportingOverflow(Int(digit - UInt8(ascii: "0")))
+            value = next
+            fits = !over && !under
         }
-        return negative ? -value : value
+        if fits, !negative {
+            let (positive, over) = (0).subtractingReportingOverflow(value)
+            value = positive
+            fits = !over
+        }
+        guard fits else { throw .unexpectedReply("\(what) \(String(decoding: digits, as: UTF8.self))") }
+        return value
     }
 
     /// A command as a RESP array of bulk strings.
