@@ -41,7 +41,7 @@ struct ConnectionTable<Value>: Sequence {
 
     /// Calls `body` with `key`'s value lent, not copied (nil when there is none): a fan-out reads
     /// one per recipient, and a copy would count a reference each time.
-    func withValue<Result>(for key: ConnectionID, _ body: (borrowing Value?) -> Result) -> Result {
+    func withValue<Outcome>(for key: ConnectionID, _ body: (borrowing Value?) -> Outcome) -> Outcome {
         guard let slot = slot(of: key.value) else { return body(nil) }
         return values.withUnsafeBufferPointer { body($0[slot]) }
     }
@@ -81,6 +81,7 @@ struct ConnectionTable<Value>: Sequence {
     }
 
     private mutating func insert(_ value: Value, for key: Int) {
+        assert(key != Self.free, "no connection has the identity that marks a free slot")
         if let slot = slot(of: key) {
             values[slot] = value
             return

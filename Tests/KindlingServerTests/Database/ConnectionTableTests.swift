@@ -1,22 +1,10 @@
+import KindlingCore
 import Testing
 
 @testable import KindlingServer
 
 @Suite("The namespace's table of connections")
 struct ConnectionTableTests {
-    /// A small deterministic generator, so a failure repeats.
-    private struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    }
-
     private func check(_ table: ConnectionTable<Int>, against model: [Int: Int], keys: ClosedRange<Int>) {
         #expect(table.count == model.count)
         for key in keys { #expect(table[ConnectionID(value: key)] == model[key], "key \(key)") }
@@ -25,17 +13,17 @@ struct ConnectionTableTests {
         #expect(seen == model)
     }
 
-    @Test("inserts, replacements and removals agree with a dictionary at every step", arguments: [1, 2, 3, 4])
+    @Test("inserts, replacements and removals agree with a dictionary", arguments: [1, 2, 3, 4])
     func randomOperations(seed: UInt64) {
-        var random = SplitMix(state: seed)
+        var random = SeededGenerator(seed: seed)
         var table = ConnectionTable<Int>()
         var model: [Int: Int] = [:]
         // Keys from a narrow range, so entries collide, wrap around the table's end, and the
         // table grows and shrinks many times over.
         let keys = -2...300
         for step in 0..<20_000 {
-            let key = keys.lowerBound + random.below(keys.count)
-            switch random.below(10) {
+            let key = keys.lowerBound + Int.random(in: 0..<keys.count, using: &random)
+            switch Int.random(in: 0..<10, using: &random) {
             case 0..<5:
                 table[ConnectionID(value: key)] = step
                 model[key] = step
@@ -43,7 +31,7 @@ struct ConnectionTableTests {
                 #expect(table.removeValue(forKey: ConnectionID(value: key)) == model.removeValue(forKey: key))
             default:
                 // Empty it almost entirely now and then, so it shrinks.
-                for key in model.keys.shuffled(using: &random).prefix(model.count - min(model.count, 3)) {
+                for key in model.keys.sorted().shuffled(using: &random).prefix(model.count - min(model.count, 3)) {
                     table[ConnectionID(value: key)] = nil
                     model[key] = nil
                 }
@@ -78,5 +66,15 @@ struct ConnectionTableTests {
         }
         #expect(visited == 100)
         #expect(table.isEmpty)
+    }
+
+    @Test("a value lent to a closure is the one stored, and nil for an absent key")
+    func lentValues() {
+        var table = ConnectionTable<[Int]>()
+        table[ConnectionID(value: 7)] = [1, 2, 3]
+        #expect(table.withValue(for: ConnectionID(value: 7)) { $0?.count } == 3)
+        #expect(table.withValue(for: ConnectionID(value: 8)) { $0 == nil })
+        table[ConnectionID(value: 7)] = nil
+        #expect(table.withValue(for: ConnectionID(value: 7)) { $0 == nil })
     }
 }
