@@ -7,18 +7,6 @@ import Testing
 /// mutated token the admin, and never accept a signed token as someone other than its subject.
 @Suite("CredentialVerifier fuzz")
 struct CredentialVerifierFuzzTests {
-    /// SplitMix64: a small, seedable generator so a failure can be replayed from its seed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ {}\":,\u{0}é🔥".utf8)
 
     static func mutate(_ token: [UInt8], using random: inout SeededGenerator) -> [UInt8] {
@@ -68,7 +56,7 @@ struct CredentialVerifierFuzzTests {
             }
             #expect(user.uid == uid)
         }
-        var random = SeededGenerator(state: 0x4B49_4E44_4C49_4E47)
+        var random = SeededGenerator(seed: 0x4B49_4E44_4C49_4E47)
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(3)
         var count = 0
