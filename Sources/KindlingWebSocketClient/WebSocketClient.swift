@@ -18,6 +18,7 @@ package enum WebSocketClient {
         case messages
         /// The socket's bytes, in which the handlers find the frames themselves (the bench,
         /// whose per-frame cost is taken from the server it measures: see `BytesUpgrader`).
+        /// Nothing answers a protocol error with a close frame then: the handlers close.
         case bytes
     }
 
