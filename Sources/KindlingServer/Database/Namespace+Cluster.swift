@@ -304,9 +304,10 @@ extension Namespace {
     /// Sends a request to the leader on `kindling.rpc.<namespace>` and hands `reply` its answer,
     /// on `queue`. When no leader answers (none yet, or it died), this node takes the lease if
     /// it is free and runs `whenLeading` instead, on `queue`; if it cannot, `reply` gets a
-    /// refusal: `unconfirmed` when the request timed out (a leader deposed before the log
-    /// confirmed the write stays silent, so it may be stored), else one to retry. Confined to
-    /// `queue`.
+    /// refusal to retry. A request that timed out gets `unconfirmed` whether or not this node
+    /// then leads: a leader that hung or was deposed after it put the request in the log stays
+    /// silent, so the request may be stored, and made again here it would be pushed twice or
+    /// undo a write committed after it. Confined to `queue`.
     func askLeader(
         _ payload: [UInt8], node: ClusterNode, whenLeading: @escaping @Sendable () -> Void, reply: @escaping @Sendable (ForwardedAnswer) -> Void
     ) {
@@ -321,11 +322,11 @@ extension Namespace {
                 answer = try ForwardedAnswer.decode(message.payload)
             } catch {
                 self.queue.async {
+                    // Not a 503 either, which firebase-admin resends (a POST twice).
+                    let unconfirmed = (error as? NATSError) == .timeout()
                     self.takeOver(node) { led in
+                        if unconfirmed { return reply(.refused(.unconfirmed)) }
                         guard led else {
-                            // A timeout may hide a write the leader published before it was
-                            // deposed: not a 503, which firebase-admin resends (a POST twice).
-                            if (error as? NATSError) == .timeout() { return reply(.refused(.unconfirmed)) }
                             return reply(.refused(.unavailable("The namespace's leader could not be reached (\(error)); retry.")))
                         }
                         whenLeading()

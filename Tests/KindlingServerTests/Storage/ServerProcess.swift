@@ -101,6 +101,12 @@ final class ServerProcess: @unchecked Sendable {
         #expect(status == 0, "prlimit failed")
     }
 
+    /// Stops the process without ending it (SIGSTOP), as a hung server: its sockets stay open
+    /// and nothing answers on them. `kill()` still ends it.
+    func freeze() {
+        Foundation.kill(process.processIdentifier, SIGSTOP)
+    }
+
     func kill() {
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
