@@ -14,8 +14,6 @@ struct ConnectionTable<Value>: Sequence {
     private var values: [Value?] = []
     /// How many entries the table holds.
     private(set) var count = 0
-    /// 64 − log2 of the slot count: the multiplicative hash's top bits pick the home slot.
-    private var shift = 64
 
     /// No connection has this identity (they count up from 1).
     private static var free: Int { Int.min }
@@ -37,13 +35,6 @@ struct ConnectionTable<Value>: Sequence {
                 removeValue(forKey: key)
             }
         }
-    }
-
-    /// Calls `body` with `key`'s value lent, not copied (nil when there is none): a fan-out reads
-    /// one per recipient, and a copy would count a reference each time.
-    func withValue<Outcome>(for key: ConnectionID, _ body: (borrowing Value?) -> Outcome) -> Outcome {
-        guard let slot = slot(of: key.value) else { return body(nil) }
-        return values.withUnsafeBufferPointer { body($0[slot]) }
     }
 
     /// Removes `key`'s entry; returns its value, or nil when there was none.
@@ -105,7 +96,6 @@ struct ConnectionTable<Value>: Sequence {
         let oldValues = values
         keys = Array(repeating: Self.free, count: slots)
         values = Array(repeating: nil, count: slots)
-        shift = 64 - slots.trailingZeroBitCount
         for (index, key) in oldKeys.enumerated() where key != Self.free {
             if let value = oldValues[index] { place(key, value) }
         }
@@ -124,9 +114,11 @@ struct ConnectionTable<Value>: Sequence {
         }
     }
 
-    /// Where `key` is looked for first (Fibonacci hashing: the top bits of the key times 2⁶⁴/φ).
+    /// Where `key` is looked for first (Fibonacci hashing: the key times 2⁶⁴/φ, its top log2(slots)
+    /// bits). Only called with slots, a power of two.
     private func home(of key: Int) -> Int {
-        Int(truncatingIfNeeded: (UInt64(bitPattern: Int64(key)) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
+        let shift = UInt64(64 - keys.count.trailingZeroBitCount)
+        return Int(truncatingIfNeeded: (UInt64(bitPattern: Int64(key)) &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
 
     struct Iterator: IteratorProtocol {
@@ -137,7 +129,8 @@ struct ConnectionTable<Value>: Sequence {
         mutating func next() -> (key: ConnectionID, value: Value)? {
             while index < keys.count {
                 defer { index += 1 }
-                if keys[index] != ConnectionTable.free, let value = values[index] {
+                // A slot holds a value exactly when it holds a key.
+                if let value = values[index] {
                     return (ConnectionID(value: keys[index]), value)
                 }
             }

@@ -504,32 +504,23 @@ final class Namespace: @unchecked Sendable {
             }
             let message = outgoing.message
             let alone = outgoing.recipients.isSingle && TextFrame.isOneFrame(message)
-            // Made once, before the recipients, and lent to each (a copy per recipient would
-            // count a reference each time); not made for an event for event streams (the state
-            // gives event streams outputs of their own).
-            let forStreams =
-                outgoing.recipients.first { _ in true }.map { first in
-                    outbounds.withValue(for: first) { if case .eventStream? = $0 { true } else { false } }
-                } ?? false
-            let frames = alone || forStreams ? [] : TextFrame.frames(message)
+            // Made at the first realtime recipient that needs them (an event for event streams
+            // needs none), then passed to the others as they are: `frames(_:)` is never empty.
+            var frames: [ByteBuffer] = []
             var chunk: ByteBuffer?
             for recipient in outgoing.recipients {
-                outbounds.withValue(for: recipient) { outbound in
-                    switch outbound {
-                    case .webSocket(let outbound)? where alone:
-                        delivery.add(outbound, single: message)
-                    case .webSocket(let outbound)? where frames.isEmpty:
-                        // Among event streams, were the state ever to mix them: frames of its own.
-                        delivery.add(outbound, TextFrame.frames(message), message: number, bytes: message.count)
-                    case .webSocket(let outbound)?:
-                        delivery.add(outbound, frames, message: number, bytes: message.count)
-                    case .eventStream(let outbound)?:
-                        let shared = chunk ?? ByteBuffer(bytes: message)
-                        chunk = shared
-                        delivery.add(outbound, [shared], bytes: message.count)
-                    case nil:
-                        break
-                    }
+                switch outbounds[recipient] {
+                case .webSocket(let outbound)? where alone:
+                    delivery.add(outbound, single: message)
+                case .webSocket(let outbound)?:
+                    if frames.isEmpty { frames = TextFrame.frames(message) }
+                    delivery.add(outbound, frames, message: number, bytes: message.count)
+                case .eventStream(let outbound)?:
+                    let shared = chunk ?? ByteBuffer(bytes: message)
+                    chunk = shared
+                    delivery.add(outbound, [shared], bytes: message.count)
+                case nil:
+                    break
                 }
             }
         }

@@ -67,14 +67,4 @@ struct ConnectionTableTests {
         #expect(visited == 100)
         #expect(table.isEmpty)
     }
-
-    @Test("a value lent to a closure is the one stored, and nil for an absent key")
-    func lentValues() {
-        var table = ConnectionTable<[Int]>()
-        table[ConnectionID(value: 7)] = [1, 2, 3]
-        #expect(table.withValue(for: ConnectionID(value: 7)) { $0?.count } == 3)
-        #expect(table.withValue(for: ConnectionID(value: 8)) { $0 == nil })
-        table[ConnectionID(value: 7)] = nil
-        #expect(table.withValue(for: ConnectionID(value: 7)) { $0 == nil })
-    }
 }
