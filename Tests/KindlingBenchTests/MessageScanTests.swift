@@ -24,6 +24,12 @@ struct MessageScanTests {
         #expect(MessageScan.integer(in: message, range: push.data) == -5)
         let timed = ByteBuffer(string: #"{"t":"d","d":{"a":"d","b":{"p":"f","d":{"ts":123456789,"seq":2}}}}"#)
         #expect(MessageScan.integer(after: Array(#""ts":"#.utf8), in: timed) == 123_456_789)
+        // A number no Int holds is not read (it wrapped around before).
+        let huge = ByteBuffer(string: #"{"t":"d","d":{"a":"d","b":{"p":"f","d":{"ts":99999999999999999999}}}}"#)
+        #expect(MessageScan.integer(after: Array(#""ts":"#.utf8), in: huge) == nil)
+        let extremes = ByteBuffer(string: #"{"lo":-9223372036854775808,"hi":9223372036854775807}"#)
+        #expect(MessageScan.integer(after: Array(#""lo":"#.utf8), in: extremes) == Int.min)
+        #expect(MessageScan.integer(after: Array(#""hi":"#.utf8), in: extremes) == Int.max)
     }
 
     @Test("decimal writing round-trips")

@@ -35,7 +35,7 @@ struct RESPParserTests {
 
     @Test("lengths and integers a server could not mean are refused, not trusted")
     func hostile() throws {
-        for text in [":12x\r\n", "$9223372036854775808\r\n", ":-9223372036854775809\r\n", "*-\r\n", ":\r\n", ":+\r\n", "?\r\n"] {
+        for text in [":12x\r\n", "$9223372036854775808\r\n", ":-9223372036854775809\r\n", "*-\r\n", ":\r\n", ":+\r\n", ":+-1\r\n", "?\r\n"] {
             var buffer = ByteBuffer(string: text)
             #expect(throws: BenchError.self, "\(text)") { try RESPParser.next(&buffer) }
         }

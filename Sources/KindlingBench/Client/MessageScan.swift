@@ -84,21 +84,25 @@ public enum MessageScan {
         message.withUnsafeReadableBytes { $0.starts(with: controlPing) }
     }
 
-    /// Reads an optionally negative decimal integer at `index`, moving past it.
+    /// Reads an optionally negative decimal integer at `index`, moving past it; nil when there
+    /// are no digits or the number does not fit an `Int` (a server's bytes are not trusted).
     static func decimal(_ bytes: UnsafeRawBufferPointer, at index: inout Int) -> Int? {
-        var negative = false
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") {
-            negative = true
-            index += 1
-        }
+        let negative = index < bytes.count && bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
         let start = index
+        // Built downwards, so Int.min, whose magnitude no Int holds, fits too.
         var value = 0
         while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
-            value = value &* 10 &+ Int(bytes[index] &- UInt8(ascii: "0"))
+            let (tens, over) = value.multipliedReportingOverflow(by: 10)
+            let (next, under) = tens.subtractingReportingOverflow(Int(bytes[index] - UInt8(ascii: "0")))
+            guard !over, !under else { return nil }
+            value = next
             index += 1
         }
         guard index > start else { return nil }
-        return negative ? -value : value
+        if negative { return value }
+        let (positive, over) = (0).subtractingReportingOverflow(value)
+        return over ? nil : positive
     }
 
     /// The index of the first occurrence of `needle` at or after `from`.

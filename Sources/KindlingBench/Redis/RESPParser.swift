@@ -7,9 +7,8 @@ public enum RESPParser {
     ///
     /// Read from the bytes in place: lengths and integers are parsed from their digits and bulk
     /// strings are slices of `buffer` (only simple strings and errors become strings), so a
-    /// pub/sub message costs one array (the
-    /// realtime client beside it finds its frames the same way: the harness's own cost is taken
-    /// from the server it measures).
+    /// pub/sub message costs one array. The realtime client beside it finds its frames the same
+    /// way: the harness's own cost is taken from the server it measures.
     public static func next(_ buffer: inout ByteBuffer) throws(BenchError) -> RESPValue? {
         let source = buffer
         let parsed = source.withUnsafeReadableBytes { bytes in
@@ -72,30 +71,14 @@ public enum RESPParser {
         return nil
     }
 
-    /// A decimal integer with an optional sign, refused when it does not fit an `Int`.
-    private static func integer(_ digits: UnsafeRawBufferPointer, _ what: String) throws(BenchError) -> Int {
-        var rest = digits[...]
-        let negative = rest.first == UInt8(ascii: "-")
-        if negative || rest.first == UInt8(ascii: "+") { rest = rest.dropFirst() }
-        var value = 0
-        var fits = !rest.isEmpty
-        for digit in rest where fits {
-            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else {
-                fits = false
-                break
-            }
-            // Built downwards, so Int.min, whose magnitude no Int holds, fits too.
-            let (tens, over) = value.multipliedReportingOverflow(by: 10)
-            let (next, under) = tens.subtractingReportingOverflow(Int(digit - UInt8(ascii: "0")))
-            value = next
-            fits = !over && !under
+    /// A decimal integer with an optional sign, the whole line, refused when it does not fit an
+    /// `Int` (read as the realtime client reads numbers, `MessageScan.decimal`).
+    private static func integer(_ line: UnsafeRawBufferPointer, _ what: String) throws(BenchError) -> Int {
+        // A plus is skipped only before a digit ("+-1" is no number).
+        var index = line.count > 1 && line[0] == UInt8(ascii: "+") && line[1] != UInt8(ascii: "-") ? 1 : 0
+        guard let value = MessageScan.decimal(line, at: &index), index == line.count else {
+            throw .unexpectedReply("\(what) \(String(decoding: line, as: UTF8.self))")
         }
-        if fits, !negative {
-            let (positive, over) = (0).subtractingReportingOverflow(value)
-            value = positive
-            fits = !over
-        }
-        guard fits else { throw .unexpectedReply("\(what) \(String(decoding: digits, as: UTF8.self))") }
         return value
     }
 
