@@ -14,9 +14,8 @@ import Testing
 extension ClusterNodeTests {
     @Test func aFollowerTakesOverFromAKilledLeaderWithEveryAcknowledgedWrite() async throws {
         try await Self.withNATS { nats in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-cluster-\(UUID().uuidString)").path
-            let leader = try await ServerProcess.start(
-                dataDirectory: directory, arguments: ["--cluster", nats.urls.joined(separator: ","), "--node-id", "doomed", "--lease-seconds", "1"])
+            let directory = Self.scratchDirectory()
+            let leader = try await Self.startNodeProcess(nats, node: "doomed", dataDirectory: directory)
             var acknowledged: [Int] = []
             for index in 0..<20 {
                 let put = try await TestHTTPConnection.request(port: leader.port, "PUT", "/w/k\(index).json?ns=failover", body: "\(index)")

@@ -12,10 +12,9 @@ import Testing
 extension ClusterNodeTests {
     @Test func aWriteForwardedToAHungLeaderIsAnsweredUnconfirmedAndNotMadeAgain() async throws {
         try await Self.withNATS { nats in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-cluster-\(UUID().uuidString)").path
+            let directory = Self.scratchDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            let leader = try await ServerProcess.start(
-                dataDirectory: directory, arguments: ["--cluster", nats.urls.joined(separator: ","), "--node-id", "hung", "--lease-seconds", "1"])
+            let leader = try await Self.startNodeProcess(nats, node: "hung", dataDirectory: directory)
             defer { leader.kill() }
             let opened = try await TestHTTPConnection.request(port: leader.port, "PUT", "/started.json?ns=hang", body: "true")
             #expect(opened.status == 200, "\(opened.text); \(leader.errorOutput)")

@@ -66,9 +66,8 @@ extension ClusterNodeTests {
         try await Self.withNATS { nats in
             try await KindlingServer.run(Self.configuration(nats, node: "leader", leaseTime: .seconds(1))) { leader in
                 #expect(try await TestHTTPConnection.request(port: leader.port, "PUT", "/presence.json?ns=crash", body: #"{"alice":"online"}"#).status == 200)
-                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-cluster-\(UUID().uuidString)").path
-                let mortal = try await ServerProcess.start(
-                    dataDirectory: directory, arguments: ["--cluster", nats.urls.joined(separator: ","), "--node-id", "mortal", "--lease-seconds", "1"])
+                let directory = Self.scratchDirectory()
+                let mortal = try await Self.startNodeProcess(nats, node: "mortal", dataDirectory: directory)
                 let client = try await TestClient.connect(port: mortal.port, namespace: "crash")
                 let registrations = [
                     ("o", #"{"p":"/presence/alice","d":"crashed"}"#),
@@ -93,8 +92,7 @@ extension ClusterNodeTests {
                 let killed = ContinuousClock.now
                 // Restarted at once with the same id: a new member, so its earlier process's
                 // registrations are still run once that one's liveness key expires.
-                let reborn = try await ServerProcess.start(
-                    dataDirectory: directory, arguments: ["--cluster", nats.urls.joined(separator: ","), "--node-id", "mortal", "--lease-seconds", "1"])
+                let reborn = try await Self.startNodeProcess(nats, node: "mortal", dataDirectory: directory)
                 defer { reborn.kill() }
                 var ran: Duration?
                 while ContinuousClock.now - killed < .seconds(20) {
@@ -129,10 +127,9 @@ extension ClusterNodeTests {
 
     @Test func aKilledLeadersClientsOnDisconnectWritesRunWithoutAnyoneWriting() async throws {
         try await Self.withNATS { nats in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-cluster-\(UUID().uuidString)").path
+            let directory = Self.scratchDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            let leader = try await ServerProcess.start(
-                dataDirectory: directory, arguments: ["--cluster", nats.urls.joined(separator: ","), "--node-id", "doomed", "--lease-seconds", "1"])
+            let leader = try await Self.startNodeProcess(nats, node: "doomed", dataDirectory: directory)
             #expect(try await TestHTTPConnection.request(port: leader.port, "PUT", "/status.json?ns=quiet", body: #""online""#).status == 200)
             let client = try await TestClient.connect(port: leader.port, namespace: "quiet")
             let registered = try await client.request("o", try json(#"{"p":"/status","d":"offline"}"#))

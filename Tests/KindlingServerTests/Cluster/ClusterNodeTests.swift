@@ -16,6 +16,18 @@ struct ClusterNodeTests {
         configuration(urls: nats.urls, node: node, leaseTime: leaseTime)
     }
 
+    /// A real `kindling serve --cluster` process (node `node`, a one-second lease) keeping its
+    /// data in `directory`: for the tests that kill or stop a node, which needs a process.
+    static func startNodeProcess(_ nats: NATSTestCluster, node: String, dataDirectory directory: String) async throws -> ServerProcess {
+        try await ServerProcess.start(
+            dataDirectory: directory, arguments: ["--cluster", nats.urls.joined(separator: ","), "--node-id", node, "--lease-seconds", "1"])
+    }
+
+    /// A data directory of its own for a node process (the test removes it).
+    static func scratchDirectory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("kindling-cluster-\(UUID().uuidString)").path
+    }
+
     /// A node reaching NATS at `urls` (a test's proxies, say).
     static func configuration(urls: [String], node: String, leaseTime: Duration = .seconds(3)) -> ServerConfiguration {
         var logger = Logger(label: "kindling-cluster-test")
