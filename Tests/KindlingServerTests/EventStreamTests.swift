@@ -53,6 +53,38 @@ struct EventStreamTests {
         }
     }
 
+    /// `format=export` on a stream gives its events' data in the export form (priorities kept,
+    /// no arrays), as it does a GET's; a plain stream at the same place is not changed by it.
+    @Test func anExportStreamKeepsPriorities() async throws {
+        try await RESTTests.withServer { server in
+            let port = server.port
+            _ = try await TestHTTPConnection.request(port: port, "PUT", "/pe.json?ns=t", body: #"{"d":{".value":1,".priority":2},"list":[5]}"#)
+            let export = try await openStream(port, "/pe.json?ns=t&format=export")
+            defer { export.close() }
+            let plain = try await openStream(port, "/pe.json?ns=t")
+            defer { plain.close() }
+            #expect(try await next(export) == #"put {"path":"/","data":{"d":{".value":1,".priority":2},"list":{"0":5}}}"#)
+            #expect(try await next(plain) == #"put {"path":"/","data":{"d":1,"list":[5]}}"#)
+            _ = try await TestHTTPConnection.request(port: port, "PUT", "/pe/e.json?ns=t", body: #"{"x":true,".priority":"p"}"#)
+            #expect(try await next(export) == #"put {"path":"/e","data":{"x":true,".priority":"p"}}"#)
+            #expect(try await next(plain) == #"put {"path":"/e","data":{"x":true}}"#)
+            _ = try await TestHTTPConnection.request(port: port, "PATCH", "/pe.json?ns=t", body: #"{"d":{".value":3,".priority":4},"f":7}"#)
+            #expect(try await next(export) == #"patch {"path":"/","data":{"d":{".value":3,".priority":4},"f":7}}"#)
+            #expect(try await next(plain) == #"patch {"path":"/","data":{"d":3,"f":7}}"#)
+            // The stream and a GET in export form agree.
+            let read = try await TestHTTPConnection.request(port: port, "GET", "/pe.json?ns=t&format=export")
+            #expect(read.text == #"{"d":{".value":3,".priority":4},"e":{"x":true,".priority":"p"},"f":7,"list":{"0":5}}"#)
+        }
+    }
+
+    @Test func aStreamWithAFormatItCannotTakeIsRefused() async throws {
+        try await RESTTests.withServer { server in
+            let response = try await TestHTTPConnection.request(port: server.port, "GET", "/pe.json?ns=t&format=bogus", headers: [("Accept", "text/event-stream")])
+            #expect(response.status == 400)
+            #expect(response.text.contains("format"))
+        }
+    }
+
     /// A multi-path update is one `patch` at the deepest path its entries share, keys relative
     /// to it, never one `put` per path (a mirror would pass through half of the update); a
     /// mirror that applies the events holds what a GET returns after each update.

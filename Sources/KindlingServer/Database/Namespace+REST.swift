@@ -41,7 +41,9 @@ extension Namespace {
 
     /// Opens an event stream if `auth` may read there: its first event (the whole location)
     /// goes to `outbound` before the answer, which the stream holds until its head is written.
-    func openStream(_ stream: ConnectionID, at path: Path, query: Query, as auth: AuthState, outbound: EventStreamOutbound, promise: EventLoopPromise<Answer>) {
+    func openStream(
+        _ stream: ConnectionID, at path: Path, query: Query, format: JSONFormat, as auth: AuthState, outbound: EventStreamOutbound, promise: EventLoopPromise<Answer>
+    ) {
         queue.async {
             if let unserved = self.unserved {
                 self.release()
@@ -49,7 +51,7 @@ extension Namespace {
             }
             self.outbounds[stream] = .eventStream(outbound)
             var out: [Outgoing] = []
-            let answer = self.state.apply(.openStream(path: path, query: query), by: .stream(stream, auth), now: Namespace.now(), into: &out)
+            let answer = self.state.apply(.openStream(path: path, query: query, format: format), by: .stream(stream, auth), now: Namespace.now(), into: &out)
             if case .refused = answer {
                 self.outbounds[stream] = nil
                 self.release()  // no closeStream follows

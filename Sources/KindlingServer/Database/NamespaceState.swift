@@ -19,11 +19,18 @@ struct NamespaceState: Sendable {
     }
 
     /// A REST event stream: where it listens and as whom. Its deliveries are encoded as
-    /// server-sent events relative to `location`.
+    /// server-sent events relative to `location`, their data in `format`.
     struct StreamRecord: Sendable {
         var location: Path
         var query: Query
         var auth: AuthState
+        var format: JSONFormat
+    }
+
+    /// Streams that are sent the same events: those at one location, in one format.
+    private struct StreamAudience: Hashable {
+        var location: Path
+        var format: JSONFormat
     }
 
     let name: String
@@ -241,14 +248,14 @@ struct NamespaceState: Sendable {
                 guard case .realtime(let connection) = caller else { return .ok }
                 connections[connection]?.onDisconnect.cancel(at: path)
                 return .ok
-            case .openStream(let path, let query):
+            case .openStream(let path, let query, let format):
                 guard case .stream(let stream, let auth) = caller else { return .ok }
                 try authorizeRead(path, query: query, as: auth, now: now)
                 let declared = !query.loadsAllData && declaresIndex(query.index, at: path)
                 guard let delivery = database.listen(stream, at: path, query: query, tag: nil, declaredIndex: declared) else {
                     throw Refusal.limitExceeded(Self.indexBudgetRefusal)
                 }
-                streams[stream] = StreamRecord(location: path, query: query, auth: auth)
+                streams[stream] = StreamRecord(location: path, query: query, auth: auth, format: format)
                 out.append(contentsOf: encode([delivery]))
                 return .ok
             case .authenticate(let newAuth):
@@ -533,10 +540,10 @@ struct NamespaceState: Sendable {
                 continue
             }
             var byTag: [Int?: [ConnectionID]] = [:]
-            var byLocation: [Path: [ConnectionID]] = [:]
+            var byAudience: [StreamAudience: [ConnectionID]] = [:]
             for recipient in delivery.recipients {
                 if !streams.isEmpty, let stream = streams[recipient.subscriber] {
-                    byLocation[stream.location, default: []].append(recipient.subscriber)
+                    byAudience[StreamAudience(location: stream.location, format: stream.format), default: []].append(recipient.subscriber)
                 } else {
                     byTag[recipient.tag, default: []].append(recipient.subscriber)
                 }
@@ -547,8 +554,8 @@ struct NamespaceState: Sendable {
                     out.append(Outgoing(recipients: recipients, message: ServerMessage.push(merge: isMerge, path: path, data: data, tag: tag)))
                 }
             }
-            for (location, recipients) in byLocation {
-                let events = EventStreamEncoding.events(for: delivery.change, at: location)
+            for (audience, recipients) in byAudience {
+                let events = EventStreamEncoding.events(for: delivery.change, at: audience.location, format: audience.format)
                 if !events.isEmpty { out.append(Outgoing(recipients: recipients, message: events)) }
             }
         }

@@ -22,8 +22,8 @@ enum Operation: Sendable {
     case onDisconnectSet(path: Path, data: JSONValue)
     case onDisconnectUpdate(path: Path, members: [JSONMember])
     case onDisconnectCancel(path: Path)
-    /// Open a REST event stream at `path`.
-    indirect case openStream(path: Path, query: Query)
+    /// Open a REST event stream at `path`, its events' data in `format` (`format=export`).
+    indirect case openStream(path: Path, query: Query, format: JSONFormat)
     /// The connection now acts as `auth` (its credential already verified by the transport).
     case authenticate(AuthState)
     /// A credential the transport could not verify: refused by the namespace like any other

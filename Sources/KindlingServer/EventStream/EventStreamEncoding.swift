@@ -27,21 +27,22 @@ enum EventStreamEncoding {
     /// `put` of that entry, the same change. Changes arrive only at or below the location (the
     /// fan-out turns a write above it into a put of the location itself, or a merge at the
     /// location of the entries inside it); anything else yields nothing.
-    static func events(for change: Delivery<ConnectionID>.Change, at location: Path) -> [UInt8] {
+    /// The data is written in `format`: `.export` (`format=export`) keeps priorities.
+    static func events(for change: Delivery<ConnectionID>.Change, at location: Path, format: JSONFormat) -> [UInt8] {
         var writer = JSONWriter()
         switch change {
         case .put(let path, let node):
             guard let relative = location.relative(path) else { return [] }
-            event("put", path: relative, into: &writer) { node.write(to: &$0, format: .plain) }
+            event("put", path: relative, into: &writer) { node.write(to: &$0, format: format) }
         case .merge(let path, let entries):
             guard let relative = location.relative(path) else { return [] }
             if entries.count == 1, entries[0].path.count > 1 {
-                event("put", path: relative.appending(entries[0].path), into: &writer) { entries[0].node.write(to: &$0, format: .plain) }
+                event("put", path: relative.appending(entries[0].path), into: &writer) { entries[0].node.write(to: &$0, format: format) }
                 break
             }
             let shared = sharedParent(of: entries)
             let below = shared.isRoot ? entries : entries.map { MergeEntry(path: $0.path.dropFirst(shared.count), node: $0.node) }
-            event("patch", path: relative.appending(shared), into: &writer) { $0.write(below, format: .plain) }
+            event("patch", path: relative.appending(shared), into: &writer) { $0.write(below, format: format) }
         }
         return writer.bytes
     }

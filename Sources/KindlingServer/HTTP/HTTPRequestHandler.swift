@@ -282,7 +282,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         metrics.connectionOpened(.sse)
         let promise = context.eventLoop.makePromise(of: Answer.self)
         namespace.openStream(
-            stream.id, at: request.path, query: request.query, as: auth,
+            stream.id, at: request.path, query: request.query, format: request.format, as: auth,
             outbound: EventStreamOutbound(eventLoop: context.eventLoop, stream: stream), promise: promise
         )
         promise.futureResult.assumeIsolated().whenSuccess { answer in

@@ -16,7 +16,7 @@ struct RefusalNote: Sendable {
         switch operation {
         case .listen(let path, _, _, _, _), .unlisten(let path, _), .get(let path, _), .set(let path, _, _), .update(let path, _),
             .push(let path, _), .onDisconnectSet(let path, _), .onDisconnectUpdate(let path, _), .onDisconnectCancel(let path),
-            .openStream(let path, _):
+            .openStream(let path, _, _):
             self.path = path
         case .authenticate, .refuseCredential, .acknowledge:
             self.path = nil

@@ -72,12 +72,21 @@ struct RESTRequest: Sendable {
         namespace = RequestTarget.namespace(parameters: parameters, host: head.headers.first(name: "host"), fallback: defaultNamespace)
         guard NamespaceName.isValid(namespace) else { throw RESTError(.badRequest, "Invalid namespace: \(NamespaceName.rule)") }
         switch parameters["print"] {
+        case nil: print = .compact
         case "pretty"?: print = .pretty
         case "silent"?: print = .silent
-        default: print = .compact
+        case let other?: throw RESTError(.badRequest, "print must be pretty or silent, not \(ValidationError.quoted(other))")
         }
-        format = parameters["format"] == "export" ? .export : .plain
-        shallow = parameters["shallow"] == "true"
+        switch parameters["format"] {
+        case nil: format = .plain
+        case "export"?: format = .export
+        case let other?: throw RESTError(.badRequest, "format must be export, not \(ValidationError.quoted(other))")
+        }
+        switch parameters["shallow"] {
+        case nil, "false"?: shallow = false
+        case "true"?: shallow = true
+        case let other?: throw RESTError(.badRequest, "shallow must be true or false, not \(ValidationError.quoted(other))")
+        }
         query = try RESTRequest.query(parameters, shallow: shallow)
         readLimit = try parameters["timeout"].map { text throws(RESTError) in try RESTReadLimit(text) }
         writeSizeLimit = try parameters["writeSizeLimit"].map { text throws(RESTError) in try RESTWriteSizeLimit(parameter: text) }

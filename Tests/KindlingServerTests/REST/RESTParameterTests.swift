@@ -3,7 +3,8 @@ import KindlingCore
 import KindlingTesting
 import Testing
 
-/// The REST parameters beyond queries: `timeout`, `writeSizeLimit`, `download` and `callback`.
+/// The REST parameters beyond queries: `print`, `format`, `shallow`, `timeout`, `writeSizeLimit`,
+/// `download` and `callback`.
 /// A value the server cannot honour is a 400 that names the parameter, never ignored.
 @Suite(.timeLimit(.minutes(2)))
 struct RESTParameterTests {
@@ -14,6 +15,28 @@ struct RESTParameterTests {
             let response = try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t&timeout=\(encoded)")
             #expect(response.status == 400, "\(timeout)")
             #expect(response.text.contains("timeout"))
+        }
+    }
+
+    @Test(arguments: [("print", "bogus"), ("print", "PRETTY"), ("print", ""), ("format", "bogus"), ("format", "plain"), ("shallow", "1"), ("shallow", "yes")])
+    func aPrintFormatOrShallowItCannotTakeIsRefusedNaming(parameter: String, value: String) async throws {
+        try await RESTTests.withServer { server in
+            _ = try await TestHTTPConnection.request(port: server.port, "PUT", "/q.json?ns=t", body: #"{"a":{"b":1}}"#)
+            for method in ["GET", "PUT"] {
+                let response = try await TestHTTPConnection.request(port: server.port, method, "/q.json?ns=t&\(parameter)=\(value)", body: method == "PUT" ? "2" : nil)
+                #expect(response.status == 400, "\(method) \(parameter)=\(value)")
+                #expect(try response.json()["error"]?.stringValue?.hasPrefix(parameter) == true, "\(response.text)")
+            }
+            // Nothing was written.
+            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/q.json?ns=t").text == #"{"a":{"b":1}}"#)
+        }
+    }
+
+    @Test func shallowFalseReadsEverything() async throws {
+        try await RESTTests.withServer { server in
+            _ = try await TestHTTPConnection.request(port: server.port, "PUT", "/q.json?ns=t", body: #"{"a":{"b":1}}"#)
+            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/q.json?ns=t&shallow=false").text == #"{"a":{"b":1}}"#)
+            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/q.json?ns=t&shallow=true").text == #"{"a":true}"#)
         }
     }
 
