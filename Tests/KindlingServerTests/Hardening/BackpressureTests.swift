@@ -204,6 +204,30 @@ struct BackpressureTests {
         }
     }
 
+    /// Parsing a body takes far more memory than its bytes, and that is reserved from the same
+    /// budget before the body is parsed: a body of more small values than the budget can ever
+    /// parse is refused (413, nothing written), while one that fits is written, and its
+    /// reservation given back once it is answered.
+    @Test func whatParsingABodyTakesIsReservedBeforeItIsParsed() async throws {
+        try await HardeningServer.with({ $0.inFlightBudgetBytes = 1024 * 1024 }) { server, logs in
+            let values = { (count: Int) in "[" + Array(repeating: "0", count: count).joined(separator: ",") + "]" }
+            // 10,001 values at 128 bytes each: more than 1 MB, although the body is 20 KB.
+            let tooMany = try await TestHTTPConnection.request(port: server.port, "PUT", "/a.json?ns=t", body: values(10_000))
+            #expect(tooMany.status == 413)
+            #expect(tooMany.text.contains("--max-unfinished-mb"))
+            #expect(logs.contains("parsing it would take about"))
+            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t").text == "null")
+            // Half a megabyte of parsing, three times in a row: each gives its share back.
+            for _ in 0..<3 {
+                let fits = try await TestHTTPConnection.request(port: server.port, "PUT", "/a.json?ns=t", body: values(4_000))
+                #expect(fits.status == 200)
+            }
+            // Strings count as one value each, whatever they hold.
+            let text = "\"" + String(repeating: "[:,", count: 200_000) + "\""
+            #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/b.json?ns=t", body: text).status == 200)
+        }
+    }
+
     @Test func partlyReceivedRealtimeMessagesShareTheBudget() async throws {
         try await HardeningServer.with({ $0.inFlightBudgetBytes = 100 * 1024 }) { server, logs in
             let piece = RawConnection.frame(opcode: 1, [UInt8](repeating: 0x78, count: 16_384))
