@@ -1,8 +1,11 @@
 /// A strict RFC 8259 JSON parser over UTF-8 bytes.
 ///
 /// Numbers are parsed with correct rounding, so every double that a client wrote comes back
-/// bit for bit. Strings must be valid UTF-8 and may not hold lone surrogates. Nesting is capped so
-/// hostile input cannot exhaust the stack.
+/// bit for bit. Strings must be valid UTF-8. A lone surrogate in a `\u` escape (JavaScript's
+/// `JSON.stringify` writes one for a string cut through an emoji) becomes U+FFFD, as a browser's
+/// WebSocket turns one in text: refusing it would refuse the client's whole message, and an SDK
+/// sends the same write again at every reconnect. Nesting is capped so hostile input cannot
+/// exhaust the stack.
 public struct JSONParser {
     /// The deepest nesting accepted; far above the tree's own 32 levels plus a message envelope.
     public static let maxNesting = 128
@@ -202,20 +205,35 @@ public struct JSONParser {
         case UInt8(ascii: "u"):
             var scalar = try parseHex4()
             if (0xD800...0xDBFF).contains(scalar) {
-                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
-                else { throw failure("lone surrogate in a \\u escape") }
-                index += 2
-                let low = try parseHex4()
-                guard (0xDC00...0xDFFF).contains(low) else { throw failure("lone surrogate in a \\u escape") }
-                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                if let low = lowSurrogateEscape() {
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else {
+                    scalar = Self.replacementCharacter
+                }
             } else if (0xDC00...0xDFFF).contains(scalar) {
-                throw failure("lone surrogate in a \\u escape")
+                scalar = Self.replacementCharacter
             }
-            guard let unicode = Unicode.Scalar(scalar) else { throw failure("invalid \\u escape") }
-            scratch.append(contentsOf: UTF8.encode(unicode)!)
+            guard let unicode = Unicode.Scalar(scalar), let encoded = UTF8.encode(unicode) else { throw failure("invalid \\u escape") }
+            scratch.append(contentsOf: encoded)
         default:
             throw failure("invalid escape")
         }
+    }
+
+    /// U+FFFD, which a lone surrogate in a `\u` escape becomes.
+    private static let replacementCharacter: UInt32 = 0xFFFD
+
+    /// The low surrogate of a `\uDC00`…`\uDFFF` escape that follows, taken; nil (nothing
+    /// taken) when the next bytes are anything else, which are then read as they stand.
+    private mutating func lowSurrogateEscape() -> UInt32? {
+        guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else { return nil }
+        let start = index
+        index += 2
+        guard let low = try? parseHex4(), (0xDC00...0xDFFF).contains(low) else {
+            index = start
+            return nil
+        }
+        return low
     }
 
     private mutating func parseHex4() throws(ValidationError) -> UInt32 {

@@ -11,11 +11,28 @@ struct JSONTests {
     }
 
     @Test(arguments: [
-        "", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "+1", "nul", "\"abc", "\"\\x\"", "\"\\ud800\"",
-        "\"\\udc00x\"", "1 2", "[1e]", "{\"a\" 1}", "\"tab\tin\"", "NaN", "Infinity", "-", "1e999",
+        "", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "+1", "nul", "\"abc", "\"\\x\"", "\"\\ud800\\uZZZZ\"",
+        "\"\\ud800\\u12\"", "\"\\ud800", "1 2", "[1e]", "{\"a\" 1}", "\"tab\tin\"", "NaN", "Infinity", "-", "1e999",
     ])
     func rejectsMalformedText(text: String) {
         #expect(throws: ValidationError.self) { try JSONParser.parse(text) }
+    }
+
+    /// A lone surrogate in a `\u` escape (what `JSON.stringify` writes for a string cut through
+    /// an emoji) becomes U+FFFD; whatever follows it is read as it stands.
+    @Test(arguments: [
+        (#""\ud800""#, "\u{FFFD}"),
+        (#""\udc00x""#, "\u{FFFD}x"),
+        (#""see you \ud83d""#, "see you \u{FFFD}"),
+        (#""\ud83d\u0041""#, "\u{FFFD}A"),
+        (#""\ud83d\ud83d\ude00""#, "\u{FFFD}\u{1F600}"),
+        (#""\ude00\ud83d""#, "\u{FFFD}\u{FFFD}"),
+        (#""\ud83d\n""#, "\u{FFFD}\n"),
+        (#""\uD83D\uDE00""#, "\u{1F600}"),
+    ])
+    func loneSurrogatesBecomeTheReplacementCharacter(text: String, expected: String) throws {
+        #expect(try JSONParser.parse(text) == .string(expected))
+        #expect(try JSONParser.parse("{\(text):1}") == .object([JSONMember(expected, .number(1))]))
     }
 
     @Test func rejectsInvalidUTF8() {

@@ -46,6 +46,33 @@ struct ProtocolStrictnessTests {
         }
     }
 
+    /// `JSON.stringify` of a string cut through an emoji writes a lone surrogate escape. The
+    /// write is taken with U+FFFD in its place, in a value, a key and a listen's path, and the
+    /// connection goes on: refusing the message closed it, and the SDK sent the same write again
+    /// at every reconnect, forever, with every later write stuck behind it.
+    @Test func aLoneSurrogateEscapeIsTakenAsTheReplacementCharacter() async throws {
+        try await HardeningServer.with { server, _ in
+            let client = try await TestClient.connect(port: server.port, namespace: "test")
+            try await client.send(#"{"t":"d","d":{"r":1,"a":"p","b":{"p":"/chat/1","d":"see you \ud83d"}}}"#)
+            #expect(try await client.nextMessage()["d"]?["b"]?["s"]?.stringValue == "ok")
+            try await client.send(#"{"t":"d","d":{"r":2,"a":"m","b":{"p":"/chat","d":{"\ude00bob":1}}}}"#)
+            #expect(try await client.nextMessage()["d"]?["b"]?["s"]?.stringValue == "ok")
+            try await client.send(#"{"t":"d","d":{"r":3,"a":"q","b":{"p":"/chat/\ude00bob","h":""}}}"#)
+            let listened = try await client.nextMessage()
+            #expect(listened["d"]?["b"]?["p"]?.stringValue == "chat/\u{FFFD}bob")
+            #expect(listened["d"]?["b"]?["d"] == .number(1))
+            #expect(try await client.nextMessage()["d"]?["b"]?["s"]?.stringValue == "ok")
+            let stored = try await TestHTTPConnection.request(port: server.port, "GET", "/chat.json?ns=test")
+            #expect(try stored.json() == .object([JSONMember("1", .string("see you \u{FFFD}")), JSONMember("\u{FFFD}bob", .number(1))]))
+            #expect(await !client.waitForClose(timeout: .milliseconds(200)))
+            // Over REST the same escape is taken alike.
+            let put = try await TestHTTPConnection.request(port: server.port, "PUT", "/rest.json?ns=test", body: #""cut \ud83d""#)
+            #expect(put.status == 200)
+            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/rest.json?ns=test").json() == .string("cut \u{FFFD}"))
+            await client.close()
+        }
+    }
+
     @Test(arguments: [
         ("text", RawConnection.frame(opcode: 1, Array("0".utf8))),
         ("binary", RawConnection.frame(opcode: 2, [0])),
