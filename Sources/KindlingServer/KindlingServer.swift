@@ -228,6 +228,7 @@ public final class KindlingServer: Sendable {
                     inbox: shares.inbox,
                     idleSweep: shares.idleSweep,
                     handshakeHost: handshakeHost,
+                    lastSession: target.parameters["ls"].flatMap(SessionID.init),
                     verifier: resources.verifier,
                     budget: resources.budget,
                     backlogBudget: resources.backlogBudget,

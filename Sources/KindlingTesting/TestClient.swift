@@ -23,11 +23,13 @@ public final class TestClient: Sendable {
         self.handshake = handshake
     }
 
-    /// Connects to `/.ws` (with `?v=5&ns=namespace` unless `namespace` is nil) and waits for the
-    /// handshake; with `tls`, over `wss://` (the server's certificate checked against `host`).
+    /// Connects to `/.ws` (with `?v=5&ns=namespace` unless `namespace` is nil, and `&ls=` the
+    /// session id of an earlier connection, as the SDKs send it when they reconnect) and waits
+    /// for the handshake; with `tls`, over `wss://` (the server's certificate checked against `host`).
     public static func connect(
         port: Int,
         namespace: String? = "test",
+        lastSession: String? = nil,
         host: String = "127.0.0.1",
         hostHeader: String? = nil,
         receiveBufferBytes: Int? = nil,
@@ -36,7 +38,7 @@ public final class TestClient: Sendable {
     ) async throws -> TestClient {
         let tlsContext = try tls.map { try NIOSSLContext(configuration: $0) }
         let inbox = Inbox()
-        let uri = "/.ws?v=5" + (namespace.map { "&ns=\($0)" } ?? "")
+        let uri = "/.ws?v=5" + (namespace.map { "&ns=\($0)" } ?? "") + (lastSession.map { "&ls=\($0)" } ?? "")
         let headerHost = hostHeader ?? "\(host):\(port)"
         var bootstrap = ClientBootstrap(group: group).channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
         if let receiveBufferBytes {

@@ -28,6 +28,8 @@ final class Namespace: @unchecked Sendable {
     // Confined to `queue`.
     var state: NamespaceState
     var outbounds = ConnectionTable<SubscriberOutbound>()
+    /// The random part of each realtime connection's session id (see `SessionID`).
+    private var sessionTokens = ConnectionTable<UInt64>()
     /// The durable log and snapshots; nil for an in-memory namespace. Set once, before use.
     private var storage: NamespaceStorage?
     /// The sequence number of the last write handed to the log.
@@ -222,11 +224,23 @@ final class Namespace: @unchecked Sendable {
         queue.sync {}
     }
 
-    /// Registers a connection and where its messages go.
-    func attach(_ connection: ConnectionID, outbound: ConnectionOutbound) {
+    /// Registers a connection of session `session` and where its messages go. When the client
+    /// says it was `last` (`ls`) and that connection is still open here, the client is back
+    /// while the network left its old socket half-open: the old connection is forgotten now,
+    /// its onDisconnect writes made before anything the new one asks (a presence flag set by
+    /// the new session is not undone by the old one's when its socket times out), and closed.
+    func attach(_ connection: ConnectionID, session: SessionID, replacing last: SessionID?, outbound: ConnectionOutbound) {
         queue.async {
+            if let last, last.connection != connection, self.sessionTokens[last.connection] == last.token,
+                case .webSocket(let old)? = self.outbounds[last.connection]
+            {
+                self.logger.info("a client is back as a new session: closing its old connection", metadata: ["connection": "\(last.connection)"])
+                self.disconnect(last.connection)
+                old.close(reason: "The client reconnected as another session.")
+            }
             self.state.connect(connection)
             self.outbounds[connection] = .webSocket(outbound)
+            self.sessionTokens[connection] = session.token
         }
     }
 
@@ -282,6 +296,7 @@ final class Namespace: @unchecked Sendable {
         var answered = 0
         /// Children its queries so far read one by one (see `maxScannedChildren`).
         var scanned = 0
+        let forgotten = outbounds[connection] == nil
         for input in inputs {
             // One answer may be larger than the limit (the connection's own limit on waiting
             // bytes decides it, as the socket takes it); what comes after it is not taken.
@@ -292,9 +307,10 @@ final class Namespace: @unchecked Sendable {
                 outbound.close(reason: reason)
                 return
             }
-            // A connection the state does not know was attached before a deposed leader
-            // dropped its tree, and is being closed: nothing it sends is taken.
-            if unserved != nil || (cluster != nil && outbounds[connection] == nil) {
+            // A connection the namespace forgot is being closed (attached before a deposed
+            // leader dropped its tree, or replaced by its client's new session): nothing it
+            // sends is taken.
+            if unserved != nil || forgotten {
                 if case .operation(let number?, _) = input {
                     let refusal = unserved ?? .unavailable(Namespace.notJoined)
                     block.refusals.append(Outgoing(to: connection, message: Answer.refused(refusal).wireResponse(number)))
@@ -457,24 +473,30 @@ final class Namespace: @unchecked Sendable {
     /// they go to the leader, in order, as writes of the identity that queued them).
     func detach(_ connection: ConnectionID) {
         queue.async {
-            self.outbounds[connection] = nil
-            if let node = self.forwardingNode {
-                let (auth, writes) = self.state.disconnectForForwarding(connection)
-                self.report()
-                self.closeRegistrations(writes.compactMap { ForwardedWrite($0, auth: auth) }[...], node: node, connection: connection)
-                self.release()
-                return
-            }
-            var out: [Outgoing] = []
-            for problem in self.state.disconnect(connection, now: Namespace.now(), into: &out) {
-                self.logger.warning("\(problem)", metadata: ["connection": "\(connection)"])
-            }
-            if self.storedRegistrations.contains(connection) {
-                self.finish(out, then: { self.queue.async { self.forgetRegistrations(connection) } })
-            } else {
-                self.finish(out)
-            }
+            self.disconnect(connection)
             self.release()
+        }
+    }
+
+    /// Forgets a realtime connection and makes its onDisconnect writes (a follower hands them
+    /// to the leader); nothing for a connection already forgotten. Confined to `queue`.
+    private func disconnect(_ connection: ConnectionID) {
+        outbounds[connection] = nil
+        sessionTokens[connection] = nil
+        if let node = forwardingNode {
+            let (auth, writes) = state.disconnectForForwarding(connection)
+            report()
+            closeRegistrations(writes.compactMap { ForwardedWrite($0, auth: auth) }[...], node: node, connection: connection)
+            return
+        }
+        var out: [Outgoing] = []
+        for problem in state.disconnect(connection, now: Namespace.now(), into: &out) {
+            logger.warning("\(problem)", metadata: ["connection": "\(connection)"])
+        }
+        if storedRegistrations.contains(connection) {
+            finish(out, then: { self.queue.async { self.forgetRegistrations(connection) } })
+        } else {
+            finish(out)
         }
     }
 

@@ -19,6 +19,10 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     typealias OutboundOut = WebSocketFrame
 
     let connection = ConnectionID.next()
+    /// This connection's session id (the handshake's `s`).
+    private let session: SessionID
+    /// The session the client says it had before (`ls`), if any.
+    private let lastSession: SessionID?
     private let namespace: Namespace
     private let outbox: EventLoopOutbox
     private let inbox: EventLoopInbox
@@ -70,9 +74,11 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private var counted = false
 
     init(
-        namespace: Namespace, outbox: EventLoopOutbox, inbox: EventLoopInbox, idleSweep: IdleSweep, handshakeHost: String, verifier: CredentialVerifier,
-        budget: InFlightBudget, backlogBudget: InFlightBudget, metrics: ServerMetrics, configuration: ServerConfiguration
+        namespace: Namespace, outbox: EventLoopOutbox, inbox: EventLoopInbox, idleSweep: IdleSweep, handshakeHost: String, lastSession: SessionID?,
+        verifier: CredentialVerifier, budget: InFlightBudget, backlogBudget: InFlightBudget, metrics: ServerMetrics, configuration: ServerConfiguration
     ) {
+        self.session = SessionID(connection: connection)
+        self.lastSession = lastSession
         self.metrics = metrics
         self.verifier = verifier
         self.held = HeldMessageBytes(budget: budget)
@@ -104,13 +110,13 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         }
         let slot = outbox.add(self)
         self.slot = slot
-        namespace.attach(connection, outbound: ConnectionOutbound(outbox: outbox, slot: slot))
+        namespace.attach(connection, session: session, replacing: lastSession, outbound: ConnectionOutbound(outbox: outbox, slot: slot))
         idleSweep.add(self)
         logger.debug("connected", metadata: metadata)
         let handshake = ServerMessage.handshake(
             timestamp: Namespace.now(),
             host: handshakeHost,
-            session: "\(connection.value)-\(UInt64.random(in: 0...UInt64.max))"
+            session: session.description
         )
         write(TextFrame.frames(handshake))
     }
