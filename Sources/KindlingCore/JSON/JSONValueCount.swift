@@ -3,15 +3,17 @@
 /// server weighs what parsing a request body will cost in memory before it starts.
 ///
 /// Every value but the first follows a `:`, a `,` or a `[` outside a string, so one more than
-/// the count of those never falls short. It counts over by at most one for each object member
-/// after the first (its comma) and each empty array; text that is not JSON at all is refused by
-/// the parser later, and what it counted only made the estimate larger.
+/// the count of those never falls short for JSON text. It counts over by one for each object
+/// member after the first (its comma) and each empty array: less than three times the values.
+/// (Text with comments, as rules files have, can hide a quote from it: it is meant for bodies
+/// the strict parser reads, which refuses anything but JSON.)
 public struct JSONValueCount: Sendable {
     /// At least as many values as the text seen so far holds (none for no bytes at all).
     public private(set) var upperBound = 0
     private var inString = false
     private var escaped = false
 
+    /// A count of nothing yet.
     public init() {}
 
     /// Counts the next piece of the text.

@@ -529,7 +529,7 @@ struct NamespaceState: Sendable {
     // MARK: Encoding deliveries
 
     /// Encodes deliveries: for realtime connections each change's data once and each envelope
-    /// once per tag; for event streams the events once per listened location.
+    /// once per tag; for event streams the events once per listened location and format.
     func encode(_ deliveries: [Delivery<ConnectionID>]) -> [Outgoing] {
         var out: [Outgoing] = []
         for delivery in deliveries {

@@ -37,12 +37,18 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let health: ServerHealth
     private let policy: BrowserAccessPolicy
     private var state = State.idle
+    /// The values the body being received may hold, counted as its bytes arrive, so what
+    /// parsing it will take is known before it is parsed (`ParseReservation`).
+    private var bodyValues = JSONValueCount()
+    /// The server-wide budget of requests in progress.
+    private let budget: InFlightBudget
     /// Counted as an open REST connection (from its first request that is not a stream).
     private var countedAsREST = false
 
     init(registry: NamespaceRegistry, resources: ServerResources, configuration: ServerConfiguration) {
         self.registry = registry
         self.workers = resources.workers
+        self.budget = resources.budget
         self.verifier = resources.verifier
         self.metrics = resources.metrics
         self.health = resources.health
@@ -67,6 +73,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return
             }
             state = .receiving(head, context.channel.allocator.buffer(capacity: 0))
+            bodyValues = JSONValueCount()
         case .body(var chunk):
             guard case .receiving(let head, var body) = state else { return }
             state = .idle  // drops the enum's reference, so appending does not copy the body
@@ -74,6 +81,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 refuseBody(head, context: context)
                 return
             }
+            chunk.withUnsafeReadableBytes { bodyValues.add($0) }
             body.writeBuffer(&chunk)
             state = .receiving(head, body)
         case .end:
@@ -176,13 +184,25 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             send(HTTPResponse(refusal.status, body: RESTRendering.error(refusal.message, print: request.print)), keepAlive: keepAlive, context: context)
             return
         }
+        var reservation: ParseReservation?
+        if request.method == .put || request.method == .post || request.method == .patch {
+            switch ParseReservation.take(values: bodyValues.upperBound, bodyBytes: body.readableBytes, from: budget) {
+            case .success(let taken):
+                reservation = taken
+            case .failure(let error):
+                metrics.restRefusedEarly(write: true)
+                let retry: [(String, String)] = error.status == .serviceUnavailable ? [("Retry-After", "1")] : []
+                send(HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print), headers: retry), keepAlive: keepAlive, context: context)
+                return
+            }
+        }
         let namespace = registry.namespace(request.namespace)
         if request.isEventStream {
             openStream(request, as: auth, namespace: namespace, context: context)
         } else if request.method == .get {
             read(request, as: auth, namespace: namespace, keepAlive: keepAlive, context: context)
         } else {
-            write(request, as: auth, body: body, namespace: namespace, keepAlive: keepAlive, context: context)
+            write(request, as: auth, body: body, reservation: reservation, namespace: namespace, keepAlive: keepAlive, context: context)
         }
     }
 
@@ -230,13 +250,24 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func write(_ request: RESTRequest, as auth: AuthState, body: ByteBuffer, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
-        RESTBody.operation(request.method, body: body, offLoopAbove: configuration.offLoopBytes, workers: workers, eventLoop: context.eventLoop)
+    /// Parses the body and hands the write to the namespace. `reservation` (what the parse
+    /// takes) is given back once the namespace has answered, or the parse failed, whether or not
+    /// the client is still there: a body whose client has gone is not parsed at all.
+    private func write(
+        _ request: RESTRequest, as auth: AuthState, body: ByteBuffer, reservation: ParseReservation?, namespace: Namespace, keepAlive: Bool,
+        context: ChannelHandlerContext
+    ) {
+        let channel = context.channel
+        RESTBody.operation(
+            request.method, body: body, offLoopAbove: configuration.offLoopBytes, workers: workers, eventLoop: context.eventLoop,
+            stillWanted: { channel.isActive }
+        )
             .assumeIsolated().whenComplete { result in
                 switch result {
                 case .success(let write):
-                    self.write(request, write, as: auth, namespace: namespace, keepAlive: keepAlive, context: context)
+                    self.write(request, write, reservation: reservation, as: auth, namespace: namespace, keepAlive: keepAlive, context: context)
                 case .failure(let failure):
+                    reservation?.release()
                     let error = failure as? RESTError ?? RESTError(.unavailable, "The server is shutting down")
                     self.send(HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print)), keepAlive: keepAlive, context: context)
                     self.registry.released(namespace)  // no perform ends this use
@@ -244,9 +275,13 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
     }
 
-    private func write(_ request: RESTRequest, _ write: RESTWrite, as auth: AuthState, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
+    private func write(
+        _ request: RESTRequest, _ write: RESTWrite, reservation: ParseReservation?, as auth: AuthState, namespace: Namespace, keepAlive: Bool,
+        context: ChannelHandlerContext
+    ) {
         let promise = context.eventLoop.makePromise(of: Answer.self)
         namespace.perform(write.operation(at: request.path, ifMatch: request.ifMatch), as: auth, connection: connection, promise: promise)
+        promise.futureResult.whenComplete { _ in reservation?.release() }
         promise.futureResult.assumeIsolated().whenSuccess { answer in
             self.send(self.response(to: answer, request), keepAlive: keepAlive, context: context)
         }

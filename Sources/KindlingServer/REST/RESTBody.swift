@@ -34,14 +34,19 @@ enum RESTBody {
 
     /// `operation`, on one of `workers` when the body is over `threshold` bytes (parsing a
     /// body of hundreds of megabytes takes seconds, which would stall every other connection of
-    /// the event loop); the result comes back on `eventLoop`.
+    /// the event loop); the result comes back on `eventLoop`. A large body is parsed only if
+    /// `stillWanted` says so when its turn comes (its client may have gone while it waited).
     static func operation(
-        _ method: RESTRequest.Method, body: ByteBuffer, offLoopAbove threshold: Int, workers: NIOThreadPool, eventLoop: any EventLoop
+        _ method: RESTRequest.Method, body: ByteBuffer, offLoopAbove threshold: Int, workers: NIOThreadPool, eventLoop: any EventLoop,
+        stillWanted: @escaping @Sendable () -> Bool
     ) -> EventLoopFuture<RESTWrite> {
         guard body.readableBytes > threshold else {
             return eventLoop.makeCompletedFuture(withResultOf: { try operation(method, body: body) })
         }
-        return workers.runIfActive(eventLoop: eventLoop) { try operation(method, body: body) }
+        return workers.runIfActive(eventLoop: eventLoop) {
+            guard stillWanted() else { throw RESTError(.unavailable, "The client went away before its write was read") }
+            return try operation(method, body: body)
+        }
     }
 
     private static func isBlank(_ byte: UInt8) -> Bool {
