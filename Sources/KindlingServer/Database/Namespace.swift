@@ -28,8 +28,6 @@ final class Namespace: @unchecked Sendable {
     // Confined to `queue`.
     var state: NamespaceState
     var outbounds = ConnectionTable<SubscriberOutbound>()
-    /// The random part of each realtime connection's session id (see `SessionID`).
-    private var sessionTokens = ConnectionTable<UInt64>()
     /// The durable log and snapshots; nil for an in-memory namespace. Set once, before use.
     private var storage: NamespaceStorage?
     /// The sequence number of the last write handed to the log.
@@ -231,16 +229,15 @@ final class Namespace: @unchecked Sendable {
     /// the new session is not undone by the old one's when its socket times out), and closed.
     func attach(_ connection: ConnectionID, session: SessionID, replacing last: SessionID?, outbound: ConnectionOutbound) {
         queue.async {
-            if let last, last.connection != connection, self.sessionTokens[last.connection] == last.token,
+            if let last, last.connection != connection, self.state.holds(last.connection, sessionToken: last.token),
                 case .webSocket(let old)? = self.outbounds[last.connection]
             {
                 self.logger.info("a client is back as a new session: closing its old connection", metadata: ["connection": "\(last.connection)"])
                 self.disconnect(last.connection)
                 old.close(reason: "The client reconnected as another session.")
             }
-            self.state.connect(connection)
+            self.state.connect(connection, sessionToken: session.token)
             self.outbounds[connection] = .webSocket(outbound)
-            self.sessionTokens[connection] = session.token
         }
     }
 
@@ -482,7 +479,6 @@ final class Namespace: @unchecked Sendable {
     /// to the leader); nothing for a connection already forgotten. Confined to `queue`.
     private func disconnect(_ connection: ConnectionID) {
         outbounds[connection] = nil
-        sessionTokens[connection] = nil
         if let node = forwardingNode {
             let (auth, writes) = state.disconnectForForwarding(connection)
             report()

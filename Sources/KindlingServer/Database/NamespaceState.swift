@@ -16,6 +16,8 @@ struct NamespaceState: Sendable {
         var onDisconnect = OnDisconnectQueue()
         /// The connection's listens, with the query object as the client sent it (for `c`).
         var listens: [ListenID: JSONValue?] = [:]
+        /// The random part of the connection's session id (`SessionID`); 0 for none.
+        var sessionToken: UInt64 = 0
     }
 
     /// A REST event stream: where it listens and as whom. Its deliveries are encoded as
@@ -107,8 +109,14 @@ struct NamespaceState: Sendable {
         return denials
     }
 
-    mutating func connect(_ connection: ConnectionID) {
-        connections[connection] = ConnectionRecord()
+    mutating func connect(_ connection: ConnectionID, sessionToken: UInt64 = 0) {
+        connections[connection] = ConnectionRecord(sessionToken: sessionToken)
+    }
+
+    /// Whether `connection` is open here as the session whose random part is `token` (what an
+    /// `ls` must name to close it).
+    func holds(_ connection: ConnectionID, sessionToken token: UInt64) -> Bool {
+        token != 0 && connections[connection]?.sessionToken == token
     }
 
     /// The identity a caller acts as.

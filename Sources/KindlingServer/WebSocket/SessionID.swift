@@ -6,10 +6,10 @@ struct SessionID: Sendable, Equatable, CustomStringConvertible {
     let connection: ConnectionID
     let token: UInt64
 
-    /// A new session for `connection`.
+    /// A new session for `connection` (its random part never 0, which means none).
     init(connection: ConnectionID) {
         self.connection = connection
-        token = UInt64.random(in: 0...UInt64.max)
+        token = UInt64.random(in: 1...UInt64.max)
     }
 
     /// The session named by an `ls` parameter; nil for text that is not one (a number out of

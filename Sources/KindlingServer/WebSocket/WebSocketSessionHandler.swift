@@ -19,10 +19,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     typealias OutboundOut = WebSocketFrame
 
     let connection = ConnectionID.next()
-    /// This connection's session id (the handshake's `s`).
-    private let session: SessionID
-    /// The session the client says it had before (`ls`), if any.
-    private let lastSession: SessionID?
+    /// The session the client says it had before (`ls`), if any; needed until it is attached.
+    private var lastSession: SessionID?
     private let namespace: Namespace
     private let outbox: EventLoopOutbox
     private let inbox: EventLoopInbox
@@ -77,7 +75,6 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         namespace: Namespace, outbox: EventLoopOutbox, inbox: EventLoopInbox, idleSweep: IdleSweep, handshakeHost: String, lastSession: SessionID?,
         verifier: CredentialVerifier, budget: InFlightBudget, backlogBudget: InFlightBudget, metrics: ServerMetrics, configuration: ServerConfiguration
     ) {
-        self.session = SessionID(connection: connection)
         self.lastSession = lastSession
         self.metrics = metrics
         self.verifier = verifier
@@ -110,7 +107,10 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         }
         let slot = outbox.add(self)
         self.slot = slot
+        // The session id goes to the client in the handshake and to the namespace, not kept here.
+        let session = SessionID(connection: connection)
         namespace.attach(connection, session: session, replacing: lastSession, outbound: ConnectionOutbound(outbox: outbox, slot: slot))
+        lastSession = nil
         idleSweep.add(self)
         logger.debug("connected", metadata: metadata)
         let handshake = ServerMessage.handshake(
