@@ -262,17 +262,17 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             request.method, body: body, offLoopAbove: configuration.offLoopBytes, workers: workers, eventLoop: context.eventLoop,
             stillWanted: { channel.isActive }
         )
-            .assumeIsolated().whenComplete { result in
-                switch result {
-                case .success(let write):
-                    self.write(request, write, reservation: reservation, as: auth, namespace: namespace, keepAlive: keepAlive, context: context)
-                case .failure(let failure):
-                    reservation?.release()
-                    let error = failure as? RESTError ?? RESTError(.unavailable, "The server is shutting down")
-                    self.send(HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print)), keepAlive: keepAlive, context: context)
-                    self.registry.released(namespace)  // no perform ends this use
-                }
+        .assumeIsolated().whenComplete { result in
+            switch result {
+            case .success(let write):
+                self.write(request, write, reservation: reservation, as: auth, namespace: namespace, keepAlive: keepAlive, context: context)
+            case .failure(let failure):
+                reservation?.release()
+                let error = failure as? RESTError ?? RESTError(.unavailable, "The server is shutting down")
+                self.send(HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print)), keepAlive: keepAlive, context: context)
+                self.registry.released(namespace)  // no perform ends this use
             }
+        }
     }
 
     private func write(
