@@ -230,9 +230,12 @@ final class Namespace: @unchecked Sendable {
     /// while the network left its old socket half-open: the old connection is forgotten now,
     /// its onDisconnect writes made before anything the new one asks (a presence flag set by
     /// the new session is not undone by the old one's when its socket times out), and closed.
+    /// Only outside cluster mode or on the namespace's leader: a follower's (or a node's not yet
+    /// joined) onDisconnect writes are made by the leader, later than the new connection's own
+    /// could arrive, so they could not be put first.
     func attach(_ connection: ConnectionID, session: SessionID, replacing last: SessionID?, outbound: ConnectionOutbound) {
         queue.async {
-            if let last, last.connection != connection, self.state.holds(last.connection, sessionToken: last.token),
+            if let last, self.cluster == nil || self.replicated != nil, last.connection != connection, self.state.holds(last.connection, sessionToken: last.token),
                 case .webSocket(let old)? = self.outbounds[last.connection]
             {
                 self.logger.info("a client is back as a new session: closing its old connection", metadata: ["connection": "\(last.connection)"])
