@@ -223,6 +223,7 @@ extension Namespace {
             switch outbound {
             case .webSocket(let outbound):
                 outbounds[connection] = nil
+                forgottenConnections.insert(connection)
                 orphanRegistrations(of: connection)
                 outbound.close(reason: "The cluster node serving this database changed role; reconnect.")
             case .eventStream(let outbound):

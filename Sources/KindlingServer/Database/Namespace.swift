@@ -28,9 +28,10 @@ final class Namespace: @unchecked Sendable {
     // Confined to `queue`.
     var state: NamespaceState
     var outbounds = ConnectionTable<SubscriberOutbound>()
-    /// Connections forgotten because their client came back as a new session (`attach`),
-    /// until they detach: nothing more they send is taken.
-    private var replacedConnections: Set<ConnectionID> = []
+    /// Realtime connections the namespace forgot while they were still open (their client came
+    /// back as a new session, or a deposed leader dropped its tree), until they detach: nothing
+    /// more they send is taken.
+    var forgottenConnections: Set<ConnectionID> = []
     /// The durable log and snapshots; nil for an in-memory namespace. Set once, before use.
     private var storage: NamespaceStorage?
     /// The sequence number of the last write handed to the log.
@@ -240,7 +241,7 @@ final class Namespace: @unchecked Sendable {
             {
                 self.logger.info("a client is back as a new session: closing its old connection", metadata: ["connection": "\(last.connection)"])
                 self.disconnect(last.connection)
-                self.replacedConnections.insert(last.connection)
+                self.forgottenConnections.insert(last.connection)
                 old.close(reason: "The client reconnected as another session.")
             }
             self.state.connect(connection, sessionToken: session.token)
@@ -300,9 +301,7 @@ final class Namespace: @unchecked Sendable {
         var answered = 0
         /// Children its queries so far read one by one (see `maxScannedChildren`).
         var scanned = 0
-        // In cluster mode a deposal forgets every connection (`rejoin`); otherwise only an
-        // `ls` does (kept apart, since a block may come from no connection at all).
-        let forgotten = cluster != nil ? outbounds[connection] == nil : !replacedConnections.isEmpty && replacedConnections.contains(connection)
+        let forgotten = !forgottenConnections.isEmpty && forgottenConnections.contains(connection)
         for input in inputs {
             // One answer may be larger than the limit (the connection's own limit on waiting
             // bytes decides it, as the socket takes it); what comes after it is not taken.
@@ -480,7 +479,7 @@ final class Namespace: @unchecked Sendable {
     func detach(_ connection: ConnectionID) {
         queue.async {
             self.disconnect(connection)
-            self.replacedConnections.remove(connection)
+            self.forgottenConnections.remove(connection)
             self.release()
         }
     }
