@@ -14,7 +14,7 @@ import Testing
 extension ClusterNodeTests {
     @Test func aFollowerTakesOverFromAKilledLeaderWithEveryAcknowledgedWrite() async throws {
         try await Self.withNATS { nats in
-            let directory = Self.scratchDirectory()
+            let directory = ScratchDirectory()
             let leader = try await Self.startNodeProcess(nats, node: "doomed", dataDirectory: directory)
             var acknowledged: [Int] = []
             for index in 0..<20 {
@@ -59,7 +59,6 @@ extension ClusterNodeTests {
                 print("failover: writes resumed \(took) after SIGKILL of the leader (lease 1 s)")
                 await listener.close()
             }
-            try? FileManager.default.removeItem(atPath: directory)
         }
     }
 

@@ -12,8 +12,7 @@ import Testing
 extension ClusterNodeTests {
     @Test func aWriteForwardedToAHungLeaderIsAnsweredUnconfirmedAndNotMadeAgain() async throws {
         try await Self.withNATS { nats in
-            let directory = Self.scratchDirectory()
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = ScratchDirectory()
             let leader = try await Self.startNodeProcess(nats, node: "hung", dataDirectory: directory)
             defer { leader.kill() }
             let opened = try await TestHTTPConnection.request(port: leader.port, "PUT", "/started.json?ns=hang", body: "true")

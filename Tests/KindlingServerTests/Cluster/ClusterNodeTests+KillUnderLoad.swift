@@ -13,8 +13,7 @@ import Testing
 extension ClusterNodeTests {
     @Test func killingTheLeaderUnderWriteLoadLosesNoAcknowledgedWriteAndListenersSeeEachOnceInOrder() async throws {
         try await Self.withNATS { nats in
-            let directory = Self.scratchDirectory()
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = ScratchDirectory()
             let leader = try await Self.startNodeProcess(nats, node: "doomed", dataDirectory: directory)
             // The leader opens the namespace first, so it holds the lease.
             let opened = try await TestHTTPConnection.request(port: leader.port, "PUT", "/started.json?ns=load", body: "true")

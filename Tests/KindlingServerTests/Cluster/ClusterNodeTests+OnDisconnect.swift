@@ -66,7 +66,7 @@ extension ClusterNodeTests {
         try await Self.withNATS { nats in
             try await KindlingServer.run(Self.configuration(nats, node: "leader", leaseTime: .seconds(1))) { leader in
                 #expect(try await TestHTTPConnection.request(port: leader.port, "PUT", "/presence.json?ns=crash", body: #"{"alice":"online"}"#).status == 200)
-                let directory = Self.scratchDirectory()
+                let directory = ScratchDirectory()
                 let mortal = try await Self.startNodeProcess(nats, node: "mortal", dataDirectory: directory)
                 let client = try await TestClient.connect(port: mortal.port, namespace: "crash")
                 let registrations = [
@@ -120,15 +120,13 @@ extension ClusterNodeTests {
                 }
                 #expect(left == 0)
                 await nc.close()
-                try? FileManager.default.removeItem(atPath: directory)
             }
         }
     }
 
     @Test func aKilledLeadersClientsOnDisconnectWritesRunWithoutAnyoneWriting() async throws {
         try await Self.withNATS { nats in
-            let directory = Self.scratchDirectory()
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = ScratchDirectory()
             let leader = try await Self.startNodeProcess(nats, node: "doomed", dataDirectory: directory)
             #expect(try await TestHTTPConnection.request(port: leader.port, "PUT", "/status.json?ns=quiet", body: #""online""#).status == 200)
             let client = try await TestClient.connect(port: leader.port, namespace: "quiet")

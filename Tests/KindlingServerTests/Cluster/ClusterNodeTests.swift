@@ -18,14 +18,18 @@ struct ClusterNodeTests {
 
     /// A real `kindling serve --cluster` process (node `node`, a one-second lease) keeping its
     /// data in `directory`: for the tests that kill or stop a node, which needs a process.
-    static func startNodeProcess(_ nats: NATSTestCluster, node: String, dataDirectory directory: String) async throws -> ServerProcess {
+    /// The directory is removed once the test and every process started on it let go of it.
+    static func startNodeProcess(_ nats: NATSTestCluster, node: String, dataDirectory directory: ScratchDirectory) async throws -> ServerProcess {
         try await ServerProcess.start(
-            dataDirectory: directory, arguments: ["--cluster", nats.urls.joined(separator: ","), "--node-id", node, "--lease-seconds", "1"])
+            dataDirectory: directory.path, arguments: ["--cluster", nats.urls.joined(separator: ","), "--node-id", node, "--lease-seconds", "1"],
+            keeping: directory)
     }
 
-    /// A data directory of its own for a node process (the test removes it).
-    static func scratchDirectory() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("kindling-cluster-\(UUID().uuidString)").path
+    /// A data directory of its own for node processes, removed when the last holder lets go.
+    final class ScratchDirectory: Sendable {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-cluster-\(UUID().uuidString)").path
+
+        deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
     /// A node reaching NATS at `urls` (a test's proxies, say).

@@ -17,13 +17,19 @@ final class ServerProcess: @unchecked Sendable {
 
     let process = Process()
     let port: Int
+    /// Kept until the process is gone (a data directory that removes itself, say).
+    private let keeping: (any Sendable & AnyObject)?
     var pid: Int32 { process.processIdentifier }
     private let errors = ErrorOutput()
 
     /// Starts the server on `dataDirectory` and waits for its banner; `descriptorLimit` starts it
     /// under util-linux's `prlimit` with that many open files at most (`softLimitOnly`: only the
     /// soft limit, which the server may raise up to the hard one).
-    init(dataDirectory: String, arguments: [String] = [], descriptorLimit: Int? = nil, softLimitOnly: Bool = false) throws {
+    init(
+        dataDirectory: String, arguments: [String] = [], descriptorLimit: Int? = nil, softLimitOnly: Bool = false,
+        keeping: (any Sendable & AnyObject)? = nil
+    ) throws {
+        self.keeping = keeping
         let serve = ["serve", "--port", "0", "--data-dir", dataDirectory, "--log-level", "error"] + arguments
         if let descriptorLimit {
             process.executableURL = ServerProcess.prlimit
@@ -67,11 +73,14 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Starts the server off the concurrency pool (see `offPool`): the banner may take a while.
+    /// `keeping` lives as long as the process does.
     static func start(
-        dataDirectory: String, arguments: [String] = [], descriptorLimit: Int? = nil, softLimitOnly: Bool = false
+        dataDirectory: String, arguments: [String] = [], descriptorLimit: Int? = nil, softLimitOnly: Bool = false,
+        keeping: (any Sendable & AnyObject)? = nil
     ) async throws -> ServerProcess {
         try await offPool {
-            try ServerProcess(dataDirectory: dataDirectory, arguments: arguments, descriptorLimit: descriptorLimit, softLimitOnly: softLimitOnly)
+            try ServerProcess(
+                dataDirectory: dataDirectory, arguments: arguments, descriptorLimit: descriptorLimit, softLimitOnly: softLimitOnly, keeping: keeping)
         }
     }
 
