@@ -16,7 +16,8 @@ struct SessionID: Sendable, Equatable, CustomStringConvertible {
     /// range included), which is then ignored as the parameter was before.
     init?(_ text: String) {
         let parts = text.utf8.split(separator: UInt8(ascii: "-"), maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.count <= 20 && $0.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }),
+        // Digits only (`Int` and `UInt64` would take a sign); a number past their range is nil.
+        guard parts.count == 2, parts.allSatisfy({ $0.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }),
             let number = Int(String(decoding: parts[0], as: UTF8.self)), let token = UInt64(String(decoding: parts[1], as: UTF8.self))
         else { return nil }
         connection = ConnectionID(value: number)
