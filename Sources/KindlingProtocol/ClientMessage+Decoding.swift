@@ -18,6 +18,14 @@ extension ClientMessage {
         return try decodeParsingEnvelope(bytes)
     }
 
+    /// The number of the request a data message carries, found without parsing the message: a
+    /// server that will not parse a message (too large to parse now) still answers its request.
+    public static func requestNumber(utf8 bytes: UnsafeRawBufferPointer) -> Int? {
+        var scanner = RequestNumberScanner()
+        scanner.scan(bytes)
+        return scanner.requestNumber
+    }
+
     /// The general decoder: the whole message parsed as JSON, then the envelope read from it.
     static func decodeParsingEnvelope(_ bytes: UnsafeBufferPointer<UInt8>) throws(ProtocolError) -> ClientMessage {
         let json: JSONValue

@@ -82,12 +82,13 @@ public final class KindlingServer: Sendable {
             try? await group.shutdownGracefully()
             throw error
         }
-        let perEventLoop = PerEventLoop(idleTimeout: configuration.idleTimeout)
+        let budget = InFlightBudget(limit: configuration.inFlightBudgetBytes)
+        let perEventLoop = PerEventLoop(idleTimeout: configuration.idleTimeout, parseBudget: budget)
         let maxConnections = configuration.maxConnections ?? DescriptorLimit.connections(under: descriptors)
         let workers = NIOThreadPool(numberOfThreads: 2)
         workers.start()
         let resources = ServerResources(
-            budget: InFlightBudget(limit: configuration.inFlightBudgetBytes),
+            budget: budget,
             backlogBudget: InFlightBudget(limit: configuration.pendingOutboundBudgetBytes),
             idle: IdleConnections(),
             overLimit: OverLimitConnections(limit: maxConnections),

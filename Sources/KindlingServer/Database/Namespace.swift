@@ -258,9 +258,14 @@ final class Namespace: @unchecked Sendable {
     /// as one block: the writes of all of them go to the log as one append, and their outputs
     /// are held and released together. With `mayRunHere` false the block always joins the
     /// queue, so the caller can go on to other work (another namespace's block) meanwhile.
-    func submit(_ batches: [(ConnectionID, [SessionInput])], mayRunHere: Bool = true) {
+    /// `parse`, what parsing the inputs took from the budget of requests in progress, is given
+    /// back once the block has taken them.
+    func submit(_ batches: [(ConnectionID, [SessionInput])], mayRunHere: Bool = true, holding parse: BudgetShare? = nil) {
         let work: @Sendable () -> Void = {
-            defer { self.submitBlocks.subtract(1, ordering: .releasing) }
+            defer {
+                parse?.release()
+                self.submitBlocks.subtract(1, ordering: .releasing)
+            }
             var block = SubmittedBlock(now: Namespace.now())
             for (connection, inputs) in batches { self.take(inputs, from: connection, into: &block) }
             self.dispatch(block.refusals)

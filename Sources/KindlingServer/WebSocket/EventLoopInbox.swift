@@ -8,20 +8,26 @@ import NIOCore
 /// queue hops, wake-ups and log appends per turn rather than per request.
 final class EventLoopInbox: Sendable {
     let eventLoop: any EventLoop
-    /// Read batches waiting for the end of this turn, in arrival order.
-    private let pending: NIOLoopBoundBox<[(namespace: Namespace, connection: ConnectionID, inputs: [SessionInput])]>
+    /// The server-wide budget what parsing the requests takes is held against (`ParseCost`),
+    /// from before each is parsed until its namespace has taken it.
+    let parseBudget: InFlightBudget
+    /// Read batches waiting for the end of this turn, in arrival order, each with the bytes of
+    /// `parseBudget` its requests hold.
+    private let pending: NIOLoopBoundBox<[(namespace: Namespace, connection: ConnectionID, inputs: [SessionInput], parsed: Int)]>
     private let handOffQueued: NIOLoopBoundBox<Bool>
 
-    init(eventLoop: any EventLoop) {
+    init(eventLoop: any EventLoop, parseBudget: InFlightBudget) {
         self.eventLoop = eventLoop
+        self.parseBudget = parseBudget
         self.pending = NIOLoopBoundBox([], eventLoop: eventLoop)
         self.handOffQueued = NIOLoopBoundBox(false, eventLoop: eventLoop)
     }
 
-    /// Queues a connection's read batch for its namespace; it leaves after the reads of this
-    /// turn (tasks run after the loop has handled every ready socket). On the loop.
-    func add(_ inputs: [SessionInput], from connection: ConnectionID, to namespace: Namespace) {
-        pending.value.append((namespace, connection, inputs))
+    /// Queues a connection's read batch for its namespace, with the `parsed` bytes of the parse
+    /// budget its requests hold; it leaves after the reads of this turn (tasks run after the
+    /// loop has handled every ready socket). On the loop.
+    func add(_ inputs: [SessionInput], from connection: ConnectionID, to namespace: Namespace, parsed: Int) {
+        pending.value.append((namespace, connection, inputs, parsed))
         guard !handOffQueued.value else { return }
         handOffQueued.value = true
         eventLoop.execute { [self] in handOff() }
@@ -43,12 +49,14 @@ final class EventLoopInbox: Sendable {
             // A server usually serves one namespace per loop: then this takes everything.
             var mine: [(ConnectionID, [SessionInput])] = []
             mine.reserveCapacity(batches.count)
+            var parsed = 0
             batches.removeAll { batch in
                 guard batch.namespace === namespace else { return false }
                 mine.append((batch.connection, batch.inputs))
+                parsed += batch.parsed
                 return true
             }
-            namespace.submit(mine, mayRunHere: batches.isEmpty)
+            namespace.submit(mine, mayRunHere: batches.isEmpty, holding: BudgetShare(budget: parseBudget, bytes: parsed))
         }
     }
 }

@@ -6,9 +6,14 @@ import Synchronization
 /// connections. Made with the loop's first connection.
 final class PerEventLoop: Sendable {
     private let idleTimeout: Duration
+    /// The server-wide budget of requests in progress, which parsing realtime requests takes from.
+    private let parseBudget: InFlightBudget
     private let shares = Mutex<[ObjectIdentifier: Shares]>([:])
 
-    init(idleTimeout: Duration) { self.idleTimeout = idleTimeout }
+    init(idleTimeout: Duration, parseBudget: InFlightBudget) {
+        self.idleTimeout = idleTimeout
+        self.parseBudget = parseBudget
+    }
 
     typealias Shares = (outbox: EventLoopOutbox, inbox: EventLoopInbox, idleSweep: IdleSweep)
 
@@ -26,7 +31,7 @@ final class PerEventLoop: Sendable {
         shares.withLock { all in
             let key = ObjectIdentifier(eventLoop)
             if let existing = all[key] { return existing }
-            let created = (EventLoopOutbox(eventLoop: eventLoop), EventLoopInbox(eventLoop: eventLoop), IdleSweep(eventLoop: eventLoop, timeout: idleTimeout))
+            let created = (EventLoopOutbox(eventLoop: eventLoop), EventLoopInbox(eventLoop: eventLoop, parseBudget: parseBudget), IdleSweep(eventLoop: eventLoop, timeout: idleTimeout))
             all[key] = created
             return created
         }

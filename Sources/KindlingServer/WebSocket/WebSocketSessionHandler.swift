@@ -44,6 +44,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     private var partialFrameBytes = 0
     private var fragments = FragmentedMessage.none
     private var inputs: [SessionInput] = []
+    /// What parsing `inputs` took from the budget of requests in progress (`ParseCost`); it
+    /// goes with them to the namespace, which gives it back once it has taken them.
+    private var parsed = 0
     /// How many inputs the last read brought (see `queue`).
     private var lastReadInputs = 0
     private var context: ChannelHandlerContext?
@@ -210,9 +213,10 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         lastRead = .now()
         sendPong()
         guard !inputs.isEmpty else { return }
-        inbox.add(inputs, from: connection, to: namespace)
+        inbox.add(inputs, from: connection, to: namespace, parsed: parsed)
         lastReadInputs = inputs.count
         inputs = []
+        parsed = 0
     }
 
     /// The pipeline let go of this handler: let go of its context in turn (each holds the
@@ -229,6 +233,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         joined = JoinedFrames()
         pendingPong = nil
         inputs = []
+        inbox.parseBudget.release(parsed)
+        parsed = 0
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -305,20 +311,13 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     private func receive(_ frame: UnsafeRawBufferPointer, context: ChannelHandlerContext) {
         do throws(ProtocolError) {
-            let message: ClientMessage
             switch try assembler.receive(utf8: frame) {
             case .nothing: return
-            case .thisFrame: message = try ClientMessage.decode(utf8: frame.assumingMemoryBound(to: UInt8.self))
-            case .message(let text): message = try ClientMessage.decode(text)
-            }
-            switch message {
-            case .ping:
-                write(TextFrame.frames(ServerMessage.pong))
-            case .otherControl:
-                break
-            case .request(let request):
-                // Moved, not copied, into the batch: an input is a large value holding the request's data.
-                if let input = SessionInput.from(request, verifier: verifier) { queue(consume input) }
+            case .thisFrame: try decode(frame, context: context)
+            case .message(var text):
+                try text.withUTF8 { bytes in
+                    Result { () throws(ProtocolError) in try decode(UnsafeRawBufferPointer(bytes), context: context) }
+                }.get()
             }
         } catch {
             if let number = error.requestNumber {
@@ -329,6 +328,57 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             }
             logger.notice("closing: \(error.message)", metadata: metadata)
             close(context: context, code: error.kind == .tooLarge ? .messageTooLarge : .unacceptableData, reason: error.message)
+        }
+    }
+
+    /// Decodes one whole message and queues its request, once the budget of requests in progress
+    /// holds what parsing it takes (`ParseCost`): many connections finishing large messages of
+    /// small values in one loop turn would otherwise have them all parsed and held at once,
+    /// several times their size each, before any namespace takes them.
+    private func decode(_ bytes: UnsafeRawBufferPointer, context: ChannelHandlerContext) throws(ProtocolError) {
+        let share: Int
+        switch ParseCost.reserve(message: bytes, from: inbox.parseBudget) {
+        case .success(let taken): share = taken
+        case .failure(let refusal): return refuseParse(refusal, of: bytes, context: context)
+        }
+        let message: ClientMessage
+        do throws(ProtocolError) {
+            message = try ClientMessage.decode(utf8: bytes.assumingMemoryBound(to: UInt8.self))
+        } catch {
+            inbox.parseBudget.release(share)
+            throw error
+        }
+        switch message {
+        case .ping:
+            write(TextFrame.frames(ServerMessage.pong))
+        case .otherControl:
+            break
+        case .request(let request):
+            // Moved, not copied, into the batch: an input is a large value holding the request's data.
+            if let input = SessionInput.from(request, verifier: verifier) {
+                queue(consume input)
+                parsed += share
+                return
+            }
+        }
+        inbox.parseBudget.release(share)
+    }
+
+    /// A message the budget cannot parse: one that never could is refused as too big (its
+    /// request fails, and the SDK does not send it again); one that could later closes the
+    /// connection with 1013 (try again later), so the SDK reconnects and sends it again.
+    private func refuseParse(_ refusal: ParseCost.Refusal, of bytes: UnsafeRawBufferPointer, context: ChannelHandlerContext) {
+        switch refusal {
+        case .neverFits:
+            logger.notice("refused a message too large to parse: \(refusal.message)", metadata: metadata)
+            if let number = ClientMessage.requestNumber(utf8: bytes) {
+                queue(.reject(number: number, status: .tooBig, message: refusal.message))
+            } else {
+                close(context: context, code: .messageTooLarge, reason: "message too large to parse")
+            }
+        case .notNow:
+            logger.warning("closing: the server holds too many requests in progress (budget \(inbox.parseBudget.limit) bytes)", metadata: metadata)
+            close(context: context, code: WebSocketErrorCode(codeNumber: 1013), reason: "server busy; retry later")
         }
     }
 
