@@ -71,10 +71,13 @@ public final class KindlingServer: Sendable {
         }
         var limits = configuration.connectionLimits
         limits.maxAnswerBytes = configuration.maxPendingOutboundBytes
+        // Requests in progress: bodies and messages partly received, their parsing, and the
+        // answers to reads a namespace has made and not yet handed to their connections.
+        let budget = InFlightBudget(limit: configuration.inFlightBudgetBytes)
         let registry = NamespaceRegistry(
             logger: configuration.logger, storage: configuration.storage, rules: configuration.defaultRules,
             rulesDebug: configuration.rulesDebug, limits: limits, maxNamespaces: configuration.maxNamespaces,
-            openLogs: OpenLogBudget(limit: DescriptorLimit.logs(under: descriptors)), metrics: metrics, cluster: cluster
+            openLogs: OpenLogBudget(limit: DescriptorLimit.logs(under: descriptors)), answerBudget: budget, metrics: metrics, cluster: cluster
         )
         do {
             try registry.recoverAll()
@@ -82,7 +85,6 @@ public final class KindlingServer: Sendable {
             try? await group.shutdownGracefully()
             throw error
         }
-        let budget = InFlightBudget(limit: configuration.inFlightBudgetBytes)
         let perEventLoop = PerEventLoop(idleTimeout: configuration.idleTimeout, parseBudget: budget)
         let maxConnections = configuration.maxConnections ?? DescriptorLimit.connections(under: descriptors)
         let workers = NIOThreadPool(numberOfThreads: 2)

@@ -108,7 +108,7 @@ struct Serve: AsyncParsableCommand {
     var corsOrigins: [String] = []
     @Option(name: .customLong("allowed-host"), help: "A Host name accepted besides localhost names while listening on loopback (repeatable; '*' accepts any).")
     var allowedHosts: [String] = []
-    @Option(name: .customLong("max-unfinished-mb"), help: "Megabytes of partly received requests and messages the server holds at once.")
+    @Option(name: .customLong("max-unfinished-mb"), help: "Megabytes of requests in progress the server holds at once: bodies and messages partly received, their parsing, and answers to realtime reads not yet handed to their connections.")
     var maxUnfinishedMegabytes = 1024
     @Option(name: .customLong("max-backlog-mb"), help: "Megabytes waiting for slow realtime readers the server holds at once; past it the reader falling behind is disconnected.")
     var maxBacklogMegabytes = 1024

@@ -24,6 +24,8 @@ struct LoopBatch: Sendable {
     private var small: ByteBuffer?
     /// The dispatch's number of the message of the last run, while recipients are added.
     private var lastMessage: Int?
+    /// Budget held until the loop has handed the batch to its connections (then let go with it).
+    var holds: [BudgetHold] = []
 
     init(outbox: EventLoopOutbox) { self.outbox = outbox }
 

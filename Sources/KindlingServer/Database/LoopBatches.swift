@@ -48,8 +48,11 @@ struct LoopBatches: Sendable {
         batches.firstIndex { $0.outbox === outbox }
     }
 
-    /// Hands each loop its batch.
-    func deliver() {
-        for batch in batches { batch.outbox.deliver(batch) }
+    /// Hands each loop its batch, each keeping `holds` until the loop has taken it.
+    func deliver(holding holds: [BudgetHold]) {
+        for var batch in batches {
+            batch.holds = holds
+            batch.outbox.deliver(batch)
+        }
     }
 }

@@ -105,9 +105,11 @@ final class Namespace: @unchecked Sendable {
 
     init(
         name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
-        limits: ConnectionLimits = ConnectionLimits(), lifecycle: (any NamespaceLifecycle)? = nil, metrics: ServerMetrics? = nil
+        limits: ConnectionLimits = ConnectionLimits(), answerBudget: InFlightBudget? = nil, lifecycle: (any NamespaceLifecycle)? = nil,
+        metrics: ServerMetrics? = nil
     ) {
         self.name = name
+        self.answerBudget = answerBudget
         self.metrics = metrics
         self.held = HeldDeliveries(metrics: metrics)
         self.lifecycle = lifecycle
@@ -126,6 +128,15 @@ final class Namespace: @unchecked Sendable {
     var storageUnavailable = false
     /// Blocks of `submit` queued or running.
     private let submitBlocks = Atomic<Int>(0)
+    /// The server-wide budget of requests in progress (`--max-unfinished-mb`): the answers a
+    /// block makes to realtime reads are held against it until their event loops have handed
+    /// them to their connections (a reader's backlog counts what it has not taken from then
+    /// on). Without it, many connections reading a large location in one loop turn had every
+    /// answer made at once, one copy each, before any went out.
+    private let answerBudget: InFlightBudget?
+    /// What a block reserves of `answerBudget` at least, so a block of small answers takes it
+    /// once, not once per answer.
+    static let answerReservation = 1 << 20
 
     /// Refuses every request from now on with `refusal` (a cluster node over its namespace cap);
     /// called before anyone uses the namespace.
@@ -260,17 +271,17 @@ final class Namespace: @unchecked Sendable {
     /// queue, so the caller can go on to other work (another namespace's block) meanwhile.
     /// `parse`, what parsing the inputs took from the budget of requests in progress, is given
     /// back once the block has taken them.
-    func submit(_ batches: [(ConnectionID, [SessionInput])], mayRunHere: Bool = true, holding parse: BudgetShare? = nil) {
+    func submit(_ batches: [(ConnectionID, [SessionInput])], mayRunHere: Bool = true, holding parse: BudgetHold? = nil) {
         let work: @Sendable () -> Void = {
             defer {
-                parse?.release()
+                withExtendedLifetime(parse) {}
                 self.submitBlocks.subtract(1, ordering: .releasing)
             }
             var block = SubmittedBlock(now: Namespace.now())
             for (connection, inputs) in batches { self.take(inputs, from: connection, into: &block) }
             self.dispatch(block.refusals)
             self.logRefusals()
-            self.finish(block.out)
+            self.finish(block.out, holding: block.answersReserved > 0 ? self.answerBudget.map { BudgetHold(taken: block.answersReserved, from: $0) } : nil)
             if block.refusal != nil { self.settleReservation() }
             if let node = self.cluster {
                 for connection in block.registrationsChanged { self.persistRegistrations(connection, node: node) }
@@ -298,6 +309,10 @@ final class Namespace: @unchecked Sendable {
         var refusal: Refusal??
         /// Connections whose onDisconnect registrations changed, each once, in order.
         var registrationsChanged: [ConnectionID] = []
+        /// Bytes of the answers to reads in `out`, and what the block took of `answerBudget`
+        /// for them (in steps of at least `answerReservation`).
+        var answerBytes = 0
+        var answersReserved = 0
     }
 
     /// Takes one connection's inputs, in order, into `block`; confined to `queue`.
@@ -376,10 +391,46 @@ final class Namespace: @unchecked Sendable {
             if case .authenticated(let auth)? = state.handle(input, from: connection, now: block.now, into: &block.out), let expiresAt = auth.expiresAt {
                 expire(connection, at: expiresAt)
             }
+            var answers = 0
             for outgoing in block.out[before...] {
-                if case .one(connection) = outgoing.recipients, case .bytes(let bytes) = outgoing.content { answered += bytes.count }
+                if case .one(connection) = outgoing.recipients, case .bytes(let bytes) = outgoing.content { answers += bytes.count }
             }
+            answered += answers
+            // Twice: until the block ends, an answer is both its encoded bytes and its frames.
+            if operation.isRead, !holdAnswers(2 * answers, of: connection, in: &block, from: before) { return }
         }
+    }
+
+    /// Holds a read's answers (`block.out` from `start` on, taking `bytes` to `connection`)
+    /// against the budget of requests in progress. When the budget cannot hold them, they
+    /// are dropped unsent and the connection is closed with its reason (nothing of a read
+    /// changed anything, so dropping its answers loses nothing; the SDK reconnects, listens and
+    /// reads again); false then, and the connection's later requests are not taken. An answer
+    /// the budget could never hold goes out unheld, as before there was one: refusing it would
+    /// have the SDK read it again for ever, and the reader's own limit on waiting bytes
+    /// (`--max-pending-bytes`) still applies to it. Confined to `queue`.
+    private func holdAnswers(_ bytes: Int, of connection: ConnectionID, in block: inout SubmittedBlock, from start: Int) -> Bool {
+        guard bytes > 0, let budget = answerBudget, bytes <= budget.limit else { return true }
+        block.answerBytes += bytes
+        let needed = block.answerBytes - block.answersReserved
+        guard needed > 0 else { return true }
+        let step = max(needed, Self.answerReservation)
+        if budget.reserve(step) {
+            block.answersReserved += step
+            return true
+        }
+        if step > needed, budget.reserve(needed) {
+            block.answersReserved += needed
+            return true
+        }
+        block.answerBytes -= bytes
+        block.out.removeSubrange(start...)
+        if case .webSocket(let outbound)? = outbounds[connection] {
+            let reason = "server busy: too many answers in progress; retry later"
+            logger.warning("closing a connection: \(reason) (budget \(budget.limit) bytes)", metadata: ["connection": "\(connection)"])
+            outbound.close(reason: reason)
+        }
+        return false
     }
 
     static let unwritable = "Writes to storage are failing (is the disk full?); nothing was written."
@@ -445,8 +496,9 @@ final class Namespace: @unchecked Sendable {
     }
 
     /// Logs the writes this block committed and sends `out` (then runs `then`) once they are
-    /// durable, after anything still held.
-    func finish(_ out: [Outgoing], then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil) {
+    /// durable, after anything still held; `answers` is held until the event loops have taken
+    /// the outputs.
+    func finish(_ out: [Outgoing], holding answers: BudgetHold? = nil, then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil) {
         let writes = state.takeJournal()
         if !writes.isEmpty {
             claim()
@@ -454,12 +506,13 @@ final class Namespace: @unchecked Sendable {
             metrics?.writesCommitted.increment(by: writes.count)
         }
         report()
+        var delivery = prepare(out)
+        if let answers { delivery.hold(answers) }
         guard storage != nil || replicated != nil else {
-            dispatch(out)
+            delivery.send(metrics: metrics)
             then?()
             return
         }
-        let delivery = prepare(out)
         guard !writes.isEmpty else {
             held.send(delivery, after: 0, then: then, refused: refused)
             return

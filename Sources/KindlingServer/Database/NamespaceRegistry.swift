@@ -45,6 +45,9 @@ final class NamespaceRegistry: NamespaceLifecycle {
     /// `--rules-debug`: fixed for the server's life.
     private let rulesDebug: Bool
     private let limits: ConnectionLimits
+    /// The server-wide budget of requests in progress, which every namespace's answers to
+    /// realtime reads are held against until their event loops take them.
+    private let answerBudget: InFlightBudget?
     /// The server's metrics, which every namespace reports to; nil where none are kept.
     let metrics: ServerMetrics?
     /// The cluster every namespace is served in; nil for a single server. In cluster mode a
@@ -55,8 +58,9 @@ final class NamespaceRegistry: NamespaceLifecycle {
     init(
         logger: Logger, storage: StorageConfiguration?, rules: (rules: RulesDocument, open: Bool), rulesDebug: Bool = false,
         limits: ConnectionLimits = ConnectionLimits(), maxNamespaces: Int = 10_000, openLogs: OpenLogBudget = OpenLogBudget(limit: 256),
-        metrics: ServerMetrics? = nil, cluster: ClusterNode? = nil
+        answerBudget: InFlightBudget? = nil, metrics: ServerMetrics? = nil, cluster: ClusterNode? = nil
     ) {
+        self.answerBudget = answerBudget
         self.cluster = cluster
         self.metrics = metrics
         self.openLogs = openLogs
@@ -73,7 +77,7 @@ final class NamespaceRegistry: NamespaceLifecycle {
         let rules = defaultRules.withLock { $0 }
         let namespace = Namespace(
             name: name, logger: logger, root: root, rules: rules.rules, rulesAreOpen: rules.open, rulesDebug: rulesDebug, limits: limits,
-            lifecycle: self, metrics: metrics
+            answerBudget: answerBudget, lifecycle: self, metrics: metrics
         )
         if joining, let cluster { namespace.joinCluster(cluster) }
         return namespace

@@ -42,6 +42,15 @@ enum Operation: Sendable {
         }
     }
 
+    /// True for reads, answered with the tree's data and changing none of it (a listen only
+    /// registers): their answers can be dropped, and the client asked to read again.
+    var isRead: Bool {
+        switch self {
+        case .get, .listen: return true
+        default: return false
+        }
+    }
+
     /// Whether it changes a connection's queued onDisconnect writes, or the identity they run as.
     var changesRegistrations: Bool {
         switch self {

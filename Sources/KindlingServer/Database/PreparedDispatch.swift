@@ -11,6 +11,13 @@ struct PreparedDispatch: Sendable {
     /// Messages handed to connections, and their bytes, for the fan-out counters.
     private(set) var messages = 0
     private var bytes = 0
+    /// Budget held until every event loop has taken its batch (see `BudgetHold`).
+    private var holds: [BudgetHold] = []
+
+    /// Keeps `hold` until the outputs have been handed to their connections (or dropped).
+    mutating func hold(_ hold: BudgetHold) {
+        holds.append(hold)
+    }
 
     /// Adds a realtime recipient of message number `message` (numbered in dispatch order, so a
     /// loop keeps one copy of each message's frames for all its recipients).
@@ -49,6 +56,7 @@ struct PreparedDispatch: Sendable {
     mutating func append(_ later: PreparedDispatch) {
         loops.append(later.loops)
         streams.append(contentsOf: later.streams)
+        holds.append(contentsOf: later.holds)
         messages += later.messages
         bytes += later.bytes
     }
@@ -57,7 +65,7 @@ struct PreparedDispatch: Sendable {
     /// fan-out counters however many recipients there were.
     func send(metrics: ServerMetrics?) {
         guard messages > 0 else { return }
-        loops.deliver()
+        loops.deliver(holding: holds)
         for stream in streams { stream.outbound.send(stream.chunks) }
         guard let metrics else { return }
         metrics.fanoutDeliveries.increment(by: messages)

@@ -56,7 +56,7 @@ final class EventLoopInbox: Sendable {
                 parsed += batch.parsed
                 return true
             }
-            namespace.submit(mine, mayRunHere: batches.isEmpty, holding: BudgetShare(budget: parseBudget, bytes: parsed))
+            namespace.submit(mine, mayRunHere: batches.isEmpty, holding: parsed > 0 ? BudgetHold(taken: parsed, from: parseBudget) : nil)
         }
     }
 }

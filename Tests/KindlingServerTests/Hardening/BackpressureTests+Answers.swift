@@ -1,0 +1,61 @@
+import KindlingCore
+import KindlingProtocol
+import KindlingServer
+import KindlingTesting
+import Testing
+
+/// The answers a namespace makes to reads are held against the server-wide budget of requests
+/// in progress (`--max-unfinished-mb`) until their event loops have taken them: reads of a
+/// large location that would together take more are not answered, and their connections are
+/// closed to read again later.
+extension BackpressureTests {
+    /// 1.5 MB of data at `/data` in namespace `t`.
+    static func writeLargeData(port: Int) async throws {
+        let chunk = "\"" + String(repeating: "d", count: 500_000) + "\""
+        for index in 0..<3 {
+            #expect(try await TestHTTPConnection.request(port: port, "PUT", "/data/c\(index).json?ns=t", body: chunk).status == 200)
+        }
+    }
+
+    static func get(_ number: Int, _ path: String) -> [UInt8] {
+        let body = JSONValue.object([JSONMember("p", .string(path)), JSONMember("q", .object([]))])
+        return RawConnection.frame(opcode: 1, Array(ClientMessage.request(number: number, action: "g", body: body).utf8))
+    }
+
+    /// Four reads of 1.5 MB in one read of the socket: each answer is held twice over (its
+    /// bytes and its frames), so the third passes 8 MiB and the connection is closed with the
+    /// reason; the budget is then free again for a reader that asks once.
+    @Test func answersToReadsAreHeldAgainstTheBudgetOfRequestsInProgress() async throws {
+        try await HardeningServer.with({ $0.inFlightBudgetBytes = 8 * 1024 * 1024 }) { server, logs in
+            try await Self.writeLargeData(port: server.port)
+            let greedy = try await RawConnection.connect(port: server.port)
+            defer { greedy.close() }
+            try await greedy.upgradeToWebSocket(namespace: "t")
+            try await greedy.send((1...4).flatMap { Self.get($0, "/data") })
+            #expect(await greedy.waitForClose(timeout: .seconds(10)))
+            #expect(greedy.receivedText.contains("too many answers in progress"))
+            #expect(!greedy.receivedText.contains("dddddddddd"), "no answer of the closed connection's went out")
+            #expect(logs.contains("too many answers in progress"))
+            let reader = try await TestClient.connect(port: server.port, namespace: "t")
+            defer { Task { await reader.close() } }
+            for _ in 0..<3 {
+                let answer = try await reader.request("g", .object([JSONMember("p", .string("/data")), JSONMember("q", .object([]))]))
+                #expect(Self.status(answer) == "ok")
+                #expect(answer.last?["d"]?["b"]?["d"]?["c2"]?.stringValue?.utf8.count == 500_000)
+            }
+        }
+    }
+
+    /// An answer larger than the whole budget can hold goes out unheld, as before: refused, it
+    /// would be asked for again at every reconnection.
+    @Test func anAnswerTheBudgetCouldNeverHoldIsStillSent() async throws {
+        try await HardeningServer.with({ $0.inFlightBudgetBytes = 2 * 1024 * 1024 }) { server, _ in
+            try await Self.writeLargeData(port: server.port)
+            let reader = try await TestClient.connect(port: server.port, namespace: "t")
+            defer { Task { await reader.close() } }
+            let answer = try await reader.request("g", .object([JSONMember("p", .string("/data")), JSONMember("q", .object([]))]))
+            #expect(Self.status(answer) == "ok")
+            #expect(answer.last?["d"]?["b"]?["d"]?["c0"]?.stringValue?.utf8.count == 500_000)
+        }
+    }
+}
