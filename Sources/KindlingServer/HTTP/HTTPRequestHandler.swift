@@ -245,7 +245,22 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return request.callback.map { RESTRendering.script(calling: $0, with: data) } ?? data
             }.assumeIsolated().whenSuccess { body in
                 if refusedForTime() { return }
-                self.send(HTTPResponse(.ok, body: body, headers: headers), keepAlive: keepAlive, context: context)
+                // Held against the budget of requests in progress until the socket has taken
+                // it: many clients reading a large location at once, slowly, would otherwise
+                // each have the server hold a copy. One the budget could never hold goes out
+                // unheld (refused, it would be asked for again and again).
+                var hold: BudgetHold?
+                if body.count <= self.budget.limit {
+                    guard self.budget.reserve(body.count) else {
+                        let busy = "The server is holding too many requests in progress; retry later"
+                        self.send(
+                            HTTPResponse(.serviceUnavailable, body: RESTRendering.error(busy, print: request.print), headers: [("Retry-After", "1")]),
+                            keepAlive: keepAlive, context: context)
+                        return
+                    }
+                    hold = BudgetHold(taken: body.count, from: self.budget)
+                }
+                self.send(HTTPResponse(.ok, body: body, headers: headers), keepAlive: keepAlive, context: context, holding: hold)
             }
         }
     }
@@ -430,7 +445,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         send(HTTPResponse(reason == nil ? .ok : .serviceUnavailable, body: Array(JSONWriter.string(body).utf8)), keepAlive: keepAlive, context: context)
     }
 
-    private func send(_ response: HTTPResponse, keepAlive: Bool, context: ChannelHandlerContext) {
+    /// Writes `response`; `hold` is let go once the socket has taken it (or the connection ended).
+    private func send(_ response: HTTPResponse, keepAlive: Bool, context: ChannelHandlerContext, holding hold: BudgetHold? = nil) {
         var headers = HTTPHeaders()
         if response.hasBody {
             headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
@@ -445,6 +461,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
         }
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if let hold { done.whenComplete { _ in withExtendedLifetime(hold) {} } }
         if !keepAlive { done.assumeIsolated().whenComplete { _ in context.close(promise: nil) } }
     }
 

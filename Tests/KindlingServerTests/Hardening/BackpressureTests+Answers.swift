@@ -59,3 +59,35 @@ extension BackpressureTests {
         }
     }
 }
+
+extension BackpressureTests {
+    /// A REST read's rendered answer is held against the budget of requests in progress until
+    /// the socket has taken it: with two slow readers each holding 6 MB of a 16 MiB budget, a
+    /// third gets 503 with `Retry-After`; once they have read, the budget is free again.
+    @Test func restAnswersWaitingForTheirReadersShareTheBudget() async throws {
+        try await HardeningServer.with({ $0.inFlightBudgetBytes = 16 * 1024 * 1024 }) { server, _ in
+            let chunk = "\"" + String(repeating: "r", count: 2_000_000) + "\""
+            for index in 0..<3 {
+                #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/data/c\(index).json?ns=t&print=silent", body: chunk).status == 204)
+            }
+            var readers: [RawConnection] = []
+            defer { for reader in readers { reader.close() } }
+            for _ in 0..<3 {
+                let reader = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
+                reader.pauseReading()
+                try await reader.send("GET /data.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                readers.append(reader)
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            // Neither of the first two has read; the socket holds at most a few megabytes of each.
+            readers[2].resumeReading()
+            #expect(await readers[2].waitFor("HTTP/1.1 503"))
+            #expect(readers[2].receivedText.contains("Retry-After: 1"))
+            for reader in readers[..<2] { reader.resumeReading() }
+            for reader in readers[..<2] { #expect(await reader.waitFor("rrrr\"}", timeout: .seconds(20))) }
+            let again = try await TestHTTPConnection.request(port: server.port, "GET", "/data/c2.json?ns=t")
+            #expect(again.status == 200)
+            #expect(again.text.utf8.count == 2_000_002)
+        }
+    }
+}
