@@ -51,13 +51,25 @@ extension Namespace {
             }
             self.outbounds[stream] = .eventStream(outbound)
             var out: [Outgoing] = []
-            let answer = self.state.apply(.openStream(path: path, query: query, format: format), by: .stream(stream, auth), now: Namespace.now(), into: &out)
+            var answer = self.state.apply(.openStream(path: path, query: query, format: format), by: .stream(stream, auth), now: Namespace.now(), into: &out)
+            // The first event (the whole location) is held like a realtime read's answer,
+            // counted twice (its bytes, then its chunk), until the stream's loop has it.
+            var hold: BudgetHold?
+            switch self.holdAnswer(2 * out.reduce(0) { $0 + $1.message.count }) {
+            case .held(let taken): hold = taken
+            case .unheld: break
+            case .refused:
+                out.removeAll()
+                self.state.closeStream(stream)
+                answer = .refused(.unavailable("The server is holding too many answers in progress; retry later"))
+            }
             if case .refused = answer {
                 self.outbounds[stream] = nil
                 self.release()  // no closeStream follows
             }
             self.logRefusals()
-            self.finish(out, then: { promise.succeed(answer) }, refused: { promise.succeed(.refused(.unavailable(Namespace.notLeading))) })
+            let result = answer
+            self.finish(out, holding: hold, then: { promise.succeed(result) }, refused: { promise.succeed(.refused(.unavailable(Namespace.notLeading))) })
         }
     }
 

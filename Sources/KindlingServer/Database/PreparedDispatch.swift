@@ -11,7 +11,8 @@ struct PreparedDispatch: Sendable {
     /// Messages handed to connections, and their bytes, for the fan-out counters.
     private(set) var messages = 0
     private var bytes = 0
-    /// Budget held until every event loop has taken its batch (see `BudgetHold`).
+    /// Budget held until every event loop has taken its batch and every stream its chunks
+    /// (see `BudgetHold`).
     private var holds: [BudgetHold] = []
 
     /// Keeps `hold` until the outputs have been handed to their connections (or dropped).
@@ -66,7 +67,7 @@ struct PreparedDispatch: Sendable {
     func send(metrics: ServerMetrics?) {
         guard messages > 0 else { return }
         loops.deliver(holding: holds)
-        for stream in streams { stream.outbound.send(stream.chunks) }
+        for stream in streams { stream.outbound.send(stream.chunks, holding: holds) }
         guard let metrics else { return }
         metrics.fanoutDeliveries.increment(by: messages)
         metrics.fanoutBytes.increment(by: bytes)

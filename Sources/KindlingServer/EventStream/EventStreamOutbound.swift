@@ -11,8 +11,12 @@ final class EventStreamOutbound: Sendable {
         self.stream = NIOLoopBound(stream, eventLoop: eventLoop)
     }
 
-    func send(_ chunks: [ByteBuffer]) {
-        eventLoop.execute { [stream] in stream.value.write(chunks) }
+    /// Writes `chunks`; `holds` are let go once the stream has taken them.
+    func send(_ chunks: [ByteBuffer], holding holds: [BudgetHold] = []) {
+        eventLoop.execute { [stream] in
+            stream.value.write(chunks)
+            withExtendedLifetime(holds) {}
+        }
     }
 
     /// Ends the stream with a last event (`cancel` when read access was lost).

@@ -90,4 +90,39 @@ extension BackpressureTests {
             #expect(again.text.utf8.count == 2_000_002)
         }
     }
+
+    /// An event stream's first event (the whole location) is held like a realtime read's
+    /// answer: while two slow REST readers hold 12 MB of a 16 MiB budget, a stream of the same
+    /// 6 MB location (12 MB counted twice) gets 503 and no stream; once they have read, it opens.
+    @Test func anEventStreamsFirstEventSharesTheBudget() async throws {
+        try await HardeningServer.with({ $0.inFlightBudgetBytes = 16 * 1024 * 1024 }) { server, _ in
+            let chunk = "\"" + String(repeating: "s", count: 2_000_000) + "\""
+            for index in 0..<3 {
+                #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/data/c\(index).json?ns=t&print=silent", body: chunk).status == 204)
+            }
+            var readers: [RawConnection] = []
+            defer { for reader in readers { reader.close() } }
+            for _ in 0..<2 {
+                let reader = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
+                reader.pauseReading()
+                try await reader.send("GET /data.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                readers.append(reader)
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            let request = "GET /data.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
+            let refused = try await RawConnection.connect(port: server.port)
+            defer { refused.close() }
+            try await refused.send(request)
+            #expect(await refused.waitFor("HTTP/1.1 503"))
+            #expect(refused.receivedText.contains("too many answers in progress"))
+            for reader in readers { reader.resumeReading() }
+            for reader in readers { #expect(await reader.waitFor("ssss\"}", timeout: .seconds(20))) }
+            let stream = try await RawConnection.connect(port: server.port)
+            defer { stream.close() }
+            try await stream.send(request)
+            #expect(await stream.waitFor("ssss\"}}", timeout: .seconds(20)))
+            #expect(stream.receivedText.hasPrefix("HTTP/1.1 200"))
+            #expect(stream.receivedText.contains("event: put"))
+        }
+    }
 }
