@@ -53,7 +53,7 @@ extension Namespace {
             var out: [Outgoing] = []
             var answer = self.state.apply(.openStream(path: path, query: query, format: format), by: .stream(stream, auth), now: Namespace.now(), into: &out)
             // The first event (the whole location) is held like a realtime read's answer,
-            // counted twice (its bytes, then its chunk), until the stream's loop has it.
+            // counted twice (its bytes, then its chunk), until the stream's socket has it.
             var hold: BudgetHold?
             switch self.holdAnswer(2 * out.reduce(0) { $0 + $1.message.count }) {
             case .held(let taken): hold = taken

@@ -27,6 +27,8 @@ final class EventStream {
     /// Events that came before the response head was written (the namespace answers the open
     /// after sending the first event); written by `start`.
     private var waiting: [ByteBuffer]? = []
+    /// Budget held for `waiting` (the first event), let go once the socket has taken it.
+    private var waitingHolds: [BudgetHold] = []
 
     init(context: ChannelHandlerContext, namespace: String, connection: ConnectionID, metrics: ServerMetrics, configuration: ServerConfiguration) {
         self.context = context
@@ -42,7 +44,8 @@ final class EventStream {
     func start(keepAliveEvery interval: Duration, expiresAt: Int64?) {
         if let early = waiting {
             waiting = nil
-            write(early)
+            write(early, holding: waitingHolds)
+            waitingHolds = []
         }
         let amount = TimeAmount.nanoseconds(max(1_000_000, Int64(interval.components.seconds) * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000))
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -59,11 +62,13 @@ final class EventStream {
         }
     }
 
-    /// Writes events as they are and flushes.
-    func write(_ chunks: [ByteBuffer]) {
+    /// Writes events as they are and flushes; `holds` are let go once the socket has taken
+    /// them (or the stream ended).
+    func write(_ chunks: [ByteBuffer], holding holds: [BudgetHold] = []) {
         guard !ended, !chunks.isEmpty else { return }
         if waiting != nil {
             waiting!.append(contentsOf: chunks)
+            waitingHolds.append(contentsOf: holds)
             return
         }
         if chunks.contains(where: { $0.readableBytes > maxEventBytes }) {
@@ -76,13 +81,16 @@ final class EventStream {
             context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(chunk))), promise: nil)
         }
         let promise = context.eventLoop.makePromise(of: Void.self)
-        promise.futureResult.assumeIsolated().whenComplete { _ in self.pendingBytes -= size }
+        promise.futureResult.assumeIsolated().whenComplete { _ in
+            self.pendingBytes -= size
+            withExtendedLifetime(holds) {}
+        }
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(chunks[chunks.count - 1]))), promise: promise)
         if pendingBytes > maxPendingBytes {
             logger.warning("disconnecting an event-stream reader that fell behind: more than \(maxPendingBytes) bytes waiting", metadata: metadata)
             metrics.slowReaderDisconnected()
             ended = true
-            stopTimers()
+            shutDown()
             context.close(promise: nil)
         }
     }
@@ -91,7 +99,7 @@ final class EventStream {
     func end(with last: [UInt8]) {
         guard !ended else { return }
         ended = true
-        stopTimers()
+        shutDown()
         context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: last)))), promise: nil)
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).assumeIsolated().whenComplete { _ in
             self.context.close(promise: nil)
@@ -101,10 +109,14 @@ final class EventStream {
     /// Stops sending: the connection went away.
     func stop() {
         ended = true
-        stopTimers()
+        shutDown()
     }
 
-    private func stopTimers() {
+    /// Stops the timers and lets go of what waited for the head: once ended, nothing more is
+    /// written.
+    private func shutDown() {
+        waiting = nil
+        waitingHolds = []
         keepAlive?.cancel()
         keepAlive = nil
         expiry?.cancel()

@@ -11,12 +11,9 @@ final class EventStreamOutbound: Sendable {
         self.stream = NIOLoopBound(stream, eventLoop: eventLoop)
     }
 
-    /// Writes `chunks`; `holds` are let go once the stream has taken them.
+    /// Writes `chunks`; `holds` are let go once the socket has taken them.
     func send(_ chunks: [ByteBuffer], holding holds: [BudgetHold] = []) {
-        eventLoop.execute { [stream] in
-            stream.value.write(chunks)
-            withExtendedLifetime(holds) {}
-        }
+        eventLoop.execute { [stream] in stream.value.write(chunks, holding: holds) }
     }
 
     /// Ends the stream with a last event (`cancel` when read access was lost).

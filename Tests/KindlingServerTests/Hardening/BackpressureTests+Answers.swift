@@ -91,8 +91,8 @@ extension BackpressureTests {
         }
     }
 
-    /// An event stream's first event (the whole location) is held like a realtime read's
-    /// answer: while two slow REST readers hold 12 MB of a 16 MiB budget, a stream of the same
+    /// An event stream's first event (the whole location) is held until its socket has taken
+    /// it: while two slow REST readers hold 12 MB of a 16 MiB budget, a stream of the same
     /// 6 MB location (12 MB counted twice) gets 503 and no stream; once they have read, it opens.
     @Test func anEventStreamsFirstEventSharesTheBudget() async throws {
         try await HardeningServer.with({ $0.inFlightBudgetBytes = 16 * 1024 * 1024 }) { server, _ in
@@ -123,6 +123,30 @@ extension BackpressureTests {
             #expect(await stream.waitFor("ssss\"}}", timeout: .seconds(20)))
             #expect(stream.receivedText.hasPrefix("HTTP/1.1 200"))
             #expect(stream.receivedText.contains("event: put"))
+        }
+    }
+}
+
+extension BackpressureTests {
+    /// An event stream's first event stays held while its reader has not taken it: a stream of
+    /// a 6 MB location (12 MB counted twice) that is not read leaves a 16 MiB budget too little
+    /// for a 6 MB REST read, which gets 503 until the stream's reader has caught up.
+    @Test func anUnreadFirstEventStaysHeld() async throws {
+        try await HardeningServer.with({ $0.inFlightBudgetBytes = 16 * 1024 * 1024 }) { server, _ in
+            let chunk = "\"" + String(repeating: "u", count: 2_000_000) + "\""
+            for index in 0..<3 {
+                #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/data/c\(index).json?ns=t&print=silent", body: chunk).status == 204)
+            }
+            let stream = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
+            defer { stream.close() }
+            stream.pauseReading()
+            try await stream.send("GET /data.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/data.json?ns=t").status == 503)
+            stream.resumeReading()
+            #expect(await stream.waitFor("uuuu\"}}", timeout: .seconds(20)))
+            let read = try await TestHTTPConnection.request(port: server.port, "GET", "/data.json?ns=t")
+            #expect(read.status == 200)
         }
     }
 }
