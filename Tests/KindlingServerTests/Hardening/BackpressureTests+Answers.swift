@@ -61,24 +61,39 @@ extension BackpressureTests {
 }
 
 extension BackpressureTests {
+    /// Writes three 2 MB strings of `letter` under `/data` (6 MB in all) over REST.
+    static func putThreeChunks(of letter: Character, port: Int) async throws {
+        let chunk = "\"" + String(repeating: letter, count: 2_000_000) + "\""
+        for index in 0..<3 {
+            #expect(try await TestHTTPConnection.request(port: port, "PUT", "/data/c\(index).json?ns=t&print=silent", body: chunk).status == 204)
+        }
+    }
+
+    /// Connections that send `request` and read nothing until resumed, each given time to be
+    /// answered before the next.
+    static func unreadRequests(_ count: Int, _ request: String, port: Int) async throws -> [RawConnection] {
+        var readers: [RawConnection] = []
+        for _ in 0..<count {
+            let reader = try await RawConnection.connect(port: port, receiveBufferBytes: 4096)
+            reader.pauseReading()
+            try await reader.send(request)
+            readers.append(reader)
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        return readers
+    }
+
+    static let restRead = "GET /data.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    static let streamRead = "GET /data.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
+
     /// A REST read's rendered answer is held against the budget of requests in progress until
     /// the socket has taken it: with two slow readers each holding 6 MB of a 16 MiB budget, a
     /// third gets 503 with `Retry-After`; once they have read, the budget is free again.
     @Test func restAnswersWaitingForTheirReadersShareTheBudget() async throws {
         try await HardeningServer.with({ $0.inFlightBudgetBytes = 16 * 1024 * 1024 }) { server, _ in
-            let chunk = "\"" + String(repeating: "r", count: 2_000_000) + "\""
-            for index in 0..<3 {
-                #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/data/c\(index).json?ns=t&print=silent", body: chunk).status == 204)
-            }
-            var readers: [RawConnection] = []
+            try await Self.putThreeChunks(of: "r", port: server.port)
+            let readers = try await Self.unreadRequests(3, Self.restRead, port: server.port)
             defer { for reader in readers { reader.close() } }
-            for _ in 0..<3 {
-                let reader = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
-                reader.pauseReading()
-                try await reader.send("GET /data.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-                readers.append(reader)
-                try await Task.sleep(for: .milliseconds(300))
-            }
             // Neither of the first two has read; the socket holds at most a few megabytes of each.
             readers[2].resumeReading()
             #expect(await readers[2].waitFor("HTTP/1.1 503"))
@@ -96,52 +111,33 @@ extension BackpressureTests {
     /// 6 MB location (12 MB counted twice) gets 503 and no stream; once they have read, it opens.
     @Test func anEventStreamsFirstEventSharesTheBudget() async throws {
         try await HardeningServer.with({ $0.inFlightBudgetBytes = 16 * 1024 * 1024 }) { server, _ in
-            let chunk = "\"" + String(repeating: "s", count: 2_000_000) + "\""
-            for index in 0..<3 {
-                #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/data/c\(index).json?ns=t&print=silent", body: chunk).status == 204)
-            }
-            var readers: [RawConnection] = []
+            try await Self.putThreeChunks(of: "s", port: server.port)
+            let readers = try await Self.unreadRequests(2, Self.restRead, port: server.port)
             defer { for reader in readers { reader.close() } }
-            for _ in 0..<2 {
-                let reader = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
-                reader.pauseReading()
-                try await reader.send("GET /data.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-                readers.append(reader)
-                try await Task.sleep(for: .milliseconds(300))
-            }
-            let request = "GET /data.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
             let refused = try await RawConnection.connect(port: server.port)
             defer { refused.close() }
-            try await refused.send(request)
+            try await refused.send(Self.streamRead)
             #expect(await refused.waitFor("HTTP/1.1 503"))
             #expect(refused.receivedText.contains("too many answers in progress"))
             for reader in readers { reader.resumeReading() }
             for reader in readers { #expect(await reader.waitFor("ssss\"}", timeout: .seconds(20))) }
             let stream = try await RawConnection.connect(port: server.port)
             defer { stream.close() }
-            try await stream.send(request)
+            try await stream.send(Self.streamRead)
             #expect(await stream.waitFor("ssss\"}}", timeout: .seconds(20)))
             #expect(stream.receivedText.hasPrefix("HTTP/1.1 200"))
             #expect(stream.receivedText.contains("event: put"))
         }
     }
-}
 
-extension BackpressureTests {
     /// An event stream's first event stays held while its reader has not taken it: a stream of
     /// a 6 MB location (12 MB counted twice) that is not read leaves a 16 MiB budget too little
     /// for a 6 MB REST read, which gets 503 until the stream's reader has caught up.
     @Test func anUnreadFirstEventStaysHeld() async throws {
         try await HardeningServer.with({ $0.inFlightBudgetBytes = 16 * 1024 * 1024 }) { server, _ in
-            let chunk = "\"" + String(repeating: "u", count: 2_000_000) + "\""
-            for index in 0..<3 {
-                #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/data/c\(index).json?ns=t&print=silent", body: chunk).status == 204)
-            }
-            let stream = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
+            try await Self.putThreeChunks(of: "u", port: server.port)
+            let stream = try await Self.unreadRequests(1, Self.streamRead, port: server.port)[0]
             defer { stream.close() }
-            stream.pauseReading()
-            try await stream.send("GET /data.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
-            try await Task.sleep(for: .milliseconds(500))
             #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/data.json?ns=t").status == 503)
             stream.resumeReading()
             #expect(await stream.waitFor("uuuu\"}}", timeout: .seconds(20)))
