@@ -315,8 +315,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             let body = RESTRendering.data(current, shallow: false, format: request.format, print: request.print)
             return HTTPResponse(.preconditionFailed, body: body, headers: [("ETag", ETag.of(current))])
         case .refused(let refusal):
+            // A 503 (busy, or a cluster node not serving the namespace now) says when to retry.
             let (status, message) = refusal.http
-            return HTTPResponse(status, body: RESTRendering.error(message, print: request.print))
+            let retry: [(String, String)] = status == .serviceUnavailable ? [("Retry-After", "1")] : []
+            return HTTPResponse(status, body: RESTRendering.error(message, print: request.print), headers: retry)
         case .data(let node):
             return HTTPResponse(.ok, body: RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print))
         case .ok, .encoded, .authenticated:

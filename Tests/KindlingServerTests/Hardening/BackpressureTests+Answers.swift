@@ -119,6 +119,7 @@ extension BackpressureTests {
             try await refused.send(Self.streamRead)
             #expect(await refused.waitFor("HTTP/1.1 503"))
             #expect(refused.receivedText.contains("too many answers in progress"))
+            #expect(refused.receivedText.contains("Retry-After: 1"))
             for reader in readers { reader.resumeReading() }
             for reader in readers { #expect(await reader.waitFor("ssss\"}", timeout: .seconds(20))) }
             let stream = try await RawConnection.connect(port: server.port)
