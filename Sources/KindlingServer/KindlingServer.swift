@@ -258,6 +258,7 @@ public final class KindlingServer: Sendable {
             // SwiftNIO's server pipeline, with Kindling's own handlers between the request
             // decoder and the upgrade: all of them are HTTP-only and leave on an upgrade.
             let responseEncoder = HTTPResponseEncoder()
+            let bodyBudget = HTTPBodyBudgetHandler(budget: resources.budget, logger: configuration.logger)
             let httpOnly: [any RemovableChannelHandler] = [
                 ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)),
                 HTTPServerPipelineHandler(),
@@ -266,9 +267,9 @@ public final class KindlingServer: Sendable {
                 HTTPTimeoutHandler(configuration: configuration, idle: resources.idle),
                 BrowserGuardHandler(policy: resources.policy, logger: configuration.logger),
                 HTTPBackpressureHandler(),
-                HTTPBodyBudgetHandler(budget: resources.budget, logger: configuration.logger),
+                bodyBudget,
             ]
-            let requests = HTTPRequestHandler(registry: registry, resources: resources, configuration: configuration)
+            let requests = HTTPRequestHandler(registry: registry, resources: resources, bodyBudget: bodyBudget, configuration: configuration)
             let upgrade = HTTPServerUpgradeHandler(
                 upgraders: [upgrader],
                 httpEncoder: responseEncoder,

@@ -60,16 +60,20 @@ enum ParseCost {
 
     /// Takes what parsing `values` values will hold from `budget`, while the text's own
     /// `textBytes` are held beside it; the bytes taken, to give back once the parsed request
-    /// has been taken by its namespace.
+    /// has been taken by its namespace. Besides `bytesPerValue` for each value, the parse holds
+    /// as much again as the text (a long string is one value, but its parsed copy is as long).
     static func reserve(values: Int, textBytes: Int, from budget: InFlightBudget) -> Result<Int, Refusal> {
-        let room = max(0, budget.limit - max(0, textBytes))
+        let text = max(0, textBytes)
+        // What the budget could hold beside the text and its copy (negative when not even those).
+        let room = budget.limit - min(budget.limit, text) - min(budget.limit, text)
         // Compared by division: the product is formed only once it is known to fit.
-        guard values <= room / bytesPerValue else {
-            let (estimate, overflow) = values.multipliedReportingOverflow(by: bytesPerValue)
-            return .failure(.neverFits(estimate: overflow ? Int.max : estimate, textBytes: textBytes, limit: budget.limit))
+        guard room >= 0, values <= room / bytesPerValue else {
+            let (perValue, overflow) = values.multipliedReportingOverflow(by: bytesPerValue)
+            let (estimate, over) = perValue.addingReportingOverflow(text)
+            return .failure(.neverFits(estimate: overflow || over ? Int.max : estimate, textBytes: text, limit: budget.limit))
         }
-        // At most `room`, so no overflow.
-        let bytes = values * bytesPerValue
+        // At most `room` plus the text, within the limit, so no overflow.
+        let bytes = values * bytesPerValue + text
         guard budget.reserve(bytes) else { return .failure(.notNow) }
         return .success(bytes)
     }

@@ -4,7 +4,7 @@ import NIOHTTP1
 
 /// Counts each request body against the server-wide `InFlightBudget` as it arrives, and gives
 /// the bytes back when the response ends (the body is held until then) or the connection
-/// closes. A body that would exceed the budget is answered 503 (nothing was written, so a
+/// closes, unless a parse of the body took them over (`handOverBody`). A body that would exceed the budget is answered 503 (nothing was written, so a
 /// retry is safe) and the connection closed, with a log line.
 final class HTTPBodyBudgetHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
@@ -45,6 +45,15 @@ final class HTTPBodyBudgetHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func handlerRemoved(context: ChannelHandlerContext) { giveBack() }
+
+    /// Hands what the current request's body holds of the budget to the work that parses it,
+    /// which goes on if the client hangs up: given back when that work lets go of it, not when
+    /// the connection closes.
+    func handOverBody() -> BudgetHold? {
+        guard reserved > 0 else { return nil }
+        defer { reserved = 0 }
+        return BudgetHold(taken: reserved, from: budget)
+    }
 
     private func giveBack() {
         budget.release(reserved)

@@ -42,11 +42,14 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var bodyValues = JSONValueCount()
     /// The server-wide budget of requests in progress.
     private let budget: InFlightBudget
+    /// The connection's count of its request bodies, which a parse takes over.
+    private let bodyBudget: HTTPBodyBudgetHandler
     /// Counted as an open REST connection (from its first request that is not a stream).
     private var countedAsREST = false
 
-    init(registry: NamespaceRegistry, resources: ServerResources, configuration: ServerConfiguration) {
+    init(registry: NamespaceRegistry, resources: ServerResources, bodyBudget: HTTPBodyBudgetHandler, configuration: ServerConfiguration) {
         self.registry = registry
+        self.bodyBudget = bodyBudget
         self.workers = resources.workers
         self.budget = resources.budget
         self.verifier = resources.verifier
@@ -266,13 +269,16 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Parses the body and hands the write to the namespace. `reservation` (what the parse
-    /// takes) is given back once the namespace has answered, or the parse failed, whether or not
-    /// the client is still there: a body whose client has gone is not parsed at all.
+    /// takes) is given back once the namespace has answered, or the parse failed, and the body's
+    /// own bytes once the parse has ended, whether or not the client is still there: a body
+    /// whose client has gone is not parsed at all.
     private func write(
         _ request: RESTRequest, as auth: AuthState, body: ByteBuffer, reservation: ParseReservation?, namespace: Namespace, keepAlive: Bool,
         context: ChannelHandlerContext
     ) {
         let channel = context.channel
+        // The body stays counted until its parse has ended, even if the client hangs up meanwhile.
+        let bodyHold = bodyBudget.handOverBody()
         RESTBody.operation(
             request.method, body: body, offLoopAbove: configuration.offLoopBytes, workers: workers, eventLoop: context.eventLoop,
             stillWanted: { channel.isActive }
@@ -287,6 +293,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 self.send(HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print)), keepAlive: keepAlive, context: context)
                 self.registry.released(namespace)  // no perform ends this use
             }
+            withExtendedLifetime(bodyHold) {}
         }
     }
 

@@ -20,7 +20,8 @@ extension BackpressureTests {
             let client = try await TestClient.connect(port: server.port, namespace: "t")
             defer { Task { await client.close() } }
             // 10,001 values at 128 bytes each: more than 1 MiB, in a message of 20 KB (two
-            // pieces) or of 16 KB (one frame; 8,101 values fit only without its own bytes).
+            // pieces) or of 16 KB (one frame; 8,101 values fit only without its own bytes and
+            // their parsed copy).
             for count in [10_000, 8_100] {
                 let refused = try await client.request("p", Self.put("/a", Self.zeros(count)))
                 #expect(Self.status(refused) == "too_big", "\(count)")
@@ -32,8 +33,8 @@ extension BackpressureTests {
             for index in 0..<3 {
                 #expect(Self.status(try await client.request("p", Self.put("/a", Self.zeros(4_000)))) == "ok", "\(index)")
             }
-            // A long string is one value, whatever it holds.
-            let text = JSONValue.string(String(repeating: "[:,", count: 200_000))
+            // A long string is one value, whatever it holds; its parsed copy counts as its length.
+            let text = JSONValue.string(String(repeating: "[:,", count: 100_000))
             #expect(Self.status(try await client.request("p", Self.put("/c", text))) == "ok")
             // Clients that send a write and hang up: their shares come back once their writes
             // are taken, so a write that needs most of the budget is then taken (until then it
@@ -77,12 +78,13 @@ extension BackpressureTests {
         try await HardeningServer.with({ $0.inFlightBudgetBytes = 1024 * 1024 }) { server, logs in
             let holder = try await RawConnection.connect(port: server.port)
             defer { holder.close() }
-            try await holder.send("PUT /held.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 700000\r\n\r\n\"" + String(repeating: "h", count: 600_000))
+            try await holder.send("PUT /held.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 400000\r\n\r\n\"" + String(repeating: "h", count: 300_000))
             try await Task.sleep(for: .milliseconds(300))
             let client = try await RawConnection.connect(port: server.port)
             defer { client.close() }
             try await client.upgradeToWebSocket(namespace: "t")
-            let message = ClientMessage.request(number: 1, action: "p", body: Self.put("/late", Self.zeros(4_000)))
+            // 6,000 values: ~790 KB of parsing, beside the 300 KB held.
+            let message = ClientMessage.request(number: 1, action: "p", body: Self.put("/late", Self.zeros(6_000)))
             try await client.send(RawConnection.frame(opcode: 1, Array(message.utf8)))
             #expect(await client.waitForClose(timeout: .seconds(5)))
             #expect(client.closeCode == 1013)
@@ -92,7 +94,7 @@ extension BackpressureTests {
             #expect(await holder.waitFor("HTTP/1.1 200"))
             let again = try await TestClient.connect(port: server.port, namespace: "t")
             defer { Task { await again.close() } }
-            #expect(Self.status(try await again.request("p", Self.put("/late", Self.zeros(4_000)))) == "ok")
+            #expect(Self.status(try await again.request("p", Self.put("/late", Self.zeros(6_000)))) == "ok")
         }
     }
 }

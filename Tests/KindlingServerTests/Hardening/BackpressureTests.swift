@@ -188,18 +188,19 @@ struct BackpressureTests {
         try await HardeningServer.with({ $0.inFlightBudgetBytes = 1024 * 1024 }) { server, logs in
             let first = try await RawConnection.connect(port: server.port)
             defer { first.close() }
-            try await first.send("PUT /a.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 900000\r\n\r\n\"" + String(repeating: "a", count: 700_000))
+            try await first.send("PUT /a.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500000\r\n\r\n\"" + String(repeating: "a", count: 450_000))
             try await Task.sleep(for: .milliseconds(300))
             let second = try await RawConnection.connect(port: server.port)
             defer { second.close() }
-            try? await second.send("PUT /b.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 900000\r\n\r\n\"" + String(repeating: "b", count: 500_000))
+            try? await second.send("PUT /b.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 700000\r\n\r\n\"" + String(repeating: "b", count: 650_000))
             #expect(await second.waitFor("HTTP/1.1 503"))
             #expect(await second.waitForClose())
             #expect(logs.contains("refusing a request body"))
-            // The first finishes and is served; then the budget is free again.
-            try await first.send(String(repeating: "a", count: 199_998) + "\"")
+            // The first finishes and is served (its parse takes as much again as its text);
+            // then the budget is free again: a string of half the budget needs all of it.
+            try await first.send(String(repeating: "a", count: 49_998) + "\"")
             #expect(await first.waitFor("HTTP/1.1 200"))
-            let third = try await TestHTTPConnection.request(port: server.port, "PUT", "/c.json?ns=t", body: "\"" + String(repeating: "c", count: 800_000) + "\"")
+            let third = try await TestHTTPConnection.request(port: server.port, "PUT", "/c.json?ns=t", body: "\"" + String(repeating: "c", count: 500_000) + "\"")
             #expect(third.status == 200)
         }
     }
@@ -213,7 +214,7 @@ struct BackpressureTests {
         try await HardeningServer.with({ $0.inFlightBudgetBytes = 1024 * 1024 }) { server, _ in
             let values = { (count: Int) in "[" + Array(repeating: "0", count: count).joined(separator: ",") + "]" }
             // 10,001 values at 128 bytes each: more than 1 MiB, although the body is 20 KB; and
-            // 8,101 (1,036,928 bytes) fit only without the body's own 16,201.
+            // 8,101 (1,036,928 bytes) fit only without the body's own 16,201 and their copy.
             for count in [10_000, 8_100] {
                 let tooMany = try await TestHTTPConnection.request(port: server.port, "PUT", "/a.json?ns=t", body: values(count))
                 #expect(tooMany.status == 413, "\(count)")
@@ -240,8 +241,8 @@ struct BackpressureTests {
                 if status != 200 { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect(status == 200)
-            // Strings count as one value each, whatever they hold.
-            let text = "\"" + String(repeating: "[:,", count: 200_000) + "\""
+            // Strings count as one value each, whatever they hold, and their copy as their length.
+            let text = "\"" + String(repeating: "[:,", count: 100_000) + "\""
             #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/c.json?ns=t", body: text).status == 200)
         }
     }
