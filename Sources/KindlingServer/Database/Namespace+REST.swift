@@ -69,7 +69,7 @@ extension Namespace {
             }
             self.logRefusals()
             let result = answer
-            self.finish(out, holding: hold, then: { promise.succeed(result) }, refused: { promise.succeed(.refused(.unavailable(Namespace.notLeading))) })
+            self.finish(out, holdingUntilWritten: hold.map { (outbound, $0) }, then: { promise.succeed(result) }, refused: { promise.succeed(.refused(.unavailable(Namespace.notLeading))) })
         }
     }
 

@@ -281,7 +281,7 @@ final class Namespace: @unchecked Sendable {
             for (connection, inputs) in batches { self.take(inputs, from: connection, into: &block) }
             self.dispatch(block.refusals)
             self.logRefusals()
-            self.finish(block.out, holding: block.answersReserved > 0 ? self.answerBudget.map { BudgetHold(taken: block.answersReserved, from: $0) } : nil)
+            self.finish(block.out, holding: self.holdForAnswers(of: block))
             if block.refusal != nil { self.settleReservation() }
             if let node = self.cluster {
                 for connection in block.registrationsChanged { self.persistRegistrations(connection, node: node) }
@@ -401,6 +401,15 @@ final class Namespace: @unchecked Sendable {
         }
     }
 
+    /// What a block's answers hold of `answerBudget` until their loops have taken them: their
+    /// bytes, the rest of what the block reserved in steps given back now (a block of small
+    /// reads would otherwise keep a whole step while it waits for a sync).
+    private func holdForAnswers(of block: SubmittedBlock) -> BudgetHold? {
+        guard block.answersReserved > 0, let budget = answerBudget else { return nil }
+        budget.release(block.answersReserved - block.answerBytes)
+        return block.answerBytes > 0 ? BudgetHold(taken: block.answerBytes, from: budget) : nil
+    }
+
     /// Holds a read's answers (`block.out` from `start` on, taking `bytes` to `connection`)
     /// against the budget of requests in progress. When the budget cannot hold them, they
     /// are dropped unsent and the connection is closed with its reason (nothing of a read
@@ -506,8 +515,11 @@ final class Namespace: @unchecked Sendable {
 
     /// Logs the writes this block committed and sends `out` (then runs `then`) once they are
     /// durable, after anything still held; `answers` is held until the event loops have taken
-    /// the outputs.
-    func finish(_ out: [Outgoing], holding answers: BudgetHold? = nil, then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil) {
+    /// the outputs, and `written`'s hold until its stream's socket has taken them.
+    func finish(
+        _ out: [Outgoing], holding answers: BudgetHold? = nil, holdingUntilWritten written: (EventStreamOutbound, BudgetHold)? = nil,
+        then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil
+    ) {
         let writes = state.takeJournal()
         if !writes.isEmpty {
             claim()
@@ -517,6 +529,7 @@ final class Namespace: @unchecked Sendable {
         report()
         var delivery = prepare(out)
         if let answers { delivery.hold(answers) }
+        if let (stream, hold) = written { delivery.hold(hold, untilWrittenTo: stream) }
         guard storage != nil || replicated != nil else {
             delivery.send(metrics: metrics)
             then?()

@@ -11,13 +11,20 @@ struct PreparedDispatch: Sendable {
     /// Messages handed to connections, and their bytes, for the fan-out counters.
     private(set) var messages = 0
     private var bytes = 0
-    /// Budget held until every event loop has taken its batch and every stream its chunks
-    /// (see `BudgetHold`).
+    /// Budget held until every event loop has taken its batch (see `BudgetHold`).
     private var holds: [BudgetHold] = []
+    /// Budget held until one stream's socket has taken its chunks (its first event): kept
+    /// apart, so a slow stream holds its own and nothing else.
+    private var streamHolds: [(outbound: EventStreamOutbound, hold: BudgetHold)] = []
 
     /// Keeps `hold` until the outputs have been handed to their connections (or dropped).
     mutating func hold(_ hold: BudgetHold) {
         holds.append(hold)
+    }
+
+    /// Keeps `hold` until `outbound`'s socket has taken what this dispatch sends it.
+    mutating func hold(_ hold: BudgetHold, untilWrittenTo outbound: EventStreamOutbound) {
+        streamHolds.append((outbound, hold))
     }
 
     /// Adds a realtime recipient of message number `message` (numbered in dispatch order, so a
@@ -58,6 +65,7 @@ struct PreparedDispatch: Sendable {
         loops.append(later.loops)
         streams.append(contentsOf: later.streams)
         holds.append(contentsOf: later.holds)
+        streamHolds.append(contentsOf: later.streamHolds)
         messages += later.messages
         bytes += later.bytes
     }
@@ -67,7 +75,10 @@ struct PreparedDispatch: Sendable {
     func send(metrics: ServerMetrics?) {
         guard messages > 0 else { return }
         loops.deliver(holding: holds)
-        for stream in streams { stream.outbound.send(stream.chunks, holding: holds) }
+        for stream in streams {
+            let own = streamHolds.isEmpty ? [] : streamHolds.filter { $0.outbound === stream.outbound }.map(\.hold)
+            stream.outbound.send(stream.chunks, holding: own)
+        }
         guard let metrics else { return }
         metrics.fanoutDeliveries.increment(by: messages)
         metrics.fanoutBytes.increment(by: bytes)
