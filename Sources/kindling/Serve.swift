@@ -251,6 +251,10 @@ struct Serve: AsyncParsableCommand {
         if security.allowOpen, !ProtectedMode.isLoopback(host) {
             logger.warning("--allow-open: serving \(host), which other machines can reach, without the protection it would otherwise require")
         }
+        // A text is parsed beside itself and its copy, so half the budget bounds what can be written.
+        if maxUnfinishedMegabytes < 512 {
+            logger.warning("--max-unfinished-mb \(maxUnfinishedMegabytes): writes over about \(maxUnfinishedMegabytes / 2) MB are refused as too large (the body limit is 256 MB)")
+        }
         if auth.emulatorMode { logger.notice("emulator mode: `owner` is an admin and unsigned tokens are accepted (loopback, no key or secret configured)") }
         watcher?.start()
         defer { watcher?.stop() }
