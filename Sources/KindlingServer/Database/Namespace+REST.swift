@@ -55,13 +55,13 @@ extension Namespace {
             // The first event (the whole location) is held like a realtime read's answer,
             // counted twice (its bytes, then its chunk), until the stream's socket has it.
             var hold: BudgetHold?
-            switch self.holdAnswer(2 * out.reduce(0) { $0 + $1.message.count }) {
+            switch self.answerBudget?.hold(answer: 2 * out.reduce(0) { $0 + $1.message.count }) ?? .unheld {
             case .held(let taken): hold = taken
             case .unheld: break
             case .refused:
                 out.removeAll()
                 self.state.closeStream(stream)
-                answer = .refused(.unavailable("The server is holding too many answers in progress; retry later"))
+                answer = .refused(AnswerHold.busy)
             }
             if case .refused = answer {
                 self.outbounds[stream] = nil

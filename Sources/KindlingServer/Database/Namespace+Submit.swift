@@ -188,15 +188,6 @@ extension Namespace {
         }
         return false
     }
-
-    /// Holds `bytes` of an answer made outside a block (an event stream's first event) against
-    /// the budget of requests in progress, as `holdAnswers` holds a read's: refused when the
-    /// budget cannot hold it now, unheld when it never could. Confined to `queue`.
-    func holdAnswer(_ bytes: Int) -> AnswerHold {
-        guard bytes > 0, let budget = answerBudget, bytes <= budget.limit else { return .unheld }
-        guard budget.reserve(bytes) else { return .refused }
-        return .held(BudgetHold(taken: bytes, from: budget))
-    }
 }
 
 extension Refusal {

@@ -253,15 +253,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 // each have the server hold a copy. One the budget could never hold goes out
                 // unheld (refused, it would be asked for again and again).
                 var hold: BudgetHold?
-                if body.count <= self.budget.limit {
-                    guard self.budget.reserve(body.count) else {
-                        let busy = "The server is holding too many requests in progress; retry later"
-                        self.send(
-                            HTTPResponse(.serviceUnavailable, body: RESTRendering.error(busy, print: request.print), headers: [("Retry-After", "1")]),
-                            keepAlive: keepAlive, context: context)
-                        return
-                    }
-                    hold = BudgetHold(taken: body.count, from: self.budget)
+                switch self.budget.hold(answer: body.count) {
+                case .held(let taken): hold = taken
+                case .unheld: break
+                case .refused: return self.send(self.response(to: .refused(AnswerHold.busy), request), keepAlive: keepAlive, context: context)
                 }
                 self.send(HTTPResponse(.ok, body: body, headers: headers), keepAlive: keepAlive, context: context, holding: hold)
             }
