@@ -7,24 +7,25 @@ import NIOCore
 /// for a sync without a hop back onto that queue.
 struct PreparedDispatch: Sendable {
     private var loops = LoopBatches()
-    private var streams: [(outbound: EventStreamOutbound, chunks: [ByteBuffer])] = []
+    /// Each stream's chunks, with budget held until its socket has taken them (its first event):
+    /// a slow stream holds its own and nothing else.
+    private var streams: [(outbound: EventStreamOutbound, chunks: [ByteBuffer], holds: [BudgetHold])] = []
     /// Messages handed to connections, and their bytes, for the fan-out counters.
     private(set) var messages = 0
     private var bytes = 0
     /// Budget held until every event loop has taken its batch (see `BudgetHold`).
     private var holds: [BudgetHold] = []
-    /// Budget held until one stream's socket has taken its chunks (its first event): kept
-    /// apart, so a slow stream holds its own and nothing else.
-    private var streamHolds: [(outbound: EventStreamOutbound, hold: BudgetHold)] = []
 
     /// Keeps `hold` until the outputs have been handed to their connections (or dropped).
     mutating func hold(_ hold: BudgetHold) {
         holds.append(hold)
     }
 
-    /// Keeps `hold` until `outbound`'s socket has taken what this dispatch sends it.
+    /// Keeps `hold` until `outbound`'s socket has taken what this dispatch sends it (nothing
+    /// to keep it for when it sends it nothing).
     mutating func hold(_ hold: BudgetHold, untilWrittenTo outbound: EventStreamOutbound) {
-        streamHolds.append((outbound, hold))
+        guard let index = streams.lastIndex(where: { $0.outbound === outbound }) else { return }
+        streams[index].holds.append(hold)
     }
 
     /// Adds a realtime recipient of message number `message` (numbered in dispatch order, so a
@@ -53,7 +54,7 @@ struct PreparedDispatch: Sendable {
         if let last = streams.indices.last, streams[last].outbound === outbound {
             streams[last].chunks.append(contentsOf: chunks)
         } else {
-            streams.append((outbound, chunks))
+            streams.append((outbound, chunks, []))
         }
         messages += 1
         self.bytes += bytes
@@ -65,7 +66,6 @@ struct PreparedDispatch: Sendable {
         loops.append(later.loops)
         streams.append(contentsOf: later.streams)
         holds.append(contentsOf: later.holds)
-        streamHolds.append(contentsOf: later.streamHolds)
         messages += later.messages
         bytes += later.bytes
     }
@@ -75,10 +75,7 @@ struct PreparedDispatch: Sendable {
     func send(metrics: ServerMetrics?) {
         guard messages > 0 else { return }
         loops.deliver(holding: holds)
-        for stream in streams {
-            let own = streamHolds.isEmpty ? [] : streamHolds.filter { $0.outbound === stream.outbound }.map(\.hold)
-            stream.outbound.send(stream.chunks, holding: own)
-        }
+        for stream in streams { stream.outbound.send(stream.chunks, holding: stream.holds) }
         guard let metrics else { return }
         metrics.fanoutDeliveries.increment(by: messages)
         metrics.fanoutBytes.increment(by: bytes)
