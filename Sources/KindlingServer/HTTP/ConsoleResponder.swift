@@ -28,7 +28,7 @@ enum ConsoleResponder {
             return response
         }
         guard let asset = ConsoleAsset.all[name] else {
-            return HTTPResponse(.notFound, body: RESTRendering.error("No such console file", print: .compact))
+            return .error(.notFound, "No such console file", print: .compact)
         }
         var headers = [
             ("ETag", asset.etag),

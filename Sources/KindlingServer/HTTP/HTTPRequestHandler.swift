@@ -113,7 +113,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func refuseBody(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         state = .discarding
         let error = RESTError(.bodyTooLarge, "Request body exceeds the \(configuration.maxRESTBodyBytes)-byte limit for a REST write")
-        var response = HTTPResponse(error.status, body: RESTRendering.error(error.message, print: .compact))
+        var response = HTTPResponse.error(error.status, error.message, print: .compact)
         response.closeConnection = true
         send(response, keepAlive: false, context: context)
     }
@@ -150,7 +150,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             // Also where an upgrade refused for its namespace name ends up.
             let name = RequestTarget.namespace(parameters: target.parameters, host: head.headers.first(name: "host"), fallback: configuration.defaultNamespace)
             let message = NamespaceName.isValid(name) ? "Expected a WebSocket upgrade at /.ws" : "Invalid namespace: \(NamespaceName.rule)"
-            send(HTTPResponse(.badRequest, body: RESTRendering.error(message, print: .compact)), keepAlive: keepAlive, context: context)
+            send(.error(.badRequest, message, print: .compact), keepAlive: keepAlive, context: context)
             return
         }
         let request: RESTRequest
@@ -167,7 +167,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             auth = try request.identity(verifier: verifier, now: Namespace.now())
         } catch {
             metrics.restRefusedEarly(write: head.method != .GET && head.method != .HEAD)
-            var response = HTTPResponse(error.status, body: RESTRendering.error(error.message, print: target.parameters["print"] == "pretty" ? .pretty : .compact))
+            var response = HTTPResponse.error(error.status, error.message, print: target.parameters["print"] == "pretty" ? .pretty : .compact)
             if case .methodNotAllowed = error.kind {
                 response.headers.append(("Allow", "GET, PUT, POST, PATCH, DELETE, OPTIONS"))
                 response.closeConnection = head.method == .HEAD  // a HEAD response may not carry a body
@@ -184,7 +184,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         if request.method != .get, let refusal = request.writeSizeLimit?.refusal(bodyBytes: body.readableBytes) {
             metrics.restRefusedEarly(write: true)
-            send(HTTPResponse(refusal.status, body: RESTRendering.error(refusal.message, print: request.print)), keepAlive: keepAlive, context: context)
+            send(.error(refusal.status, refusal.message, print: request.print), keepAlive: keepAlive, context: context)
             return
         }
         var reservation: ParseReservation?
@@ -194,8 +194,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 reservation = taken
             case .failure(let error):
                 metrics.restRefusedEarly(write: true)
-                let retry: [(String, String)] = error.status == .serviceUnavailable ? [("Retry-After", "1")] : []
-                send(HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print), headers: retry), keepAlive: keepAlive, context: context)
+                send(.error(error.status, error.message, print: request.print), keepAlive: keepAlive, context: context)
                 return
             }
         }
@@ -235,7 +234,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             // over it is not rendered at all.
             let refusedForTime = {
                 guard let refusal = request.readLimit?.refusal(afterMilliseconds: (NIODeadline.now() - started).nanoseconds / 1_000_000) else { return false }
-                self.send(HTTPResponse(refusal.status, body: RESTRendering.error(refusal.message, print: request.print)), keepAlive: keepAlive, context: context)
+                self.send(.error(refusal.status, refusal.message, print: request.print), keepAlive: keepAlive, context: context)
                 return true
             }
             if refusedForTime() { return }
@@ -285,7 +284,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             case .failure(let failure):
                 reservation?.release()
                 let error = failure as? RESTError ?? RESTError(.unavailable, "The server is shutting down")
-                self.send(HTTPResponse(error.status, body: RESTRendering.error(error.message, print: request.print)), keepAlive: keepAlive, context: context)
+                self.send(.error(error.status, error.message, print: request.print), keepAlive: keepAlive, context: context)
                 self.registry.released(namespace)  // no perform ends this use
             }
             withExtendedLifetime(bodyHold) {}
@@ -317,10 +316,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             let body = RESTRendering.data(current, shallow: false, format: request.format, print: request.print)
             return HTTPResponse(.preconditionFailed, body: body, headers: [("ETag", ETag.of(current))])
         case .refused(let refusal):
-            // A 503 (busy, or a cluster node not serving the namespace now) says when to retry.
             let (status, message) = refusal.http
-            let retry: [(String, String)] = status == .serviceUnavailable ? [("Retry-After", "1")] : []
-            return HTTPResponse(status, body: RESTRendering.error(message, print: request.print), headers: retry)
+            return .error(status, message, print: request.print)
         case .data(let node):
             return HTTPResponse(.ok, body: RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print))
         case .ok, .encoded, .authenticated:
@@ -359,7 +356,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The server's own endpoints under `/.settings` and `/.inspect`.
     private func serve(_ endpoint: ServerEndpoint, _ request: RESTRequest, as auth: AuthState, body: ByteBuffer, keepAlive: Bool, context: ChannelHandlerContext) {
         let refuse = { (status: HTTPResponseStatus, message: String) in
-            self.send(HTTPResponse(status, body: RESTRendering.error(message, print: request.print)), keepAlive: keepAlive, context: context)
+            self.send(.error(status, message, print: request.print), keepAlive: keepAlive, context: context)
         }
         switch endpoint {
         case .databases:
@@ -439,7 +436,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// is needed or looked at.
     private func probe(_ path: String, method: HTTPMethod, keepAlive: Bool, context: ChannelHandlerContext) {
         guard method == .GET else {
-            send(HTTPResponse(.methodNotAllowed, body: RESTRendering.error("Use GET", print: .compact)), keepAlive: keepAlive, context: context)
+            send(.error(.methodNotAllowed, "Use GET", print: .compact), keepAlive: keepAlive, context: context)
             return
         }
         let reason = path == "/.ready" ? health.notReadyReason : nil

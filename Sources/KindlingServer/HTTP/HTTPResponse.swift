@@ -15,6 +15,12 @@ struct HTTPResponse: Sendable {
         self.headers = headers
     }
 
+    /// An error response, `{"error":"…"}`; a 503 (busy, or not serving now: nothing was
+    /// done) also says when to retry.
+    static func error(_ status: HTTPResponseStatus, _ message: String, print: RESTRequest.Print) -> HTTPResponse {
+        HTTPResponse(status, body: RESTRendering.error(message, print: print), headers: status == .serviceUnavailable ? [("Retry-After", "1")] : [])
+    }
+
     /// 204 and 304 carry no body and, per RFC 9110, no `Content-Length` either.
     var hasBody: Bool { status != .noContent && status != .notModified }
 }
