@@ -4,7 +4,10 @@
 #
 #   scripts/lean-probe.sh BIN_DIR [RUNS] [SERVER OPTIONS...]
 #
-# BIN_DIR holds a release `kindling`; SERVER OPTIONS go to `kindling serve` (e.g. --event-loops 1).
+# BIN_DIR holds a release `kindling` (and `kindling-bench` with FLOOR=1); SERVER OPTIONS go to
+# `kindling serve` (e.g. --event-loops 1). With FLOOR=1 only the two rows still short of target
+# run (p99 at 200 writes/s to 1k, writes 256 × 1), each also against `kindling-bench floor`, a
+# bare SwiftNIO answerer with no database: the floor under any SwiftNIO server's figures.
 # As kindling-bench does: fan-out against `kindling serve --in-memory` and Redis without an
 # append-only file; writes with `--fsync always` against `appendfsync always`, 100-byte values.
 set -euo pipefail
@@ -45,10 +48,32 @@ start_redis() {
     done
     echo "redis did not start:" >&2; cat "$work/redis.log" >&2; exit 1
 }
+start_floor() {
+    for _ in 1 2 3 4 5; do
+        port=$(( 20000 + RANDOM % 12000 ))
+        "$bin/kindling-bench" floor --port "$port" >"$work/floor.log" 2>&1 &
+        server=$!
+        for _ in $(seq 100); do
+            grep -q "listening" "$work/floor.log" && return
+            kill -0 "$server" 2>/dev/null || break
+            sleep 0.1
+        done
+    done
+    echo "the floor did not start:" >&2; cat "$work/floor.log" >&2; exit 1
+}
 stop() { kill "$server"; wait "$server" 2>/dev/null || true; rm -f "$work/appendonly.aof"; rm -rf "$work/appendonlydir"; }
 
 for run in $(seq "$runs"); do
     echo "== run $run ($(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg))"
+    if [ "${FLOOR:-0}" = 1 ]; then
+        { start_floor; "$probe" fanout ws "$port" 1000 1000 32 200 "$server" | sed 's/^fanout kindling/fanout floor/'; stop; }
+        { start_kindling --in-memory "$@"; "$probe" fanout ws "$port" 1000 1000 32 200 "$server"; stop; }
+        { start_redis --appendonly no; "$probe" fanout redis "$port" 1000 1000 32 200 "$server"; stop; }
+        { start_floor; "$probe" writes ws "$port" 256 1 3 100 "$server" | sed 's/^writes kindling/writes floor/'; stop; }
+        { start_kindling --data-dir "$work/data" --fsync always "$@"; "$probe" writes ws "$port" 256 1 3 100 "$server"; stop; }
+        { start_redis --appendonly yes --appendfsync always; "$probe" writes redis "$port" 256 1 3 100 "$server"; stop; }
+        continue
+    fi
     for shape in "10000 300 32 0" "1000 3000 32 0" "1000 1000 32 200"; do
         # shellcheck disable=SC2086
         { start_kindling --in-memory "$@"; "$probe" fanout ws "$port" $shape "$server"; stop; }

@@ -1,0 +1,31 @@
+import NIOCore
+import NIOPosix
+
+/// The floor under any SwiftNIO WebSocket server's cost per request: `kindling-bench floor`
+/// serves it for the lean probe (`scripts/lean-probe.sh` with `FLOOR=1`), so issue 16's rows can
+/// be read against what SwiftNIO's channel, the runtime and the kernel cost with no database
+/// behind them.
+///
+/// It does per request what every such server must (read the frame, unmask it, answer, send a
+/// put's payload to each listener with one frame shared by all, each connection written once per
+/// loop turn) and nothing else: no JSON parse, no tree, no log, no fsync. One event loop, as
+/// `kindling serve` has on two cores. It trusts its client, the probe: it checks nothing a server
+/// facing the world must (a frame over 16 MiB just stalls its connection). Written by hand for
+/// Kindling's benchmarks.
+public enum FloorServer {
+    /// Listens on 127.0.0.1:`port` with `group`, whose first event loop serves every connection.
+    public static func bind(port: Int, group: any EventLoopGroup) async throws -> any Channel {
+        let loop = group.next()
+        let hub = FloorHub()
+        return try await ServerBootstrap(group: loop)
+            .serverChannelOption(.backlog, value: 4096)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(FloorHandler(hub: hub))
+                }
+            }
+            .bind(host: "127.0.0.1", port: port).get()
+    }
+}
