@@ -14,7 +14,8 @@ public final class FloorHub: @unchecked Sendable {
 
 /// One connection of the floor server (`FloorServer`): the WebSocket handshake, then each masked
 /// text frame unmasked in place, answered `ok` with its request number, and, for a put (`"a":"p"`),
-/// sent on to every connection that listened (`"a":"q"`). Confined to the hub's event loop.
+/// its body sent as a data event to every connection that listened (`"a":"q"`). Confined to the
+/// hub's event loop.
 public final class FloorHandler: ChannelInboundHandler {
     public typealias InboundIn = ByteBuffer
     public typealias OutboundOut = ByteBuffer
@@ -106,10 +107,15 @@ public final class FloorHandler: ChannelInboundHandler {
         guard let action = Self.end(of: Self.action, in: payload), action < payload.count else { return }
         if payload[action] == UInt8(ascii: "q") {
             hub.listeners.append(self)
-        } else if payload[action] == UInt8(ascii: "p") {
-            // One frame for every listener, as Kindling's fan-out shares one.
+        } else if payload[action] == UInt8(ascii: "p"), let body = Self.end(of: Self.body, in: payload), body + 2 <= payload.count {
+            // The put's body as a data event: the SDKs' envelope ends with the body and then
+            // closes `d` and the message. One frame for every listener, as Kindling's fan-out
+            // shares one.
+            var event = Self.eventHead
+            event += payload[body..<(payload.count - 2)]
+            event += Self.eventTail
             var frame = ByteBuffer()
-            Self.frame(payload, into: &frame)
+            event.withUnsafeBytes { Self.frame($0, into: &frame) }
             for listener in hub.listeners where listener !== self { listener.deliver(frame) }
         }
     }
@@ -156,6 +162,9 @@ public final class FloorHandler: ChannelInboundHandler {
 
     private static let number = Array(#""r":"#.utf8)
     private static let action = Array(#""a":""#.utf8)
+    private static let body = Array(#""b":"#.utf8)
+    private static let eventHead = Array(#"{"t":"d","d":{"a":"d","b":"#.utf8)
+    private static let eventTail = Array("}}".utf8)
     private static let answerHead = Array(#"{"t":"d","d":{"r":"#.utf8)
     private static let answerTail = Array(#","b":{"s":"ok","d":""}}}"#.utf8)
 

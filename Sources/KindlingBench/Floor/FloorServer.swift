@@ -7,8 +7,8 @@ import NIOPosix
 /// behind them.
 ///
 /// It does per request what every such server must (read the frame, unmask it, answer, send a
-/// put's payload to each listener with one frame shared by all, each connection written once per
-/// loop turn) and nothing else: no JSON parse, no tree, no log, no fsync. One event loop, as
+/// put's body to each listener as an event in one frame shared by all, each connection written
+/// once per loop turn) and nothing else: no JSON parse, no tree, no log, no fsync. One event loop, as
 /// `kindling serve` has on two cores. It trusts its client, the probe: it checks nothing a server
 /// facing the world must (a frame over 16 MiB just stalls its connection). Written by hand for
 /// Kindling's benchmarks.

@@ -64,7 +64,7 @@ import Testing
         #expect(try channel.readOutbound(as: ByteBuffer.self) == nil)
     }
 
-    @Test func aPutReachesEveryListenerButItsWriter() throws {
+    @Test func aPutReachesEveryListenerButItsWriterAsAnEvent() throws {
         let loop = EmbeddedEventLoop()
         let hub = FloorHub()
         let listeners = try (0..<2).map { _ in try Self.connected(hub, loop: loop) }
@@ -82,7 +82,8 @@ import Testing
         for listener in listeners {
             // Both puts, joined into one write at the end of the loop turn.
             let delivered = try #require(try listener.readOutbound(as: ByteBuffer.self))
-            #expect(Self.messages(delivered) == [put, put])
+            let event = #"{"t":"d","d":{"a":"d","b":{"p":"/f","d":{"ts":5}}}}"#
+            #expect(Self.messages(delivered) == [event, event])
             #expect(try listener.readOutbound(as: ByteBuffer.self) == nil)
         }
         #expect(try writer.readOutbound(as: ByteBuffer.self) == nil)
