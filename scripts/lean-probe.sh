@@ -19,48 +19,29 @@ trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 cc -O2 -o "$work/lean-probe" "$(dirname "$0")/probe/lean-probe.c"
 probe=$work/lean-probe
 
-# Starts a server in the background on a free port below the ephemeral range (the probe's own
-# connections take ports there); sets $server (pid) and $port. A port taken meanwhile is retried.
-start_kindling() {
+# Starts COMMAND (its PORT argument made a free port below the ephemeral range, which the probe's
+# own connections take) in the background, logging to NAME.log, and waits until it serves; sets
+# $server (pid) and $port. A port taken meanwhile is retried.
+launch() {
+    local name=$1
+    shift
     for _ in 1 2 3 4 5; do
         port=$(( 20000 + RANDOM % 12000 ))
         rm -rf "$work/data"
-        "$bin/kindling" serve --host 127.0.0.1 --port "$port" --log-level error "$@" >"$work/kindling.log" 2>&1 &
+        "${@//PORT/$port}" >"$work/$name.log" 2>&1 &
         server=$!
         for _ in $(seq 100); do
-            grep -q "listening" "$work/kindling.log" && return
+            serving "$name" && return
             kill -0 "$server" 2>/dev/null || break
             sleep 0.1
         done
     done
-    echo "kindling did not start:" >&2; cat "$work/kindling.log" >&2; exit 1
+    echo "$name did not start:" >&2; cat "$work/$name.log" >&2; exit 1
 }
-start_redis() {
-    for _ in 1 2 3 4 5; do
-        port=$(( 20000 + RANDOM % 12000 ))
-        redis-server --port "$port" --save "" --protected-mode no --maxclients 19000 --dir "$work" "$@" >"$work/redis.log" 2>&1 &
-        server=$!
-        for _ in $(seq 100); do
-            redis-cli -p "$port" ping >/dev/null 2>&1 && return
-            kill -0 "$server" 2>/dev/null || break
-            sleep 0.1
-        done
-    done
-    echo "redis did not start:" >&2; cat "$work/redis.log" >&2; exit 1
-}
-start_floor() {
-    for _ in 1 2 3 4 5; do
-        port=$(( 20000 + RANDOM % 12000 ))
-        "$bin/kindling-bench" floor --port "$port" >"$work/floor.log" 2>&1 &
-        server=$!
-        for _ in $(seq 100); do
-            grep -q "listening" "$work/floor.log" && return
-            kill -0 "$server" 2>/dev/null || break
-            sleep 0.1
-        done
-    done
-    echo "the floor did not start:" >&2; cat "$work/floor.log" >&2; exit 1
-}
+serving() { if [ "$1" = redis ]; then redis-cli -p "$port" ping >/dev/null 2>&1; else grep -q "listening" "$work/$1.log"; fi; }
+start_kindling() { launch kindling "$bin/kindling" serve --host 127.0.0.1 --port PORT --log-level error "$@"; }
+start_redis() { launch redis redis-server --port PORT --save "" --protected-mode no --maxclients 19000 --dir "$work" "$@"; }
+start_floor() { launch floor "$bin/kindling-bench" floor --port PORT; }
 stop() { kill "$server"; wait "$server" 2>/dev/null || true; rm -f "$work/appendonly.aof"; rm -rf "$work/appendonlydir"; }
 
 for run in $(seq "$runs"); do
