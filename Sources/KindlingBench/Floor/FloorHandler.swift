@@ -96,7 +96,8 @@ public final class FloorHandler: ChannelInboundHandler {
 
     /// Answers one request and, for a put, queues its payload to every listener.
     private func take(_ payload: UnsafeRawBufferPointer) {
-        let digits = Self.end(of: Self.number, in: payload).map { payload[$0...].prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } } ?? []
+        // At most 19 digits (an Int's), so the answer stays a frame with a one-byte length.
+        let digits = Self.end(of: Self.number, in: payload).map { payload[$0...].prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.prefix(19) } ?? []
         if out == nil { out = ByteBuffer() }
         // In place: the buffer is not copied.
         out?.writeInteger(UInt8(0x81))
