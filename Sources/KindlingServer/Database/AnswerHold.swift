@@ -8,6 +8,12 @@ enum AnswerHold {
     /// The budget cannot hold it now; the client should retry later.
     case refused
 
+    /// What to keep until the answer has gone (nil when nothing was held).
+    var taken: BudgetHold? {
+        if case .held(let hold) = self { return hold }
+        return nil
+    }
+
     /// Why an answer was refused, for the client.
     static let busy = Refusal.unavailable("The server is holding too many answers in progress; retry later")
 }

@@ -54,11 +54,8 @@ extension Namespace {
             var answer = self.state.apply(.openStream(path: path, query: query, format: format), by: .stream(stream, auth), now: Namespace.now(), into: &out)
             // The first event (the whole location) is held like a realtime read's answer,
             // counted twice (its bytes, then its chunk), until the stream's socket has it.
-            var hold: BudgetHold?
-            switch self.answerBudget?.hold(answer: 2 * out.reduce(0) { $0 + $1.message.count }) ?? .unheld {
-            case .held(let taken): hold = taken
-            case .unheld: break
-            case .refused:
+            let hold = self.answerBudget?.hold(answer: 2 * out.reduce(0) { $0 + $1.message.count }) ?? .unheld
+            if case .refused = hold {
                 out.removeAll()
                 self.state.closeStream(stream)
                 answer = .refused(AnswerHold.busy)
@@ -69,7 +66,7 @@ extension Namespace {
             }
             self.logRefusals()
             let result = answer
-            self.finish(out, holdingUntilWritten: hold.map { (outbound, $0) }, then: { promise.succeed(result) }, refused: { promise.succeed(.refused(.unavailable(Namespace.notLeading))) })
+            self.finish(out, holdingUntilWritten: hold.taken.map { (outbound, $0) }, then: { promise.succeed(result) }, refused: { promise.succeed(.refused(.unavailable(Namespace.notLeading))) })
         }
     }
 

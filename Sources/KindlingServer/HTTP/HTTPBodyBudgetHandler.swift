@@ -4,8 +4,9 @@ import NIOHTTP1
 
 /// Counts each request body against the server-wide `InFlightBudget` as it arrives, and gives
 /// the bytes back when the response ends (the body is held until then) or the connection
-/// closes, unless a parse of the body took them over (`handOverBody`). A body that would exceed the budget is answered 503 (nothing was written, so a
-/// retry is safe) and the connection closed, with a log line.
+/// closes, unless a parse of the body took them over (`handOverBody`). A body that would exceed
+/// the budget is answered 503 (nothing was written, so a retry is safe) and the connection
+/// closed, with a log line.
 final class HTTPBodyBudgetHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart

@@ -251,13 +251,12 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 // it: many clients reading a large location at once, slowly, would otherwise
                 // each have the server hold a copy. One the budget could never hold goes out
                 // unheld (refused, it would be asked for again and again).
-                var hold: BudgetHold?
-                switch self.budget.hold(answer: body.count) {
-                case .held(let taken): hold = taken
-                case .unheld: break
-                case .refused: return self.send(self.response(to: .refused(AnswerHold.busy), request), keepAlive: keepAlive, context: context)
+                let hold = self.budget.hold(answer: body.count)
+                if case .refused = hold {
+                    self.send(self.response(to: .refused(AnswerHold.busy), request), keepAlive: keepAlive, context: context)
+                } else {
+                    self.send(HTTPResponse(.ok, body: body, headers: headers), keepAlive: keepAlive, context: context, holding: hold.taken)
                 }
-                self.send(HTTPResponse(.ok, body: body, headers: headers), keepAlive: keepAlive, context: context, holding: hold)
             }
         }
     }

@@ -12,7 +12,10 @@ struct AnswerHoldTests {
             return
         }
         #expect(budget.inUse == 600)
-        guard case .refused = budget.hold(answer: 500) else {
+        #expect(first?.taken?.bytes == 600)
+        let refused = budget.hold(answer: 500)
+        #expect(refused.taken == nil)
+        guard case .refused = refused else {
             Issue.record("500 more bytes were not refused")
             return
         }
