@@ -15,7 +15,11 @@ against_floor() {
   "$BIN/kindling-bench" floor --port "$port" > "$OUT/floor.log" 2>&1 &
   local pid=$!
   for _ in $(seq 100); do grep -q listening "$OUT/floor.log" && break; sleep 0.1; done
-  "$BIN/kindling-bench" "$@" --url "ws://127.0.0.1:$port" --server-pid "$pid"
+  if grep -q listening "$OUT/floor.log"; then
+    "$BIN/kindling-bench" "$@" --url "ws://127.0.0.1:$port" --server-pid "$pid"
+  else
+    echo "the floor did not start:"; cat "$OUT/floor.log"
+  fi
   kill "$pid"; wait "$pid" 2>/dev/null
 }
 for i in 1 2 3 4 5; do

@@ -13,7 +13,7 @@ public final class FloorHub: @unchecked Sendable {
 }
 
 /// One connection of the floor server (`FloorServer`): the WebSocket handshake, then each masked
-/// text frame unmasked in place, answered `ok` with its request number, and, for a put (`"a":"p"`),
+/// text frame unmasked, answered `ok` with its request number, and, for a put (`"a":"p"`),
 /// its body sent as a data event to every connection that listened (`"a":"q"`). Confined to the
 /// hub's event loop.
 public final class FloorHandler: ChannelInboundHandler {
@@ -38,6 +38,12 @@ public final class FloorHandler: ChannelInboundHandler {
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = unwrapInboundIn(data)
+        // Frames are read where they arrived; only the start of one not yet whole is kept.
+        if upgraded, received.readableBytes == 0 {
+            takeFrames(from: &bytes)
+            if bytes.readableBytes > 0 { received.writeBuffer(&bytes) }
+            return
+        }
         received.writeBuffer(&bytes)
         if !upgraded {
             guard let reply = handshake() else { return }
@@ -46,7 +52,8 @@ public final class FloorHandler: ChannelInboundHandler {
             Array(#"{"t":"c","d":{"t":"h","d":{"ts":0,"v":"5","h":"floor","s":"floor"}}}"#.utf8).withUnsafeBytes { Self.frame($0, into: &buffer) }
             context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
         }
-        while nextFrame() {}
+        takeFrames(from: &received)
+        if received.readableBytes == 0 { received.clear() }
     }
 
     public func channelReadComplete(context: ChannelHandlerContext) {
@@ -56,7 +63,9 @@ public final class FloorHandler: ChannelInboundHandler {
         }
     }
 
-    /// The 101 answer once the whole request is in (RFC 6455 §4.2.2).
+    /// The 101 answer once the whole request is in (RFC 6455 §4.2.2). By hand rather than with
+    /// SwiftNIO's HTTP upgrade, whose WebSocket frame decoder and encoder would stay in the
+    /// pipeline: after the handshake this handler is the whole pipeline, as the floor must be.
     private func handshake() -> String? {
         let view = received.readableBytesView
         guard let end = view.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
@@ -67,31 +76,36 @@ public final class FloorHandler: ChannelInboundHandler {
         return "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
     }
 
-    /// Unmasks the next whole masked client frame's payload in place and takes it; false until
-    /// one is whole.
-    private func nextFrame() -> Bool {
-        guard let second = received.getInteger(at: received.readerIndex + 1, as: UInt8.self) else { return false }
+    /// Takes every whole frame at the start of `buffer`.
+    private func takeFrames(from buffer: inout ByteBuffer) {
+        while let length = nextFrame(in: buffer) { buffer.moveReaderIndex(forwardBy: length) }
+    }
+
+    /// Takes the whole masked client frame at the start of `buffer`, its payload unmasked into
+    /// scratch room (as `kindling serve` reads them); its length, or nil until one is whole.
+    private func nextFrame(in buffer: ByteBuffer) -> Int? {
+        guard let second = buffer.getInteger(at: buffer.readerIndex + 1, as: UInt8.self) else { return nil }
         var length = Int(second & 0x7f)
         var header = 2
         if length == 126 {
-            guard let long = received.getInteger(at: received.readerIndex + 2, as: UInt16.self) else { return false }
+            guard let long = buffer.getInteger(at: buffer.readerIndex + 2, as: UInt16.self) else { return nil }
             length = Int(long)
             header = 4
         } else if length == 127 {
-            guard let long = received.getInteger(at: received.readerIndex + 2, as: UInt64.self), long < 1 << 24 else { return false }
+            guard let long = buffer.getInteger(at: buffer.readerIndex + 2, as: UInt64.self), long < 1 << 24 else { return nil }
             length = Int(long)
             header = 10
         }
-        guard received.readableBytes >= header + 4 + length else { return false }
-        received.withUnsafeMutableReadableBytes { bytes in
+        guard buffer.readableBytes >= header + 4 + length else { return nil }
+        buffer.withUnsafeReadableBytes { bytes in
             let mask = bytes.loadUnaligned(fromByteOffset: header, as: UInt32.self)
-            let payload = UnsafeMutableRawBufferPointer(rebasing: bytes[(header + 4)..<(header + 4 + length)])
-            for index in 0..<length { payload[index] ^= UInt8(truncatingIfNeeded: mask >> (UInt32(index & 3) * 8)) }
-            take(UnsafeRawBufferPointer(payload))
+            let masked = UnsafeRawBufferPointer(rebasing: bytes[(header + 4)..<(header + 4 + length)])
+            withUnsafeTemporaryAllocation(byteCount: max(length, 1), alignment: 8) { scratch in
+                for index in 0..<length { scratch[index] = masked[index] ^ UInt8(truncatingIfNeeded: mask >> (UInt32(index & 3) * 8)) }
+                take(UnsafeRawBufferPointer(rebasing: scratch[0..<length]))
+            }
         }
-        received.moveReaderIndex(forwardBy: header + 4 + length)
-        if received.readableBytes == 0 { received.clear() }
-        return true
+        return header + 4 + length
     }
 
     /// Answers one request and, for a put, queues its payload to every listener.

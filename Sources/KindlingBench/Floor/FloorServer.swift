@@ -2,18 +2,18 @@ import NIOCore
 import NIOPosix
 
 /// The floor under any SwiftNIO WebSocket server's cost per request: `kindling-bench floor`
-/// serves it for the lean probe (`scripts/lean-probe.sh` with `FLOOR=1`), so issue 16's rows can
-/// be read against what SwiftNIO's channel, the runtime and the kernel cost with no database
-/// behind them.
+/// serves it for the harness and the lean probe (`FLOOR=1` with `scripts/redis-five-runs.sh` or
+/// `scripts/lean-probe.sh`), so issue 16's rows can be read against what SwiftNIO's channel, the
+/// runtime and the kernel cost with no database behind them.
 ///
-/// It does per request what every such server must (read the frame, unmask it, answer, send a
-/// put's body to each listener as an event in one frame shared by all, each connection written
-/// once per loop turn) and nothing else: no JSON parse, no tree, no log, no fsync. One event loop, as
-/// `kindling serve` has on two cores. It trusts its client, the probe: it checks nothing a server
-/// facing the world must (a frame over 16 MiB just stalls its connection). Written by hand for
-/// Kindling's benchmarks.
+/// It does per request what every such server must (read the frame where it arrived, unmask it,
+/// answer, send a put's body to each listener as an event in one frame shared by all, each
+/// connection written once per loop turn) and nothing else: no JSON parse, no tree, no log, no
+/// fsync. One event loop, as `kindling serve` has on two cores. It trusts its client: it checks
+/// nothing a server facing the world must (a frame over 16 MiB just stalls its connection).
+/// Written by hand for Kindling's benchmarks.
 public enum FloorServer {
-    /// Listens on 127.0.0.1:`port` with `group`, whose first event loop serves every connection.
+    /// Listens on 127.0.0.1:`port` with one event loop of `group`, which serves every connection.
     public static func bind(port: Int, group: any EventLoopGroup) async throws -> any Channel {
         let loop = group.next()
         let hub = FloorHub()

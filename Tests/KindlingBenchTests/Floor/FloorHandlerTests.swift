@@ -64,6 +64,15 @@ import Testing
         #expect(try channel.readOutbound(as: ByteBuffer.self) == nil)
     }
 
+    /// A client may send its first request right behind the handshake, in the same read.
+    @Test func aRequestInTheHandshakesReadIsAnswered() throws {
+        let channel = EmbeddedChannel(handler: FloorHandler(hub: FloorHub()), loop: EmbeddedEventLoop())
+        try channel.writeInbound(ByteBuffer(bytes: Array(Self.handshake.utf8) + Self.frame(#"{"t":"d","d":{"r":42,"a":"g","b":{"p":"/"}}}"#)))
+        _ = try #require(try channel.readOutbound(as: ByteBuffer.self))
+        let answer = try #require(try channel.readOutbound(as: ByteBuffer.self))
+        #expect(Self.messages(answer) == [#"{"t":"d","d":{"r":42,"b":{"s":"ok","d":""}}}"#])
+    }
+
     @Test func aPutReachesEveryListenerButItsWriterAsAnEvent() throws {
         let loop = EmbeddedEventLoop()
         let hub = FloorHub()
