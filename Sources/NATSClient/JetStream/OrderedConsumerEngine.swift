@@ -26,9 +26,19 @@ actor OrderedConsumerEngine {
     }
 
     /// Creates the first consumer before returning, so the reader starts from a known point and a
-    /// missing stream is reported to the caller instead of retried forever.
+    /// missing stream is reported to the caller instead of retried forever. A create that went
+    /// unanswered, or that met a cluster still electing its leaders, is tried again up to
+    /// `startAttempts` times in all: a loaded cluster's metadata leader can take longer than one
+    /// request timeout, and that is no reason to fail the reader.
     func start() async throws(JetStreamError) {
-        let first = try await setUp().get()
+        var attempt = 1
+        var result = await setUp()
+        while case .failure(let error) = result, attempt < Self.startAttempts, Self.isTransient(error), !stopped {
+            try? await Task.sleep(for: .milliseconds(100) * attempt)
+            attempt += 1
+            result = await setUp()
+        }
+        let first = try result.get()
         let events = await jetStream.client.connectionEvents()
         tasks.append(Task { [weak self] in await self?.run(first) })
         tasks.append(Task { [weak self] in await self?.watchEvents(events) })
@@ -64,6 +74,17 @@ actor OrderedConsumerEngine {
                 try? await Task.sleep(for: min(.milliseconds(50) * (1 << min(failures, 6)), heartbeat))
             }
         }
+    }
+
+    /// How many times `start` asks for the first consumer before reporting a transient failure.
+    static let startAttempts = 3
+
+    /// Whether a failed create may succeed if asked again: no answer in time, no connection yet,
+    /// nobody answering the API yet, or the API's own "temporarily unavailable" (503).
+    static func isTransient(_ error: JetStreamError) -> Bool {
+        if let api = error.apiError { return api.code == 503 }
+        guard let transport = error.natsError else { return false }
+        return transport == .timeout() || transport == .notConnected() || transport == .noResponders()
     }
 
     /// Subscribes to a fresh inbox first, then creates the consumer, so no message can arrive
