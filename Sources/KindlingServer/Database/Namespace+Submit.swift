@@ -28,6 +28,9 @@ extension Namespace {
             for (connection, inputs) in batches { self.take(inputs, from: connection, into: &block) }
             self.dispatch(block.refusals)
             self.logRefusals()
+            if self.registrationJournal != nil {
+                for connection in block.registrationsChanged { self.journalRegistrations(of: connection) }
+            }
             self.finish(block.out, holding: self.holdForAnswers(of: block))
             if block.refusal != nil { self.settleReservation() }
             if let node = self.cluster {

@@ -82,6 +82,9 @@ final class Namespace: @unchecked Sendable {
     var registrationStore: Task<Void, Never>?
     /// The connections whose registrations are in the bucket. Confined to `queue`.
     var storedRegistrations: Set<ConnectionID> = []
+    /// Where a namespace with a data directory keeps its connections' queued onDisconnect
+    /// writes (`Namespace+Journal.swift`); nil in memory and in cluster mode. Confined to `queue`.
+    var registrationJournal: RegistrationJournal?
     /// The revision of each connection's last put in the bucket; used by the puts' tasks.
     let registrationRevisions = Mutex<[ConnectionID: UInt64]>([:])
     /// The registrations of connections a rejoin closed, made once it is done. Confined to
@@ -164,6 +167,7 @@ final class Namespace: @unchecked Sendable {
             let storage = try makeStorage(directory: directory, configuration: configuration, budget: budget, lastSequence: 0)
             self.storage = storage
             rulesFile = NamespaceRulesFile(directory: directory)
+            startJournal(directory: directory)
         } catch {
             logger.error("cannot create the namespace's storage; its writes are refused: \(error)")
             storageUnavailable = true
@@ -206,6 +210,7 @@ final class Namespace: @unchecked Sendable {
             self.snapshotSequence = snapshotSequence
             self.rulesFile = NamespaceRulesFile(directory: directory)
             self.loadOwnRules()
+            self.makeLeftRegistrations(directory: directory)
         }
     }
 
@@ -285,6 +290,7 @@ final class Namespace: @unchecked Sendable {
             self.finish(out)
             // The registrations run as the identity the connection has now.
             if let node = self.cluster, self.storedRegistrations.contains(connection) { self.persistRegistrations(connection, node: node) }
+            self.journalRegistrations(of: connection)
         }
     }
 
@@ -386,6 +392,15 @@ final class Namespace: @unchecked Sendable {
         var out: [Outgoing] = []
         for problem in state.disconnect(connection, now: Namespace.now(), into: &out) {
             logger.warning("\(problem)", metadata: ["connection": "\(connection)"])
+        }
+        // Taken out before the writes are durable: a crash in between loses them rather than
+        // making them twice, as in cluster mode.
+        if let journal = registrationJournal {
+            do {
+                try journal.record(connection, nil)
+            } catch {
+                logger.error("could not take made onDisconnect registrations off disk: \(error)", metadata: ["connection": "\(connection)"])
+            }
         }
         if storedRegistrations.contains(connection) {
             finish(out, then: { self.queue.async { self.forgetRegistrations(connection) } })
