@@ -7,13 +7,22 @@ struct RequestTarget: Sendable {
     /// Query parameters by name (the last value wins); `+` is read as a space only when
     /// `plusIsSpace` is set (form encoding).
     var parameters: [String: String]
+    /// The first path segment whose escapes are malformed or decode to bytes that are not
+    /// UTF-8 (it stays undecoded in `path`); a REST request with one is refused.
+    var undecodableSegment: String?
 
     init(uri: String, plusIsSpace: Bool = false) {
         let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let rawPath = parts.first.map(String.init) ?? "/"
+        var undecodable: String?
         path = rawPath.split(separator: "/", omittingEmptySubsequences: false)
-            .map { RequestTarget.percentDecode($0, plusIsSpace: false) ?? String($0) }
+            .map { segment in
+                if let decoded = RequestTarget.percentDecode(segment, plusIsSpace: false) { return decoded }
+                if undecodable == nil { undecodable = String(segment) }
+                return String(segment)
+            }
             .joined(separator: "/")
+        undecodableSegment = undecodable
         var parameters: [String: String] = [:]
         if parts.count > 1 {
             for pair in parts[1].split(separator: "&") where !pair.isEmpty {

@@ -63,6 +63,9 @@ struct RESTRequest: Sendable {
             guard let text = RESTRequest.dataPath(target.path) else {
                 throw RESTError(.notFound, "append .json to your request URI to use the REST API")
             }
+            if let segment = target.undecodableSegment {
+                throw RESTError(.badRequest, "Invalid path: \(ValidationError.quoted(segment)) is not percent-encoded UTF-8")
+            }
             do throws(ValidationError) {
                 path = try Path(text)
             } catch {

@@ -80,11 +80,11 @@ final class RegistrationJournal {
     }
 
     /// Writes every queued connection's change to a new file, synced, and renames it over the
-    /// journal, so a crash leaves either file whole.
+    /// journal, so a crash leaves either file whole (a `.tmp` left behind is removed at start).
     private func rewrite() throws {
         var bytes: [UInt8] = []
         for (connection, value) in queued { bytes += Self.change(connection, value) }
-        let temporary = path + ".new"
+        let temporary = path + ".tmp"
         let descriptor = open(temporary, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw StorageError.io("cannot open \(temporary): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }

@@ -21,4 +21,11 @@ struct RequestTargetTests {
         #expect(RequestTarget(uri: "/x%2By.json?orderBy=%22%24key%22&a=1+2", plusIsSpace: false).parameters == ["orderBy": "\"$key\"", "a": "1+2"])
         #expect(RequestTarget(uri: "/x%2By.json").path == "/x+y.json")
     }
+
+    @Test func aPathSegmentThatDoesNotDecodeIsNamedAndKeptAsItCame() {
+        let target = RequestTarget(uri: "/ok%20/a%ZZb/a%C3b.json")
+        #expect(target.undecodableSegment == "a%ZZb")
+        #expect(target.path == "/ok /a%ZZb/a%C3b.json")
+        #expect(RequestTarget(uri: "/caf%C3%A9.json").undecodableSegment == nil)
+    }
 }

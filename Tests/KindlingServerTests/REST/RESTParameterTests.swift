@@ -32,6 +32,18 @@ struct RESTParameterTests {
         }
     }
 
+    @Test(arguments: ["/a%ZZb.json", "/a%C3b.json", "/a%.json", "/x/%ff/y.json"])
+    func aPathThatIsNotPercentEncodedUTF8IsRefusedAndNothingIsWritten(path: String) async throws {
+        try await RESTTests.withServer { server in
+            for method in ["PUT", "GET", "DELETE"] {
+                let response = try await TestHTTPConnection.request(port: server.port, method, path + "?ns=t", body: method == "PUT" ? #""bad""# : nil)
+                #expect(response.status == 400, "\(method) \(path)")
+                #expect(response.text.contains("percent-encoded UTF-8"), "\(response.text)")
+            }
+            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/.json?ns=t").text == "null")
+        }
+    }
+
     @Test func shallowFalseReadsEverything() async throws {
         try await RESTTests.withServer { server in
             _ = try await TestHTTPConnection.request(port: server.port, "PUT", "/q.json?ns=t", body: #"{"a":{"b":1}}"#)
