@@ -5,8 +5,9 @@ import NIOHTTP1
 /// Counts each request body against the server-wide `InFlightBudget` as it arrives, and gives
 /// the bytes back when the response ends (the body is held until then) or the connection
 /// closes, unless a parse of the body took them over (`handOverBody`). A body that would exceed
-/// the budget is answered 503 (nothing was written, so a retry is safe) and the connection
-/// closed, with a log line.
+/// the budget now is answered 503 (nothing was written, so a retry is safe), and one over half
+/// of it, which never could fit beside its parse, 413; either way the connection is closed, with
+/// a log line.
 final class HTTPBodyBudgetHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -25,15 +26,24 @@ final class HTTPBodyBudgetHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refusing else { return }
-        if case .body(let chunk) = unwrapInboundIn(data) {
-            guard budget.reserve(chunk.readableBytes) else {
-                refuse(context: context)
-                return
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            // A length too large for `Int` parses as nil: its chunks are then counted as they come.
+            if let declared = head.headers.first(name: "content-length"), let length = Int(declared), length > neverFits {
+                return refuseForGood(context: context)
             }
+        case .body(let chunk):
+            guard chunk.readableBytes <= neverFits - reserved else { return refuseForGood(context: context) }
+            guard budget.reserve(chunk.readableBytes) else { return refuse(context: context) }
             reserved += chunk.readableBytes
+        case .end: break
         }
         context.fireChannelRead(data)
     }
+
+    /// A body larger than this could never be taken, even by an idle server: parsing it takes
+    /// at least as much again as its text, within the same budget.
+    private var neverFits: Int { budget.limit / 2 }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) { giveBack() }
@@ -59,6 +69,15 @@ final class HTTPBodyBudgetHandler: ChannelDuplexHandler, RemovableChannelHandler
     private func giveBack() {
         budget.release(reserved)
         reserved = 0
+    }
+
+    /// A body no wait would make room for: 413, so the client does not retry it.
+    private func refuseForGood(context: ChannelHandlerContext) {
+        refusing = true
+        giveBack()
+        logger.warning("refusing a request body larger than half of --max-unfinished-mb (\(budget.limit) bytes)")
+        HTTPErrorReply.sendAndClose(
+            .payloadTooLarge, "Request body exceeds the \(neverFits)-byte limit the server's --max-unfinished-mb allows", context: context)
     }
 
     private func refuse(context: ChannelHandlerContext) {

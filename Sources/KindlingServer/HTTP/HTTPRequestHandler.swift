@@ -77,6 +77,11 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             state = .receiving(head, context.channel.allocator.buffer(capacity: 0))
             bodyValues = JSONValueCount()
+            // curl asks this before a body over 1 MB and waits a second for it otherwise. Sent
+            // only to a request the checks before this one let through.
+            if head.version != .http1_0, head.headers["expect"].contains(where: { $0.lowercased() == "100-continue" }) {
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+            }
         case .body(var chunk):
             guard case .receiving(let head, var body) = state else { return }
             state = .idle  // drops the enum's reference, so appending does not copy the body

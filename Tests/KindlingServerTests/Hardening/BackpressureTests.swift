@@ -189,19 +189,47 @@ struct BackpressureTests {
             let first = try await RawConnection.connect(port: server.port)
             defer { first.close() }
             try await first.send("PUT /a.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500000\r\n\r\n\"" + String(repeating: "a", count: 450_000))
-            try await Task.sleep(for: .milliseconds(300))
             let second = try await RawConnection.connect(port: server.port)
-            defer { second.close() }
-            try? await second.send("PUT /b.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 700000\r\n\r\n\"" + String(repeating: "b", count: 650_000))
-            #expect(await second.waitFor("HTTP/1.1 503"))
-            #expect(await second.waitForClose())
+            try await second.send("PUT /b.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500000\r\n\r\n\"" + String(repeating: "b", count: 450_000))
+            try await Task.sleep(for: .milliseconds(300))
+            let third = try await RawConnection.connect(port: server.port)
+            defer { third.close() }
+            try? await third.send("PUT /c.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 300000\r\n\r\n\"" + String(repeating: "c", count: 250_000))
+            #expect(await third.waitFor("HTTP/1.1 503"))
+            #expect(await third.waitForClose())
             #expect(logs.contains("refusing a request body"))
+            second.close()
+            try await Task.sleep(for: .milliseconds(300))
             // The first finishes and is served (its parse takes as much again as its text);
             // then the budget is free again: a string of half the budget needs all of it.
             try await first.send(String(repeating: "a", count: 49_998) + "\"")
             #expect(await first.waitFor("HTTP/1.1 200"))
-            let third = try await TestHTTPConnection.request(port: server.port, "PUT", "/c.json?ns=t", body: "\"" + String(repeating: "c", count: 500_000) + "\"")
-            #expect(third.status == 200)
+            let again = try await TestHTTPConnection.request(port: server.port, "PUT", "/c.json?ns=t", body: "\"" + String(repeating: "c", count: 500_000) + "\"")
+            #expect(again.status == 200)
+        }
+    }
+
+    /// A body over half the budget could never be parsed beside its own bytes, however idle the
+    /// server: 413, so the client does not retry it, whether its length is declared or not.
+    @Test func aBodyThatCouldNeverFitTheBudgetIsRefusedFor413() async throws {
+        try await HardeningServer.with({ $0.inFlightBudgetBytes = 1024 * 1024 }) { server, _ in
+            let declared = try await RawConnection.connect(port: server.port)
+            defer { declared.close() }
+            try await declared.send("PUT /a.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 600000\r\n\r\n")
+            #expect(await declared.waitFor("HTTP/1.1 413"))
+            #expect(await declared.waitFor("--max-unfinished-mb"))
+            #expect(await declared.waitForClose())
+            let chunked = try await RawConnection.connect(port: server.port)
+            defer { chunked.close() }
+            let chunk = String(repeating: "a", count: 100_000)
+            let chunkFrame = String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n"
+            try await chunked.send("PUT /b.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n" + "1\r\n\"\r\n")
+            for _ in 0..<6 { try? await chunked.send(chunkFrame) }
+            #expect(await chunked.waitFor("HTTP/1.1 413"))
+            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/.json?ns=t").text == "null")
+            // Just under half still fits.
+            let fits = try await TestHTTPConnection.request(port: server.port, "PUT", "/c.json?ns=t", body: "\"" + String(repeating: "c", count: 500_000) + "\"")
+            #expect(fits.status == 200)
         }
     }
 
