@@ -28,9 +28,7 @@ extension Namespace {
             for (connection, inputs) in batches { self.take(inputs, from: connection, into: &block) }
             self.dispatch(block.refusals)
             self.logRefusals()
-            if self.registrationJournal != nil {
-                for connection in block.registrationsChanged { self.journalRegistrations(of: connection) }
-            }
+            self.flushJournal()
             self.finish(block.out, holding: self.holdForAnswers(of: block))
             if block.refusal != nil { self.settleReservation() }
             if let node = self.cluster {
@@ -138,9 +136,11 @@ extension Namespace {
                 block.registrationsChanged.append(connection)
             }
             let before = block.out.count
-            if case .authenticated(let auth)? = state.handle(input, from: connection, now: block.now, into: &block.out), let expiresAt = auth.expiresAt {
+            let answer = state.handle(input, from: connection, now: block.now, into: &block.out)
+            if case .authenticated(let auth)? = answer, let expiresAt = auth.expiresAt {
                 expire(connection, at: expiresAt)
             }
+            journal(operation, answer: answer, of: connection)
             var answers = 0
             for outgoing in block.out[before...] {
                 if case .one(connection) = outgoing.recipients, case .bytes(let bytes) = outgoing.content { answers += bytes.count }

@@ -290,7 +290,10 @@ final class Namespace: @unchecked Sendable {
             self.finish(out)
             // The registrations run as the identity the connection has now.
             if let node = self.cluster, self.storedRegistrations.contains(connection) { self.persistRegistrations(connection, node: node) }
-            self.journalRegistrations(of: connection)
+            if let journal = self.registrationJournal, journal.journaled.contains(connection) {
+                journal.note(.identity(self.state.auth(of: .realtime(connection))), of: connection)
+                self.flushJournal()
+            }
         }
     }
 
@@ -395,13 +398,7 @@ final class Namespace: @unchecked Sendable {
         }
         // Taken out before the writes are durable: a crash in between loses them rather than
         // making them twice, as in cluster mode.
-        if let journal = registrationJournal {
-            do {
-                try journal.record(connection, nil)
-            } catch {
-                logger.error("could not take made onDisconnect registrations off disk: \(error)", metadata: ["connection": "\(connection)"])
-            }
-        }
+        journalEnded(connection)
         if storedRegistrations.contains(connection) {
             finish(out, then: { self.queue.async { self.forgetRegistrations(connection) } })
         } else {

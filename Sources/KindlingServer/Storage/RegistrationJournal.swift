@@ -1,124 +1,194 @@
 import Foundation
+import KindlingCore
 
 /// The onDisconnect writes queued by a namespace's open connections, kept on disk so that a
 /// server process that dies (kill -9, a crash) still makes them at its next start: every one of
 /// those connections ended with the process. Cluster mode keeps them in NATS instead.
 ///
 /// `ondisconnect.journal` in the namespace's directory is a list of changes, each
-/// `[length: UInt32 LE][crc32: UInt32 LE][connection: UInt64 LE][registrations]`, where length
-/// and the CRC-32 cover the connection and the registrations (`StoredRegistrations`' bytes; none
-/// when the connection has nothing queued any more). The last change of a connection is what it
-/// has queued. Each change is written before the client's `ok` and without an fsync: it survives
-/// the process, not a power cut. When the file is mostly changes overtaken by later ones, it is
-/// written again with only what is queued now. Confined to the namespace's queue.
+/// `[length: UInt32 LE][crc32: UInt32 LE][connection: UInt64 LE][change]`, where length and the
+/// CRC-32 cover the connection and the change, and the change is JSON: a write queued
+/// (`{"o":"set"|"update","p":[keys],"d":data}`, as a forwarded write without its identity), a
+/// cancel (`{"x":[keys]}`), the identity the writes run as (`{"a":auth}`), or nothing: the
+/// connection ended and its writes were made. A change costs what it says, however much the
+/// connection has queued. Replaying the changes with the queue's own rules gives what each
+/// connection had queued. The changes of a block are written before its answers go out, without
+/// an fsync: they survive the process, not a power cut. Once the file has grown to four times
+/// its size after the last rewrite, it is written again (atomically) with only what is queued
+/// now, and so after a write that failed part-way.
+/// Confined to the namespace's queue.
 final class RegistrationJournal {
     static let fileName = "ondisconnect.journal"
 
+    /// One change of a connection's queue.
+    enum Change {
+        case queued(Operation)
+        case cancelled(Path)
+        case identity(AuthState)
+        case ended
+    }
+
     private let path: String
-    /// What each connection with queued writes has queued, as written last.
-    private var queued: [Int: [UInt8]] = [:]
-    private var queuedBytes = 0
+    /// The connections with changes in the file since they last ended.
+    private(set) var journaled: Set<ConnectionID> = []
+    /// Changes noted but not yet written.
+    private var pending: [UInt8] = []
     private var fileBytes = 0
+    private var bytesAfterRewrite = 0
+    /// Set when a write failed part-way: the file may end in a torn change, so the next
+    /// flush writes it again whole.
+    private var damaged = false
+    /// Set once this journal has written its file.
+    private var started = false
 
     /// A journal for a process that has just taken over `directory` (see `takeOver`).
     init(directory: String) {
         path = directory + "/" + Self.fileName
     }
 
-    /// The registrations a process that died left in `directory`, in the order their
-    /// connections queued them, and the file removed: they are this start's to make, at most
-    /// once. A torn or damaged change ends the reading, as a torn log record does.
-    static func takeOver(directory: String) throws -> [StoredRegistrations] {
+    /// Notes a change of `connection`'s queue, written at the next `flush`.
+    func note(_ change: Change, of connection: ConnectionID) {
+        let body: [UInt8]
+        switch change {
+        case .queued(let operation):
+            guard let write = ForwardedWrite(operation, auth: .anonymous) else { return }
+            body = Array(JSONWriter.string(.object(write.operationMembers())).utf8)
+            journaled.insert(connection)
+        case .cancelled(let at):
+            body = Array(JSONWriter.string(.object([JSONMember("x", ForwardedWrite.encode(at))])).utf8)
+        case .identity(let auth):
+            body = Array(JSONWriter.string(.object([JSONMember("a", ForwardedWrite.encode(auth))])).utf8)
+        case .ended:
+            guard journaled.remove(connection) != nil else { return }
+            body = []
+        }
+        Self.frame(connection.value, body, into: &pending)
+    }
+
+    /// Whether the next flush should write the file again from what is queued now.
+    var wantsRewrite: Bool { damaged || fileBytes + pending.count > max(Self.rewriteAbove, 4 * bytesAfterRewrite) }
+
+    /// The file is not written again below this size.
+    static let rewriteAbove = 1 << 20
+
+    /// Writes the noted changes. The first write of a journal starts the file anew, so this
+    /// process's connections never mix with those of one before (whose ids were the same).
+    func flush() throws {
+        guard !pending.isEmpty else { return }
+        defer { pending = [] }
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | (started ? 0 : O_TRUNC), 0o644)
+        guard descriptor >= 0 else { throw StorageError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        started = true
+        do {
+            try pending.withUnsafeBytes { try StorageLayout.writeAll($0, to: descriptor, path: path) }
+        } catch {
+            damaged = true
+            throw error
+        }
+        fileBytes += pending.count
+    }
+
+    /// Replaces the file with `queued` (each connection's identity and writes, in order) and
+    /// drops the noted changes, which `queued` already holds. A crash leaves either file whole.
+    func rewrite(_ queued: [(connection: ConnectionID, auth: AuthState, writes: [Operation])]) throws {
+        pending = []
+        journaled = []
+        var bytes: [UInt8] = []
+        for (connection, auth, writes) in queued where !writes.isEmpty {
+            note(.identity(auth), of: connection)
+            for write in writes { note(.queued(write), of: connection) }
+            bytes += pending
+            pending = []
+        }
+        try StorageLayout.writeAtomically(to: path) { descriptor, temporary in
+            try bytes.withUnsafeBytes { try StorageLayout.writeAll($0, to: descriptor, path: temporary) }
+        }
+        started = true
+        damaged = false
+        fileBytes = bytes.count
+        bytesAfterRewrite = bytes.count
+    }
+
+    /// What the connections of a process that died left queued in `directory`, in the order
+    /// the file first names them, and the file removed: they are this start's to make, at most once.
+    /// A torn or damaged change ends the reading, as a torn log record does; a change that
+    /// does not read is skipped with its connection's other writes kept.
+    static func takeOver(directory: String) throws -> (left: [StoredRegistrations], unreadable: Int) {
         let path = directory + "/" + fileName
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
-        let bytes = [UInt8](data)
-        var latest: [Int: [UInt8]] = [:]
+        guard FileManager.default.fileExists(atPath: path) else { return ([], 0) }
+        let bytes = try StorageLayout.readFile(path)
+        var queues: [Int: (auth: AuthState, queue: OnDisconnectQueue)] = [:]
         var order: [Int] = []
+        var unreadable = 0
         var offset = 0
         while bytes.count - offset >= 16 {
             let length = Int(readUInt32(bytes, at: offset))
             guard length >= 8, length <= bytes.count - offset - 8 else { break }
             let body = bytes[(offset + 8)..<(offset + 8 + length)]
             guard body.withUnsafeBytes({ CRC32.checksum($0) }) == readUInt32(bytes, at: offset + 4) else { break }
-            let connection = Int(truncatingIfNeeded: readUInt64(bytes, at: offset + 8))
-            if latest[connection] == nil { order.append(connection) }
-            latest[connection] = Array(body.dropFirst(8))
             offset += 8 + length
+            let connection = Int(truncatingIfNeeded: readUInt64(bytes, at: body.startIndex))
+            let change = body.dropFirst(8)
+            guard !change.isEmpty else {
+                queues[connection] = nil
+                continue
+            }
+            if queues[connection] == nil {
+                queues[connection] = (.anonymous, OnDisconnectQueue())
+                order.append(connection)
+            }
+            do throws(ValidationError) {
+                try replay(Array(change), into: &queues[connection, default: (.anonymous, OnDisconnectQueue())])
+            } catch {
+                unreadable += 1
+            }
         }
         try FileManager.default.removeItem(atPath: path)
-        return try order.compactMap { connection in
-            guard let value = latest[connection], !value.isEmpty else { return nil }
-            return try StoredRegistrations.decode(value)
-        }
-    }
-
-    /// Records what `connection` has queued now (nil or empty: nothing).
-    func record(_ connection: ConnectionID, _ registrations: [UInt8]?) throws {
-        let value = registrations ?? []
-        let old = queued[connection.value]
-        guard !(old == nil && value.isEmpty), old != value else { return }
-        let change = Self.change(connection.value, value)
-        queuedBytes -= old.map { $0.count + 16 } ?? 0
-        queued[connection.value] = value.isEmpty ? nil : value
-        queuedBytes += value.isEmpty ? 0 : change.count
-        if fileBytes > Self.rewriteAbove, fileBytes > 4 * queuedBytes {
-            try rewrite()
-        } else {
-            try append(change)
-        }
-    }
-
-    /// The file is written again from `queued` once it passes this size and is mostly stale.
-    static let rewriteAbove = 1 << 20
-
-    private func append(_ change: [UInt8]) throws {
-        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw StorageError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        try Self.writeAll(change, to: descriptor, path: path)
-        fileBytes += change.count
-    }
-
-    /// Writes every queued connection's change to a new file, synced, and renames it over the
-    /// journal, so a crash leaves either file whole (a `.tmp` left behind is removed at start).
-    private func rewrite() throws {
-        var bytes: [UInt8] = []
-        for (connection, value) in queued { bytes += Self.change(connection, value) }
-        let temporary = path + ".tmp"
-        let descriptor = open(temporary, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw StorageError.io("cannot open \(temporary): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        try Self.writeAll(bytes, to: descriptor, path: temporary)
-        guard fsync(descriptor) == 0, rename(temporary, path) == 0 else {
-            throw StorageError.io("cannot replace \(path): \(String(cString: strerror(errno)))")
-        }
-        fileBytes = bytes.count
-    }
-
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                guard let base = buffer.baseAddress else { return 0 }
-                return write(descriptor, base + written, buffer.count - written)
+        let left = order.compactMap { connection -> StoredRegistrations? in
+            guard let (auth, queue) = queues[connection] else { return nil }
+            let writes = queue.operations.compactMap { operation -> ForwardedWrite? in
+                switch operation {
+                case .put(let path, let data): return ForwardedWrite(.set(path: path, data: data, precondition: nil), auth: auth)
+                case .merge(let path, let members): return ForwardedWrite(.update(path: path, members: members), auth: auth)
+                }
             }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw StorageError.io("cannot write \(path): \(String(cString: strerror(errno)))") }
-            written += count
+            return writes.isEmpty ? nil : StoredRegistrations(writes: writes)
+        }
+        return (left, unreadable)
+    }
+
+    /// Applies one change to a connection's queue as the namespace applied it.
+    private static func replay(_ change: [UInt8], into entry: inout (auth: AuthState, queue: OnDisconnectQueue)) throws(ValidationError) {
+        let json = try JSONParser.parse(change)
+        if let auth = json["a"] {
+            entry.auth = try ForwardedWrite.decodeAuth(auth)
+        } else if let keys = json["x"] {
+            entry.queue.cancel(at: try ForwardedWrite.decodePath(keys))
+        } else if case .object(let members) = json {
+            let operation: OnDisconnectQueue.Operation
+            switch try ForwardedWrite.decode(.object(members + [JSONMember("a", ForwardedWrite.encode(AuthState.anonymous))])).operation {
+            case .set(let path, let data, _): operation = .put(path, data)
+            case .update(let path, let members): operation = .merge(path, members)
+            default: throw ValidationError(.invalidData, "a journaled onDisconnect write is a set or an update")
+            }
+            entry.queue.dropOverwritten(by: operation.locations)
+            entry.queue.append(operation, bytes: operation.bytes, locations: operation.locations)
+        } else {
+            throw ValidationError(.invalidData, "a journaled onDisconnect change is an object")
         }
     }
 
-    private static func change(_ connection: Int, _ value: [UInt8]) -> [UInt8] {
+    private static func frame(_ connection: Int, _ change: [UInt8], into bytes: inout [UInt8]) {
         var body: [UInt8] = []
-        body.reserveCapacity(8 + value.count)
+        body.reserveCapacity(8 + change.count)
         for shift in stride(from: 0, to: 64, by: 8) { body.append(UInt8(truncatingIfNeeded: UInt64(bitPattern: Int64(connection)) >> UInt64(shift))) }
-        body += value
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(8 + body.count)
-        for value in [UInt32(body.count), CRC32.checksum(body)] {
+        body += change
+        // A change is at most one onDisconnect request's data (under 256 MB): the length fits.
+        for value in [UInt32(truncatingIfNeeded: body.count), CRC32.checksum(body)] {
             for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
         }
-        return bytes + body
+        bytes += body
     }
 
     private static func readUInt32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
