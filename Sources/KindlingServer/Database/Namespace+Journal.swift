@@ -27,9 +27,10 @@ extension Namespace {
     }
 
     /// Writes the noted changes before the answers that confirm them go out; the whole file
-    /// again from the queues when it has grown stale or a write failed.
+    /// again from the queues when it has grown stale or a write failed (at the next change, so
+    /// a full disk costs no rewrite per block of plain writes).
     func flushJournal() {
-        guard let journal = registrationJournal else { return }
+        guard let journal = registrationJournal, journal.hasPending else { return }
         do {
             if journal.wantsRewrite {
                 let queued = state.connections.keys.map { connection in

@@ -65,6 +65,9 @@ final class RegistrationJournal {
         Self.frame(connection.value, body, into: &pending)
     }
 
+    /// Whether changes wait to be written.
+    var hasPending: Bool { !pending.isEmpty }
+
     /// Whether the next flush should write the file again from what is queued now.
     var wantsRewrite: Bool { damaged || fileBytes + pending.count > max(Self.rewriteAbove, 4 * bytesAfterRewrite) }
 
