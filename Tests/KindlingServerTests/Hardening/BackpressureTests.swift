@@ -191,7 +191,9 @@ struct BackpressureTests {
             try await first.send("PUT /a.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500000\r\n\r\n\"" + String(repeating: "a", count: 450_000))
             let second = try await RawConnection.connect(port: server.port)
             try await second.send("PUT /b.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500000\r\n\r\n\"" + String(repeating: "b", count: 450_000))
-            try await Task.sleep(for: .milliseconds(300))
+            // Time for the server to read both (the budget is not visible from here); a
+            // loaded machine is slow, hence a second.
+            try await Task.sleep(for: .seconds(1))
             let third = try await RawConnection.connect(port: server.port)
             defer { third.close() }
             try? await third.send("PUT /c.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 300000\r\n\r\n\"" + String(repeating: "c", count: 250_000))
@@ -199,7 +201,7 @@ struct BackpressureTests {
             #expect(await third.waitForClose())
             #expect(logs.contains("refusing a request body"))
             second.close()
-            try await Task.sleep(for: .milliseconds(300))
+            try await Task.sleep(for: .seconds(1))
             // The first finishes and is served (its parse takes as much again as its text);
             // then the budget is free again: a string of half the budget needs all of it.
             try await first.send(String(repeating: "a", count: 49_998) + "\"")
