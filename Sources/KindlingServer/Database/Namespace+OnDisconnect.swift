@@ -218,15 +218,23 @@ extension Namespace {
     /// node still leads (false when it does not). Confined to `queue`.
     func runRegistrations(_ writes: [ForwardedWrite], of owner: String) -> Bool {
         guard replicated != nil else { return false }
+        makeGoneConnectionsWrites(writes, metadata: ["node": "\(owner)"])
+        logger.notice("ran the onDisconnect writes of a node that died", metadata: ["node": "\(owner)", "writes": "\(writes.count)"])
+        return true
+    }
+
+    /// Makes the onDisconnect writes of connections that are gone with their node or process,
+    /// each as a write of the identity that queued it, through the namespace's one decision,
+    /// and each its own log batch (a cluster batch is one NATS message); a refused one is
+    /// logged. Confined to `queue`.
+    func makeGoneConnectionsWrites(_ writes: [ForwardedWrite], metadata: Logger.Metadata) {
         for write in writes {
             var out: [Outgoing] = []
             if case .refused(let refusal) = state.apply(write.operation, by: .rest(write.auth), now: Namespace.now(), into: &out) {
-                logger.warning("onDisconnect write of a dead node was not made: \(refusal.wire.message)", metadata: ["node": "\(owner)"])
+                logger.warning("an onDisconnect write of a gone connection was not made: \(refusal.wire.message)", metadata: metadata)
             }
             logRefusals()
             finish(out)
         }
-        logger.notice("ran the onDisconnect writes of a node that died", metadata: ["node": "\(owner)", "writes": "\(writes.count)"])
-        return true
     }
 }

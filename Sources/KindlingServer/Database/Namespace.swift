@@ -290,10 +290,8 @@ final class Namespace: @unchecked Sendable {
             self.finish(out)
             // The registrations run as the identity the connection has now.
             if let node = self.cluster, self.storedRegistrations.contains(connection) { self.persistRegistrations(connection, node: node) }
-            if let journal = self.registrationJournal, journal.journaled.contains(connection) {
-                journal.note(.identity(self.state.auth(of: .realtime(connection))), of: connection)
-                self.flushJournal()
-            }
+            self.registrationJournal?.note(.identity(self.state.auth(of: .realtime(connection))), of: connection)
+            self.flushJournal()
         }
     }
 

@@ -22,24 +22,26 @@ final class RegistrationJournal {
 
     /// One change of a connection's queue.
     enum Change {
-        case queued(Operation)
+        /// A write queued, by a connection whose writes run as `auth` (noted first when the
+        /// connection has nothing in the file yet).
+        case queued(Operation, as: AuthState)
         case cancelled(Path)
         case identity(AuthState)
         case ended
     }
 
     private let path: String
-    /// The connections with changes in the file since they last ended.
+    /// The connections with changes in the file since they last ended: only their cancels,
+    /// identities and ends are worth noting.
     private(set) var journaled: Set<ConnectionID> = []
     /// Changes noted but not yet written.
     private var pending: [UInt8] = []
     private var fileBytes = 0
     private var bytesAfterRewrite = 0
-    /// Set when a write failed part-way: the file may end in a torn change, so the next
-    /// flush writes it again whole.
-    private var damaged = false
-    /// Set once this journal has written its file.
-    private var started = false
+    /// Set until the first rewrite (so this process's connections never mix with those of one
+    /// before, whose ids were the same) and after a write that failed part-way (the file may
+    /// end in a torn change): the next flush writes the file again whole.
+    private var needsRewrite = true
 
     /// A journal for a process that has just taken over `directory` (see `takeOver`).
     init(directory: String) {
@@ -48,45 +50,45 @@ final class RegistrationJournal {
 
     /// Notes a change of `connection`'s queue, written at the next `flush`.
     func note(_ change: Change, of connection: ConnectionID) {
-        let body: [UInt8]
+        let members: [JSONMember]
         switch change {
-        case .queued(let operation):
+        case .queued(let operation, let auth):
             guard let write = ForwardedWrite(operation, auth: .anonymous) else { return }
-            body = Array(JSONWriter.string(.object(write.operationMembers())).utf8)
-            journaled.insert(connection)
+            if journaled.insert(connection).inserted { note(.identity(auth), of: connection) }
+            members = write.operationMembers()
         case .cancelled(let at):
-            body = Array(JSONWriter.string(.object([JSONMember("x", ForwardedWrite.encode(at))])).utf8)
+            guard journaled.contains(connection) else { return }
+            members = [JSONMember("x", ForwardedWrite.encode(at))]
         case .identity(let auth):
-            body = Array(JSONWriter.string(.object([JSONMember("a", ForwardedWrite.encode(auth))])).utf8)
+            guard journaled.contains(connection) else { return }
+            members = [JSONMember("a", ForwardedWrite.encode(auth))]
         case .ended:
             guard journaled.remove(connection) != nil else { return }
-            body = []
+            return Self.frame(connection.value, [], into: &pending)
         }
-        Self.frame(connection.value, body, into: &pending)
+        Self.frame(connection.value, Array(JSONWriter.string(.object(members)).utf8), into: &pending)
     }
 
     /// Whether changes wait to be written.
     var hasPending: Bool { !pending.isEmpty }
 
     /// Whether the next flush should write the file again from what is queued now.
-    var wantsRewrite: Bool { damaged || fileBytes + pending.count > max(Self.rewriteAbove, 4 * bytesAfterRewrite) }
+    var wantsRewrite: Bool { needsRewrite || fileBytes + pending.count > max(Self.rewriteAbove, 4 * bytesAfterRewrite) }
 
     /// The file is not written again below this size.
     static let rewriteAbove = 1 << 20
 
-    /// Writes the noted changes. The first write of a journal starts the file anew, so this
-    /// process's connections never mix with those of one before (whose ids were the same).
+    /// Appends the noted changes.
     func flush() throws {
         guard !pending.isEmpty else { return }
         defer { pending = [] }
-        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | (started ? 0 : O_TRUNC), 0o644)
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw StorageError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
-        started = true
         do {
             try pending.withUnsafeBytes { try StorageLayout.writeAll($0, to: descriptor, path: path) }
         } catch {
-            damaged = true
+            needsRewrite = true
             throw error
         }
         fileBytes += pending.count
@@ -97,18 +99,15 @@ final class RegistrationJournal {
     func rewrite(_ queued: [(connection: ConnectionID, auth: AuthState, writes: [Operation])]) throws {
         pending = []
         journaled = []
-        var bytes: [UInt8] = []
-        for (connection, auth, writes) in queued where !writes.isEmpty {
-            note(.identity(auth), of: connection)
-            for write in writes { note(.queued(write), of: connection) }
-            bytes += pending
-            pending = []
+        for (connection, auth, writes) in queued {
+            for write in writes { note(.queued(write, as: auth), of: connection) }
         }
+        let bytes = pending
+        pending = []
         try StorageLayout.writeAtomically(to: path) { descriptor, temporary in
             try bytes.withUnsafeBytes { try StorageLayout.writeAll($0, to: descriptor, path: temporary) }
         }
-        started = true
-        damaged = false
+        needsRewrite = false
         fileBytes = bytes.count
         bytesAfterRewrite = bytes.count
     }
@@ -126,12 +125,12 @@ final class RegistrationJournal {
         var unreadable = 0
         var offset = 0
         while bytes.count - offset >= 16 {
-            let length = Int(readUInt32(bytes, at: offset))
+            let length = Int(LogRecord.readUInt32(bytes[...], at: offset))
             guard length >= 8, length <= bytes.count - offset - 8 else { break }
             let body = bytes[(offset + 8)..<(offset + 8 + length)]
-            guard body.withUnsafeBytes({ CRC32.checksum($0) }) == readUInt32(bytes, at: offset + 4) else { break }
+            guard body.withUnsafeBytes({ CRC32.checksum($0) }) == LogRecord.readUInt32(bytes[...], at: offset + 4) else { break }
             offset += 8 + length
-            let connection = Int(truncatingIfNeeded: readUInt64(bytes, at: body.startIndex))
+            let connection = Int(truncatingIfNeeded: LogRecord.readUInt64(bytes[...], at: body.startIndex))
             let change = body.dropFirst(8)
             guard !change.isEmpty else {
                 queues[connection] = nil
@@ -182,23 +181,15 @@ final class RegistrationJournal {
         }
     }
 
+    /// Frames a change as a log record frames its write: length and CRC-32 of what follows.
     private static func frame(_ connection: Int, _ change: [UInt8], into bytes: inout [UInt8]) {
         var body: [UInt8] = []
         body.reserveCapacity(8 + change.count)
-        for shift in stride(from: 0, to: 64, by: 8) { body.append(UInt8(truncatingIfNeeded: UInt64(bitPattern: Int64(connection)) >> UInt64(shift))) }
+        LogRecord.append(UInt64(bitPattern: Int64(connection)), to: &body)
         body += change
-        // A change is at most one onDisconnect request's data (under 256 MB): the length fits.
-        for value in [UInt32(truncatingIfNeeded: body.count), CRC32.checksum(body)] {
-            for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
-        }
+        // A change is at most one realtime message's data (16 MB): the length fits.
+        LogRecord.append(UInt32(truncatingIfNeeded: body.count), to: &bytes)
+        LogRecord.append(CRC32.checksum(body), to: &bytes)
         bytes += body
-    }
-
-    private static func readUInt32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
-        (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[offset + $1]) << UInt32(8 * $1) }
-    }
-
-    private static func readUInt64(_ bytes: [UInt8], at offset: Int) -> UInt64 {
-        (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[offset + $1]) << UInt64(8 * $1) }
     }
 }

@@ -14,9 +14,9 @@ struct RegistrationJournalTests {
         return path
     }
 
-    /// A write of `value` at `path` queued.
-    private func set(_ path: String, _ value: String) throws -> RegistrationJournal.Change {
-        .queued(.set(path: try Path(path), data: .string(value), precondition: nil))
+    /// A write of `value` at `path` queued, to run as `auth`.
+    private func set(_ path: String, _ value: String, as auth: AuthState = .anonymous) throws -> RegistrationJournal.Change {
+        .queued(.set(path: try Path(path), data: .string(value), precondition: nil), as: auth)
     }
 
     /// What each taken-over registration sets, in order.
@@ -33,12 +33,14 @@ struct RegistrationJournalTests {
         let journal = RegistrationJournal(directory: folder)
         let (a, b, c) = (ConnectionID.next(), ConnectionID.next(), ConnectionID.next())
         let alice = AuthState.overridden(by: .object([JSONMember("uid", .string("alice"))]))
-        journal.note(.identity(.anonymous), of: a)
+        // Nothing is noted of a connection with nothing queued.
+        journal.note(.identity(alice), of: b)
+        journal.note(.cancelled(try Path("/q")), of: b)
+        journal.note(.ended, of: b)
+        #expect(!journal.hasPending)
         journal.note(try set("/p", "a1"), of: a)
-        journal.note(.identity(.anonymous), of: b)
-        journal.note(try set("/q", "b1"), of: b)
+        journal.note(try set("/q", "b1", as: alice), of: b)
         try journal.flush()
-        journal.note(.identity(.anonymous), of: c)
         journal.note(try set("/r", "c1"), of: c)
         journal.note(try set("/s", "s1"), of: c)
         journal.note(try set("/p", "a2"), of: a)  // overwrites a1
@@ -89,7 +91,7 @@ struct RegistrationJournalTests {
             journal.note(.ended, of: passing)
             if journal.wantsRewrite {
                 rewrites += 1
-                guard case .queued(let write) = try set("/k", "kept") else { return }
+                guard case .queued(let write, _) = try set("/k", "kept") else { return }
                 try journal.rewrite([(kept, .anonymous, [write])])
             } else {
                 try journal.flush()
