@@ -99,7 +99,9 @@ public final class KindlingServer: Sendable {
             workers: workers,
             verifier: verifier,
             metrics: metrics,
-            health: ServerHealth(metrics: metrics, cluster: cluster)
+            health: ServerHealth(metrics: metrics, cluster: cluster),
+            perEventLoop: perEventLoop,
+            longPolls: LongPollSessions(limit: maxConnections)
         )
         let logger = configuration.logger
         let bootstrap = ServerBootstrap(group: group)
@@ -208,7 +210,9 @@ public final class KindlingServer: Sendable {
                 // An invalid namespace name is not upgraded: the HTTP handler answers 400.
                 let target = RequestTarget(uri: head.uri)
                 let name = RequestTarget.namespace(parameters: target.parameters, host: head.headers.first(name: "host"), fallback: configuration.defaultNamespace)
-                return channel.eventLoop.makeSucceededFuture(target.path == "/.ws" && NamespaceName.isValid(name) ? HTTPHeaders() : nil)
+                // A WebSocket taking a long-polling session over (`s=`) must name one that is open.
+                let takesOver = target.parameters["s"].map { resources.longPolls.session($0)?.namespace.name == name } ?? true
+                return channel.eventLoop.makeSucceededFuture(target.path == "/.ws" && NamespaceName.isValid(name) && takesOver ? HTTPHeaders() : nil)
             },
             pipeline: { channel, head in
                 let target = RequestTarget(uri: head.uri)
@@ -224,9 +228,11 @@ public final class KindlingServer: Sendable {
                     ChannelOptions.writeBufferWaterMark,
                     value: ChannelOptions.Types.WriteBufferWaterMark(low: pause / 2, high: pause)
                 )
-                // One use of the namespace, which the session's detach ends.
+                let takingOver = target.parameters["s"].flatMap(resources.longPolls.session)
+                // One use of the namespace, which the session's detach ends (a WebSocket taking
+                // a long-polling session over uses that session's).
                 let session = WebSocketSessionHandler(
-                    namespace: registry.namespace(name),
+                    namespace: takingOver?.namespace ?? registry.namespace(name),
                     outbox: shares.outbox,
                     inbox: shares.inbox,
                     idleSweep: shares.idleSweep,
@@ -236,7 +242,8 @@ public final class KindlingServer: Sendable {
                     budget: resources.budget,
                     backlogBudget: resources.backlogBudget,
                     metrics: resources.metrics,
-                    configuration: configuration
+                    configuration: configuration,
+                    takingOver: takingOver
                 )
                 try channel.pipeline.syncOperations.addHandler(session)
             }

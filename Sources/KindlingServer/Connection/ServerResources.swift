@@ -20,4 +20,8 @@ struct ServerResources: Sendable {
     let metrics: ServerMetrics
     /// Readiness: storage taking writes, shutdown not begun.
     let health: ServerHealth
+    /// Each event loop's outbox, inbox and idle sweep, shared by its realtime sessions.
+    let perEventLoop: PerEventLoop
+    /// The long-polling sessions (`/.lp`).
+    let longPolls: LongPollSessions
 }

@@ -18,25 +18,30 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private enum State {
+    enum State {
         case idle
         case receiving(HTTPRequestHead, ByteBuffer)
         /// The body was refused; its remaining parts are dropped (the connection then closes).
         case discarding
         case streaming(EventStream, Namespace)
+        /// A long-polling request held open until its session has something to say.
+        case polling(LongPollSession, ticket: Int)
+        /// A long-polling session's disconnect frame, open until the page unloads.
+        case disconnectFrame(LongPollSession)
     }
 
     /// The connection's identity in its log lines.
     let connection = ConnectionID.next()
-    private let registry: NamespaceRegistry
-    private let configuration: ServerConfiguration
+    let registry: NamespaceRegistry
+    let configuration: ServerConfiguration
+    let resources: ServerResources
     private let verifier: CredentialVerifier
     /// Parse and render large bodies away from the event loop.
     private let workers: NIOThreadPool
     private let metrics: ServerMetrics
     private let health: ServerHealth
     private let policy: BrowserAccessPolicy
-    private var state = State.idle
+    var state = State.idle
     /// The values the body being received may hold, counted as its bytes arrive, so what
     /// parsing it will take is known before it is parsed (`ParseReservation`).
     private var bodyValues = JSONValueCount()
@@ -49,6 +54,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     init(registry: NamespaceRegistry, resources: ServerResources, bodyBudget: HTTPBodyBudgetHandler, configuration: ServerConfiguration) {
         self.registry = registry
+        self.resources = resources
         self.bodyBudget = bodyBudget
         self.workers = resources.workers
         self.budget = resources.budget
@@ -99,7 +105,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 respond(to: head, body: body, context: context)
             case .discarding:
                 state = .idle
-            case .idle, .streaming:
+            case .idle, .streaming, .polling, .disconnectFrame:
                 break
             }
         }
@@ -111,6 +117,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             namespace.closeStream(stream.id)
             metrics.connectionClosed(.sse)
         }
+        if case .polling(let session, let ticket) = state { session.pollGone(ticket) }
+        if case .disconnectFrame(let session) = state { session.disconnectFrameClosed() }
         state = .idle
         context.fireChannelInactive()
     }
@@ -132,7 +140,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         // (pyrebase, curl --data-urlencode) mean a space by it.
         let isAdminSDK = head.headers.first(name: "user-agent")?.hasPrefix("Firebase/HTTP/") == true
         let target = RequestTarget(uri: head.uri, plusIsSpace: !isAdminSDK)
-        if !countedAsREST, !head.headers["accept"].contains(where: { $0.lowercased().contains("text/event-stream") }) {
+        if !countedAsREST, target.path != "/.lp", !head.headers["accept"].contains(where: { $0.lowercased().contains("text/event-stream") }) {
             countedAsREST = true
             metrics.connectionOpened(.rest)
         }
@@ -149,6 +157,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         if let response = ConsoleResponder.response(uriPath: target.path, method: head.method, ifNoneMatch: head.headers.first(name: "if-none-match")) {
             send(response, keepAlive: keepAlive, context: context)
+            return
+        }
+        if target.path == "/.lp" {
+            longPoll(head, target: target, keepAlive: keepAlive, context: context)
             return
         }
         if target.path == "/.ws" {
@@ -451,7 +463,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Writes `response`; `hold` is let go once the socket has taken it (or the connection ended).
-    private func send(_ response: HTTPResponse, keepAlive: Bool, context: ChannelHandlerContext, holding hold: BudgetHold? = nil) {
+    func send(_ response: HTTPResponse, keepAlive: Bool, context: ChannelHandlerContext, holding hold: BudgetHold? = nil) {
         var headers = HTTPHeaders()
         if response.hasBody {
             headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
@@ -471,7 +483,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// No caching, and CORS open to every origin: browsers may call the API directly.
-    private static func addCommonHeaders(to headers: inout HTTPHeaders) {
+    static func addCommonHeaders(to headers: inout HTTPHeaders) {
         headers.add(name: "Cache-Control", value: "no-cache")
         headers.add(name: "Access-Control-Allow-Origin", value: "*")
         headers.add(name: "Access-Control-Allow-Methods", value: "GET, PUT, POST, PATCH, DELETE, OPTIONS")

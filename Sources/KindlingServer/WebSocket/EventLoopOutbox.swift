@@ -16,7 +16,7 @@ final class EventLoopOutbox: Sendable {
 
     /// Gives a connection of this loop its slot (on the loop). During shutdown the connection
     /// is closed as soon as it has been set up.
-    func add(_ handler: WebSocketSessionHandler) -> SessionSlot {
+    func add(_ handler: RealtimeCarrier) -> SessionSlot {
         let sessions = sessions.value
         if let reason = sessions.closingReason {
             eventLoop.assumeIsolated().execute { handler.closeGoingAway(reason: reason) }

@@ -1,19 +1,19 @@
 import NIOCore
 
-/// The realtime connections of one event loop, by slot, and those written since the last flush.
+/// The realtime sessions of one event loop (WebSocket or long-polling), by slot, and those written since the last flush.
 /// Lives on the loop (the outbox reaches it through a `NIOLoopBound`, checked once per batch,
 /// not once per recipient), so a delivery finds its connection with an array index.
 final class LoopSessions {
-    private var handlers = SlotTable<WebSocketSessionHandler>()
+    private var handlers = SlotTable<RealtimeCarrier>()
     /// Connections written since the last flush, and whether a flush is already queued.
-    private var unflushed: [WebSocketSessionHandler] = []
+    private var unflushed: [RealtimeCarrier] = []
     private var flushQueued = false
     /// Set once the server is shutting down: why every connection, even one that arrives
     /// late (accepted before the port closed, upgraded after), is closed.
     var closingReason: String?
 
     /// Gives `handler` a slot.
-    func add(_ handler: WebSocketSessionHandler) -> SessionSlot {
+    func add(_ handler: RealtimeCarrier) -> SessionSlot {
         handlers.add(handler)
     }
 
@@ -23,12 +23,12 @@ final class LoopSessions {
     }
 
     /// The connection in `slot`, if it is still there.
-    func handler(at slot: SessionSlot) -> WebSocketSessionHandler? {
+    func handler(at slot: SessionSlot) -> RealtimeCarrier? {
         handlers[slot]
     }
 
     /// Every connection of the loop.
-    var all: [WebSocketSessionHandler] { handlers.elements }
+    var all: [RealtimeCarrier] { handlers.elements }
 
     /// Writes one buffer of frames to the connections in `slots`, in order, without flushing;
     /// true when the caller must queue a flush.

@@ -21,6 +21,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     let connection = ConnectionID.next()
     /// The session the client says it had before (`ls`), if any; needed until it is attached.
     private var lastSession: SessionID?
+    /// The long-polling session this WebSocket takes over (`s=`): it then carries that session
+    /// instead of being one of its own.
+    private let takingOver: LongPollSession?
     private let namespace: Namespace
     private let outbox: EventLoopOutbox
     private let inbox: EventLoopInbox
@@ -76,9 +79,11 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     init(
         namespace: Namespace, outbox: EventLoopOutbox, inbox: EventLoopInbox, idleSweep: IdleSweep, handshakeHost: String, lastSession: SessionID?,
-        verifier: CredentialVerifier, budget: InFlightBudget, backlogBudget: InFlightBudget, metrics: ServerMetrics, configuration: ServerConfiguration
+        verifier: CredentialVerifier, budget: InFlightBudget, backlogBudget: InFlightBudget, metrics: ServerMetrics, configuration: ServerConfiguration,
+        takingOver: LongPollSession? = nil
     ) {
         self.lastSession = lastSession
+        self.takingOver = takingOver
         self.metrics = metrics
         self.verifier = verifier
         self.held = HeldMessageBytes(budget: budget)
@@ -108,7 +113,13 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
-        let slot = outbox.add(self)
+        if let takingOver {
+            idleSweep.add(self)
+            logger.debug("taking a long-polling session over", metadata: metadata)
+            takingOver.offer(WebSocketTakeover(eventLoop: context.eventLoop, handler: NIOLoopBound(self, eventLoop: context.eventLoop)))
+            return
+        }
+        let slot = outbox.add(.webSocket(self))
         self.slot = slot
         // The session id goes to the client in the handshake and to the namespace, not kept here.
         let session = SessionID(connection: connection)
@@ -213,7 +224,11 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         lastRead = .now()
         sendPong()
         guard !inputs.isEmpty else { return }
-        inbox.add(inputs, from: connection, to: namespace, parsed: parsed)
+        if let takingOver {
+            takingOver.receiveFromWebSocket(inputs, parsed: parsed)
+        } else {
+            inbox.add(inputs, from: connection, to: namespace, parsed: parsed)
+        }
         lastReadInputs = inputs.count
         inputs = []
         parsed = 0
@@ -248,9 +263,13 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             metrics.connectionClosed(.websocket)
         }
         logger.debug("disconnected", metadata: metadata)
-        // Its requests still in the inbox reach the namespace before it forgets the connection.
-        inbox.handOff()
-        namespace.detach(connection)
+        if let takingOver {
+            takingOver.webSocketLost()
+        } else {
+            // Its requests still in the inbox reach the namespace before it forgets the connection.
+            inbox.handOff()
+            namespace.detach(connection)
+        }
         if let slot {
             self.slot = nil
             outbox.remove(slot)
@@ -313,11 +332,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         do throws(ProtocolError) {
             switch try assembler.receive(utf8: frame) {
             case .nothing: return
-            case .thisFrame: try decode(frame, context: context)
+            case .thisFrame: decode(frame, context: context)
             case .message(var text):
-                try text.withUTF8 { bytes in
-                    Result { () throws(ProtocolError) in try decode(UnsafeRawBufferPointer(bytes), context: context) }
-                }.get()
+                text.withUTF8 { bytes in decode(UnsafeRawBufferPointer(bytes), context: context) }
             }
         } catch {
             if let number = error.requestNumber {
@@ -332,53 +349,30 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     }
 
     /// Decodes one whole message and queues its request, once the budget of requests in progress
-    /// holds what parsing it takes (`ParseCost`): many connections finishing large messages of
-    /// small values in one loop turn would otherwise have them all parsed and held at once,
-    /// several times their size each, before any namespace takes them.
-    private func decode(_ bytes: UnsafeRawBufferPointer, context: ChannelHandlerContext) throws(ProtocolError) {
-        let share: Int
-        switch ParseCost.reserve(message: bytes, from: inbox.parseBudget) {
-        case .success(let taken): share = taken
-        case .failure(let refusal): return refuseParse(refusal, of: bytes, context: context)
-        }
-        let message: ClientMessage
-        do throws(ProtocolError) {
-            message = try ClientMessage.decode(utf8: bytes.assumingMemoryBound(to: UInt8.self))
-        } catch {
-            inbox.parseBudget.release(share)
-            throw error
-        }
-        switch message {
+    /// holds what parsing it takes (`RealtimeDecoding`): many connections finishing large
+    /// messages of small values in one loop turn would otherwise have them all parsed and held
+    /// at once, several times their size each, before any namespace takes them.
+    private func decode(_ bytes: UnsafeRawBufferPointer, context: ChannelHandlerContext) {
+        switch RealtimeDecoding.decode(bytes, budget: inbox.parseBudget, verifier: verifier) {
+        case .input(let input, let share):
+            // Moved, not copied, into the batch: an input is a large value holding the request's data.
+            queue(input)
+            parsed += share
         case .ping:
             write(TextFrame.frames(ServerMessage.pong))
-        case .otherControl:
+        case .control(let type):
+            // The client's switch ack on a WebSocket taking a long-polling session over.
+            if type == "a", let takingOver { takingOver.webSocketAcknowledged() }
+        case .nothing:
             break
-        case .request(let request):
-            // Moved, not copied, into the batch: an input is a large value holding the request's data.
-            if let input = SessionInput.from(request, verifier: verifier) {
-                queue(consume input)
-                parsed += share
-                return
-            }
-        }
-        inbox.parseBudget.release(share)
-    }
-
-    /// A message the budget cannot parse: one that never could is refused as too big (its
-    /// request fails, and the SDK does not send it again); one that could later closes the
-    /// connection with 1013 (try again later), so the SDK reconnects and sends it again.
-    private func refuseParse(_ refusal: ParseCost.Refusal, of bytes: UnsafeRawBufferPointer, context: ChannelHandlerContext) {
-        switch refusal {
-        case .neverFits:
-            logger.notice("refused a message too large to parse: \(refusal.message)", metadata: metadata)
-            if let number = ClientMessage.requestNumber(utf8: bytes) {
-                queue(.reject(number: number, status: .tooBig, message: refusal.message))
+        case .close(let reason, let tooLarge, let busy):
+            if busy {
+                logger.warning("closing: the server holds too many requests in progress (budget \(inbox.parseBudget.limit) bytes)", metadata: metadata)
+                close(context: context, code: WebSocketErrorCode(codeNumber: 1013), reason: reason)
             } else {
-                close(context: context, code: .messageTooLarge, reason: "message too large to parse")
+                logger.notice("closing: \(reason)", metadata: metadata)
+                close(context: context, code: tooLarge ? .messageTooLarge : .unacceptableData, reason: reason)
             }
-        case .notNow:
-            logger.warning("closing: the server holds too many requests in progress (budget \(inbox.parseBudget.limit) bytes)", metadata: metadata)
-            close(context: context, code: WebSocketErrorCode(codeNumber: 1013), reason: "server busy; retry later")
         }
     }
 
