@@ -14,6 +14,7 @@ struct Serve: AsyncParsableCommand {
               JS:      connectDatabaseEmulator(db, "127.0.0.1", 9000)
               Admin:   FIREBASE_DATABASE_EMULATOR_HOST=127.0.0.1:9000
               iOS:     Database.database().useEmulator(withHost: "127.0.0.1", port: 9000)
+              Swift:   try Database(url: "http://127.0.0.1:9000?ns=my-app")  (KindlingClient)
 
             Operating it (no credential needed for the first two):
               GET /.health   200 while the process serves.

@@ -55,9 +55,13 @@ struct ServeBanner {
                 "  iOS:         Database.database(url: \"\(databaseURL)\").useEmulator(withHost: \"\(clientHost)\", port: \(port))",
                 "  Android:     FirebaseDatabase.getInstance(\"http://\(androidHost):\(port)?ns=\(namespace)\").useEmulator(\"\(androidHost)\", \(port))"
                     + (androidHost == "10.0.2.2" ? " (10.0.2.2 is this machine, seen from the Android emulator)" : ""),
+                "  Swift SDK:   try Database(url: \"\(databaseURL)\") (KindlingClient)",
             ]
         } else {
-            lines.append("  (every SDK: that databaseURL; the emulator settings speak plain HTTP and do not apply)")
+            lines += [
+                "  (every SDK: that databaseURL; the emulator settings speak plain HTTP and do not apply)",
+                "  Swift SDK:   try Database(url: \"\(databaseURL)\") (KindlingClient; trustedCertificatesPEM: for a private CA)",
+            ]
         }
         if let cluster {
             lines.append("Data: the cluster's NATS JetStream stream (\(cluster))")

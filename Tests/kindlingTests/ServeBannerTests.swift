@@ -21,6 +21,7 @@ struct ServeBannerTests {
                   Admin SDKs:  FIREBASE_DATABASE_EMULATOR_HOST=127.0.0.1:9000 with databaseURL https://demo.firebaseio.com
                   iOS:         Database.database(url: "http://127.0.0.1:9000?ns=demo").useEmulator(withHost: "127.0.0.1", port: 9000)
                   Android:     FirebaseDatabase.getInstance("http://10.0.2.2:9000?ns=demo").useEmulator("10.0.2.2", 9000) (10.0.2.2 is this machine, seen from the Android emulator)
+                  Swift SDK:   try Database(url: "http://127.0.0.1:9000?ns=demo") (KindlingClient)
                 Data: /srv/kindling-data (fsync always)
                 Rules: none
                 """)
@@ -30,6 +31,7 @@ struct ServeBannerTests {
         let text = banner(scheme: "https").text
         #expect(text.contains("  realtime: wss://127.0.0.1:9000/.ws?v=5&ns=demo\n"))
         #expect(text.contains("  databaseURL: https://127.0.0.1:9000?ns=demo\n"))
+        #expect(text.contains(#"  Swift SDK:   try Database(url: "https://127.0.0.1:9000?ns=demo")"#))
         #expect(!text.contains("FIREBASE_DATABASE_EMULATOR_HOST"))
         #expect(!text.contains("http://"))
     }
