@@ -24,12 +24,14 @@ public final class TestClient: Sendable {
     }
 
     /// Connects to `/.ws` (with `?v=5&ns=namespace` unless `namespace` is nil, and `&ls=` the
-    /// session id of an earlier connection, as the SDKs send it when they reconnect) and waits
-    /// for the handshake; with `tls`, over `wss://` (the server's certificate checked against `host`).
+    /// session id of an earlier connection, as the SDKs send it when they reconnect, and `&s=`
+    /// the long-polling session a browser's WebSocket takes over) and waits for the first
+    /// message (the handshake; `a` when taking a session over); with `tls`, over `wss://` (the server's certificate checked against `host`).
     public static func connect(
         port: Int,
         namespace: String? = "test",
         lastSession: String? = nil,
+        transportSession: String? = nil,
         host: String = "127.0.0.1",
         hostHeader: String? = nil,
         receiveBufferBytes: Int? = nil,
@@ -38,7 +40,7 @@ public final class TestClient: Sendable {
     ) async throws -> TestClient {
         let tlsContext = try tls.map { try NIOSSLContext(configuration: $0) }
         let inbox = Inbox()
-        let uri = "/.ws?v=5" + (namespace.map { "&ns=\($0)" } ?? "") + (lastSession.map { "&ls=\($0)" } ?? "")
+        let uri = "/.ws?v=5" + (namespace.map { "&ns=\($0)" } ?? "") + (lastSession.map { "&ls=\($0)" } ?? "") + (transportSession.map { "&s=\($0)" } ?? "")
         let headerHost = hostHeader ?? "\(host):\(port)"
         var bootstrap = ClientBootstrap(group: group).channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
         if let receiveBufferBytes {
@@ -226,6 +228,8 @@ final class Inbox: Sendable {
 /// Why a test client call failed.
 public enum TestClientError: Error {
     case timedOut
+    /// The server answered what a client does not expect (said how).
+    case unexpected(String)
 }
 
 /// Feeds text frames to the inbox; notes when the connection ends.
