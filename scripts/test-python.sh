@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the firebase-admin compatibility suite (tests/python) against a freshly built server,
+# Runs the firebase-admin compatibility suite (compat/python) against a freshly built server,
 # then its database and rules tests against a follower node of a cluster on NATS JetStream.
 # Creates .venv on first use. KINDLING_SCRATCH_PATH reuses another build directory;
 # KINDLING_BIN skips the build and uses that binary.
@@ -10,7 +10,7 @@ python=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
     "$python" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -r compat/python/requirements.txt
 
 if [ -z "${KINDLING_BIN:-}" ]; then
     scratch=(); [ -n "${KINDLING_SCRATCH_PATH:-}" ] && scratch=(--scratch-path "$KINDLING_SCRATCH_PATH")
@@ -20,7 +20,7 @@ fi
 export KINDLING_BIN
 
 status=0
-.venv/bin/python -m pytest -q tests/python "$@" || status=$?
+.venv/bin/python -m pytest -q compat/python "$@" || status=$?
 if [ "$status" -eq 5 ]; then
     echo "test-python: pytest collected no tests" >&2
     exit 1
@@ -28,10 +28,10 @@ fi
 [ "$status" -eq 0 ] || exit "$status"
 
 # The same firebase-admin tests against a follower node of a cluster (three NATS servers, two
-# Kindling nodes); needs nats-server, which .ci/run installs.
+# Kindling nodes); needs nats-server, which scripts/setup.sh installs.
 if [ $# -eq 0 ]; then
     if command -v nats-server > /dev/null; then
-        KINDLING_CLUSTER=1 .venv/bin/python -m pytest -q tests/python/test_admin_db.py tests/python/test_admin_rules.py
+        KINDLING_CLUSTER=1 .venv/bin/python -m pytest -q compat/python/test_admin_db.py compat/python/test_admin_rules.py
     else
         echo "test-python: no nats-server, so the cluster run is skipped" >&2
     fi

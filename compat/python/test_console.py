@@ -45,7 +45,7 @@ def browser():
     binary, driver_path = _chromium(), shutil.which("chromedriver")
     if not binary or not driver_path:
         if os.environ.get("CI"):
-            pytest.fail("chromium and chromium-driver are needed for the console tests (.ci/run installs them)")
+            pytest.fail("chromium and chromium-driver are needed for the console tests (scripts/setup.sh installs them)")
         pytest.skip("chromium or chromedriver is not installed")
     from selenium.webdriver.chrome.service import Service
 
