@@ -35,7 +35,9 @@ python=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
     "$python" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$suite/requirements.txt"
+requirements=$suite/requirements.txt
+[ -f "$requirements" ] || requirements=tests/python/requirements.txt
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$requirements"
 
 if [ -z "${KINDLING_BIN:-}" ]; then
     scratch=(); [ -n "${KINDLING_SCRATCH_PATH:-}" ] && scratch=(--scratch-path "$KINDLING_SCRATCH_PATH")
