@@ -780,6 +780,34 @@ def test_2_force_long_polling(env):
         print(f"onDisconnect ran {time.monotonic() - left:.2f} s after the page left")
 
 
+def test_2b_long_polling_stays_connected_while_idle(env):
+    """A long-polling page that does nothing for 35 s, past the SDK's 25 s keep-alive (it opens a
+    new poll beside one the server still holds) and past the server's idle timeout (8 s here),
+    stays connected: no onDisconnect runs, and a REST write after the silence reaches it."""
+    server = env.server("--idle-timeout", "8", "--header-timeout", "8")
+    b = env.browser
+    with env.diagnose():
+        b.open_page()
+        b.js("H.open('idle', arguments[0], 'lp')", env.url(server))
+        b.wait("the long-polling page connected", _connected(b, "idle"), 30)
+        b.js("H.listen('idle', 'quiet/value')")
+        b.call("H.onDisconnectSet('idle', 'quiet/presence', 'gone')")
+        b.call("H.set('idle', 'quiet/presence', 'here')")
+        b.stays("the idle long-polling page lost its connection",
+                lambda: b.js("return H.apps.idle.connectedChanges.length > 2")  # [false, true] and then a change
+                or server.rest(env.namespace, "quiet/presence") != "here", 35)
+        server.rest(env.namespace, "quiet/value", "PUT", "after the silence")
+        b.wait("a REST write after 35 s of silence reached the long-polling listener",
+               lambda: b.js("return H.events('idle', 'quiet/value').slice(-1)[0]") == "after the silence", 15)
+        assert b.js("return H.apps.idle.connected") is True
+        assert _transport(b, "idle") == "longpoll"
+        b.call("H.set('idle', 'quiet/back', 1)")
+        assert server.rest(env.namespace, "quiet/back") == 1
+        assert server.rest(env.namespace, "quiet/presence") == "here"
+        polls = b.lp_requests(server.port)
+        print("long-poll requests while idle:", dict(collections.Counter(str(r["status"]) for r in polls)), len(polls))
+
+
 def test_3_websocket_failure_flag_starts_on_long_polling_and_upgrades(env):
     """With firebase:previous_websocket_failure set before the SDK loads, the SDK starts on long
     polling and upgrades to a WebSocket; data keeps flowing both ways across the upgrade: the
@@ -858,7 +886,8 @@ def test_3_websocket_failure_flag_starts_on_long_polling_and_upgrades(env):
 def test_4_server_killed_and_restarted_under_an_open_page(env):
     """SIGKILL, then the same port and data directory again: the page reconnects (long polling
     first, as its failed WebSocket attempt set the flag), upgrades to a WebSocket, clears the flag,
-    and its listener sees a value written after the restart."""
+    and its listener sees a value written after the restart; the onDisconnect write it had queued
+    is made by the restarted server."""
     server = env.server()
     b = env.browser
     with env.diagnose():
@@ -867,6 +896,8 @@ def test_4_server_killed_and_restarted_under_an_open_page(env):
         b.wait("the page connected", _connected(b, "k"), 20)
         b.js("H.listen('k', 'restart/value')")
         b.call("H.set('k', 'restart/value', 'before')")
+        b.call("H.onDisconnectSet('k', 'restart/presence', 'gone')")
+        b.call("H.set('k', 'restart/presence', 'here')")
         b.wait("the WebSocket is healthy (flag cleared)", lambda: b.js("return H.flag()") is None, 20)
         assert _transport(b, "k") == "websocket"
 
@@ -886,6 +917,38 @@ def test_4_server_killed_and_restarted_under_an_open_page(env):
         b.wait("the reconnected page upgraded to WebSocket", lambda: _transport(b, "k") == "websocket", 40)
         b.wait("the flag ended cleared", lambda: b.js("return H.flag()") is None, 30)
         assert b.call("H.get('k', 'restart/value')") == "after"
+        _rest_wait(b, "the killed connection's onDisconnect write was made after the restart",
+                   lambda: server.rest(env.namespace, "restart/presence") == "gone", 20)
+
+
+def test_4b_server_killed_under_a_long_polling_page(env):
+    """The same with forceLongPolling(): the held polls fail, the page reconnects over /.lp to the
+    restarted server, its listener sees a value written after the restart, and the onDisconnect
+    write its long-polling session had queued is made by the restarted server."""
+    server = env.server()
+    b = env.browser
+    with env.diagnose():
+        b.open_page()
+        b.js("H.open('k', arguments[0], 'lp')", env.url(server))
+        b.wait("the page connected", _connected(b, "k"), 30)
+        b.js("H.listen('k', 'restart/value')")
+        b.call("H.set('k', 'restart/value', 'before')")
+        b.call("H.onDisconnectSet('k', 'restart/presence', 'gone')")
+        b.call("H.set('k', 'restart/presence', 'here')")
+
+        server.kill()
+        b.wait("the page saw the connection drop", lambda: b.js("return H.apps.k.connected") is False, 40)
+        server.start()
+        restarted = time.monotonic()
+        b.wait("the page reconnected after the restart", _connected(b, "k"), 60)
+        print(f"reconnected {time.monotonic() - restarted:.2f} s after the restart")
+        assert _transport(b, "k") == "longpoll"
+        server.rest(env.namespace, "restart/value", "PUT", "after")
+        b.wait("the listener saw a value written after the restart",
+               lambda: b.js("return H.events('k', 'restart/value').slice(-1)[0]") == "after", 20)
+        _rest_wait(b, "the killed long-polling session's onDisconnect write was made after the restart",
+                   lambda: server.rest(env.namespace, "restart/presence") == "gone", 20)
+        assert b.ws_requests(server.port) == []
 
 
 @pytest.mark.parametrize("transport", ["lp", "ws"])
