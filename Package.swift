@@ -4,9 +4,9 @@ import PackageDescription
 let strictness: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
-    // Release builds specialise the generic core (DatabaseState, PathTree, the B+tree) for the
-    // server's types across module boundaries instead of instantiating metadata at run time.
-    .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
+    // No unsafe flags here: SwiftPM refuses to build a product whose targets carry them for a
+    // package that depends on Kindling by version. Release builds get the compiler's default
+    // (conservative) cross-module optimisation, `-enable-default-cmo`, which every `-O` build has.
 ]
 
 let package = Package(
