@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Checks that an app can depend on the Swift SDK by version: a throwaway package that depends on
+# a tag of this repository (`.package(url: "file://…", from: "0.0.1")`) builds `KindlingClient`.
+# SwiftPM refuses, for a package depended on by version, any product whose targets carry unsafe
+# flags, so this is where such a flag would show.
+#
+# The tag is made in a temporary clone of the working tree (tracked and new files, as they are
+# now), never in this repository. Usage: scripts/check-sdk-by-version.sh [debug|release]
+# (default debug). The build folder .build-sdk-check is kept, so later runs build only what
+# changed; KINDLING_SDK_CHECK_DIR puts it elsewhere.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+configuration=${1:-debug}
+work=${KINDLING_SDK_CHECK_DIR:-$root/.build-sdk-check}
+mkdir -p "$work"
+repo="$work/kindling"
+app="$work/app"
+rm -rf "$repo" "$app"
+
+# The working tree as one commit of a fresh repository, tagged 0.0.1.
+mkdir -p "$repo"
+git ls-files -z --cached --others --exclude-standard |
+    while IFS= read -r -d '' file; do [ -e "$file" ] && printf '%s\0' "$file"; done |
+    tar --null -T - -cf - | tar -C "$repo" -xf -
+git -C "$repo" init -q
+git -C "$repo" add -A
+git -C "$repo" -c user.name=check -c user.email=check@localhost commit -q -m "working tree"
+git -C "$repo" tag 0.0.1
+
+# The app: an executable that uses the SDK.
+mkdir -p "$app/Sources/App"
+cat > "$app/Package.swift" << EOF
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "App",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    dependencies: [.package(url: "file://$repo", from: "0.0.1")],
+    targets: [
+        .executableTarget(name: "App", dependencies: [.product(name: "KindlingClient", package: "kindling")])
+    ]
+)
+EOF
+cat > "$app/Sources/App/main.swift" << 'EOF'
+import KindlingClient
+
+let db = try Database(url: "http://127.0.0.1:9000?ns=sdk-check")
+print(try db.reference("greeting"))
+EOF
+
+swift build --package-path "$app" --scratch-path "$work/build" -c "$configuration" --product App
+echo "check-sdk-by-version: a package depending on a tag of this repository by version builds KindlingClient ($configuration)"
