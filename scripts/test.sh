@@ -1,14 +1,28 @@
 #!/usr/bin/env bash
-# Runs every test Kindling has: the Swift tests, then the firebase-admin compatibility suite.
-# This is the one test command; .ci/run calls it.
+# Runs every test Kindling has: the style check, the Swift tests, the Swift SDK as a dependency by
+# version, the documentation's links, then the firebase-admin compatibility suite.
+# This is the one test command; .ci/run calls it. On a fresh Debian or Ubuntu machine with Swift
+# (as root or with sudo) it first installs what the tests need (scripts/setup.sh); elsewhere it
+# names what to install. KINDLING_SCRATCH_PATH names the build folder (swift's --scratch-path).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Style first (seconds): the code as .swift-format describes it.
 swift format lint --strict --recursive Sources Tests
-swift build --build-tests
+# No two paths that differ only in case (one folder on macOS's default file system).
+collisions=$(git ls-files | awk -F/ '{ p = $1; print p; for (i = 2; i <= NF; i++) { p = p "/" $i; print p } }' | sort -u | tr '[:upper:]' '[:lower:]' | sort | uniq -d)
+if [ -n "$collisions" ]; then
+    echo "test: paths that differ only in case: $collisions" >&2
+    exit 1
+fi
+./scripts/setup.sh
+scratch=()
+[ -n "${KINDLING_SCRATCH_PATH:-}" ] && scratch=(--scratch-path "$KINDLING_SCRATCH_PATH")
+swift build "${scratch[@]}" --build-tests
 # The tests start many servers at once in one process: raise its descriptor limit where allowed
 # (root may raise the hard limit; anyone the soft one up to it), and say what it is.
 ulimit -n 65536 2> /dev/null || ulimit -S -n "$(ulimit -H -n)" 2> /dev/null || true
 echo "open descriptors: soft $(ulimit -S -n), hard $(ulimit -H -n); $(nproc) processors"
-swift test --skip-build
+swift test "${scratch[@]}" --skip-build
+./scripts/check-sdk-by-version.sh debug
+./scripts/check-links.py
 ./scripts/test-python.sh
