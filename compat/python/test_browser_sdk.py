@@ -14,20 +14,25 @@ database is cross-origin to it as for a real app, and scenario 5 serves it as ht
 (Chromium maps the name to 127.0.0.1, but it is not a loopback name). Each test starts its own
 server with a fresh data directory and its own browser.
 
-Scenarios: 1 WebSocket only (two apps); 2 forceLongPolling() over /.lp; 3 the
-`firebase:previous_websocket_failure` flag: long polling first, then the upgrade to WebSocket
-while writes flow; 4 the server killed (SIGKILL) and restarted under an open page; 5 a page on a
-non-loopback origin is refused unless --cors-origin names it.
+Scenarios: 1 WebSocket only (two apps); 2 forceLongPolling() over /.lp (two apps, a page that
+navigates away), 2b a long-polling page idle past the SDK's keep-alive and the server's idle
+timeout; 3 the `firebase:previous_websocket_failure` flag: long polling first, then the upgrade to
+WebSocket while data flows both ways; 4 the server killed (SIGKILL) and restarted under an open
+page, 4b the same under a long-polling page; 5 a page on a non-loopback origin is refused unless
+--cors-origin names it (long polling and WebSocket).
 
-Every wait is bounded (WebDriverWait, or a deadline loop over REST); a failing test prints the
+Every wait is bounded (WebDriverWait polling the page or the REST API); the few "nothing happens"
+checks wait a fixed, bounded time for the event that must not come. A failing test prints the
 SDK's own log (enableLogging), the browser console, the HTTP and WebSocket requests the page made
-to the database (from Chromium's performance log) and the tail of the server's log.
+to the database with their answers (from Chromium's performance log) and the tail of the server's
+log; with KINDLING_BROWSER_ARTIFACTS=DIR that report is also written to DIR/<test>.txt.
 """
 import collections
 import contextlib
 import functools
 import http.client
 import http.server
+import io
 import json
 import os
 import re
@@ -36,7 +41,6 @@ import signal
 import socket
 import subprocess
 import tarfile
-import io
 import threading
 import time
 import urllib.error
