@@ -226,6 +226,9 @@ final class LongPollConnection {
             case .input(let input, let share):
                 inputs.append(input)
                 parsed += share
+            case .refused(let refusal, let note):
+                if let note { logger.notice("\(note)", metadata: metadata) }
+                inputs.append(refusal)
             case .ping:
                 if state.carriesServerMessages { state.enqueue(ServerMessage.pong) } else { takeover?.send(TextFrame.frames(ServerMessage.pong)) }
             case .control("n"):

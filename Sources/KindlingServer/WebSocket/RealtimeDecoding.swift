@@ -8,6 +8,9 @@ enum RealtimeDecoding {
     enum Outcome {
         /// A request for the namespace, with the bytes of the parse budget it holds until taken.
         case input(SessionInput, parsed: Int)
+        /// A request refused without being parsed (its refusal goes to the namespace, to be
+        /// answered in order), and what to log about it, if anything.
+        case refused(SessionInput, note: String?)
         /// A keep-alive ping, answered with a pong by the transport that carried it.
         case ping
         /// Another control message (`a` and `n` move a session from long-polling to a WebSocket).
@@ -31,7 +34,7 @@ enum RealtimeDecoding {
             case .neverFits:
                 // Refused as too big (its request fails and the SDK does not send it again).
                 if let number = ClientMessage.requestNumber(utf8: bytes) {
-                    return .input(.reject(number: number, status: .tooBig, message: refusal.message), parsed: 0)
+                    return .refused(.reject(number: number, status: .tooBig, message: refusal.message), note: "refused a message too large to parse: \(refusal.message)")
                 }
                 return .close(reason: "message too large to parse", tooLarge: true, busy: false)
             case .notNow:
@@ -45,7 +48,8 @@ enum RealtimeDecoding {
             budget.release(share)
             if let number = error.requestNumber {
                 let status = error.validation.map(WireStatus.init) ?? (error.kind == .tooLarge ? .tooBig : .invalidData)
-                return .input(.reject(number: number, status: status, message: error.message), parsed: 0)
+                let note = error.kind == .tooLarge ? "refused a request over the message size limit: \(error.message)" : nil
+                return .refused(.reject(number: number, status: status, message: error.message), note: note)
             }
             return .close(reason: error.message, tooLarge: error.kind == .tooLarge, busy: false)
         }

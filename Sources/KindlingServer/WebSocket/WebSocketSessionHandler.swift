@@ -19,11 +19,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     typealias OutboundOut = WebSocketFrame
 
     let connection = ConnectionID.next()
-    /// The session the client says it had before (`ls`), if any; needed until it is attached.
-    private var lastSession: SessionID?
-    /// The long-polling session this WebSocket takes over (`s=`): it then carries that session
-    /// instead of being one of its own.
-    private let takingOver: LongPollSession?
+    /// The connection's phase and role (a session of its own, or the carrier of a long-polling
+    /// session it takes over), and what each event does to them.
+    private var state: WebSocketSessionState
     private let namespace: Namespace
     private let outbox: EventLoopOutbox
     private let inbox: EventLoopInbox
@@ -56,7 +54,6 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// Where encoded frames enter the pipeline: just past SwiftNIO's frame encoder, since they
     /// already carry their headers (see `TextFrame`).
     private var framedOutput: ChannelHandlerContext?
-    private var closing = false
     /// Frames given since the last flush, not yet written to the pipeline.
     private var joined = JoinedFrames()
     /// Allocates the joined frames' buffers: SwiftNIO's default, the channels' own, kept here
@@ -71,19 +68,14 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// The bytes waiting for this reader while it is behind, counted against the server-wide
     /// backlog budget.
     private let backlog: HeldMessageBytes
-    /// Reading is paused while the reader is behind.
-    private var readingPaused = false
     private let metrics: ServerMetrics
-    /// Counted open in `handlerAdded`, so counted closed once in `channelInactive`.
-    private var counted = false
 
     init(
         namespace: Namespace, outbox: EventLoopOutbox, inbox: EventLoopInbox, idleSweep: IdleSweep, handshakeHost: String, lastSession: SessionID?,
         verifier: CredentialVerifier, budget: InFlightBudget, backlogBudget: InFlightBudget, metrics: ServerMetrics, configuration: ServerConfiguration,
         takingOver: LongPollSession? = nil
     ) {
-        self.lastSession = lastSession
-        self.takingOver = takingOver
+        self.state = WebSocketSessionState(role: takingOver.map { .takeover($0) } ?? .session(lastSession: lastSession))
         self.metrics = metrics
         self.verifier = verifier
         self.held = HeldMessageBytes(budget: budget)
@@ -105,7 +97,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         metrics.connectionOpened(.websocket)
-        counted = true
+        let start = state.start()
         do {
             framedOutput = try context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
         } catch {
@@ -113,18 +105,21 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
-        if let takingOver {
+        let lastSession: SessionID?
+        switch start {
+        case .takeOver(let session):
             idleSweep.add(self)
             logger.debug("taking a long-polling session over", metadata: metadata)
-            takingOver.offer(WebSocketTakeover(eventLoop: context.eventLoop, handler: NIOLoopBound(self, eventLoop: context.eventLoop)))
+            session.offer(WebSocketTakeover(eventLoop: context.eventLoop, handler: NIOLoopBound(self, eventLoop: context.eventLoop)))
             return
+        case .attach(let last):
+            lastSession = last
         }
         let slot = outbox.add(.webSocket(self))
         self.slot = slot
         // The session id goes to the client in the handshake and to the namespace, not kept here.
         let session = SessionID(connection: connection)
         namespace.attach(connection, session: session, replacing: lastSession, outbound: ConnectionOutbound(outbox: outbox, slot: slot))
-        lastSession = nil
         idleSweep.add(self)
         logger.debug("connected", metadata: metadata)
         let handshake = ServerMessage.handshake(
@@ -137,15 +132,15 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // Once the connection is closing, nothing more it sends is taken.
-        guard !closing else { return }
+        guard state.isOpen else { return }
         do throws(ClientFrameReader.Refusal) {
             try frames.read(unwrapInboundIn(data)) { fin, opcode, payload in
                 receiveFrame(fin: fin, opcode: opcode, payload: payload, context: context)
-                return !closing
+                return state.isOpen
             }
             // A frame not yet whole counts too: a client that starts large frames and never
             // ends them holds server memory just as one that never ends a message does.
-            if partialFrameBytes != frames.pendingBytes, !closing {
+            if partialFrameBytes != frames.pendingBytes, state.isOpen {
                 partialFrameBytes = frames.pendingBytes
                 holdPartial(context: context)
             }
@@ -224,8 +219,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         lastRead = .now()
         sendPong()
         guard !inputs.isEmpty else { return }
-        if let takingOver {
-            takingOver.receiveFromWebSocket(inputs, parsed: parsed)
+        if case .takeover(let session) = state.role {
+            session.receiveFromWebSocket(inputs, parsed: parsed)
         } else {
             inbox.add(inputs, from: connection, to: namespace, parsed: parsed)
         }
@@ -258,17 +253,18 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         closingCutoff = nil
         held.update(to: 0)
         backlog.update(to: 0)
-        if counted {
-            counted = false
-            metrics.connectionClosed(.websocket)
-        }
         logger.debug("disconnected", metadata: metadata)
-        if let takingOver {
-            takingOver.webSocketLost()
-        } else {
+        switch state.end() {
+        case .detach:
+            metrics.connectionClosed(.websocket)
             // Its requests still in the inbox reach the namespace before it forgets the connection.
             inbox.handOff()
             namespace.detach(connection)
+        case .loseTakeover(let session):
+            metrics.connectionClosed(.websocket)
+            session.webSocketLost()
+        case nil:
+            break
         }
         if let slot {
             self.slot = nil
@@ -280,9 +276,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     /// Closes the connection after a silence longer than the idle timeout (the idle sweep).
     func closeIdle() {
-        guard let context, !closing else { return }
+        guard let context, state.closeAbruptly() else { return }
         logger.info("closing a connection silent for too long", metadata: metadata)
-        closing = true
         context.close(promise: nil)
     }
 
@@ -298,7 +293,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.info("connection error: \(error)", metadata: metadata)
-        closing = true
+        _ = state.closeAbruptly()
         context.close(promise: nil)
     }
 
@@ -358,11 +353,14 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             // Moved, not copied, into the batch: an input is a large value holding the request's data.
             queue(input)
             parsed += share
+        case .refused(let refusal, let note):
+            if let note { logger.notice("\(note)", metadata: metadata) }
+            queue(refusal)
         case .ping:
             write(TextFrame.frames(ServerMessage.pong))
         case .control(let type):
             // The client's switch ack on a WebSocket taking a long-polling session over.
-            if type == "a", let takingOver { takingOver.webSocketAcknowledged() }
+            if type == "a", case .takeover(let session) = state.role { session.webSocketAcknowledged() }
         case .nothing:
             break
         case .close(let reason, let tooLarge, let busy):
@@ -378,7 +376,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     /// Answers the latest ping; counted with everything else waiting to be sent.
     private func sendPong() {
-        guard let payload = pendingPong, let context, !closing else { return }
+        guard let payload = pendingPong, let context, state.isOpen else { return }
         pendingPong = nil
         writeJoined()
         context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: payload)), promise: nil)
@@ -403,7 +401,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// Takes one encoded frame to send at the next flush (a fan-out's usual delivery); true
     /// when the connection had nothing waiting, so the caller must flush it later.
     func enqueue(_ frame: ByteBuffer) -> Bool {
-        guard let framedOutput, !closing else { return false }
+        guard let framedOutput, state.isOpen else { return false }
         let mustFlush = joined.isEmpty
         if let first = joined.add(frame, allocator: Self.allocator) {
             framedOutput.write(NIOAny(first), promise: nil)
@@ -433,35 +431,36 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// Past the pause mark: stops reading, and disconnects the reader when what waits is over
     /// its limit or the server-wide budget cannot hold it.
     private func checkBacklog(context: ChannelHandlerContext) {
-        guard !context.channel.isWritable, !closing else { return }
+        guard !context.channel.isWritable, state.isOpen else { return }
+        let waiting = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+        let overLimit = waiting > maxPendingBytes
+        let action = state.fellBehind(overLimit: overLimit, budgetHolds: overLimit || backlog.update(to: waiting))
         // Written here rather than with SwiftNIO's `BackPressureHandler`: that one holds back
         // the next read, but the read asked for when the last one completed, before this
         // flush, still happens. Turning `autoRead` off cancels it, so nothing more is read.
-        if !readingPaused {
-            readingPaused = true
-            try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
-        }
-        let waiting = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
-        let reason: String
-        if waiting > maxPendingBytes {
-            reason = "more than \(maxPendingBytes) bytes waiting"
-        } else if !backlog.update(to: waiting) {
-            reason = "the server-wide budget of \(backlog.budget.limit) bytes waiting for slow readers is used up"
-        } else {
+        switch action {
+        case .none:
             return
+        case .stopReading:
+            try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
+        case .disconnect(let cause, let stopReading):
+            if stopReading { try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false) }
+            let reason =
+                switch cause {
+                case .overLimit: "more than \(maxPendingBytes) bytes waiting"
+                case .budget: "the server-wide budget of \(backlog.budget.limit) bytes waiting for slow readers is used up"
+                }
+            // No close frame: it would queue behind the backlog the reader is not taking.
+            logger.warning("disconnecting a reader that fell behind: \(reason)", metadata: metadata)
+            metrics.slowReaderDisconnected()
+            context.close(promise: nil)
         }
-        // No close frame: it would queue behind the backlog the reader is not taking.
-        logger.warning("disconnecting a reader that fell behind: \(reason)", metadata: metadata)
-        metrics.slowReaderDisconnected()
-        closing = true
-        context.close(promise: nil)
     }
 
     /// The reader caught up (below half the pause mark): its backlog no longer counts, and its
     /// requests are read again.
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable, readingPaused, !closing {
-            readingPaused = false
+        if context.channel.isWritable, state.caughtUp() {
             backlog.update(to: 0)
             try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
         }
@@ -469,10 +468,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     }
 
     private func close(context: ChannelHandlerContext, code: WebSocketErrorCode, reason: String) {
-        guard !closing else { return }
+        guard let resumeReading = state.close() else { return }
         // What was given before the close goes out before it.
         writeJoined()
-        closing = true
         var data = context.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
         data.write(webSocketErrorCode: code)
         data.writeString(Self.closeReason(reason))
@@ -480,8 +478,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         // Requests the client sent while reading was paused must be read (and dropped): closing
         // a socket with unread bytes resets it, and the reset throws away what the client had
         // not yet read of its answers and of the close frame.
-        if readingPaused {
-            readingPaused = false
+        if resumeReading {
             try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
         }
         context.writeAndFlush(wrapOutboundOut(frame)).assumeIsolated().whenComplete { result in
