@@ -780,6 +780,11 @@ def test_2_force_long_polling(env):
         # see each other's writes and contend in transactions.
         b.js("H.open('lp2', arguments[0], 'lp')", env.url(server))
         b.wait("the second long-polling app connected", _connected(b, "lp2"), 30)
+        gauges = server.connection_gauges()
+        print("connection gauges with two long-polling apps:", gauges)
+        assert gauges.get("websocket", 0) == 0
+        for name in [name for name in gauges if re.search(r"poll|lp", name)]:
+            assert gauges[name] == 2, f"kindling_connections_open{{transport={name!r}}} is {gauges[name]} with two long-polling apps"
         b.js("H.listen('lp', 'poll/fromSecond')")
         b.call("H.set('lp2', 'poll/fromSecond', 'hi from lp2')")
         b.wait("the first app saw the second's write", lambda: b.js("return H.events('lp', 'poll/fromSecond').slice(-1)[0]") == "hi from lp2", 15)
