@@ -862,8 +862,8 @@ def test_3_websocket_failure_flag_starts_on_long_polling_and_upgrades(env):
         with env.diagnose():
             b.open_page(wsfail=True)
             assert b.js("return H.flag()") == "true"
-            b.js("H.open('up', arguments[0], 'auto'); H.listen('up', 'down/last'); H.writeLoop('up', 'seq', 10, 40, 1500, 20)",
-                 env.url(server))
+            b.js("H.open('up', arguments[0], 'auto'); H.listen('up', 'down/last'); H.writeLoop('up', 'seq', 10, 40, 1500, 20);"
+                 "H.onDisconnectSet('up', 'presence', 'gone'); H.set('up', 'presence', 'here')", env.url(server))
             writer.start()
             b.wait("the page connected", _connected(b, "up"), 30)
             assert _sdk_logged(b, "Connecting via long-poll"), "the SDK did not start on long polling"
@@ -905,6 +905,13 @@ def test_3_websocket_failure_flag_starts_on_long_polling_and_upgrades(env):
                 _rest_wait(b, f"the long-polling connection closed (gauge {name})",
                            lambda: server.connection_gauges().get(name, 0) == 0, 30)
             assert b.js("return H.errors") == []
+            # The onDisconnect write was queued on the long poll; the WebSocket that took the
+            # session over must make it when the page goes.
+            assert server.rest(env.namespace, "presence") == "here"
+            b.collect()
+            b.driver.get("about:blank")
+            _rest_wait(b, "the onDisconnect queued over long polling ran when the upgraded page left",
+                       lambda: server.rest(env.namespace, "presence") == "gone", 30)
     finally:
         stop.set()
         stream.close()
