@@ -838,7 +838,8 @@ def test_3_websocket_failure_flag_starts_on_long_polling_and_upgrades(env):
     polling and upgrades to a WebSocket; data keeps flowing both ways across the upgrade: the
     page's writes (queued, on long polling, a burst as the upgrade starts, then on the WebSocket)
     all arrive in order, and so do REST writes made all along to a path the page listens to; the
-    flag is cleared once the WebSocket is healthy."""
+    flag is cleared once the WebSocket is healthy; the onDisconnect write queued over long polling
+    is made when the upgraded page leaves."""
     server = env.server()
     b = env.browser
     stream = EventStream(server, env.namespace, "seq")
