@@ -1,29 +1,45 @@
 import KindlingCore
 
 /// A write a follower sends its namespace's leader on `kindling.rpc.<namespace>`: the
-/// operation as the client gave it (set, update or push, a precondition included) and the
-/// identity the follower verified. The leader decides it with `NamespaceState.apply`, with the
-/// same rules and data as a write of its own clients. Nodes trust each other's identities
-/// (through their NATS credentials), as the plan in docs/cluster.md says.
+/// operation as the client gave it (set, update or push, a precondition included), the
+/// identity the follower verified, and how the write came to the follower. The leader decides
+/// it with `NamespaceState.apply`, with the same rules and data as a write of its own clients,
+/// and counts it under its client's action. Nodes trust each other's identities (through their
+/// NATS credentials), as the plan in docs/cluster.md says.
 struct ForwardedWrite: Sendable {
     var operation: Operation
     var auth: AuthState
+    var origin: Origin
+
+    /// How a write came to the follower that forwards it: the leader counts it under that
+    /// source's action (`RequestAction`).
+    enum Origin: String, Sendable {
+        case realtime, rest
+        /// A queued onDisconnect write, run because its connection closed (or, kept in NATS or
+        /// on disk, because its node or process died).
+        case onDisconnect = "ondisconnect"
+    }
 
     /// Nil for an operation that is not forwarded (anything but set, update, push).
-    init?(_ operation: Operation, auth: AuthState) {
+    init?(_ operation: Operation, auth: AuthState, origin: Origin) {
         switch operation {
         case .set, .update, .push: break
         default: return nil
         }
         self.operation = operation
         self.auth = auth
+        self.origin = origin
     }
 
+    /// Who asks, as the node that decides the write sees it.
+    var caller: Caller { .forwarded(origin, auth) }
+
     /// The request's JSON: `{"o": "set"|"update"|"push", "p": [keys], "d": data,
-    /// "c": {"hash"|"etag": text}, "a": auth}`.
+    /// "c": {"hash"|"etag": text}, "a": auth, "s": "realtime"|"rest"|"ondisconnect"}`.
     func encoded() -> [UInt8] {
         var members = operationMembers()
         members.append(JSONMember("a", Self.encode(auth)))
+        members.append(JSONMember("s", .string(origin.rawValue)))
         return Array(JSONWriter.string(.object(members)).utf8)
     }
 
@@ -53,8 +69,9 @@ struct ForwardedWrite: Sendable {
         try decode(try JSONParser.parse(bytes))
     }
 
-    /// Reads a request already parsed.
-    static func decode(_ json: JSONValue) throws(ValidationError) -> ForwardedWrite {
+    /// Reads a request already parsed; `origin` is for one that names none (a node of an
+    /// earlier version forwarded it, or it was kept without one, as registrations are).
+    static func decode(_ json: JSONValue, origin: Origin = .rest) throws(ValidationError) -> ForwardedWrite {
         guard let kind = json["o"]?.stringValue, let data = json["d"], let keys = json["p"], let authJSON = json["a"] else {
             throw ValidationError(.invalidData, "a forwarded write needs o, p, d and a")
         }
@@ -75,12 +92,14 @@ struct ForwardedWrite: Sendable {
         default:
             throw ValidationError(.invalidData, "unknown forwarded operation \(ValidationError.quoted(kind))")
         }
-        return ForwardedWrite(operation: operation, auth: auth)
+        let named = json["s"]?.stringValue.flatMap(Origin.init(rawValue:))
+        return ForwardedWrite(operation: operation, auth: auth, origin: named ?? origin)
     }
 
-    private init(operation: Operation, auth: AuthState) {
+    private init(operation: Operation, auth: AuthState, origin: Origin) {
         self.operation = operation
         self.auth = auth
+        self.origin = origin
     }
 
     static func encode(_ path: Path) -> JSONValue { .array(path.keys.map { .string($0.string) }) }

@@ -25,7 +25,7 @@ struct StoredRegistrations: Sendable {
         var writes: [ForwardedWrite] = []
         for item in items {
             guard case .object(let members) = item else { throw ValidationError(.invalidData, "a stored onDisconnect write is an object") }
-            writes.append(try ForwardedWrite.decode(.object(members + [JSONMember("a", auth)])))
+            writes.append(try ForwardedWrite.decode(.object(members + [JSONMember("a", auth)]), origin: .onDisconnect))
         }
         return StoredRegistrations(writes: writes)
     }

@@ -283,14 +283,19 @@ extension Namespace {
     }
 
     /// Sends a write to the leader and hands `complete` the answer, on `queue`: a refusal at
-    /// once, a committed write once this node has committed its record from the log.
+    /// once, a committed write once this node has committed its record from the log. The node
+    /// that decides a write counts it, so a refusal is counted here only when no leader decided
+    /// the write (it could not be reached, or did not answer).
     func forward(_ write: ForwardedWrite, node: ClusterNode, complete: @escaping @Sendable (Answer) -> Void) {
-        askLeader(write.encoded(), node: node, whenLeading: { self.applyLocally(write, complete: complete) }) { reply in
+        let undecided: @Sendable (Refusal) -> Void = { refusal in
+            self.state.count(write.operation, by: write.caller, refusal: refusal)
+            self.logRefusals()
+            self.report()
+            complete(.refused(refusal))
+        }
+        askLeader(write.encoded(), node: node, whenLeading: { self.applyLocally(write, complete: complete) }, undecided: undecided) { reply in
             switch reply {
             case .refused(let refusal):
-                self.state.count(write.operation, by: .rest(write.auth), refusal: refusal)
-                self.logRefusals()
-                self.report()
                 complete(.refused(refusal))
             case .committed(let sequence, let pushed):
                 // The leader committed it: stored, so never a 503 (firebase-admin resends those,
@@ -304,17 +309,19 @@ extension Namespace {
 
     /// Sends a request to the leader on `kindling.rpc.<namespace>` and hands `reply` its answer,
     /// on `queue`. When no leader answers (none yet, or it died), this node takes the lease if
-    /// it is free and runs `whenLeading` instead, on `queue`; if it cannot, `reply` gets a
+    /// it is free and runs `whenLeading` instead, on `queue`; if it cannot, `undecided` gets a
     /// refusal to retry. A request that timed out gets `unconfirmed` whether or not this node
     /// then leads: a leader that hung or was deposed after it put the request in the log stays
     /// silent, so the request may be stored, and made again here it would be pushed twice or
-    /// undo a write committed after it. Confined to `queue`.
+    /// undo a write committed after it. `undecided` gets the refusals made here, of requests no
+    /// leader decided (so not counted by one). Confined to `queue`.
     func askLeader(
-        _ payload: [UInt8], node: ClusterNode, whenLeading: @escaping @Sendable () -> Void, reply: @escaping @Sendable (ForwardedAnswer) -> Void
+        _ payload: [UInt8], node: ClusterNode, whenLeading: @escaping @Sendable () -> Void, undecided: @escaping @Sendable (Refusal) -> Void,
+        reply: @escaping @Sendable (ForwardedAnswer) -> Void
     ) {
         let subject = ClusterNode.rpcSubject(name)
         guard payload.count <= node.maxBatchBytes else {
-            return reply(.refused(.limitExceeded("A write may be at most \(node.maxWriteBytes) bytes in cluster mode (one NATS message)")))
+            return undecided(.limitExceeded("A write may be at most \(node.maxWriteBytes) bytes in cluster mode (one NATS message)"))
         }
         Task {
             let answer: ForwardedAnswer
@@ -326,9 +333,9 @@ extension Namespace {
                     // Not a 503 either, which firebase-admin resends (a POST twice).
                     let unconfirmed = (error as? NATSError) == .timeout()
                     self.takeOver(node) { led in
-                        if unconfirmed { return reply(.refused(.unconfirmed)) }
+                        if unconfirmed { return undecided(.unconfirmed) }
                         guard led else {
-                            return reply(.refused(.unavailable("The namespace's leader could not be reached (\(error)); retry.")))
+                            return undecided(.unavailable("The namespace's leader could not be reached (\(error)); retry."))
                         }
                         whenLeading()
                     }
@@ -397,7 +404,7 @@ extension Namespace {
     /// Decides a write of this node's client here, now that it leads (after a take-over);
     /// `complete` gets the answer on `queue` once the write is in the log. Confined to `queue`.
     private func applyLocally(_ write: ForwardedWrite, complete: @escaping @Sendable (Answer) -> Void) {
-        decide(write.operation, as: write.auth) { answer in self.queue.async { complete(answer) } }
+        decide(write.operation, by: write.caller) { answer in self.queue.async { complete(answer) } }
     }
 
     /// The answer to a forwarded write the leader committed, from this node's tree, which now
@@ -449,7 +456,7 @@ extension Namespace {
             // Not leading: deposed, or failed (in cluster mode nothing else refuses all writes).
             if self.writeRefusal != nil { return }
             var out: [Outgoing] = []
-            let answer = self.state.apply(write.operation, by: .rest(write.auth), now: Namespace.now(), into: &out)
+            let answer = self.state.apply(write.operation, by: write.caller, now: Namespace.now(), into: &out)
             self.logRefusals()
             if case .refused(let refusal) = answer {
                 self.finish(out)

@@ -22,7 +22,10 @@ extension Namespace {
             }
         }
         let request = ForwardedRules(source: rules.source, auth: auth)
-        askLeader(request.encoded(), node: node, whenLeading: { self.setReplicatedRules(rules, as: auth, complete: complete) }) { reply in
+        askLeader(
+            request.encoded(), node: node, whenLeading: { self.setReplicatedRules(rules, as: auth, complete: complete) },
+            undecided: { complete(.refused($0)) }
+        ) { reply in
             switch reply {
             case .refused(let refusal): complete(.refused(refusal))
             case .committed(let sequence, _):

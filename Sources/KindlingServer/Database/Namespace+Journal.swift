@@ -68,7 +68,7 @@ extension Namespace {
         startJournal(directory: directory)
         guard !left.isEmpty else { return }
         let writes = left.flatMap(\.writes)
-        makeGoneConnectionsWrites(writes, metadata: [:])
+        makeGoneConnectionsWrites(writes, run: .crash, metadata: [:])
         logger.notice("made the onDisconnect writes of connections a stopped server had", metadata: ["connections": "\(left.count)", "writes": "\(writes.count)"])
     }
 

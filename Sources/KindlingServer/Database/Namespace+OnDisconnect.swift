@@ -63,7 +63,7 @@ extension Namespace {
     /// as changed. Confined to `queue`.
     func persistRegistrations(_ connection: ConnectionID, node: ClusterNode) {
         let (auth, operations) = state.onDisconnectWrites(of: connection)
-        guard let value = StoredRegistrations(writes: operations.compactMap { ForwardedWrite($0, auth: auth) }).encoded() else {
+        guard let value = StoredRegistrations(writes: operations.compactMap { ForwardedWrite($0, auth: auth, origin: .onDisconnect) }).encoded() else {
             return forgetRegistrations(connection)
         }
         storedRegistrations.insert(connection)
@@ -114,7 +114,7 @@ extension Namespace {
     /// state, are made once the namespace has read its log again. Confined to `queue`.
     func orphanRegistrations(of connection: ConnectionID) {
         let (auth, operations) = state.disconnectForForwarding(connection)
-        let writes = operations.compactMap { ForwardedWrite($0, auth: auth) }
+        let writes = operations.compactMap { ForwardedWrite($0, auth: auth, origin: .onDisconnect) }
         let stored = storedRegistrations.remove(connection) != nil
         guard stored || !writes.isEmpty else { return }
         orphanedRegistrations.append((connection, writes, stored))
@@ -218,19 +218,19 @@ extension Namespace {
     /// node still leads (false when it does not). Confined to `queue`.
     func runRegistrations(_ writes: [ForwardedWrite], of owner: String) -> Bool {
         guard replicated != nil else { return false }
-        makeGoneConnectionsWrites(writes, metadata: ["node": "\(owner)"])
+        makeGoneConnectionsWrites(writes, run: .deadNode, metadata: ["node": "\(owner)"])
         logger.notice("ran the onDisconnect writes of a node that died", metadata: ["node": "\(owner)", "writes": "\(writes.count)"])
         return true
     }
 
-    /// Makes the onDisconnect writes of connections that are gone with their node or process,
-    /// each as a write of the identity that queued it, through the namespace's one decision,
-    /// and each its own log batch (a cluster batch is one NATS message); a refused one is
-    /// logged. Confined to `queue`.
-    func makeGoneConnectionsWrites(_ writes: [ForwardedWrite], metadata: Logger.Metadata) {
+    /// Makes the onDisconnect writes of connections that are gone with their node or process
+    /// (`run` says which), each as a write of the identity that queued it, through the
+    /// namespace's one decision, counted as onDisconnect writes, and each its own log batch (a
+    /// cluster batch is one NATS message); a refused one is logged. Confined to `queue`.
+    func makeGoneConnectionsWrites(_ writes: [ForwardedWrite], run: Caller.OnDisconnectRun, metadata: Logger.Metadata) {
         for write in writes {
             var out: [Outgoing] = []
-            if case .refused(let refusal) = state.apply(write.operation, by: .rest(write.auth), now: Namespace.now(), into: &out) {
+            if case .refused(let refusal) = state.apply(write.operation, by: .onDisconnect(run, write.auth), now: Namespace.now(), into: &out) {
                 logger.warning("an onDisconnect write of a gone connection was not made: \(refusal.wire.message)", metadata: metadata)
             }
             logRefusals()

@@ -13,26 +13,27 @@ extension Namespace {
         queue.async {
             defer { self.release() }
             if let unserved = self.unserved { return promise.succeed(.refused(unserved)) }
-            if operation.writesNow, let node = self.forwardingNode, let write = ForwardedWrite(operation, auth: auth) {
+            if operation.writesNow, let node = self.forwardingNode, let write = ForwardedWrite(operation, auth: auth, origin: .rest) {
                 self.forward(write, node: node) { answer in promise.succeed(answer) }
                 return
             }
-            self.decide(operation, as: auth, connection: connection) { promise.succeed($0) }
+            self.decide(operation, by: .rest(auth), connection: connection) { promise.succeed($0) }
         }
     }
 
-    /// Decides a REST request here: refused at once when writes cannot be taken, else through
-    /// the checkpoint (`NamespaceState.apply`); `complete` gets the answer once everything it
-    /// depends on is durable (from the log's thread, or at once). Confined to `queue`.
-    func decide(_ operation: Operation, as auth: AuthState, connection: ConnectionID? = nil, complete: @escaping @Sendable (Answer) -> Void) {
+    /// Decides a REST request (or a write a follower forwarded, once this node leads) here:
+    /// refused at once when writes cannot be taken, else through the checkpoint
+    /// (`NamespaceState.apply`); `complete` gets the answer once everything it depends on is
+    /// durable (from the log's thread, or at once). Confined to `queue`.
+    func decide(_ operation: Operation, by caller: Caller, connection: ConnectionID? = nil, complete: @escaping @Sendable (Answer) -> Void) {
         if operation.writesNow, let refusal = writeRefusal {
-            state.count(operation, by: .rest(auth), refusal: refusal)
+            state.count(operation, by: caller, refusal: refusal)
             logRefusals(connection: connection)
             report()
             return complete(.refused(refusal))
         }
         var out: [Outgoing] = []
-        let answer = state.apply(operation, by: .rest(auth), now: Namespace.now(), into: &out)
+        let answer = state.apply(operation, by: caller, now: Namespace.now(), into: &out)
         logRefusals(connection: connection)
         let lost = operation.writesNow ? Refusal.unconfirmed : .unavailable(Namespace.notLeading)
         finish(out, then: { complete(answer) }, refused: { complete(.refused(lost)) })

@@ -95,7 +95,7 @@ extension Namespace {
                 continue
             }
             // The operation is bound once here: each binding of it copies a large value.
-            if operation.writesNow, let node = forwardingNode, let write = ForwardedWrite(operation, auth: state.auth(of: .realtime(connection))) {
+            if operation.writesNow, let node = forwardingNode, let write = ForwardedWrite(operation, auth: state.auth(of: .realtime(connection)), origin: .realtime) {
                 // A follower's client: the leader decides, and the answer comes once this
                 // node has committed the write from the log.
                 forward(write, node: node) { answer in

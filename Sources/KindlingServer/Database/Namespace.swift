@@ -387,13 +387,14 @@ final class Namespace: @unchecked Sendable {
         if let node = forwardingNode {
             let (auth, writes) = state.disconnectForForwarding(connection)
             report()
-            closeRegistrations(writes.compactMap { ForwardedWrite($0, auth: auth) }[...], node: node, connection: connection)
+            closeRegistrations(writes.compactMap { ForwardedWrite($0, auth: auth, origin: .onDisconnect) }[...], node: node, connection: connection)
             return
         }
         var out: [Outgoing] = []
         for problem in state.disconnect(connection, now: Namespace.now(), into: &out) {
             logger.warning("\(problem)", metadata: ["connection": "\(connection)"])
         }
+        logRefusals()
         // Taken out before the writes are durable: a crash in between loses them rather than
         // making them twice, as in cluster mode.
         journalEnded(connection)

@@ -123,7 +123,7 @@ struct NamespaceState: Sendable {
     func auth(of caller: Caller) -> AuthState {
         switch caller {
         case .realtime(let connection): return connections[connection]?.auth ?? .anonymous
-        case .stream(_, let auth), .rest(let auth): return auth
+        case .stream(_, let auth), .rest(let auth), .forwarded(_, let auth), .onDisconnect(_, let auth): return auth
         }
     }
 
@@ -281,11 +281,14 @@ struct NamespaceState: Sendable {
         }
     }
 
-    /// The data at a written path, for a one-off request's ETag; a realtime connection's answer
-    /// carries none.
+    /// The data at a written path, for a one-off request's ETag (also one a follower forwarded,
+    /// or decides itself once it leads); a realtime connection's answer carries none, and an
+    /// onDisconnect write has no answer.
     private func location(at path: Path, for caller: Caller) -> Node? {
-        if case .rest = caller { return database.tree.node(at: path) }
-        return nil
+        switch caller {
+        case .rest, .forwarded: database.tree.node(at: path)
+        case .realtime, .stream, .onDisconnect: nil
+        }
     }
 
     /// Validates and resolves a write against the current tree, as a refusal when invalid or,
@@ -408,15 +411,16 @@ struct NamespaceState: Sendable {
     // MARK: Connections, auth and rules changing
 
     /// Forgets a connection: its listens go, then its queued onDisconnect writes run, in order,
-    /// with server values resolved now and the rules checked again for the identity that queued
-    /// them, and their changes go to the remaining listeners.
+    /// through the checkpoint (`apply`), with server values resolved now and the rules checked
+    /// again for the identity that queued them, and their changes go to the remaining listeners.
+    /// Each is counted as an onDisconnect write, and a refused one is noted.
     mutating func disconnect(_ connection: ConnectionID, now: Int64, into out: inout [Outgoing]) -> [String] {
         database.removeSubscriber(connection)
         guard var record = connections.removeValue(forKey: connection) else { return [] }
         var problems: [String] = []
         for operation in record.onDisconnect.drain() {
-            // Not a request of any client: neither counted nor noted as one.
-            if case .refused(let refusal) = decide(Self.write(operation), by: .rest(record.auth), now: now, into: &out) {
+            let caller = Caller.onDisconnect(.close(connection), record.auth)
+            if case .refused(let refusal) = apply(Self.write(operation), by: caller, now: now, into: &out) {
                 problems.append("onDisconnect write at \(operation.path) was not made: \(refusal.wire.message)")
             }
         }

@@ -81,11 +81,3 @@ enum Precondition: Sendable, Equatable {
         return false
     }
 }
-
-/// Who asks: a realtime connection (acting as whatever it last authenticated as), an event
-/// stream, or a one-off REST request, each with the identity its transport verified.
-enum Caller: Sendable {
-    case realtime(ConnectionID)
-    case stream(ConnectionID, AuthState)
-    case rest(AuthState)
-}

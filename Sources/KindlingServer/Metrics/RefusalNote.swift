@@ -6,8 +6,9 @@ struct RefusalNote: Sendable {
     var refusal: Refusal
     var action: RequestAction
     var path: Path?
-    /// The connection or stream that asked; nil for a one-off REST request until the namespace
-    /// fills in its HTTP connection.
+    /// The connection or stream that asked (or whose onDisconnect write ran at its close); nil
+    /// for a one-off REST request until the namespace fills in its HTTP connection, and for
+    /// forwarded writes and the onDisconnect writes of gone connections.
     var connection: ConnectionID?
 
     init(_ refusal: Refusal, action: RequestAction, operation: Operation, caller: Caller) {
@@ -21,9 +22,6 @@ struct RefusalNote: Sendable {
         case .authenticate, .refuseCredential, .acknowledge:
             self.path = nil
         }
-        switch caller {
-        case .realtime(let connection), .stream(let connection, _): self.connection = connection
-        case .rest: self.connection = nil
-        }
+        self.connection = caller.connection
     }
 }

@@ -1,15 +1,24 @@
 /// What a request asked for, the `action` label of `kindling_requests_total`: realtime actions
 /// by name, REST reads and writes apart from them (they reach the namespace as the same
-/// operations), the opening of an event stream, and an admin's reading, setting or simulating of
-/// a namespace's rules (`/.settings/rules`).
+/// operations), the opening of an event stream, an admin's reading, setting or simulating of a
+/// namespace's rules (`/.settings/rules`), and the queued onDisconnect writes that ran (apart
+/// from `ondisconnect`, the queuing of one).
+///
+/// A write a cluster follower forwards is counted on the leader under its client's action (a
+/// realtime `set` is a `set`, a REST write a `rest_write`), and an onDisconnect write under its
+/// own, whether its connection closed, its process crashed or its node died: never as a REST
+/// write.
 enum RequestAction: Int, Sendable, CaseIterable {
     case listen, unlisten, get, set, update, push, transaction, ondisconnect, auth, stream
     case restRead, restWrite, rules
+    case ondisconnectSet, ondisconnectUpdate
 
     var label: String {
         switch self {
         case .restRead: "rest_read"
         case .restWrite: "rest_write"
+        case .ondisconnectSet: "ondisconnect_set"
+        case .ondisconnectUpdate: "ondisconnect_update"
         default: "\(self)"
         }
     }
@@ -17,14 +26,31 @@ enum RequestAction: Int, Sendable, CaseIterable {
     /// The action of `operation` asked by `caller`; nil for the acknowledgements (stats, App
     /// Check) that decide nothing.
     init?(_ operation: Operation, by caller: Caller) {
-        if case .rest = caller {
-            switch operation {
-            case .get: self = .restRead
-            case .set, .update, .push: self = .restWrite
-            default: return nil
-            }
-            return
+        switch caller {
+        case .rest, .forwarded(.rest, _): self.init(rest: operation)
+        case .onDisconnect, .forwarded(.onDisconnect, _): self.init(onDisconnect: operation)
+        case .realtime, .stream, .forwarded(.realtime, _): self.init(realtime: operation)
         }
+    }
+
+    private init?(rest operation: Operation) {
+        switch operation {
+        case .get: self = .restRead
+        case .set, .update, .push: self = .restWrite
+        default: return nil
+        }
+    }
+
+    /// A queued onDisconnect write runs as a set (`onDisconnect().set`, `remove`) or an update.
+    private init?(onDisconnect operation: Operation) {
+        switch operation {
+        case .set: self = .ondisconnectSet
+        case .update: self = .ondisconnectUpdate
+        default: return nil
+        }
+    }
+
+    private init?(realtime operation: Operation) {
         switch operation {
         case .listen: self = .listen
         case .unlisten: self = .unlisten

@@ -53,7 +53,7 @@ final class RegistrationJournal {
         let members: [JSONMember]
         switch change {
         case .queued(let operation, let auth):
-            guard let write = ForwardedWrite(operation, auth: .anonymous) else { return }
+            guard let write = ForwardedWrite(operation, auth: .anonymous, origin: .onDisconnect) else { return }
             if journaled.insert(connection).inserted { note(.identity(auth), of: connection) }
             members = write.operationMembers()
         case .cancelled(let at):
@@ -151,8 +151,8 @@ final class RegistrationJournal {
             guard let (auth, queue) = queues[connection] else { return nil }
             let writes = queue.operations.compactMap { operation -> ForwardedWrite? in
                 switch operation {
-                case .put(let path, let data): return ForwardedWrite(.set(path: path, data: data, precondition: nil), auth: auth)
-                case .merge(let path, let members): return ForwardedWrite(.update(path: path, members: members), auth: auth)
+                case .put(let path, let data): return ForwardedWrite(.set(path: path, data: data, precondition: nil), auth: auth, origin: .onDisconnect)
+                case .merge(let path, let members): return ForwardedWrite(.update(path: path, members: members), auth: auth, origin: .onDisconnect)
                 }
             }
             return writes.isEmpty ? nil : StoredRegistrations(writes: writes)

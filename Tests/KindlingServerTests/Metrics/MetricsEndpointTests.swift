@@ -110,6 +110,34 @@ struct MetricsEndpointTests {
         }
     }
 
+    /// The writes a connection queued run when it closes, each counted as an onDisconnect
+    /// write (a refused one too), none as a REST write.
+    @Test func onDisconnectWritesAreCountedUnderTheirOwnActionWhenTheyRun() async throws {
+        try await KindlingServer.run(ServerConfiguration(port: 0, rules: try RulesDocument.parse(Self.rules))) { server in
+            let watcher = try await TestClient.connect(port: server.port, namespace: "metrics")
+            _ = try await watcher.request("q", .object([JSONMember("p", .string("/open")), JSONMember("h", .string(""))]))
+            let before = try await Self.scrape(server.port)
+            let leaving = try await TestClient.connect(port: server.port, namespace: "metrics")
+            for (action, path) in [("o", "/open/gone"), ("om", "/open"), ("o", "/locked/gone")] {
+                let data: JSONValue = action == "om" ? .object([JSONMember("seen", .number(1))]) : .bool(true)
+                let reply = try await leaving.request(action, .object([JSONMember("p", .string(path)), JSONMember("d", data)]))
+                // The rules are checked when a write is queued (and again when it runs).
+                #expect(reply.last?["d"]?["b"]?["s"]?.stringValue == (path.hasPrefix("/locked") ? "permission_denied" : "ok"), "\(path)")
+            }
+            await leaving.close()
+            // The set's event, then the update's: both ran, and were counted before they were sent.
+            for _ in 0..<2 { _ = try await watcher.nextMessage() }
+            let after = try await Self.scrape(server.port)
+            let requests = "kindling_requests_total"
+            #expect(Self.delta(before, after, requests, ["action": "ondisconnect", "outcome": "ok"]) == 2)
+            #expect(Self.delta(before, after, requests, ["action": "ondisconnect", "outcome": "permission_denied"]) == 1)
+            #expect(Self.delta(before, after, requests, ["action": "ondisconnect_set", "outcome": "ok"]) == 1)
+            #expect(Self.delta(before, after, requests, ["action": "ondisconnect_update", "outcome": "ok"]) == 1)
+            #expect((Self.delta(before, after, requests, ["action": "rest_write", "outcome": "ok"]) ?? 0) == 0)
+            await watcher.close()
+        }
+    }
+
     @Test func restRequestsRefusedBeforeTheirNamespaceAreCountedAsErrors() async throws {
         try await KindlingServer.run(ServerConfiguration(port: 0)) { server in
             let before = try await Self.scrape(server.port)
