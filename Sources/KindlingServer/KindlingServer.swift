@@ -7,6 +7,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
+import Synchronization
 
 /// A running Kindling server: one port serving the realtime protocol at `/.ws` and HTTP
 /// everywhere else.
@@ -20,14 +21,16 @@ public final class KindlingServer: Sendable {
     private let health: ServerHealth
     private let perEventLoop: PerEventLoop
     private let memoryReturn: FreedMemoryReturn
+    private let lifecycle: Mutex<ServerLifecycle>
 
     /// The port actually bound (useful when the configuration asked for 0).
     public var port: Int { channel.localAddress?.port ?? configuration.port }
 
     private init(
         configuration: ServerConfiguration, group: MultiThreadedEventLoopGroup, channel: any Channel, workers: NIOThreadPool, tls: ServerTLS?,
-        registry: NamespaceRegistry, health: ServerHealth, perEventLoop: PerEventLoop, memoryReturn: FreedMemoryReturn
+        registry: NamespaceRegistry, health: ServerHealth, perEventLoop: PerEventLoop, memoryReturn: FreedMemoryReturn, lifecycle: ServerLifecycle
     ) {
+        self.lifecycle = Mutex(lifecycle)
         self.memoryReturn = memoryReturn
         self.health = health
         self.perEventLoop = perEventLoop
@@ -53,21 +56,30 @@ public final class KindlingServer: Sendable {
             if certificate.isExpired { configuration.logger.warning("the TLS certificate has expired: clients will refuse it (\(certificate))") }
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
+        let cleanup = ServerStartCleanup(group: group)
+        do {
+            return try await start(configuration, verifier: verifier, tls: tls, group: group, cleanup: cleanup)
+        } catch {
+            await cleanup.run()
+            throw error
+        }
+    }
+
+    /// The rest of `start`, once the event loops run: what it acquires goes into `cleanup`,
+    /// which `start` runs should this throw.
+    private static func start(
+        _ configuration: ServerConfiguration, verifier: CredentialVerifier, tls: ServerTLS?, group: MultiThreadedEventLoopGroup, cleanup: ServerStartCleanup
+    ) async throws -> KindlingServer {
+        var lifecycle = ServerLifecycle()
         // Raised first, so the logs' and the connections' shares come from the limit in force.
         let descriptors = DescriptorLimit.raise()
         let metrics = ServerMetrics(topNamespaces: configuration.metricsTopNamespaces)
         var cluster: ClusterNode?
         if let clusterConfiguration = configuration.cluster {
             guard configuration.storage == nil else {
-                try? await group.shutdownGracefully()
                 throw ClusterError.invalid("cluster mode keeps no local data directory: its log is the NATS stream (leave out --data-dir with --cluster)")
             }
-            do {
-                cluster = try await ClusterNode.connect(clusterConfiguration, logger: configuration.logger, metrics: metrics)
-            } catch {
-                try? await group.shutdownGracefully()
-                throw error
-            }
+            cluster = try await ClusterNode.connect(clusterConfiguration, logger: configuration.logger, metrics: metrics)
         }
         var limits = configuration.connectionLimits
         limits.maxAnswerBytes = configuration.maxPendingOutboundBytes
@@ -79,16 +91,13 @@ public final class KindlingServer: Sendable {
             rulesDebug: configuration.rulesDebug, limits: limits, maxNamespaces: configuration.maxNamespaces,
             openLogs: OpenLogBudget(limit: DescriptorLimit.logs(under: descriptors)), answerBudget: budget, metrics: metrics, cluster: cluster
         )
-        do {
-            try registry.recoverAll()
-        } catch {
-            try? await group.shutdownGracefully()
-            throw error
-        }
+        cleanup.registry = registry
+        try registry.recoverAll()
         let perEventLoop = PerEventLoop(idleTimeout: configuration.idleTimeout, parseBudget: budget)
         let maxConnections = configuration.maxConnections ?? DescriptorLimit.connections(under: descriptors)
         let workers = NIOThreadPool(numberOfThreads: 2)
         workers.start()
+        cleanup.workers = workers
         let resources = ServerResources(
             budget: budget,
             backlogBudget: InFlightBudget(limit: configuration.pendingOutboundBudgetBytes),
@@ -122,23 +131,18 @@ public final class KindlingServer: Sendable {
                 KindlingServer.configure(
                     channel, registry: registry, perEventLoop: perEventLoop, resources: resources, tls: tls?.context, configuration: configuration)
             }
-        do {
-            let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
-            return KindlingServer(
-                configuration: configuration, group: group, channel: channel, workers: workers, tls: tls, registry: registry, health: resources.health,
-                perEventLoop: perEventLoop,
-                // Checked every 10 s; 64 MiB free is well past what steady work leaves in the
-                // arenas, so only what a burst freed is trimmed.
-                memoryReturn: FreedMemoryReturn(
-                    eventLoop: group.any(), workers: workers, interval: .seconds(10), threshold: 64 << 20, logger: configuration.logger
-                )
-            )
-        } catch {
-            await registry.leaveCluster()
-            try? await group.shutdownGracefully()
-            try? await workers.shutdownGracefully()
-            throw error
-        }
+        let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+        lifecycle.bound()
+        return KindlingServer(
+            configuration: configuration, group: group, channel: channel, workers: workers, tls: tls, registry: registry, health: resources.health,
+            perEventLoop: perEventLoop,
+            // Checked every 10 s; 64 MiB free is well past what steady work leaves in the
+            // arenas, so only what a burst freed is trimmed.
+            memoryReturn: FreedMemoryReturn(
+                eventLoop: group.any(), workers: workers, interval: .seconds(10), threshold: 64 << 20, logger: configuration.logger
+            ),
+            lifecycle: lifecycle
+        )
     }
 
     /// Stops serving, in the order a load balancer and the clients need: readiness (`/.ready`)
@@ -148,9 +152,32 @@ public final class KindlingServer: Sendable {
     /// the logs and snapshots were not all on disk within `limit` (a slow disk, a large
     /// snapshot): the server is stopped anyway, and what was not acknowledged is lost as in a
     /// crash. (A log whose disk refuses writes does not hold this up: its queued writes were
-    /// never acknowledged.)
+    /// never acknowledged.) A second call does nothing again: it waits for the first and
+    /// answers its outcome.
     @discardableResult
     public func shutdown(within limit: Duration = .seconds(10)) async throws -> Bool {
+        let action = lifecycle.withLock { lifecycle in
+            lifecycle.shutDown {
+                Task {
+                    do {
+                        let drained = try await self.drain(within: limit)
+                        self.lifecycle.withLock { $0.drainEnded(drained: drained) }
+                        return drained
+                    } catch {
+                        self.lifecycle.withLock { $0.drainEnded(drained: false) }
+                        throw error
+                    }
+                }
+            }
+        }
+        switch action {
+        case .wait(let drain): return try await drain.value
+        case .answer(let drained): return drained
+        }
+    }
+
+    /// The one drain `shutdown` runs, in the order it describes.
+    private func drain(within limit: Duration) async throws -> Bool {
         let started = ContinuousClock.now
         health.startDraining()
         try? await channel.close()
