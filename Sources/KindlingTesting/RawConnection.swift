@@ -72,22 +72,14 @@ public final class RawConnection: Sendable {
     /// True once `text` has arrived (within `timeout`).
     public func waitFor(_ text: String, timeout: Duration = .seconds(10)) async -> Bool {
         let needle = Array(text.utf8)
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if received.firstRange(of: needle) != nil { return true }
-            if isClosed { return received.firstRange(of: needle) != nil }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return false
+        // Checked again once closed: the last bytes may have come with the close.
+        _ = try? await eventually(within: timeout, every: .milliseconds(10)) { received.firstRange(of: needle) != nil || isClosed }
+        return received.firstRange(of: needle) != nil
     }
 
     /// True once the server has closed the connection (within `timeout`).
     public func waitForClose(timeout: Duration = .seconds(10)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if isClosed { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        _ = try? await eventually(within: timeout, every: .milliseconds(10)) { isClosed }
         return isClosed
     }
 

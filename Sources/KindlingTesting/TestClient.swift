@@ -216,12 +216,7 @@ final class Inbox: Sendable {
     }
 
     func waitForClose(timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if received.withLock({ $0.closed }) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return false
+        (try? await eventually(within: timeout, every: .milliseconds(10)) { received.withLock { $0.closed } }) ?? false
     }
 }
 

@@ -125,12 +125,7 @@ public final class TestHTTPConnection: Sendable {
 
     /// True once the server closed the connection (within `timeout`).
     public func waitForClose(timeout: Duration = .seconds(10)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if !channel.isActive { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return false
+        (try? await eventually(within: timeout, every: .milliseconds(10)) { !channel.isActive }) ?? false
     }
 
     /// The serial number (hex) of the certificate the server presented; nil without TLS.

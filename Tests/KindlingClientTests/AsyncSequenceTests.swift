@@ -1,6 +1,7 @@
 import Foundation
 import KindlingCore
 import KindlingServer
+import KindlingTesting
 import Testing
 
 @testable import KindlingClient

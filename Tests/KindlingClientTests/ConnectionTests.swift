@@ -2,6 +2,7 @@ import Foundation
 import KindlingCore
 import KindlingServer
 import Logging
+import KindlingTesting
 import Testing
 
 @testable import KindlingClient

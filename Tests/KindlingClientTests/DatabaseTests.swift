@@ -4,6 +4,7 @@ import KindlingCore
 import KindlingServer
 import Logging
 import Synchronization
+import KindlingTesting
 import Testing
 
 /// The SDK against an in-process server over real sockets.

@@ -1,6 +1,7 @@
 import Dispatch
 import KindlingClient
 import Synchronization
+import KindlingTesting
 import Testing
 
 /// The README's study-spot example, run as written (only the URL differs).

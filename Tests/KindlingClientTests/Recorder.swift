@@ -1,6 +1,7 @@
 import Dispatch
 import KindlingClient
 import KindlingCore
+import KindlingTesting
 import Synchronization
 
 /// Collects events from observers so a test can wait until an expected one has arrived.
@@ -16,11 +17,14 @@ final class Recorder: Sendable {
     func wait(
         until condition: @escaping ([DataEvent]) -> Bool, timeout: Duration = .seconds(10)
     ) async throws -> [DataEvent] {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let current = all
-            if condition(current) { return current }
-            try await Task.sleep(for: .milliseconds(10))
+        var current: [DataEvent] = []
+        if try await eventually(
+            within: timeout, every: .milliseconds(10),
+            {
+                current = all; return condition(current)
+            })
+        {
+            return current
         }
         throw RecorderTimeout(events: all.map { "\($0.type.name) \($0.snapshot.path) \($0.snapshot.exportText)" })
     }
@@ -34,14 +38,4 @@ final class Recorder: Sendable {
 struct RecorderTimeout: Error, CustomStringConvertible {
     var events: [String]
     var description: String { "Timed out; events so far: \(events)" }
-}
-
-/// Polls `condition` for up to 10 s.
-func eventually(_ condition: @escaping @Sendable () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    return false
 }

@@ -3,6 +3,7 @@ import KindlingClient
 import KindlingCore
 import KindlingServer
 import Synchronization
+import KindlingTesting
 import Testing
 
 /// Listens the server revokes (`c`, when new rules take read access away) against an in-process

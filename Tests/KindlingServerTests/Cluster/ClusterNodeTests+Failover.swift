@@ -82,8 +82,7 @@ extension ClusterNodeTests {
             }
             // The NATS servers left elect new leaders (the meta leader may have been the one
             // killed): wait until the stream answers again.
-            let deadline = ContinuousClock.now + .seconds(20)
-            while ContinuousClock.now < deadline, (try? await js.streamInfo("KINDLING_LOG")) == nil { try await Task.sleep(for: .milliseconds(200)) }
+            try await eventually(within: .seconds(20), every: .milliseconds(200)) { (try? await js.streamInfo("KINDLING_LOG")) != nil }
             // A new node reads every acknowledged write back from the two NATS servers left.
             try await KindlingServer.run(Self.configuration(nats, node: "reader", leaseTime: .seconds(5))) { server in
                 let stored = try await TestHTTPConnection.request(port: server.port, "GET", "/w.json?ns=natskill", timeout: .seconds(20)).json()

@@ -11,23 +11,26 @@ extension ClusterNodeTests {
             try await KindlingServer.run(Self.configuration(nats, node: "lonely")) { node in
                 #expect(try await TestHTTPConnection.request(port: node.port, "GET", "/.ready").status == 200)
                 for server in nats.servers { server.kill() }
-                try await Self.eventually(for: .seconds(10)) {
-                    let ready = try await TestHTTPConnection.request(port: node.port, "GET", "/.ready")
-                    return ready.status == 503 && ready.text.contains("NATS")
-                }
+                try #require(
+                    try await eventually(within: .seconds(10)) {
+                        let ready = try await TestHTTPConnection.request(port: node.port, "GET", "/.ready")
+                        return ready.status == 503 && ready.text.contains("NATS")
+                    }, "not within 10 s")
                 for server in nats.servers { try server.launch() }
                 for server in nats.servers { try await server.waitUntilHealthy() }
-                try await Self.eventually(for: .seconds(15)) {
-                    try await TestHTTPConnection.request(port: node.port, "GET", "/.ready").status == 200
-                }
+                try #require(
+                    try await eventually(within: .seconds(15)) {
+                        try await TestHTTPConnection.request(port: node.port, "GET", "/.ready").status == 200
+                    }, "not within 15 s")
                 // And it writes again. The namespace's first write waits while its join is
                 // retried (up to 30 s, JetStream electing its leaders after the restart), so the
                 // request may take that long before it is answered.
-                try await Self.eventually(for: .seconds(45)) {
-                    try await TestHTTPConnection.request(
-                        port: node.port, "PUT", "/back.json?ns=health", body: "1", timeout: .seconds(40)
-                    ).status == 200
-                }
+                try #require(
+                    try await eventually(within: .seconds(45)) {
+                        try await TestHTTPConnection.request(
+                            port: node.port, "PUT", "/back.json?ns=health", body: "1", timeout: .seconds(40)
+                        ).status == 200
+                    }, "not within 45 s")
             }
         }
     }

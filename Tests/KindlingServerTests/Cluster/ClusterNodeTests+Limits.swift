@@ -36,9 +36,10 @@ extension ClusterNodeTests {
                     #expect(statuses == Array(repeating: 200, count: 12))
                     let after = try await client.request("p", try json(#"{"p":"/small","d":2}"#))
                     #expect(after.last?["d"]?["b"]?["s"]?.stringValue == "ok")
-                    try await Self.eventually {
-                        try await TestHTTPConnection.request(port: two.port, "GET", "/many.json?ns=big&shallow=true").text.split(separator: ",").count == 12
-                    }
+                    try #require(
+                        try await eventually(within: .seconds(5)) {
+                            try await TestHTTPConnection.request(port: two.port, "GET", "/many.json?ns=big&shallow=true").text.split(separator: ",").count == 12
+                        }, "not within 5 s")
                     await client.close()
                 }
             }

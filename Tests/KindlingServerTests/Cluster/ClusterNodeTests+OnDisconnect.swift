@@ -83,9 +83,9 @@ extension ClusterNodeTests {
                 // last holds the cancel, so the kill waits for it).
                 let (nc, js) = try await Self.jetStream(nats)
                 var stored: UInt64 = 0
-                for _ in 0..<200 where stored < 4 {
+                try await eventually(within: .seconds(10), every: .milliseconds(50)) {
                     stored = (try? await js.streamInfo("KV_kindling_ondisconnect").state.lastSequence) ?? 0
-                    try await Task.sleep(for: .milliseconds(50))
+                    return stored >= 4
                 }
                 #expect(stored >= 4)
                 mortal.kill()
@@ -95,14 +95,12 @@ extension ClusterNodeTests {
                 let reborn = try await Self.startNodeProcess(nats, node: "mortal", dataDirectory: directory)
                 defer { reborn.kill() }
                 var ran: Duration?
-                while ContinuousClock.now - killed < .seconds(20) {
+                try await eventually(within: .seconds(20) - (ContinuousClock.now - killed), every: .milliseconds(100)) {
                     let data = try await TestHTTPConnection.request(port: leader.port, "GET", "/presence.json?ns=crash").json()
-                    if data["alice"] == .string("crashed") {
-                        ran = ContinuousClock.now - killed
-                        #expect(data["cancelled"] == nil)
-                        break
-                    }
-                    try await Task.sleep(for: .milliseconds(100))
+                    guard data["alice"] == .string("crashed") else { return false }
+                    ran = ContinuousClock.now - killed
+                    #expect(data["cancelled"] == nil)
+                    return true
                 }
                 let took = try #require(ran, "never ran; \(mortal.errorOutput)")
                 print("onDisconnect of a killed node: run by the leader \(took) after SIGKILL (lease 1 s)")
@@ -114,9 +112,9 @@ extension ClusterNodeTests {
                 #expect(after["runs"] == .number(1))
                 // The sweeps purged the keys' delete markers: the bucket is empty again.
                 var left: UInt64 = .max
-                for _ in 0..<100 where left > 0 {
+                try await eventually(within: .seconds(10), every: .milliseconds(100)) {
                     left = (try? await js.streamInfo("KV_kindling_ondisconnect").state.messages) ?? .max
-                    try await Task.sleep(for: .milliseconds(100))
+                    return left == 0
                 }
                 #expect(left == 0)
                 await nc.close()
@@ -135,13 +133,20 @@ extension ClusterNodeTests {
             try await KindlingServer.run(Self.configuration(nats, node: "survivor", leaseTime: .seconds(1))) { survivor in
                 let watcher = try await TestClient.connect(port: survivor.port, namespace: "quiet")
                 _ = try await watcher.request("q", try json(#"{"p":"/status","h":""}"#))
-                try await Task.sleep(for: .milliseconds(300))  // the registration's put reaches NATS
+                // The registration's put reaches NATS before the kill.
+                let (nc, js) = try await Self.jetStream(nats)
+                try #require(
+                    try await eventually(within: .seconds(10), every: .milliseconds(50)) {
+                        (try? await js.streamInfo("KV_kindling_ondisconnect").state.messages) ?? 0 >= 1
+                    }, "the registration never reached NATS")
+                await nc.close()
                 leader.kill()
                 let killed = ContinuousClock.now
                 // Nobody writes: the survivor takes the free lease by itself and runs them.
-                try await Self.eventually(for: .seconds(15)) {
-                    try await TestHTTPConnection.request(port: survivor.port, "GET", "/status.json?ns=quiet").text == #""offline""#
-                }
+                try #require(
+                    try await eventually(within: .seconds(15)) {
+                        try await TestHTTPConnection.request(port: survivor.port, "GET", "/status.json?ns=quiet").text == #""offline""#
+                    }, "not within 15 s")
                 print("onDisconnect of a killed leader's client: run \(ContinuousClock.now - killed) after SIGKILL, with no write (lease 1 s)")
                 await watcher.close()
             }

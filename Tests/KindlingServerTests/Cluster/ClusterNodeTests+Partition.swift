@@ -167,7 +167,7 @@ extension ClusterNodeTests {
                     let cut = ContinuousClock.now
                     // (The third node, which checks the lease every lease time, may take it at once.)
                     func holder() async throws -> String? { try await leases.get("lapse").map { String(decoding: $0.value, as: UTF8.self) } }
-                    while try await holder() == "old", ContinuousClock.now - cut < .seconds(10) { try await Task.sleep(for: .milliseconds(50)) }
+                    try await eventually(within: .seconds(10) - (ContinuousClock.now - cut), every: .milliseconds(50)) { try await holder() != "old" }
                     #expect(try await holder() != "old")
                     try await KindlingServer.run(Self.configuration(nats, node: "late", leaseTime: lease)) { late in
                         // Opening the namespace takes the free lease: the new node leads, with

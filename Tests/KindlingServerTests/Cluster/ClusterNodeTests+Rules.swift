@@ -36,7 +36,7 @@ extension ClusterNodeTests {
                         #expect(try await Self.rules(two.port, "own").text == Self.guarded)
                         #expect(try await TestHTTPConnection.request(port: two.port, "PUT", "/closed.json?ns=own", body: "3").status == 401)
                         for port in [one.port, three.port] {
-                            try await Self.eventually { try await Self.rules(port, "own").text == Self.guarded }
+                            try #require(try await eventually(within: .seconds(5)) { try await Self.rules(port, "own").text == Self.guarded }, "not within 5 s")
                             #expect(try await TestHTTPConnection.request(port: port, "PUT", "/closed.json?ns=own", body: "4").status == 401)
                             #expect(try await TestHTTPConnection.request(port: port, "PUT", "/open.json?ns=own", body: "\(port)").status == 200)
                         }
@@ -44,9 +44,10 @@ extension ClusterNodeTests {
                         let reopened = try await TestHTTPConnection.request(
                             port: one.port, "PUT", "/.settings/rules.json?ns=own", headers: Self.admin, body: #"{"rules":{".read":true,".write":true}}"#)
                         #expect(reopened.status == 200)
-                        try await Self.eventually {
-                            try await TestHTTPConnection.request(port: three.port, "PUT", "/closed.json?ns=own", body: "5").status == 200
-                        }
+                        try #require(
+                            try await eventually(within: .seconds(5)) {
+                                try await TestHTTPConnection.request(port: three.port, "PUT", "/closed.json?ns=own", body: "5").status == 200
+                            }, "not within 5 s")
                     }
                 }
                 // A node that joins now reads the data and both changes, in their order.
@@ -57,15 +58,6 @@ extension ClusterNodeTests {
                     #expect(closed.text == "5")
                 }
             }
-        }
-    }
-
-    /// Retries `condition` for up to `limit`.
-    static func eventually(for limit: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + limit
-        while try await !condition() {
-            try #require(ContinuousClock.now < deadline, "not true within \(limit)")
-            try await Task.sleep(for: .milliseconds(20))
         }
     }
 }

@@ -92,9 +92,10 @@ extension ClusterNodeTests {
                         #expect(bought.count == seats)
                         #expect(Set(bought) == Set(0..<seats))
                         for port in ports {
-                            try await Self.eventually {
-                                try await TestHTTPConnection.request(port: port, "GET", "/show/left.json?ns=rtseats").text == "0"
-                            }
+                            try #require(
+                                try await eventually(within: .seconds(5)) {
+                                    try await TestHTTPConnection.request(port: port, "GET", "/show/left.json?ns=rtseats").text == "0"
+                                }, "not within 5 s")
                         }
                     }
                 }

@@ -38,24 +38,26 @@ extension ClusterNodeTests {
                         #expect(put.status == 200)
                     }
                     // Snapshots were written, and the log's first batches purged behind them.
-                    try await Self.eventually {
-                        let stored = try await Self.snapshot(jetStream)
-                        return stored.map { $0.recordSequence >= 100 } ?? false
-                    }
+                    try #require(
+                        try await eventually(within: .seconds(5)) {
+                            let stored = try await Self.snapshot(jetStream)
+                            return stored.map { $0.recordSequence >= 100 } ?? false
+                        }, "not within 5 s")
                     let stored = try #require(try await Self.snapshot(jetStream))
                     #expect(stored.rulesSource?.contains("items") == true)
                     #expect(stored.root.child(at: try Path("/items/i50")).isEmpty == false)
-                    try await Self.eventually {
-                        do {
-                            _ = try await jetStream.message(stream: ClusterNode.logStream, sequence: 1)
-                            return false
-                        } catch {
-                            return (error as? JetStreamError)?.apiError?.errCode == JetStreamAPIError.noMessageFound
-                        }
-                    }
+                    try #require(
+                        try await eventually(within: .seconds(5)) {
+                            do {
+                                _ = try await jetStream.message(stream: ClusterNode.logStream, sequence: 1)
+                                return false
+                            } catch {
+                                return (error as? JetStreamError)?.apiError?.errCode == JetStreamAPIError.noMessageFound
+                            }
+                        }, "not within 5 s")
                     // The follower that read along got every write.
                     let expected = try await TestHTTPConnection.request(port: one.port, "GET", "/items.json?ns=snap").text
-                    try await Self.eventually { try await TestHTTPConnection.request(port: three.port, "GET", "/items.json?ns=snap").text == expected }
+                    try #require(try await eventually(within: .seconds(5)) { try await TestHTTPConnection.request(port: three.port, "GET", "/items.json?ns=snap").text == expected }, "not within 5 s")
                     await watcher.close()
 
                     // A node that starts now loads the snapshot, then the log after it.
@@ -66,7 +68,7 @@ extension ClusterNodeTests {
                         #expect(locked.status == 401)
                         let after = try await TestHTTPConnection.request(port: two.port, "PUT", "/items/last.json?ns=snap", body: "1")
                         #expect(after.status == 200)
-                        try await Self.eventually { try await TestHTTPConnection.request(port: three.port, "GET", "/items/last.json?ns=snap").text == "1" }
+                        try #require(try await eventually(within: .seconds(5)) { try await TestHTTPConnection.request(port: three.port, "GET", "/items/last.json?ns=snap").text == "1" }, "not within 5 s")
                     }
                 }
             }

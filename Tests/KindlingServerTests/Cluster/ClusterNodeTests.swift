@@ -222,16 +222,18 @@ struct ClusterNodeTests {
                 // and it reads the log again. The other writer holds no lease, so this node takes
                 // its own back and writes after the other writer's batch.
                 #expect(await connected.waitForClose(timeout: .seconds(5)))
-                let started = ContinuousClock.now
                 var status = 0
-                while status != 200, ContinuousClock.now - started < .seconds(10) {
+                try await eventually(within: .seconds(10), every: .milliseconds(100)) {
                     status = try await TestHTTPConnection.request(port: server.port, "PUT", "/x.json?ns=fence", body: "3").status
-                    if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
+                    return status == 200
                 }
                 #expect(status == 200)
                 #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/x.json?ns=fence").text == "3")
                 // The client the rejoin closed has its onDisconnect write made, as on one server.
-                try await Self.eventually { try await TestHTTPConnection.request(port: server.port, "GET", "/gone.json?ns=fence").text == #""bye""# }
+                try #require(
+                    try await eventually(within: .seconds(5)) {
+                        try await TestHTTPConnection.request(port: server.port, "GET", "/gone.json?ns=fence").text == #""bye""#
+                    }, "not within 5 s")
                 // Nothing of the refused write reached the stream: the other batch, then "3" and
                 // the onDisconnect write, in either order and in one batch or two (records made
                 // while a publish is in flight gather in the next batch).

@@ -176,8 +176,7 @@ struct BackpressureTests {
             for reader in readers { reader.resumeReading() }
             #expect(await readers[0].waitFor(#""r":12"#, timeout: .seconds(30)))
             #expect(!readers[0].isClosed)
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !readers.contains(where: \.isClosed), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            try await eventually(within: .seconds(10), every: .milliseconds(50)) { readers.contains(where: \.isClosed) }
             #expect(readers.contains { $0.isClosed })
             // The server goes on serving everyone else.
             #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/big.json?ns=t&shallow=true").status == 200)
@@ -265,10 +264,9 @@ struct BackpressureTests {
                 raw.close()
             }
             var status = 0
-            let deadline = ContinuousClock.now + .seconds(10)
-            while status != 200, ContinuousClock.now < deadline {
+            try await eventually(within: .seconds(10), every: .milliseconds(50)) {
                 status = try await TestHTTPConnection.request(port: server.port, "PUT", "/b.json?ns=t", body: values(7_000)).status
-                if status != 200 { try await Task.sleep(for: .milliseconds(50)) }
+                return status == 200
             }
             #expect(status == 200)
             // Strings count as one value each, whatever they hold, and their copy as their length.

@@ -53,10 +53,9 @@ struct ConnectionCapTests {
             let reader = try await TestClient.connect(port: server.port, namespace: "caps")
             defer { Task { await reader.close() } }
             var data: JSONValue = .null
-            let deadline = ContinuousClock.now + .seconds(10)
-            while data == .null, ContinuousClock.now < deadline {
+            try await eventually(within: .seconds(10), every: .milliseconds(50)) {
                 data = try await reader.request("g", Self.body(("p", .string("/")), ("q", .object([])))).last?["d"]?["b"]?["d"] ?? .null
-                if data == .null { try await Task.sleep(for: .milliseconds(50)) }
+                return data != .null
             }
             #expect(data["gone"] == Self.body(("0", .bool(true)), ("1", .bool(true)), ("3", .bool(true))))
             #expect(data["big"] == nil)
@@ -85,10 +84,9 @@ struct ConnectionCapTests {
             let reader = try await TestClient.connect(port: server.port, namespace: "rearm")
             defer { Task { await reader.close() } }
             var data: JSONValue = .null
-            let deadline = ContinuousClock.now + .seconds(10)
-            while data["rooms"] == nil, ContinuousClock.now < deadline {
+            try await eventually(within: .seconds(10), every: .milliseconds(50)) {
                 data = try await reader.request("g", Self.body(("p", .string("/")), ("q", .object([])))).last?["d"]?["b"]?["d"] ?? .null
-                if data["rooms"] == nil { try await Task.sleep(for: .milliseconds(50)) }
+                return data["rooms"] != nil
             }
             #expect(data["status"]?["alice"] == Self.body(("armed", .number(9)), ("state", .string("offline"))))
             #expect(data["seen"] == Self.body(("alice", .number(9))))

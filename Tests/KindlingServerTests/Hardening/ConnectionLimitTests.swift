@@ -19,8 +19,7 @@ struct ConnectionLimitTests {
             let response = try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t")
             #expect(response.status == 200)
             // One idle connection (the first to have become idle) was closed for it.
-            let deadline = ContinuousClock.now + .seconds(5)
-            while ContinuousClock.now < deadline, !idle.contains(where: \.isClosed) { try await Task.sleep(for: .milliseconds(10)) }
+            try await eventually(within: .seconds(5), every: .milliseconds(10)) { idle.contains(where: \.isClosed) }
             #expect(idle.filter(\.isClosed).count == 1)
             #expect(logs.contains("closed the longest-idle"))
         }

@@ -29,11 +29,7 @@ final class LogLines: Sendable {
 
     /// True once a line containing `text` was logged (within `timeout`).
     func waitFor(_ text: String, timeout: Duration = .seconds(10)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if contains(text) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        _ = try? await eventually(within: timeout, every: .milliseconds(10)) { contains(text) }
         return contains(text)
     }
 }

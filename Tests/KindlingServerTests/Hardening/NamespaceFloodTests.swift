@@ -104,8 +104,7 @@ struct NamespaceFloodTests {
             #expect(try await http.request("PUT", "/w.json?ns=ghost-bad", body: "{nope").status == 400)
             #expect(try await http.request("PUT", "/.priority/x.json?ns=ghost-bad", body: "1").status == 400)
             // The transient namespaces are forgotten once their users left.
-            let deadline = ContinuousClock.now + .seconds(5)
-            while server.namespaces != ["ghost-ws"], ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            try await eventually(within: .seconds(5)) { server.namespaces == ["ghost-ws"] }
             #expect(server.namespaces == ["ghost-ws"])
             #expect(Self.folders(directory) == ["ghost-ws"])
         }
@@ -176,8 +175,7 @@ struct NamespaceFloodTests {
             for index in 0..<20 {
                 #expect(try await http.request("PUT", "/x.json?ns=n\(index)", body: "\(index)").status == 200)
             }
-            let deadline = ContinuousClock.now + .seconds(5)
-            while Self.openFiles(under: directory) > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            try await eventually(within: .seconds(5), every: .milliseconds(50)) { Self.openFiles(under: directory) == 0 }
             #expect(Self.openFiles(under: directory) == 0, "idle logs stay open")
             // The next write opens the log again, and appends to it.
             #expect(try await http.request("PUT", "/y.json?ns=n3", body: "4").status == 200)

@@ -97,10 +97,9 @@ struct MetricsEndpointTests {
             // The server counts a connection closed when it sees the close, which a loaded
             // machine can put off: scrape until the gauges settle, then check them.
             var closed = try await Self.scrape(server.port)
-            let deadline = ContinuousClock.now + .seconds(10)
-            while ContinuousClock.now < deadline, !Self.settled(closed) {
-                try await Task.sleep(for: .milliseconds(50))
+            try await eventually(within: .seconds(10), every: .milliseconds(50)) {
                 closed = try await Self.scrape(server.port)
+                return Self.settled(closed)
             }
             #expect(closed.value("kindling_connections_open", ["transport": "websocket"]) == 0)
             #expect(closed.value("kindling_connections_open", ["transport": "sse"]) == 0)

@@ -40,8 +40,7 @@ struct OnDisconnectCrashTests {
         let carol = try await TestClient.connect(port: server.port, namespace: "app")
         _ = try await carol.request("o", .object([Self.path("/left"), JSONMember("d", Self.increment)]))
         await carol.close()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try await tree(server.port)["left"]?.numberValue != 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try await eventually(within: .seconds(10)) { try await tree(server.port)["left"]?.numberValue == 1 }
         // Dave: registers a set, and changes it.
         let dave = try await TestClient.connect(port: server.port, namespace: "app")
         _ = try await dave.request("o", .object([Self.path("/dave"), JSONMember("d", .string("first"))]))

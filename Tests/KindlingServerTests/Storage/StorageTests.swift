@@ -3,6 +3,7 @@ import KindlingCore
 import KindlingProtocol
 import Logging
 import Synchronization
+import KindlingTesting
 import Testing
 
 @testable import KindlingServer
@@ -63,8 +64,7 @@ struct StorageTests {
         let log = state.log(.always, in: directory, logger: logger)
         let records = [try record(1, "a", "1"), try record(2, "b", #""two""#)]
         log.append(records)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while state.durable.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try await eventually(within: .seconds(10)) { !state.durable.withLock { $0.isEmpty } }
         #expect(state.durable.withLock { $0 } == [2])
         #expect(state.syncs.withLock { $0 } >= 2)
         #expect(log.isHealthy)
@@ -80,8 +80,7 @@ struct StorageTests {
         let log = state.log(.everysec, in: directory, logger: logger)
         let records = [try record(1, "a", "1"), try record(2, "b", #""two""#)]
         log.append(records)
-        let deadline = ContinuousClock.now + .seconds(15)
-        while state.syncs.withLock({ $0 }) < 2 || !log.isHealthy, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        try await eventually(within: .seconds(15), every: .milliseconds(50)) { state.syncs.withLock { $0 } >= 2 && log.isHealthy }
         #expect(state.syncs.withLock { $0 } >= 2)
         #expect(state.durable.withLock { $0.first } == 2)
         #expect(try segmentRecords(log, in: directory) == records)
