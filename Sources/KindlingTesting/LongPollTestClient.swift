@@ -113,6 +113,12 @@ public final class LongPollTestClient: Sendable {
             do {
                 try await request("")
             } catch {
+                // As the SDK does when a script fails to load: the connection is over.
+                let closes = state.withLock { state in
+                    defer { state.closed = true }
+                    return !state.closed
+                }
+                if closes { closedSignal.push(true) }
                 if !Task.isCancelled { messages.finish() }
                 return
             }

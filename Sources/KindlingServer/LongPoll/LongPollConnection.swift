@@ -28,6 +28,9 @@ final class LongPollConnection {
     /// The server's messages the session holds (queued for a poll, or received in pieces),
     /// counted against the server-wide budget of bytes waiting for slow readers.
     private let backlog: HeldMessageBytes
+    /// The client's messages received in part, counted against the server-wide budget of
+    /// requests in progress (`--max-unfinished-mb`), as a WebSocket's partial messages are.
+    private let partial: HeldMessageBytes
     /// A message the namespace sent in pieces (count-framed): the pieces still due, and those read.
     private var pieces: (due: Int, collected: [UInt8])?
     private var takeover: WebSocketTakeover?
@@ -52,6 +55,7 @@ final class LongPollConnection {
         self.maxPendingBytes = configuration.maxPendingOutboundBytes
         self.registry = registry
         self.backlog = HeldMessageBytes(budget: resources.backlogBudget)
+        self.partial = HeldMessageBytes(budget: resources.budget)
         self.session = SessionID(connection: connection)
         self.password = LongPollConnection.randomPassword()
         self.state = LongPollSessionState(callback: callback, maxMessageBytes: configuration.maxMessageBytes, now: NIODeadline.now().uptimeNanoseconds)
@@ -84,6 +88,10 @@ final class LongPollConnection {
     func poll(_ ticket: Int, segments: [LongPollSegments.Segment], responder: LongPollResponder) {
         responders[ticket] = responder
         perform(state.poll(ticket, segments: segments, now: NIODeadline.now().uptimeNanoseconds))
+        if state.phase != .ended, !partial.update(to: state.partialBytes) {
+            logger.warning("ending a long-polling session: the server holds too many partly received messages", metadata: metadata)
+            perform(state.end(reason: "server busy; retry later"))
+        }
         guard state.heldPoll == ticket else { return }
         holdTimer?.cancel()
         holdTimer = eventLoop.scheduleTask(in: .nanoseconds(Int64(LongPollSessionState.holdLimit))) { [self] in
@@ -282,6 +290,7 @@ final class LongPollConnection {
         tick?.cancel()
         tick = nil
         backlog.update(to: 0)
+        partial.update(to: 0)
         for (_, parsed) in heldWebSocketInputs { inbox.parseBudget.release(parsed) }
         heldWebSocketInputs = []
         // Polls still open (not the held one, answered by the state) close at once.

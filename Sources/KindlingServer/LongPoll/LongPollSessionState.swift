@@ -77,6 +77,9 @@ struct LongPollSessionState {
         return script
     }
 
+    /// Bytes of the client's messages received in part (segments waiting for the rest).
+    var partialBytes: Int { segments.heldBytes }
+
     /// Whether the server's messages go over long-polling now.
     var carriesServerMessages: Bool {
         switch phase {

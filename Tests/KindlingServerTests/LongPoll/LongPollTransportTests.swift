@@ -9,10 +9,12 @@ import Testing
 /// message, and is refused to pages the browser policy does not allow.
 @Suite(.timeLimit(.minutes(2)))
 struct LongPollTransportTests {
-    static func withServer(corsOrigins: [String] = [], _ body: (KindlingServer) async throws -> Void) async throws {
+    static func withServer(
+        corsOrigins: [String] = [], inFlightBudgetBytes: Int = 1 << 30, _ body: (KindlingServer) async throws -> Void
+    ) async throws {
         var logger = Logger(label: "kindling-test")
         logger.logLevel = .critical
-        try await KindlingServer.run(ServerConfiguration(port: 0, corsOrigins: corsOrigins, logger: logger), body)
+        try await KindlingServer.run(ServerConfiguration(port: 0, corsOrigins: corsOrigins, inFlightBudgetBytes: inFlightBudgetBytes, logger: logger), body)
     }
 
     /// `d` path value, for a data push.
@@ -146,6 +148,28 @@ struct LongPollTransportTests {
             #expect(allowed.status == 200)
             let other = try await LongPollTestClient.startResponse(port: server.port, headers: [("Referer", "http://evil.example/")])
             #expect(other.status == 403)
+        }
+    }
+
+    @Test func partlyReceivedMessagesCountAgainstTheServerWideBudget() async throws {
+        try await Self.withServer(inFlightBudgetBytes: 4_096) { server in
+            let client = try await LongPollTestClient.start(port: server.port)
+            // The later segments of a message whose first never comes: held, within the budget.
+            let piece = String(repeating: "A", count: 1_800)
+            let first = try await TestHTTPConnection.request(
+                port: server.port, "GET", "/.lp?id=\(client.session)&pw=\(client.password)&ser=1&seg0=1&ts0=4&d0=\(piece)", headers: client.headers)
+            #expect(first.status == 200)
+            #expect(!first.text.contains("close"))
+            // Past the budget the session ends; a well-behaved one beside it is untouched.
+            let other = try await LongPollTestClient.start(port: server.port)
+            let second = try await TestHTTPConnection.request(
+                port: server.port, "GET",
+                "/.lp?id=\(client.session)&pw=\(client.password)&ser=2&seg0=2&ts0=4&d0=\(piece)&seg1=3&ts1=4&d1=\(piece)", headers: client.headers)
+            #expect(second.text.contains(#"pLPCommand5("close")"#))
+            #expect(await client.waitForClose())
+            try await other.send(request: 1, "p", #"{"p":"/fine","d":true}"#)
+            #expect(Self.status(try await other.nextMessage(), of: 1) == "ok")
+            other.stop()
         }
     }
 
