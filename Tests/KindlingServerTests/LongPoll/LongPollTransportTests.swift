@@ -151,6 +151,21 @@ struct LongPollTransportTests {
         }
     }
 
+    @Test func aFloodOfStartsIsRefusedPastTheConnectionLimit() async throws {
+        var logger = Logger(label: "kindling-test")
+        logger.logLevel = .critical
+        try await KindlingServer.run(ServerConfiguration(port: 0, maxConnections: 8, logger: logger)) { server in
+            // Sessions never polled: each holds no connection, but counts as one.
+            for _ in 0..<8 {
+                #expect(try await LongPollTestClient.startResponse(port: server.port).status == 200)
+            }
+            let refused = try await LongPollTestClient.startResponse(port: server.port)
+            #expect(refused.status == 503)
+            #expect(refused.header("retry-after") == "1")
+            #expect(!refused.text.contains("pLPCommand"))
+        }
+    }
+
     @Test func partlyReceivedMessagesCountAgainstTheServerWideBudget() async throws {
         try await Self.withServer(inFlightBudgetBytes: 4_096) { server in
             let client = try await LongPollTestClient.start(port: server.port)
