@@ -19,6 +19,8 @@ missing=()
 command -v redis-server > /dev/null || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
 command -v chromium > /dev/null || command -v chromium-browser > /dev/null || missing+=(chromium)
 command -v chromedriver > /dev/null || missing+=(chromium-driver)
+# Bundles the Firebase JS SDK's source for the browser tests (compat/python/test_browser_sdk.py).
+command -v esbuild > /dev/null || missing+=(esbuild)
 command -v nats-server > /dev/null || [ -x /usr/sbin/nats-server ] || [ -x /usr/bin/nats-server ] || missing+=(nats-server)
 if command -v python3 > /dev/null; then
     python3 -c 'import venv, ensurepip' 2> /dev/null || missing+=(python3-venv)
@@ -37,7 +39,7 @@ if [ ${#missing[@]} -gt 0 ]; then
         {
             echo "setup: the tests need these, and they are missing: ${missing[*]} (Debian package names)."
             echo "  Debian/Ubuntu: sudo apt-get install ${missing[*]}"
-            echo "  macOS (Homebrew): brew install redis nats-server; brew install --cask chromium chromedriver (zlib and Python come with the system; PyYAML: python3 -m pip install PyYAML)"
+            echo "  macOS (Homebrew): brew install redis nats-server esbuild; brew install --cask chromium chromedriver (zlib and Python come with the system; PyYAML: python3 -m pip install PyYAML)"
             echo "  Then run ./scripts/test.sh again. (It installs them itself when run as root or with sudo on Debian/Ubuntu.)"
         } >&2
         exit 1
