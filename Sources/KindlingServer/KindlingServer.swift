@@ -68,7 +68,8 @@ public final class KindlingServer: Sendable {
     /// The rest of `start`, once the event loops run: what it acquires goes into `cleanup`,
     /// which `start` runs should this throw.
     private static func start(
-        _ configuration: ServerConfiguration, verifier: CredentialVerifier, tls: ServerTLS?, group: MultiThreadedEventLoopGroup, cleanup: ServerStartCleanup
+        _ configuration: ServerConfiguration, verifier: CredentialVerifier, tls: ServerTLS?, group: MultiThreadedEventLoopGroup,
+        cleanup: ServerStartCleanup
     ) async throws -> KindlingServer {
         var lifecycle = ServerLifecycle()
         // Raised first, so the logs' and the connections' shares come from the limit in force.
@@ -77,7 +78,8 @@ public final class KindlingServer: Sendable {
         var cluster: ClusterNode?
         if let clusterConfiguration = configuration.cluster {
             guard configuration.storage == nil else {
-                throw ClusterError.invalid("cluster mode keeps no local data directory: its log is the NATS stream (leave out --data-dir with --cluster)")
+                throw ClusterError.invalid(
+                    "cluster mode keeps no local data directory: its log is the NATS stream (leave out --data-dir with --cluster)")
             }
             cluster = try await ClusterNode.connect(clusterConfiguration, logger: configuration.logger, metrics: metrics)
         }
@@ -118,7 +120,8 @@ public final class KindlingServer: Sendable {
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(AcceptPauseHandler(pause: .milliseconds(100), logger: logger))
-                    try channel.pipeline.syncOperations.addHandler(ConnectionLimitHandler(limit: maxConnections, idle: resources.idle, overLimit: resources.overLimit, logger: logger))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ConnectionLimitHandler(limit: maxConnections, idle: resources.idle, overLimit: resources.overLimit, logger: logger))
                 }
             }
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -236,7 +239,8 @@ public final class KindlingServer: Sendable {
             shouldUpgrade: { channel, head in
                 // An invalid namespace name is not upgraded: the HTTP handler answers 400.
                 let target = RequestTarget(uri: head.uri)
-                let name = RequestTarget.namespace(parameters: target.parameters, host: head.headers.first(name: "host"), fallback: configuration.defaultNamespace)
+                let name = RequestTarget.namespace(
+                    parameters: target.parameters, host: head.headers.first(name: "host"), fallback: configuration.defaultNamespace)
                 // A WebSocket taking a long-polling session over (`s=`) must name one that is open.
                 let takesOver = target.parameters["s"].map { resources.longPolls.session($0)?.namespace.name == name } ?? true
                 return channel.eventLoop.makeSucceededFuture(target.path == "/.ws" && NamespaceName.isValid(name) && takesOver ? HTTPHeaders() : nil)

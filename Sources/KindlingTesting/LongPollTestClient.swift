@@ -137,7 +137,9 @@ public final class LongPollTestClient: Sendable {
         var ready: [JSONValue] = []
         let closes = state.withLock { state in
             for statement in Self.statements(script) {
-                if statement.name == "pRTLPCB", let number = statement.arguments.first?.numberValue, case .array(let batch)? = statement.arguments.last {
+                if statement.name == "pRTLPCB", let number = statement.arguments.first?.numberValue,
+                    case .array(let batch)? = statement.arguments.last
+                {
                     state.packets[Int(number)] = batch
                 } else if statement.name == "pLPCommand", statement.arguments.first?.stringValue == "close" {
                     state.closeAfter = statement.arguments.count > 1 ? statement.arguments[1].numberValue.map(Int.init) ?? -1 : -1
@@ -170,6 +172,7 @@ public final class LongPollTestClient: Sendable {
 
     /// Web-safe base64 with `.` padding, as the SDK's `base64Encode`.
     static func base64(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: ".")
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+            of: "=", with: ".")
     }
 }

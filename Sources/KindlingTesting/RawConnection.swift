@@ -95,7 +95,9 @@ public final class RawConnection: Sendable {
         request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         try await send(request + "\r\n")
-        guard await waitFor("\r\n\r\n", timeout: timeout), receivedText.hasPrefix("HTTP/1.1 101") else { throw RawConnectionError.upgradeRefused(receivedText) }
+        guard await waitFor("\r\n\r\n", timeout: timeout), receivedText.hasPrefix("HTTP/1.1 101") else {
+            throw RawConnectionError.upgradeRefused(receivedText)
+        }
         let end = received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound ?? 0
         state.bytes.withLock { $0.removeSubrange(..<min(end, $0.count)) }
     }

@@ -40,7 +40,8 @@ public final class TestClient: Sendable {
     ) async throws -> TestClient {
         let tlsContext = try tls.map { try NIOSSLContext(configuration: $0) }
         let inbox = Inbox()
-        let uri = "/.ws?v=5" + (namespace.map { "&ns=\($0)" } ?? "") + (lastSession.map { "&ls=\($0)" } ?? "") + (transportSession.map { "&s=\($0)" } ?? "")
+        let uri =
+            "/.ws?v=5" + (namespace.map { "&ns=\($0)" } ?? "") + (lastSession.map { "&ls=\($0)" } ?? "") + (transportSession.map { "&s=\($0)" } ?? "")
         let headerHost = hostHeader ?? "\(host):\(port)"
         var bootstrap = ClientBootstrap(group: group).channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
         if let receiveBufferBytes {

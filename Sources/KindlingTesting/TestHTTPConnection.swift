@@ -34,7 +34,8 @@ public final class TestHTTPConnection: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tlsContext {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: WebSocketClient.serverName(host)))
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: tlsContext, serverHostname: WebSocketClient.serverName(host)))
                     }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(PartReceiver(parts: parts))

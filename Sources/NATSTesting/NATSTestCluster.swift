@@ -36,7 +36,8 @@ public final class NATSTestCluster: Sendable {
             let routes = clusterPorts.enumerated().filter { $0.offset != index }.map(\.element)
             servers.append(
                 try NATSTestServer(
-                    name: name, directory: directory.appendingPathComponent(name), clusterName: clusterName, clusterPort: clusterPorts[index], routePorts: routes,
+                    name: name, directory: directory.appendingPathComponent(name), clusterName: clusterName, clusterPort: clusterPorts[index],
+                    routePorts: routes,
                     port: LoopbackPorts.free(), monitorPort: LoopbackPorts.free(), advertise: advertise))
         }
         let cluster = NATSTestCluster(servers: servers, directory: directory)

@@ -69,7 +69,9 @@ public final class NATSTestServer: @unchecked Sendable {
     /// Starts a single JetStream-enabled server in a fresh temp directory and waits until healthy.
     public static func start() async throws(NATSTestingError) -> NATSTestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nats-test-\(UUID().uuidString)")
-        let server = try NATSTestServer(name: "solo", directory: directory, clusterName: nil, clusterPort: nil, routePorts: [], port: LoopbackPorts.free(), monitorPort: LoopbackPorts.free())
+        let server = try NATSTestServer(
+            name: "solo", directory: directory, clusterName: nil, clusterPort: nil, routePorts: [], port: LoopbackPorts.free(),
+            monitorPort: LoopbackPorts.free())
         do {
             try server.launch()
             try await server.waitUntilHealthy(timeout: .seconds(15))

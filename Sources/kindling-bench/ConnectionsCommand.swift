@@ -5,7 +5,8 @@ import KindlingBench
 struct ConnectionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "connections",
-        abstract: "Open N idle connections from several 127.0.0.x addresses: the server's resident memory per connection, projected past this machine's limit."
+        abstract:
+            "Open N idle connections from several 127.0.0.x addresses: the server's resident memory per connection, projected past this machine's limit."
     )
 
     @Option(help: "Connections to open (this harness needs one file descriptor each; the limit here is 20,000 per process).")

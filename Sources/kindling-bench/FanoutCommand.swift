@@ -33,7 +33,8 @@ struct FanoutCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let options = FanoutOptions(subscribers: subscribers, writes: writes, rate: rate, window: window, padding: padding, progress: !target.noProgress)
+        let options = FanoutOptions(
+            subscribers: subscribers, writes: writes, rate: rate, window: window, padding: padding, progress: !target.noProgress)
         try await target.withGroup { group in try await run(group: group, options: options) }
     }
 

@@ -7,7 +7,8 @@ struct KindlingBenchCommand: AsyncParsableCommand {
         commandName: "kindling-bench",
         abstract: "Measure Kindling: the core data tree, queries, and realtime load over real sockets (optionally side by side with Redis).",
         subcommands: [
-            FanoutCommand.self, WritesCommand.self, SeatsCommand.self, ChatCommand.self, ConnectionsCommand.self, SoakCommand.self, CoreBenchmark.self, QueryBenchmark.self, StartupBenchmark.self, RulesBenchmark.self, FloorCommand.self,
+            FanoutCommand.self, WritesCommand.self, SeatsCommand.self, ChatCommand.self, ConnectionsCommand.self, SoakCommand.self,
+            CoreBenchmark.self, QueryBenchmark.self, StartupBenchmark.self, RulesBenchmark.self, FloorCommand.self,
         ]
     )
 }

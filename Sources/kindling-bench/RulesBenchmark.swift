@@ -76,7 +76,8 @@ struct RulesBenchmark: ParsableCommand {
             projects.append(JSONMember("p\(project)", .object([JSONMember("tasks", .object(items))])))
         }
         _ = database.commit(try database.tree.resolveSet(Path("orgs/o1/teams/t1/projects"), .object(projects), serverValues: clock))
-        _ = database.commit(try database.tree.resolveSet(Path("members/o1"), .object((0..<10).map { JSONMember("u\($0)", .string("member")) }), serverValues: clock))
+        _ = database.commit(
+            try database.tree.resolveSet(Path("members/o1"), .object((0..<10).map { JSONMember("u\($0)", .string("member")) }), serverValues: clock))
         let auth = JSONValue.object([
             JSONMember("uid", .string("u3")), JSONMember("provider", .string("custom")),
             JSONMember("token", .object([JSONMember("sub", .string("u3"))])),
@@ -85,7 +86,9 @@ struct RulesBenchmark: ParsableCommand {
         let projectCount = max(1, tasks / 100)
 
         let fieldWrites = try (0..<1024).map { index in
-            try tree.resolveSet(Path("orgs/o1/teams/t1/projects/p\(index % projectCount)/tasks/k\(3 + 10 * (index % 10))/state"), .string(index % 2 == 0 ? "doing" : "done"), serverValues: clock)
+            try tree.resolveSet(
+                Path("orgs/o1/teams/t1/projects/p\(index % projectCount)/tasks/k\(3 + 10 * (index % 10))/state"),
+                .string(index % 2 == 0 ? "doing" : "done"), serverValues: clock)
         }
         let recordWrites = try (0..<1024).map { index in
             try tree.resolveSet(
@@ -96,7 +99,10 @@ struct RulesBenchmark: ParsableCommand {
                 ]), serverValues: clock)
         }
         var allowed = 0
-        for (name, writes) in [("set of one field of one's own task (10 levels, 3 rules + 3 validates)", fieldWrites), ("set of a new task record (4 fields, 7 validates)", recordWrites)] {
+        for (name, writes) in [
+            ("set of one field of one's own task (10 levels, 3 rules + 3 validates)", fieldWrites),
+            ("set of a new task record (4 fields, 7 validates)", recordWrites),
+        ] {
             let decide = ContinuousClock().measure {
                 for index in 0..<repeats where rules.canWrite(writes[index & 1023], auth: auth, old: tree.root, now: 0).allowed { allowed &+= 1 }
             }
@@ -105,12 +111,16 @@ struct RulesBenchmark: ParsableCommand {
         // Another member, not the task's owner nor an admin: every rule on the path runs, false.
         let stranger = JSONValue.object([JSONMember("uid", .string("u4")), JSONMember("provider", .string("custom"))])
         let denied = ContinuousClock().measure {
-            for index in 0..<repeats where !rules.canWrite(fieldWrites[index & 1023], auth: stranger, old: tree.root, now: 0).allowed { allowed &+= 1 }
+            for index in 0..<repeats where !rules.canWrite(fieldWrites[index & 1023], auth: stranger, old: tree.root, now: 0).allowed {
+                allowed &+= 1
+            }
         }
         report("rules, the field write by another member (denied)", repeats, denied)
         let readPaths = try (0..<1024).map { try Path("orgs/o1/teams/t1/projects/p\($0 % projectCount)/tasks") }
         let reads = ContinuousClock().measure {
-            for index in 0..<repeats where rules.canRead(readPaths[index & 1023], auth: auth, root: tree.root, query: nil, now: 0).allowed { allowed &+= 1 }
+            for index in 0..<repeats where rules.canRead(readPaths[index & 1023], auth: auth, root: tree.root, query: nil, now: 0).allowed {
+                allowed &+= 1
+            }
         }
         report("rules, listen to a project's tasks (membership through root)", repeats, reads)
         var built = 0

@@ -6,7 +6,8 @@ import NIOPosix
 struct SeatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "seats",
-        abstract: "Study spots: K students check in/out of S locations by transactions on seat counters, observers watching; commits/s, datastale retries, and invariant checks."
+        abstract:
+            "Study spots: K students check in/out of S locations by transactions on seat counters, observers watching; commits/s, datastale retries, and invariant checks."
     )
 
     @Option(help: "Students, one connection each.")

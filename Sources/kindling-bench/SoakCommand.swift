@@ -5,7 +5,8 @@ import KindlingBench
 struct SoakCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soak",
-        abstract: "Normal realtime clients alongside hostile ones (ping floods, non-readers, slowloris, namespace floods, partial bodies): the normal clients' p99 over time and the server's peak memory.",
+        abstract:
+            "Normal realtime clients alongside hostile ones (ping floods, non-readers, slowloris, namespace floods, partial bodies): the normal clients' p99 over time and the server's peak memory.",
         discussion: "Exits non-zero when an interval serves the normal clients nothing or the server's memory exceeds --max-rss-mb. Loopback only."
     )
 
@@ -44,7 +45,10 @@ struct SoakCommand: AsyncParsableCommand {
         guard duration >= 1, duration <= 86_400, interval >= 1, interval <= duration else {
             throw ValidationError("--duration must be 1…86400 seconds and --interval 1 s up to the duration.")
         }
-        for (name, value) in [("--pairs", pairs), ("--ping-flooders", pingFlooders), ("--non-readers", nonReaders), ("--slowloris", slowloris), ("--partial-bodies", partialBodies)] {
+        for (name, value) in [
+            ("--pairs", pairs), ("--ping-flooders", pingFlooders), ("--non-readers", nonReaders), ("--slowloris", slowloris),
+            ("--partial-bodies", partialBodies),
+        ] {
             guard (0...1000).contains(value) else { throw ValidationError("\(name) must be 0…1000.") }
         }
         guard pairs >= 1 else { throw ValidationError("--pairs must be at least 1.") }
@@ -52,7 +56,9 @@ struct SoakCommand: AsyncParsableCommand {
         guard maxResidentMegabytes >= 1 else { throw ValidationError("--max-rss-mb must be at least 1.") }
         for url in target.urls {
             let host = try BenchTarget(url: url).host
-            guard host == "localhost" || host.hasPrefix("127.") || host == "[::1]" else { throw ValidationError("soak attacks its server: loopback only.") }
+            guard host == "localhost" || host.hasPrefix("127.") || host == "[::1]" else {
+                throw ValidationError("soak attacks its server: loopback only.")
+            }
         }
     }
 

@@ -35,7 +35,10 @@ struct StartupBenchmark: AsyncParsableCommand {
         var user = 0
         while json.count < megabytes * 1_000_000 {
             if user > 0 { json.append(UInt8(ascii: ",")) }
-            json.append(contentsOf: #""u\#(user)":{"name":"User number \#(user)","email":"user\#(user)@example.com","score":\#(user % 997),"online":\#(user % 2 == 0)}"#.utf8)
+            json.append(
+                contentsOf:
+                    #""u\#(user)":{"name":"User number \#(user)","email":"user\#(user)@example.com","score":\#(user % 997),"online":\#(user % 2 == 0)}"#
+                    .utf8)
             user += 1
         }
         json.append(contentsOf: "}}".utf8)
@@ -54,7 +57,9 @@ struct StartupBenchmark: AsyncParsableCommand {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         let after = residentMegabytes()
         print("start-up with \(megabytes) MB of JSON and \(logRecords) log records: \((elapsed * 100).rounded() / 100) s")
-        print("resident memory: \(after) MB after loading (\(before) MB before); \((Double(after - before) / Double(megabytes) * 100).rounded() / 100)× the JSON size")
+        print(
+            "resident memory: \(after) MB after loading (\(before) MB before); \((Double(after - before) / Double(megabytes) * 100).rounded() / 100)× the JSON size"
+        )
         try await server.shutdown()
     }
 }

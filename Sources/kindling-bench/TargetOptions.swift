@@ -17,7 +17,8 @@ struct TargetOptions: ParsableArguments {
 
     @Option(
         name: .customLong("server-pid"),
-        help: "Process id of the --url server, to report its CPU and memory; with several nodes one per node, in the order of --url (repeated or comma-separated; the figures are sums)."
+        help:
+            "Process id of the --url server, to report its CPU and memory; with several nodes one per node, in the order of --url (repeated or comma-separated; the figures are sums)."
     )
     var serverPid: [String] = []
 
@@ -44,10 +45,14 @@ struct TargetOptions: ParsableArguments {
 
     func validate() throws {
         if let compare, compare != "redis" { throw ValidationError("--compare knows only redis.") }
-        if compare != nil, redisExecutable == nil { throw ValidationError("--compare redis needs redis-server (apt-get install redis-server, or --redis-server PATH).") }
+        if compare != nil, redisExecutable == nil {
+            throw ValidationError("--compare redis needs redis-server (apt-get install redis-server, or --redis-server PATH).")
+        }
         for url in urls { _ = try BenchTarget(url: url) }
         let pids = Self.list(serverPid)
-        guard pids.allSatisfy({ Int32($0).map { $0 > 0 } ?? false }) else { throw ValidationError("--server-pid takes process ids, not \(pids.joined(separator: ",")).") }
+        guard pids.allSatisfy({ Int32($0).map { $0 > 0 } ?? false }) else {
+            throw ValidationError("--server-pid takes process ids, not \(pids.joined(separator: ",")).")
+        }
         if !pids.isEmpty, pids.count != urls.count {
             throw ValidationError("Give one --server-pid per --url node, in the same order (\(urls.count) nodes, \(pids.count) pids).")
         }
@@ -102,7 +107,8 @@ struct TargetOptions: ParsableArguments {
             let targets = try urls.indices.map { index in try BenchTarget(url: urls[index], pid: pids.count == urls.count ? pids[index] : nil) }
             return try await body(targets)
         }
-        let server = try await KindlingServerProcess.start(executable: kindling ?? KindlingServerProcess.defaultExecutable, fsync: fsync, rules: rules)
+        let server = try await KindlingServerProcess.start(
+            executable: kindling ?? KindlingServerProcess.defaultExecutable, fsync: fsync, rules: rules)
         return try await Self.run({ target in try await body([target]) }, on: server.target, then: server.stop)
     }
 

@@ -18,7 +18,10 @@ struct WritesCommand: AsyncParsableCommand {
     @Option(help: "Seconds to measure each fsync mode.")
     var seconds = 5.0
 
-    @Option(help: "Server fsync modes to measure, comma-separated: always, everysec, never, memory (no storage); with --url the one the server runs, or cluster for `kindling serve --cluster` nodes.")
+    @Option(
+        help:
+            "Server fsync modes to measure, comma-separated: always, everysec, never, memory (no storage); with --url the one the server runs, or cluster for `kindling serve --cluster` nodes."
+    )
     var fsync = "always,everysec"
 
     @Option(help: "Namespaces the writers are spread over (writer i in namespace i mod N); Redis's writers are unchanged.")
@@ -32,13 +35,17 @@ struct WritesCommand: AsyncParsableCommand {
     var modes: [String] { fsync.split(separator: ",").map(String.init) }
 
     func validate() throws {
-        guard writers >= 1, pipeline >= 1, seconds > 0 else { throw ValidationError("--writers and --pipeline must be at least 1, --seconds positive.") }
+        guard writers >= 1, pipeline >= 1, seconds > 0 else {
+            throw ValidationError("--writers and --pipeline must be at least 1, --seconds positive.")
+        }
         guard (0...1_000_000).contains(valueBytes) else { throw ValidationError("--value-bytes must be 0…1000000.") }
         guard (1...writers).contains(namespaces) else { throw ValidationError("--namespaces must be 1…writers.") }
         // A cluster node's log is the replicated stream: with --url the mode only names it in the report.
         for mode in modes where !(mode == "cluster" && !target.urls.isEmpty) { try TargetOptions.validateFsync(mode) }
         if modes.contains("cluster"), target.comparingRedis { throw ValidationError("--compare redis has no peer for --fsync cluster.") }
-        if !target.urls.isEmpty, modes.count > 1 { throw ValidationError("With --url the server's own fsync mode applies: give one --fsync, naming it.") }
+        if !target.urls.isEmpty, modes.count > 1 {
+            throw ValidationError("With --url the server's own fsync mode applies: give one --fsync, naming it.")
+        }
     }
 
     func run() async throws {
@@ -49,7 +56,9 @@ struct WritesCommand: AsyncParsableCommand {
         var reports: [ScenarioReport] = []
         var comparisons: [Comparison] = []
         for mode in modes {
-            let options = WritesOptions(writers: writers, pipeline: pipeline, duration: .milliseconds(Int(seconds * 1000)), fsync: mode, progress: !target.noProgress, namespaces: namespaces, valueBytes: valueBytes)
+            let options = WritesOptions(
+                writers: writers, pipeline: pipeline, duration: .milliseconds(Int(seconds * 1000)), fsync: mode, progress: !target.noProgress,
+                namespaces: namespaces, valueBytes: valueBytes)
             let ours = try await target.withKindlingNodes(fsync: mode) { nodes in
                 try await WritesScenario.run(kindling: nodes, group: group, options: options)
             }

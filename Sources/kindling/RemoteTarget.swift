@@ -31,7 +31,8 @@ struct RemoteTarget: Equatable {
         let named: (namespace: String, source: String)? =
             parameter.map { ($0, "?ns=\($0)") } ?? NamespaceName.named(byHost: host).map { ($0, "its host name \(host)") }
         if let named, let option, named.namespace != option {
-            throw ValidationError("--ns \(option) disagrees with the URL \(text), which names the namespace \(named.namespace) (\(named.source)). Give one of them.")
+            throw ValidationError(
+                "--ns \(option) disagrees with the URL \(text), which names the namespace \(named.namespace) (\(named.source)). Give one of them.")
         }
         namespace = named?.namespace ?? option ?? RemoteTarget.defaultNamespace
         guard NamespaceName.isValid(namespace) else {

@@ -25,7 +25,9 @@ struct SecurityOptions: ParsableArguments {
     @Option(name: .customLong("firebase-project"), help: "Firebase project id: ID tokens must come from its issuer and name it as audience.")
     var firebaseProject: String?
 
-    @Option(name: .customLong("admin-secret"), help: "Admin credential that bypasses rules (REST auth= or Bearer, realtime auth); or KINDLING_ADMIN_SECRET.")
+    @Option(
+        name: .customLong("admin-secret"),
+        help: "Admin credential that bypasses rules (REST auth= or Bearer, realtime auth); or KINDLING_ADMIN_SECRET.")
     var adminSecrets: [String] = []
 
     @Flag(name: .customLong("allow-open"), help: "Serve without rules or credential checks even on an address other machines can reach.")

@@ -39,7 +39,8 @@ struct Serve: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "When a write is durable enough to acknowledge: always, everysec or never.",
-            discussion: "always: after fdatasync of its batch (group commit); nothing acknowledged is lost. everysec: after the write to the OS, synced every second; a machine crash can lose up to a second. never: after the write to the OS; a machine crash can lose what the kernel had not written back. A crash of the process alone loses nothing acknowledged in any mode."
+            discussion:
+                "always: after fdatasync of its batch (group commit); nothing acknowledged is lost. everysec: after the write to the OS, synced every second; a machine crash can lose up to a second. never: after the write to the OS; a machine crash can lose what the kernel had not written back. A crash of the process alone loses nothing acknowledged in any mode."
         ))
     var fsync = "always"
 
@@ -55,7 +56,8 @@ struct Serve: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Run as a node of a cluster on NATS JetStream: the NATS servers' URLs, comma-separated (nats://a:4222,nats://b:4222).",
-            discussion: "The namespaces' log is then a replicated JetStream stream and no data directory is used (--data-dir, --fsync and --in-memory do not apply). The start is refused when no NATS server answers."
+            discussion:
+                "The namespaces' log is then a replicated JetStream stream and no data directory is used (--data-dir, --fsync and --in-memory do not apply). The start is refused when no NATS server answers."
         ))
     var cluster: String?
 
@@ -71,13 +73,18 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
-    @Option(name: .customLong("log-format"), help: "text, or json: one JSON object per line (time, level, label, message, metadata) for log shippers.")
+    @Option(
+        name: .customLong("log-format"), help: "text, or json: one JSON object per line (time, level, label, message, metadata) for log shippers.")
     var logFormat = "text"
 
-    @Option(name: .customLong("drain-seconds"), help: "Seconds a SIGTERM shutdown may take to close connections and sync the logs before it exits anyway (1 to 3600).")
+    @Option(
+        name: .customLong("drain-seconds"),
+        help: "Seconds a SIGTERM shutdown may take to close connections and sync the logs before it exits anyway (1 to 3600).")
     var drainSeconds = 10.0
 
-    @Option(name: .customLong("metrics-top-namespaces"), help: "Namespaces, the largest, that get a kindling_namespace_tree_bytes series at /.metrics (0 to 1000).")
+    @Option(
+        name: .customLong("metrics-top-namespaces"),
+        help: "Namespaces, the largest, that get a kindling_namespace_tree_bytes series at /.metrics (0 to 1000).")
     var metricsTopNamespaces = 20
 
     @Option(name: .customLong("event-loops"), help: "Threads serving connections (1 to 256; default: one per core but one, at least one).")
@@ -107,11 +114,19 @@ struct Serve: AsyncParsableCommand {
     var maxConnections: Int?
     @Option(name: .customLong("cors-origin"), help: "A browser origin allowed besides loopback ones (repeatable; '*' allows any).")
     var corsOrigins: [String] = []
-    @Option(name: .customLong("allowed-host"), help: "A Host name accepted besides localhost names while listening on loopback (repeatable; '*' accepts any).")
+    @Option(
+        name: .customLong("allowed-host"),
+        help: "A Host name accepted besides localhost names while listening on loopback (repeatable; '*' accepts any).")
     var allowedHosts: [String] = []
-    @Option(name: .customLong("max-unfinished-mb"), help: "Megabytes of requests in progress the server holds at once: bodies and messages partly received, their parsing, and answers to realtime reads not yet handed to their connections.")
+    @Option(
+        name: .customLong("max-unfinished-mb"),
+        help:
+            "Megabytes of requests in progress the server holds at once: bodies and messages partly received, their parsing, and answers to realtime reads not yet handed to their connections."
+    )
     var maxUnfinishedMegabytes = 1024
-    @Option(name: .customLong("max-backlog-mb"), help: "Megabytes waiting for slow realtime readers the server holds at once; past it the reader falling behind is disconnected.")
+    @Option(
+        name: .customLong("max-backlog-mb"),
+        help: "Megabytes waiting for slow realtime readers the server holds at once; past it the reader falling behind is disconnected.")
     var maxBacklogMegabytes = 1024
     @Option(name: .customLong("max-listens"), help: "Listens one realtime connection may hold at once.")
     var maxListens = ConnectionLimits().maxListens
@@ -121,19 +136,34 @@ struct Serve: AsyncParsableCommand {
     var maxOnDisconnectMegabytes = ConnectionLimits().maxOnDisconnectBytes / (1024 * 1024)
 
     func validate() throws {
-        for (name, value, limit) in [("--max-listens", maxListens, 10_000_000), ("--max-ondisconnect", maxOnDisconnect, 10_000_000), ("--max-ondisconnect-mb", maxOnDisconnectMegabytes, 1 << 20)] {
+        for (name, value, limit) in [
+            ("--max-listens", maxListens, 10_000_000), ("--max-ondisconnect", maxOnDisconnect, 10_000_000),
+            ("--max-ondisconnect-mb", maxOnDisconnectMegabytes, 1 << 20),
+        ] {
             guard value >= 1, value <= limit else { throw ValidationError("\(name) must be between 1 and \(limit).") }
         }
-        for (name, seconds) in [("--header-timeout", headerTimeoutSeconds), ("--body-timeout", bodyTimeoutSeconds), ("--idle-timeout", keepAliveTimeoutSeconds)] {
+        for (name, seconds) in [
+            ("--header-timeout", headerTimeoutSeconds), ("--body-timeout", bodyTimeoutSeconds), ("--idle-timeout", keepAliveTimeoutSeconds),
+        ] {
             guard seconds >= 0.01, seconds <= 86_400 else { throw ValidationError("\(name) must be between 0.01 and 86400 seconds.") }
         }
-        if let maxConnections { guard maxConnections >= 1, maxConnections <= 10_000_000 else { throw ValidationError("--max-connections must be between 1 and 10000000.") } }
-        guard maxUnfinishedMegabytes >= 1, maxUnfinishedMegabytes <= 1 << 30 else { throw ValidationError("--max-unfinished-mb must be between 1 and 1073741824.") }
-        guard maxBacklogMegabytes >= 1, maxBacklogMegabytes <= 1 << 30 else { throw ValidationError("--max-backlog-mb must be between 1 and 1073741824.") }
+        if let maxConnections {
+            guard maxConnections >= 1, maxConnections <= 10_000_000 else {
+                throw ValidationError("--max-connections must be between 1 and 10000000.")
+            }
+        }
+        guard maxUnfinishedMegabytes >= 1, maxUnfinishedMegabytes <= 1 << 30 else {
+            throw ValidationError("--max-unfinished-mb must be between 1 and 1073741824.")
+        }
+        guard maxBacklogMegabytes >= 1, maxBacklogMegabytes <= 1 << 30 else {
+            throw ValidationError("--max-backlog-mb must be between 1 and 1073741824.")
+        }
         guard FsyncMode(rawValue: fsync) != nil else { throw ValidationError("--fsync must be always, everysec or never.") }
         // Both become byte counts by multiplication or buffer limits: bounded so neither overflows.
         guard snapshotMegabytes >= 1, snapshotMegabytes <= 1 << 20 else { throw ValidationError("--snapshot-mb must be between 1 and 1048576.") }
-        guard maxPendingBytes >= 1024, maxPendingBytes <= 1 << 40 else { throw ValidationError("--max-pending-bytes must be between 1024 and 1099511627776.") }
+        guard maxPendingBytes >= 1024, maxPendingBytes <= 1 << 40 else {
+            throw ValidationError("--max-pending-bytes must be between 1024 and 1099511627776.")
+        }
         guard keepAliveSeconds >= 0.01, keepAliveSeconds <= 3600 else {
             throw ValidationError("--keep-alive must be between 0.01 and 3600 seconds.")
         }
@@ -209,7 +239,8 @@ struct Serve: AsyncParsableCommand {
                     allowOpen: security.allowOpen,
                     rulesDebug: security.rulesDebug,
                     connectionLimits: ConnectionLimits(
-                        maxListens: maxListens, maxOnDisconnectOperations: maxOnDisconnect, maxOnDisconnectBytes: maxOnDisconnectMegabytes * 1024 * 1024
+                        maxListens: maxListens, maxOnDisconnectOperations: maxOnDisconnect,
+                        maxOnDisconnectBytes: maxOnDisconnectMegabytes * 1024 * 1024
                     ),
                     tls: tls.files,
                     metricsTopNamespaces: metricsTopNamespaces,
@@ -254,9 +285,13 @@ struct Serve: AsyncParsableCommand {
         }
         // A text is parsed beside itself and its copy, so half the budget bounds what can be written.
         if maxUnfinishedMegabytes < 512 {
-            logger.warning("--max-unfinished-mb \(maxUnfinishedMegabytes): writes over about \(maxUnfinishedMegabytes / 2) MB are refused as too large (the body limit is 256 MB)")
+            logger.warning(
+                "--max-unfinished-mb \(maxUnfinishedMegabytes): writes over about \(maxUnfinishedMegabytes / 2) MB are refused as too large (the body limit is 256 MB)"
+            )
         }
-        if auth.emulatorMode { logger.notice("emulator mode: `owner` is an admin and unsigned tokens are accepted (loopback, no key or secret configured)") }
+        if auth.emulatorMode {
+            logger.notice("emulator mode: `owner` is an admin and unsigned tokens are accepted (loopback, no key or secret configured)")
+        }
         watcher?.start()
         defer { watcher?.stop() }
         // A file-size limit then fails the write, which storage handles like a full disk
@@ -277,8 +312,10 @@ struct Serve: AsyncParsableCommand {
     static func securitySummary(auth: AuthSettings, rulesFile: String?, allowOpen: Bool) -> String {
         let rules =
             rulesFile.map { "Rules: \($0) (reloaded on change and SIGHUP)" }
-            ?? (auth.emulatorMode || allowOpen ? "Rules: none, so every request is allowed until rules are set" : "Rules: none, so only admins have access until rules are set")
-        let tokens = auth.emulatorMode ? "Emulator mode: `owner` is an admin, unsigned tokens are accepted" : "Tokens: verified (signature, exp, nbf, iat)"
+            ?? (auth.emulatorMode || allowOpen
+                ? "Rules: none, so every request is allowed until rules are set" : "Rules: none, so only admins have access until rules are set")
+        let tokens =
+            auth.emulatorMode ? "Emulator mode: `owner` is an admin, unsigned tokens are accepted" : "Tokens: verified (signature, exp, nbf, iat)"
         return rules + "\n" + tokens
     }
 

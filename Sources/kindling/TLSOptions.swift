@@ -7,7 +7,8 @@ struct TLSOptions: ParsableArguments {
         name: .customLong("tls-cert"),
         help: ArgumentHelp(
             "PEM certificate chain (the server's certificate first, then intermediates): serve https:// and wss:// on the port.",
-            discussion: "Needs --tls-key. Point SDKs at databaseURL https://HOST:PORT?ns=NAME, without their emulator setting (that speaks plain HTTP). Both files are re-read on SIGHUP, so a renewed certificate needs no restart: new connections get it, open ones keep theirs; files that do not load are logged and the certificate in force stays."
+            discussion:
+                "Needs --tls-key. Point SDKs at databaseURL https://HOST:PORT?ns=NAME, without their emulator setting (that speaks plain HTTP). Both files are re-read on SIGHUP, so a renewed certificate needs no restart: new connections get it, open ones keep theirs; files that do not load are logged and the certificate in force stays."
         ))
     var certificate: String?
 

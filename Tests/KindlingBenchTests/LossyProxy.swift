@@ -25,7 +25,8 @@ final class LossyProxy: Sendable {
                     shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
                     upgradePipelineHandler: { channel, _ in
                         channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(ProxyDownstream(upstreamPort: upstreamPort, dropEvery: dropEvery, transactions: transactions))
+                            try channel.pipeline.syncOperations.addHandler(
+                                ProxyDownstream(upstreamPort: upstreamPort, dropEvery: dropEvery, transactions: transactions))
                         }
                     }
                 )

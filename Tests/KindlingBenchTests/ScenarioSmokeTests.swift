@@ -50,7 +50,8 @@ struct ScenarioSmokeTests {
         #expect(value.count == 100)
         #expect(String(decoding: value, as: UTF8.self) == "\"12" + String(repeating: "x", count: 96) + "\"")
         var short: [UInt8] = []
-        WritesOptions(writers: 1, pipeline: 1, duration: .seconds(1), fsync: "memory", progress: false, valueBytes: 3).appendValue(sequence: 12345, to: &short)
+        WritesOptions(writers: 1, pipeline: 1, duration: .seconds(1), fsync: "memory", progress: false, valueBytes: 3).appendValue(
+            sequence: 12345, to: &short)
         #expect(String(decoding: short, as: UTF8.self) == "\"12345\"")
         let report = try await withInProcessServer { target in
             try await WritesScenario.run(kindling: target, group: group, options: options)

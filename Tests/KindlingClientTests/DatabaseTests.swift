@@ -144,7 +144,9 @@ struct DatabaseTests {
                 try await group.waitForAll()
             }
             #expect(try await clients[0].reference("counter").getData().value == .number(20))
-            #expect(try await clients[2].reference("counter").runTransactionBlock { .success(.number(($0.numberValue ?? 0) + 1)) }.snapshot.value == .number(21))
+            #expect(
+                try await clients[2].reference("counter").runTransactionBlock { .success(.number(($0.numberValue ?? 0) + 1)) }.snapshot.value
+                    == .number(21))
             let aborted = try await clients[1].reference("counter").runTransactionBlock { _ in .abort }
             let abortedByNil = try await clients[1].reference("counter").runTransactionBlock { (_: JSONValue) -> JSONValue? in nil }
             #expect(!abortedByNil.committed)
@@ -310,7 +312,8 @@ struct AuthenticatedDatabaseTests {
         var logger = Logger(label: "kindling-client-test")
         logger.logLevel = .critical
         var configuration = ServerConfiguration(port: 0, logger: logger)
-        configuration.rules = try RulesDocument.parse(#"{"rules":{"notes":{"$uid":{".read":"auth != null && auth.uid === $uid",".write":"auth != null && auth.uid === $uid"}}}}"#)
+        configuration.rules = try RulesDocument.parse(
+            #"{"rules":{"notes":{"$uid":{".read":"auth != null && auth.uid === $uid",".write":"auth != null && auth.uid === $uid"}}}}"#)
         let server = try await KindlingServer.start(configuration)
         let database = try Database(url: "http://127.0.0.1:\(server.port)?ns=signed")
         do {

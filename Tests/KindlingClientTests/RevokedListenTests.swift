@@ -40,7 +40,8 @@ struct RevokedListenTests {
     }
 
     @Test func aRevokedFilteredQueryLeavesTheOtherQueryAtItsPathLive() async throws {
-        try await withItems(rules: #"{"rules":{".write":true,"items":{".read":"query.limitToFirst == 1 || query.limitToLast == 1"}}}"#) { server, writer, items in
+        try await withItems(rules: #"{"rules":{".write":true,"items":{".read":"query.limitToFirst == 1 || query.limitToLast == 1"}}}"#) {
+            server, writer, items in
             let first = Recorder()
             let last = Recorder()
             let cancellations = Cancellations()

@@ -29,8 +29,11 @@ struct ClientMessageTests {
             try request(#"{"t":"d","d":{"r":2,"a":"gauth","b":{"cred":"owner"}}}"#).action
                 == .auth(AuthRequest(isGoogleToken: true, credential: "owner", authOverride: nil, noAuth: false)))
         #expect(try request(#"{"t":"d","d":{"a":"unappeck","b":{}}}"#) == Request(number: nil, action: .unappCheck))
-        #expect(try request(#"{"t":"d","d":{"r":25,"a":"oc","b":{"p":"/t9/canceled","d":null}}}"#).action == .onDisconnectCancel(path: try Path("t9/canceled")))
-        #expect(try request(#"{"t":"d","d":{"r":2,"a":"g","b":{"p":"/.info/serverTimeOffset","q":{}}}}"#).action == .getInfo("/.info/serverTimeOffset"))
+        #expect(
+            try request(#"{"t":"d","d":{"r":25,"a":"oc","b":{"p":"/t9/canceled","d":null}}}"#).action
+                == .onDisconnectCancel(path: try Path("t9/canceled")))
+        #expect(
+            try request(#"{"t":"d","d":{"r":2,"a":"g","b":{"p":"/.info/serverTimeOffset","q":{}}}}"#).action == .getInfo("/.info/serverTimeOffset"))
         #expect(try request(#"{"t":"d","d":{"r":3,"a":"weird","b":{}}}"#).action == .unknown("weird"))
     }
 

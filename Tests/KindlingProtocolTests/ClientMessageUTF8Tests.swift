@@ -59,7 +59,8 @@ struct ClientMessageUTF8Tests {
 
     /// Byte sequences that are not UTF-8 (stray continuation, overlong, surrogate, past U+10FFFF,
     /// truncated) in a value, a member name, the path and outside strings: all refused as not JSON.
-    @Test(arguments: [[0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0xFF]] as [[UInt8]])
+    @Test(
+        arguments: [[0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0xFF]] as [[UInt8]])
     func invalidUTF8IsRefused(sequence: [UInt8]) {
         let places: [[UInt8]] = [
             Array(#"{"p":"/a","d":"x"#.utf8) + sequence + Array(#"y"}"#.utf8),

@@ -68,7 +68,11 @@ struct CompactRequestEnvelopeTests {
                 #expect(general == .success(.request(request)))
             }
             #expect(CompactRequestEnvelopeTests.decoded(bytes) == general)
-            if extra <= 0 { #expect(CompactRequestEnvelopeTests.compact(bytes) != nil) } else { #expect(CompactRequestEnvelopeTests.compact(bytes) == nil) }
+            if extra <= 0 {
+                #expect(CompactRequestEnvelopeTests.compact(bytes) != nil)
+            } else {
+                #expect(CompactRequestEnvelopeTests.compact(bytes) == nil)
+            }
         }
     }
 

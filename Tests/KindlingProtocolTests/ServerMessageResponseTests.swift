@@ -23,6 +23,8 @@ struct ServerMessageResponseTests {
 
     @Test func responsesCarryTheirDataAsGiven() {
         let data = Array(#"{"a":[1,"é"]}"#.utf8)
-        #expect(String(decoding: ServerMessage.response(5, status: .ok, data: data), as: UTF8.self) == #"{"t":"d","d":{"r":5,"b":{"s":"ok","d":{"a":[1,"é"]}}}}"#)
+        #expect(
+            String(decoding: ServerMessage.response(5, status: .ok, data: data), as: UTF8.self)
+                == #"{"t":"d","d":{"r":5,"b":{"s":"ok","d":{"a":[1,"é"]}}}}"#)
     }
 }

@@ -79,7 +79,8 @@ struct EventStreamTests {
 
     @Test func aStreamWithAFormatItCannotTakeIsRefused() async throws {
         try await RESTTests.withServer { server in
-            let response = try await TestHTTPConnection.request(port: server.port, "GET", "/pe.json?ns=t&format=bogus", headers: [("Accept", "text/event-stream")])
+            let response = try await TestHTTPConnection.request(
+                port: server.port, "GET", "/pe.json?ns=t&format=bogus", headers: [("Accept", "text/event-stream")])
             #expect(response.status == 400)
             #expect(response.text.contains("format"))
         }

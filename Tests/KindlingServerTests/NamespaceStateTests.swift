@@ -75,7 +75,11 @@ struct NamespaceStateTests {
         out = []
         try handle(&state, try request(1, #"{"a":"g","b":{"p":"/open"}}"#), from: a, now: 0, into: &out)
         try handle(&state, try request(2, #"{"a":"g","b":{"p":"/closed"}}"#), from: a, now: 0, into: &out)
-        #expect(lines(out) == [#"1:{"t":"d","d":{"r":1,"b":{"s":"ok","d":null}}}"#, #"1:{"t":"d","d":{"r":2,"b":{"s":"permission_denied","d":"Permission denied"}}}"#])
+        #expect(
+            lines(out) == [
+                #"1:{"t":"d","d":{"r":1,"b":{"s":"ok","d":null}}}"#,
+                #"1:{"t":"d","d":{"r":2,"b":{"s":"permission_denied","d":"Permission denied"}}}"#,
+            ])
         _ = state.replaceRules(shared, open: false, shared: true, now: 0, into: &out)
         #expect(state.evaluationsBeforeUnsharing == evaluations)
         _ = state.replaceRules(shared, open: false, shared: false, now: 0, into: &out)
@@ -102,12 +106,15 @@ struct NamespaceStateTests {
     @Test func indexesDeclaredUnderAWildcardAreBuiltPastTheQueryBudget() throws {
         let orders = (0..<20).map { "\"k\($0)\"" }.joined(separator: ",")
         let rules = try RulesDocument.parse(#"{"rules":{".read":true,".write":true,"rooms":{"$room":{".indexOn":["# + orders + "]}}}}")
-        var state = NamespaceState(name: "t", root: try Node(jsonText: #"{"rooms":{"a":{"m1":{"k0":1},"m2":{"k0":2}}}}"#), rules: rules, rulesAreOpen: false)
+        var state = NamespaceState(
+            name: "t", root: try Node(jsonText: #"{"rooms":{"a":{"m1":{"k0":1},"m2":{"k0":2}}}}"#), rules: rules, rulesAreOpen: false)
         state.connect(a)
         var out: [Outgoing] = []
         for order in 0..<20 {
             out = []
-            try handle(&state, try request(order + 1, #"{"a":"q","b":{"p":"/rooms/a","q":{"i":"k\#(order)","l":1},"t":\#(order + 1),"h":""}}"#), from: a, now: 0, into: &out)
+            try handle(
+                &state, try request(order + 1, #"{"a":"q","b":{"p":"/rooms/a","q":{"i":"k\#(order)","l":1},"t":\#(order + 1),"h":""}}"#), from: a,
+                now: 0, into: &out)
             #expect(lines(out).last?.contains(#""s":"ok""#) == true, "k\(order)")
         }
         out = []
@@ -125,27 +132,34 @@ struct NamespaceStateTests {
     @Test func queriesServedWithoutAnIndexNeedReadAccessToTheWholeLocation() throws {
         let orders = (0..<IndexStore.maxQueryIndexesPerLocation).map { "k\($0)" }
         let limited = try RulesDocument.parse(#"{"rules":{".write":true,"items":{".read":"query.limitToFirst <= 1"}}}"#)
-        var state = NamespaceState(name: "t", root: try Node(jsonText: #"{"items":{"a":{"k0":1},"b":{"k0":2}}}"#), rules: limited, rulesAreOpen: false)
+        var state = NamespaceState(
+            name: "t", root: try Node(jsonText: #"{"items":{"a":{"k0":1},"b":{"k0":2}}}"#), rules: limited, rulesAreOpen: false)
         state.connect(a)
         state.connect(b)
         var out: [Outgoing] = []
         for (number, order) in orders.enumerated() {
-            try handle(&state, try request(number + 1, #"{"a":"q","b":{"p":"/items","q":{"i":"\#(order)","l":1,"vf":"l"},"t":\#(number + 1),"h":""}}"#), from: a, now: 0, into: &out)
+            try handle(
+                &state, try request(number + 1, #"{"a":"q","b":{"p":"/items","q":{"i":"\#(order)","l":1,"vf":"l"},"t":\#(number + 1),"h":""}}"#),
+                from: a, now: 0, into: &out)
         }
         out = []
-        try handle(&state, try request(99, #"{"a":"q","b":{"p":"/items","q":{"i":"other","l":1,"vf":"l"},"t":99,"h":""}}"#), from: b, now: 0, into: &out)
+        try handle(
+            &state, try request(99, #"{"a":"q","b":{"p":"/items","q":{"i":"other","l":1,"vf":"l"},"t":99,"h":""}}"#), from: b, now: 0, into: &out)
         #expect(lines(out) == [#"2:{"t":"d","d":{"r":99,"b":{"s":"too_big","d":"\#(NamespaceState.indexBudgetRefusal)"}}}"#])
 
         let open = try RulesDocument.parse(#"{"rules":{".write":true,"items":{".read":true}}}"#)
         _ = state.replaceRules(open, open: false, shared: false, now: 0, into: &out)
         out = []
-        try handle(&state, try request(100, #"{"a":"q","b":{"p":"/items","q":{"i":"other","l":1,"vf":"l"},"t":100,"h":""}}"#), from: b, now: 0, into: &out)
+        try handle(
+            &state, try request(100, #"{"a":"q","b":{"p":"/items","q":{"i":"other","l":1,"vf":"l"},"t":100,"h":""}}"#), from: b, now: 0, into: &out)
         #expect(
             lines(out) == [
                 #"2:{"t":"d","d":{"a":"d","b":{"p":"items","d":{"a":{"k0":1},"b":{"k0":2}}}}}"#,
                 #"2:{"t":"d","d":{"r":100,"b":{"s":"ok","d":{"w":["no_index"]}}}}"#,
             ])
-        #expect(state.database.servesUnindexed(b, ListenID(path: try Path("items"), query: try Query(wire: try JSONParser.parse(#"{"i":"other","l":1,"vf":"l"}"#)))))
+        #expect(
+            state.database.servesUnindexed(
+                b, ListenID(path: try Path("items"), query: try Query(wire: try JSONParser.parse(#"{"i":"other","l":1,"vf":"l"}"#)))))
         out = []
         _ = state.replaceRules(limited, open: false, shared: false, now: 0, into: &out)
         #expect(lines(out) == [#"2:{"t":"d","d":{"a":"c","b":{"p":"items","q":[{"i":"other","l":1,"vf":"l"}]}}}"#])

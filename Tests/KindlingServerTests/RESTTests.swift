@@ -135,7 +135,8 @@ struct RESTTests {
             #expect(await big.waitForClose())
             // …and a chunked one once it passes the limit.
             let chunked = try await TestHTTPConnection.connect(port: server.port)
-            try await chunked.send("PUT", "/a.json?ns=t", headers: [("Transfer-Encoding", "chunked")], body: "\"" + String(repeating: "x", count: 2000) + "\"")
+            try await chunked.send(
+                "PUT", "/a.json?ns=t", headers: [("Transfer-Encoding", "chunked")], body: "\"" + String(repeating: "x", count: 2000) + "\"")
             #expect(try await chunked.responseHead().status == 413)
             #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/.json?ns=t").text == "null")
         }
@@ -158,7 +159,8 @@ struct RESTTests {
             #expect(preflight.status == 204)
             #expect(preflight.header("access-control-allow-origin") == "*")
             #expect(preflight.header("access-control-allow-methods")?.contains("PATCH") == true)
-            let auth = try await http.request("GET", "/a.json?ns=one&auth=secret&auth_variable_override=%7B%22uid%22%3A%22u1%22%7D", headers: [("Authorization", "Bearer owner")])
+            let auth = try await http.request(
+                "GET", "/a.json?ns=one&auth=secret&auth_variable_override=%7B%22uid%22%3A%22u1%22%7D", headers: [("Authorization", "Bearer owner")])
             #expect(auth.text == "3")
         }
     }

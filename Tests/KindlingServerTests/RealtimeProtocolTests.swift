@@ -15,7 +15,8 @@ struct RealtimeProtocolTests {
     ) async throws {
         var logger = Logger(label: "kindling-test")
         logger.logLevel = .critical
-        try await KindlingServer.run(ServerConfiguration(port: 0, maxPendingOutboundBytes: maxPendingBytes, idleTimeout: idleTimeout, logger: logger), body)
+        try await KindlingServer.run(
+            ServerConfiguration(port: 0, maxPendingOutboundBytes: maxPendingBytes, idleTimeout: idleTimeout, logger: logger), body)
     }
 
     func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
@@ -30,7 +31,8 @@ struct RealtimeProtocolTests {
         }
         let body = message["d"]?["b"]
         let tag = body?["t"]?.numberValue.map { "[\(Int($0))]" } ?? ""
-        return "\(message["d"]?["a"]?.stringValue ?? "?")\(tag) \(body?["p"]?.stringValue ?? "") \(body.flatMap { $0["d"] }.map(JSONWriter.string) ?? "")"
+        return
+            "\(message["d"]?["a"]?.stringValue ?? "?")\(tag) \(body?["p"]?.stringValue ?? "") \(body.flatMap { $0["d"] }.map(JSONWriter.string) ?? "")"
     }
 
     @Test func handshakeComesFirstWithAReachableHost() async throws {

@@ -71,7 +71,8 @@ public final class FloorHandler: ChannelInboundHandler {
         guard let end = view.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
         let head = String(decoding: view[view.startIndex..<end.lowerBound], as: UTF8.self)
         received.moveReaderIndex(to: end.upperBound)
-        let key = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }.map { $0.dropFirst(18).trimmingPrefix(" ") } ?? ""
+        let key =
+            head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }.map { $0.dropFirst(18).trimmingPrefix(" ") } ?? ""
         let accept = Data(Insecure.SHA1.hash(data: Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))).base64EncodedString()
         return "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
     }
@@ -111,7 +112,9 @@ public final class FloorHandler: ChannelInboundHandler {
     /// Answers one request and, for a put, queues its payload to every listener.
     private func take(_ payload: UnsafeRawBufferPointer) {
         // At most 19 digits (an Int's), so the answer stays a frame with a one-byte length.
-        let digits = Self.end(of: Self.number, in: payload).map { payload[$0...].prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.prefix(19) } ?? []
+        let digits =
+            Self.end(of: Self.number, in: payload).map { payload[$0...].prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.prefix(19) }
+            ?? []
         if out == nil { out = ByteBuffer() }
         // In place: the buffer is not copied.
         out?.writeInteger(UInt8(0x81))

@@ -62,7 +62,8 @@ public final class ChildProcess: Sendable {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw BenchError.serverFailed("not ready after \(timeout); log: \((try? String(contentsOfFile: logPath, encoding: .utf8))?.suffix(600) ?? "")")
+        throw BenchError.serverFailed(
+            "not ready after \(timeout); log: \((try? String(contentsOfFile: logPath, encoding: .utf8))?.suffix(600) ?? "")")
     }
 
     /// Asks the child to stop (SIGTERM), and kills it if it has not exited after `grace`.

@@ -27,7 +27,8 @@ public struct ProgressLine: Sendable {
                 if Task.isCancelled { break }
                 let now = (at: ContinuousClock.now, count: count())
                 let rate = Double(now.count - last.count) / (now.at - last.at).seconds
-                let line = "\r[\(label)] \(String(format: "%5.1f", (now.at - start).seconds)) s  \(ReportTable.format(rate)) \(unit)/s  total \(ReportTable.format(Double(now.count)))   "
+                let line =
+                    "\r[\(label)] \(String(format: "%5.1f", (now.at - start).seconds)) s  \(ReportTable.format(rate)) \(unit)/s  total \(ReportTable.format(Double(now.count)))   "
                 FileHandle.standardError.write(Data(line.utf8))
                 last = now
             }

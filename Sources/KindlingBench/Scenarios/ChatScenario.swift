@@ -14,7 +14,9 @@ public enum ChatScenario {
             let messages = try ChatUser.messagesPath(of: user)
             return try await connector.connect { loop in
                 let local = recorders.local(on: loop)
-                return ChatUser(user: user, messages: messages, options: options, recorder: local.value, tally: local.tally, listening: listening, finished: finished)
+                return ChatUser(
+                    user: user, messages: messages, options: options, recorder: local.value, tally: local.tally, listening: listening,
+                    finished: finished)
             }
         }
         await listening.wait()

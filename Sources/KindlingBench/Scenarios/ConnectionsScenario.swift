@@ -4,13 +4,17 @@ import NIOPosix
 /// `connections`: open N idle connections from several loopback source addresses and report
 /// the server's resident memory per connection, with a projection past this machine's limits.
 public enum ConnectionsScenario {
-    public static func run(kindling target: BenchTarget, group: MultiThreadedEventLoopGroup, options: ConnectionsOptions) async throws -> ScenarioReport {
+    public static func run(kindling target: BenchTarget, group: MultiThreadedEventLoopGroup, options: ConnectionsOptions) async throws
+        -> ScenarioReport
+    {
         try await run(kindling: [target], group: group, options: options)
     }
 
     /// The same over the nodes of a cluster: connection `i` goes to node `i mod n`, and the
     /// memory figures are the sums over every node.
-    public static func run(kindling targets: [BenchTarget], group: MultiThreadedEventLoopGroup, options: ConnectionsOptions) async throws -> ScenarioReport {
+    public static func run(kindling targets: [BenchTarget], group: MultiThreadedEventLoopGroup, options: ConnectionsOptions) async throws
+        -> ScenarioReport
+    {
         let tallies = try await PerLoop.make(on: group) { () }
         let nodes = try RoundRobinConnector(targets: targets, group: group, namespace: "idle\(UInt32.random(in: 0...UInt32.max))")
         let pids = BenchTarget.pids(of: targets)

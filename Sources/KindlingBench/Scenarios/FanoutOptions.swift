@@ -25,7 +25,10 @@ public struct FanoutOptions: Sendable {
     }
 
     var parameters: [String: String] {
-        ["subscribers": "\(subscribers)", "writes": "\(writes)", "rate": rate > 0 ? "\(Int(rate))/s" : "flat out", "window": "\(window)", "padding": "\(padding)"]
+        [
+            "subscribers": "\(subscribers)", "writes": "\(writes)", "rate": rate > 0 ? "\(Int(rate))/s" : "flat out", "window": "\(window)",
+            "padding": "\(padding)",
+        ]
     }
 
     /// Appends the value written: a timestamp for the latency, a sequence number, and padding.

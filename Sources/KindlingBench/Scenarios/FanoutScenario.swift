@@ -10,7 +10,8 @@ public enum FanoutScenario {
 
     /// The same over the nodes of a cluster: subscriber `i` listens on node `i mod n`, the
     /// writer writes on the first node, and deliveries are counted on every node.
-    public static func run(kindling targets: [BenchTarget], group: MultiThreadedEventLoopGroup, options: FanoutOptions) async throws -> ScenarioReport {
+    public static func run(kindling targets: [BenchTarget], group: MultiThreadedEventLoopGroup, options: FanoutOptions) async throws -> ScenarioReport
+    {
         let recorders = try await PerLoop.make(on: group) { LatencyRecorder() }
         let listening = Countdown(options.subscribers)
         let nodes = try RoundRobinConnector(targets: targets, group: group, namespace: "fanout\(UInt32.random(in: 0...UInt32.max))")
@@ -52,7 +53,9 @@ public enum FanoutScenario {
         let acks = Tally()
         let window = MeasuredWindow(serverPid: target.pid)
         let writer = try await connector.connect { _ in
-            FanoutWriter(wire: RedisWrites(command: "PUBLISH", key: "fanout", integerAck: true), options: options, deliveries: { recorders.completed }, acks: acks)
+            FanoutWriter(
+                wire: RedisWrites(command: "PUBLISH", key: "fanout", integerAck: true), options: options, deliveries: { recorders.completed },
+                acks: acks)
         }
         let report = try await finish(window: window, recorders: recorders, options: options, parameters: options.parameters, system: "redis")
         await writer.close()

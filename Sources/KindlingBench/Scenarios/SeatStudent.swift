@@ -26,7 +26,10 @@ final class SeatStudent: RealtimeBehaviour {
     private var over = false
     private var done = false
 
-    init(location: Int, counter: Path, options: SeatsOptions, hashes: [[UInt8]], ledger: SeatsLedger, tally: Tally, listening: Countdown, finished: Countdown) {
+    init(
+        location: Int, counter: Path, options: SeatsOptions, hashes: [[UInt8]], ledger: SeatsLedger, tally: Tally, listening: Countdown,
+        finished: Countdown
+    ) {
         self.location = location
         self.counter = counter
         let path = counter.description

@@ -17,7 +17,9 @@ public enum SeatsVerdict {
         for (index, count) in final.enumerated() {
             let expected = seats - history.checkIns[index] + history.checkOuts[index]
             if count != expected {
-                lost.append("l\(index): \(count.map(String.init) ?? "missing") free, history says \(expected) (\(history.checkIns[index]) in, \(history.checkOuts[index]) out)")
+                lost.append(
+                    "l\(index): \(count.map(String.init) ?? "missing") free, history says \(expected) (\(history.checkIns[index]) in, \(history.checkOuts[index]) out)"
+                )
             }
         }
 
@@ -31,9 +33,15 @@ public enum SeatsVerdict {
         }
 
         return [
-            InvariantCheck(name: "seats within 0…\(seats)", passed: range.isEmpty, detail: describe(range, ok: "every count seen and every final count in range")),
-            InvariantCheck(name: "final counts equal the history", passed: lost.isEmpty, detail: describe(lost, ok: "\(final.count) locations match \(history.commits) commits")),
-            InvariantCheck(name: "no lost update", passed: unseen.isEmpty && lost.isEmpty, detail: describe(unseen, ok: "observers saw exactly one change per commit")),
+            InvariantCheck(
+                name: "seats within 0…\(seats)", passed: range.isEmpty, detail: describe(range, ok: "every count seen and every final count in range")
+            ),
+            InvariantCheck(
+                name: "final counts equal the history", passed: lost.isEmpty,
+                detail: describe(lost, ok: "\(final.count) locations match \(history.commits) commits")),
+            InvariantCheck(
+                name: "no lost update", passed: unseen.isEmpty && lost.isEmpty,
+                detail: describe(unseen, ok: "observers saw exactly one change per commit")),
         ]
     }
 

@@ -71,11 +71,14 @@ public enum SoakScenario {
                 report.measurements.append(Measurement("server RSS at \(at) s", Double(resident) / 1_048_576, "MB"))
                 if resident > options.maxResidentMegabytes * 1_048_576 { overLimit.append("\(resident / 1_048_576) MB at \(at) s") }
             }
-            if Double(taken.count) < expected / 2 || probe == nil { stalled.append("\(at) s (\(taken.count) events, probe \(probe == nil ? "failed" : "ok"))") }
+            if Double(taken.count) < expected / 2 || probe == nil {
+                stalled.append("\(at) s (\(taken.count) events, probe \(probe == nil ? "failed" : "ok"))")
+            }
             if options.progress {
                 FileHandle.standardError.write(
                     Data(
-                        "soak \(at) s: p99 \(p99) ms over \(taken.count) events, probe \(probe.map { "\(Int($0 * 1000)) ms" } ?? "failed"), server RSS \((resident ?? 0) / 1_048_576) MB\n".utf8
+                        "soak \(at) s: p99 \(p99) ms over \(taken.count) events, probe \(probe.map { "\(Int($0 * 1000)) ms" } ?? "failed"), server RSS \((resident ?? 0) / 1_048_576) MB\n"
+                            .utf8
                     ))
             }
         }
@@ -94,7 +97,9 @@ public enum SoakScenario {
         report.checks = [
             InvariantCheck(
                 name: "normal clients served in every interval", passed: stalled.isEmpty,
-                detail: stalled.isEmpty ? "every interval delivered at least half the writes and answered the REST probe" : "stalled: " + stalled.prefix(5).joined(separator: ", ")
+                detail: stalled.isEmpty
+                    ? "every interval delivered at least half the writes and answered the REST probe"
+                    : "stalled: " + stalled.prefix(5).joined(separator: ", ")
             ),
             InvariantCheck(
                 name: "server RSS within \(options.maxResidentMegabytes) MB", passed: overLimit.isEmpty,
@@ -110,7 +115,9 @@ public enum SoakScenario {
         let begun = ContinuousClock.now
         guard let socket = try? await SoakSocket.connect(to: target, group: group, reading: true) else { return nil }
         defer { socket.close() }
-        guard (try? await socket.send("GET /pairs/p0.json?ns=\(namespace) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")) != nil else { return nil }
+        guard (try? await socket.send("GET /pairs/p0.json?ns=\(namespace) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")) != nil else {
+            return nil
+        }
         while ContinuousClock.now - begun < .seconds(5) {
             if socket.received.hasPrefix("HTTP/1.1 200"), socket.received.contains("\r\n\r\n{") { return (ContinuousClock.now - begun).seconds }
             try? await Task.sleep(for: .milliseconds(5))

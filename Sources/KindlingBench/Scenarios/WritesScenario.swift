@@ -12,7 +12,8 @@ public enum WritesScenario {
     /// (`i mod n` with one namespace). The first node opens each namespace first (so it leads a
     /// cluster's new namespace); the writers on the other nodes are forwarded to it. With more
     /// than one namespace, writer `i` writes in namespace `i mod namespaces`.
-    public static func run(kindling targets: [BenchTarget], group: MultiThreadedEventLoopGroup, options: WritesOptions) async throws -> ScenarioReport {
+    public static func run(kindling targets: [BenchTarget], group: MultiThreadedEventLoopGroup, options: WritesOptions) async throws -> ScenarioReport
+    {
         let recorders = try await PerLoop.make(on: group) { LatencyRecorder() }
         let finished = Countdown(options.writers)
         let run = UInt32.random(in: 0...UInt32.max)
@@ -27,14 +28,16 @@ public enum WritesScenario {
             let nodes = namespaces[index % namespaces.count]
             return try await nodes.node(for: index / namespaces.count).connect { loop in
                 let local = recorders.local(on: loop)
-                return DurableWriter(wire: KindlingWrites(path: "/writes/w\(index)"), options: options, recorder: local.value, tally: local.tally, finished: finished)
+                return DurableWriter(
+                    wire: KindlingWrites(path: "/writes/w\(index)"), options: options, recorder: local.value, tally: local.tally, finished: finished)
             }
         }
         let window = MeasuredWindow(serverPids: BenchTarget.pids(of: targets))
         for link in links { link.start() }
         var parameters = options.parameters
         if targets.count > 1 { parameters["nodes"] = "\(targets.count)" }
-        let report = try await finish(window: window, recorders: recorders, finished: finished, options: options, parameters: parameters, system: "kindling")
+        let report = try await finish(
+            window: window, recorders: recorders, finished: finished, options: options, parameters: parameters, system: "kindling")
         for link in links { await link.close() }
         for primer in primers { await primer.close() }
         return report
@@ -47,12 +50,15 @@ public enum WritesScenario {
         let links = try await ConnectMany.run(count: options.writers) { index in
             try await connector.connect { loop in
                 let local = recorders.local(on: loop)
-                return DurableWriter(wire: RedisWrites(command: "SET", key: "writes:w\(index)", integerAck: false), options: options, recorder: local.value, tally: local.tally, finished: finished)
+                return DurableWriter(
+                    wire: RedisWrites(command: "SET", key: "writes:w\(index)", integerAck: false), options: options, recorder: local.value,
+                    tally: local.tally, finished: finished)
             }
         }
         let window = MeasuredWindow(serverPid: target.pid)
         for link in links { link.start() }
-        let report = try await finish(window: window, recorders: recorders, finished: finished, options: options, parameters: options.parameters, system: "redis")
+        let report = try await finish(
+            window: window, recorders: recorders, finished: finished, options: options, parameters: options.parameters, system: "redis")
         for link in links { await link.close() }
         return report
     }
@@ -65,8 +71,12 @@ public enum WritesScenario {
         parameters: [String: String],
         system: String
     ) async throws -> ScenarioReport {
-        try await ProgressLine(label: "writes \(system) \(options.fsync)", unit: "acks", enabled: options.progress).show(count: { recorders.completed }) {
-            try await WaitFor.count("writers finished", reaches: options.writers, stall: options.duration + .seconds(30)) { options.writers - finished.remaining }
+        try await ProgressLine(label: "writes \(system) \(options.fsync)", unit: "acks", enabled: options.progress).show(count: {
+            recorders.completed
+        }) {
+            try await WaitFor.count("writers finished", reaches: options.writers, stall: options.duration + .seconds(30)) {
+                options.writers - finished.remaining
+            }
         }
         let elapsed = window.elapsed.seconds
         var report = ScenarioReport(scenario: "writes", system: system, parameters: parameters)

@@ -260,7 +260,9 @@ struct ConnectionStateMachine: Sendable {
         var actions: [Action] = []
         var id = 0
         let connected = isConnected
-        perform({ engine, effects in id = engine.observeConnected(queue: queue, callback: callback, connected: connected, into: &effects) }, into: &actions)
+        perform(
+            { engine, effects in id = engine.observeConnected(queue: queue, callback: callback, connected: connected, into: &effects) },
+            into: &actions)
         return (id, actions)
     }
 

@@ -146,7 +146,9 @@ public struct SnapshotDecoder: ~Copyable {
             let keyRange = packing.count..<(packing.count + keyBytes.count)
             packing.append(keyBytes)
             if let previousKey, Key.compare(utf8: packing.bytes(previousKey), packing.bytes(keyRange)) >= 0 {
-                let (key, previous) = (String(decoding: packing.bytes(keyRange), as: UTF8.self), String(decoding: packing.bytes(previousKey), as: UTF8.self))
+                let (key, previous) = (
+                    String(decoding: packing.bytes(keyRange), as: UTF8.self), String(decoding: packing.bytes(previousKey), as: UTF8.self)
+                )
                 throw failure("key \(key) out of order after \(previous)", at: start)
             }
             previousKey = keyRange

@@ -91,7 +91,9 @@ final class ClusterNode: Sendable {
 
     /// Connects to NATS and creates (or opens) the stream and buckets. Throws `unreachable`
     /// when no server answers, so the server refuses to start instead of serving without its log.
-    static func connect(_ configuration: ClusterConfiguration, logger: Logger, metrics: ServerMetrics? = nil) async throws(ClusterError) -> ClusterNode {
+    static func connect(_ configuration: ClusterConfiguration, logger: Logger, metrics: ServerMetrics? = nil) async throws(ClusterError)
+        -> ClusterNode
+    {
         guard !configuration.urls.isEmpty else { throw .invalid("--cluster needs at least one nats:// URL") }
         guard ClusterConfiguration.isValidNodeID(configuration.nodeID) else {
             throw .invalid("--node-id must be 1 to 64 letters, digits, '-' or '_' (got \"\(configuration.nodeID)\")")
@@ -126,7 +128,8 @@ final class ClusterNode: Sendable {
             } catch {
                 let transient = error.natsError != nil || error.apiError?.errCode == JetStreamAPIError.noSuitablePeers
                 if transient, ContinuousClock.now < deadline {
-                    logger.warning("NATS JetStream is not ready yet (electing leaders, or a server not yet joined); retrying", metadata: ["error": "\(error)"])
+                    logger.warning(
+                        "NATS JetStream is not ready yet (electing leaders, or a server not yet joined); retrying", metadata: ["error": "\(error)"])
                     try? await Task.sleep(for: .milliseconds(500))
                     continue
                 }
@@ -166,7 +169,8 @@ final class ClusterNode: Sendable {
                 metadata: ["node": "\(configuration.nodeID)", "replicas": "\(replicas)", "nats": "\(configuration.urls.joined(separator: ","))"]
             )
             let node = ClusterNode(
-                configuration: configuration, client: client, jetStream: jetStream, leases: leases, nodes: nodes, registrations: registrations, snapshots: snapshots, replicas: replicas,
+                configuration: configuration, client: client, jetStream: jetStream, leases: leases, nodes: nodes, registrations: registrations,
+                snapshots: snapshots, replicas: replicas,
                 maxPayload: await client.maxPayload, logger: logger, metrics: metrics)
             try await nodes.put(node.memberID, [])
             node.startHeartbeat()
@@ -235,7 +239,9 @@ final class ClusterNode: Sendable {
                 switch event {
                 case .connected, .reconnected(_):
                     self.metrics?.clusterConnected.set(1)
-                    if !self.connected.exchange(true, ordering: .relaxed) { logger.notice("connected to NATS again", metadata: ["event": "\(event)"]) }
+                    if !self.connected.exchange(true, ordering: .relaxed) {
+                        logger.notice("connected to NATS again", metadata: ["event": "\(event)"])
+                    }
                 case .disconnected, .closed:
                     self.connected.store(false, ordering: .relaxed)
                     self.metrics?.clusterConnected.set(0)

@@ -36,7 +36,8 @@ enum ForwardedAnswer: Sendable {
         case .permissionDenied: return [JSONMember("r", .string("permission_denied"))]
         case .dataStale: return [JSONMember("r", .string("datastale"))]
         case .expiredToken: return [JSONMember("r", .string("expired_token"))]
-        case .invalid(let error): return [JSONMember("r", .string("invalid")), JSONMember("v", .string(error.kind.rawValue)), JSONMember("m", .string(error.message))]
+        case .invalid(let error):
+            return [JSONMember("r", .string("invalid")), JSONMember("v", .string(error.kind.rawValue)), JSONMember("m", .string(error.message))]
         case .preconditionFailed(let current):
             var members = [JSONMember("r", .string("precondition_failed"))]
             if let current { members.append(JSONMember("n", .string(current.jsonText(format: .export)))) }

@@ -10,7 +10,9 @@ struct ForwardedRules: Sendable {
 
     /// The request's JSON: `{"o": "rules", "r": source, "a": auth}`.
     func encoded() -> [UInt8] {
-        let json = JSONValue.object([JSONMember("o", .string("rules")), JSONMember("r", .string(source)), JSONMember("a", ForwardedWrite.encode(auth))])
+        let json = JSONValue.object([
+            JSONMember("o", .string("rules")), JSONMember("r", .string(source)), JSONMember("a", ForwardedWrite.encode(auth)),
+        ])
         return Array(JSONWriter.string(json).utf8)
     }
 

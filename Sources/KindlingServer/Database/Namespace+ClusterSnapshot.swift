@@ -15,7 +15,9 @@ extension Namespace {
     /// On the leader, after an append: starts a snapshot when enough log was published since
     /// the last one and none is being written. Confined to `queue`.
     func snapshotIfDue(_ log: ReplicatedLog) {
-        guard let node = cluster, !clusterSnapshotting, log.appendedBytes - clusterSnapshotMark >= node.configuration.snapshotAfterBytes else { return }
+        guard let node = cluster, !clusterSnapshotting, log.appendedBytes - clusterSnapshotMark >= node.configuration.snapshotAfterBytes else {
+            return
+        }
         startClusterSnapshot(log, node: node)
     }
 

@@ -61,7 +61,10 @@ extension Namespace {
         do {
             let taken = try RegistrationJournal.takeOver(directory: directory)
             left = taken.left
-            if taken.unreadable > 0 { logger.error("skipped onDisconnect registrations a stopped server left that do not read", metadata: ["changes": "\(taken.unreadable)"]) }
+            if taken.unreadable > 0 {
+                logger.error(
+                    "skipped onDisconnect registrations a stopped server left that do not read", metadata: ["changes": "\(taken.unreadable)"])
+            }
         } catch {
             logger.error("could not read the onDisconnect registrations a stopped server left: \(error)")
         }
@@ -69,7 +72,9 @@ extension Namespace {
         guard !left.isEmpty else { return }
         let writes = left.flatMap(\.writes)
         makeGoneConnectionsWrites(writes, run: .crash, metadata: [:])
-        logger.notice("made the onDisconnect writes of connections a stopped server had", metadata: ["connections": "\(left.count)", "writes": "\(writes.count)"])
+        logger.notice(
+            "made the onDisconnect writes of connections a stopped server had",
+            metadata: ["connections": "\(left.count)", "writes": "\(writes.count)"])
     }
 
     /// A connection ended and its writes were made (or handed on): none are left to keep.

@@ -27,7 +27,8 @@ extension Namespace {
                 guard !error.isWrongLastSequence else {
                     return logger.notice("onDisconnect writes already made by the leader", metadata: ["connection": "\(connection)"])
                 }
-                logger.warning("could not take onDisconnect registrations out of NATS; making them anyway: \(error)", metadata: ["connection": "\(connection)"])
+                logger.warning(
+                    "could not take onDisconnect registrations out of NATS; making them anyway: \(error)", metadata: ["connection": "\(connection)"])
             }
             self.queue.async { self.forwardOnDisconnect(writes, node: node, connection: connection) }
         }
@@ -63,7 +64,8 @@ extension Namespace {
     /// as changed. Confined to `queue`.
     func persistRegistrations(_ connection: ConnectionID, node: ClusterNode) {
         let (auth, operations) = state.onDisconnectWrites(of: connection)
-        guard let value = StoredRegistrations(writes: operations.compactMap { ForwardedWrite($0, auth: auth, origin: .onDisconnect) }).encoded() else {
+        guard let value = StoredRegistrations(writes: operations.compactMap { ForwardedWrite($0, auth: auth, origin: .onDisconnect) }).encoded()
+        else {
             return forgetRegistrations(connection)
         }
         storedRegistrations.insert(connection)
@@ -154,7 +156,8 @@ extension Namespace {
         let stream = "KV_" + ClusterNode.registrationBucket
         let prefix = "$KV.\(ClusterNode.registrationBucket).\(name)."
         guard let info = try? await node.jetStream.streamInfo(stream), info.state.lastSequence > 0,
-            let consumer = try? await node.jetStream.orderedConsumer(stream: stream, startSequence: 1, filterSubject: prefix + ">", heartbeat: .seconds(1))
+            let consumer = try? await node.jetStream.orderedConsumer(
+                stream: stream, startSequence: 1, filterSubject: prefix + ">", heartbeat: .seconds(1))
         else { return suspects }
         // No message at all on the namespace's keys: nothing tells the reader it is at the end.
         let stopper = Task {

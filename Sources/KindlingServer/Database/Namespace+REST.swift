@@ -43,7 +43,8 @@ extension Namespace {
     /// Opens an event stream if `auth` may read there: its first event (the whole location)
     /// goes to `outbound` before the answer, which the stream holds until its head is written.
     func openStream(
-        _ stream: ConnectionID, at path: Path, query: Query, format: JSONFormat, as auth: AuthState, outbound: EventStreamOutbound, promise: EventLoopPromise<Answer>
+        _ stream: ConnectionID, at path: Path, query: Query, format: JSONFormat, as auth: AuthState, outbound: EventStreamOutbound,
+        promise: EventLoopPromise<Answer>
     ) {
         queue.async {
             if let unserved = self.unserved {
@@ -52,7 +53,8 @@ extension Namespace {
             }
             self.outbounds[stream] = .eventStream(outbound)
             var out: [Outgoing] = []
-            var answer = self.state.apply(.openStream(path: path, query: query, format: format), by: .stream(stream, auth), now: Namespace.now(), into: &out)
+            var answer = self.state.apply(
+                .openStream(path: path, query: query, format: format), by: .stream(stream, auth), now: Namespace.now(), into: &out)
             // The first event (the whole location) is held like a realtime read's answer,
             // counted twice (its bytes, then its chunk), until the stream's socket has it.
             let hold = self.answerBudget?.hold(answer: 2 * out.reduce(0) { $0 + $1.message.count }) ?? .unheld
@@ -67,7 +69,9 @@ extension Namespace {
             }
             self.logRefusals()
             let result = answer
-            self.finish(out, holdingUntilWritten: hold.taken.map { (outbound, $0) }, then: { promise.succeed(result) }, refused: { promise.succeed(.refused(.unavailable(Namespace.notLeading))) })
+            self.finish(
+                out, holdingUntilWritten: hold.taken.map { (outbound, $0) }, then: { promise.succeed(result) },
+                refused: { promise.succeed(.refused(.unavailable(Namespace.notLeading))) })
         }
     }
 

@@ -95,7 +95,9 @@ extension Namespace {
                 continue
             }
             // The operation is bound once here: each binding of it copies a large value.
-            if operation.writesNow, let node = forwardingNode, let write = ForwardedWrite(operation, auth: state.auth(of: .realtime(connection)), origin: .realtime) {
+            if operation.writesNow, let node = forwardingNode,
+                let write = ForwardedWrite(operation, auth: state.auth(of: .realtime(connection)), origin: .realtime)
+            {
                 // A follower's client: the leader decides, and the answer comes once this
                 // node has committed the write from the log.
                 forward(write, node: node) { answer in
@@ -124,7 +126,8 @@ extension Namespace {
                 let cost = state.database.scanCost(path, query: query)
                 if cost > 0, scanned > 0, scanned + cost > state.limits.maxScannedChildren {
                     let refusal = Refusal.limitExceeded(
-                        "The queries of one batch may scan at most \(state.limits.maxScannedChildren) children where no index answers them; declare .indexOn where queries order large locations")
+                        "The queries of one batch may scan at most \(state.limits.maxScannedChildren) children where no index answers them; declare .indexOn where queries order large locations"
+                    )
                     state.count(operation, by: .realtime(connection), refusal: refusal)
                     if let number { block.refusals.append(Outgoing(to: connection, message: Answer.refused(refusal).wireResponse(number))) }
                     continue

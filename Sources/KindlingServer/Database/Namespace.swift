@@ -252,7 +252,8 @@ final class Namespace: @unchecked Sendable {
     /// could arrive, so they could not be put first.
     func attach(_ connection: ConnectionID, session: SessionID, replacing last: SessionID?, outbound: ConnectionOutbound) {
         queue.async {
-            if let last, self.cluster == nil || self.replicated != nil, last.connection != connection, self.state.holds(last.connection, sessionToken: last.token),
+            if let last, self.cluster == nil || self.replicated != nil, last.connection != connection,
+                self.state.holds(last.connection, sessionToken: last.token),
                 case .webSocket(let old)? = self.outbounds[last.connection]
             {
                 self.logger.info("a client is back as a new session: closing its old connection", metadata: ["connection": "\(last.connection)"])

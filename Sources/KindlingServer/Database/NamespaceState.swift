@@ -211,7 +211,9 @@ struct NamespaceState: Sendable {
                     // reruns it on the current data, which its new result may suit.
                     if precondition.isHash { try check(precondition, at: path) }
                 }
-                let write = try resolve { tree throws(ValidationError) in try tree.resolveSet(path, data, serverValues: ServerValues(timestamp: Double(now))) }
+                let write = try resolve { tree throws(ValidationError) in
+                    try tree.resolveSet(path, data, serverValues: ServerValues(timestamp: Double(now)))
+                }
                 try authorizeWrite(write, as: auth, now: now)
                 if let precondition, !precondition.isHash { try check(precondition, at: path) }
                 commit(write, into: &out)
@@ -219,7 +221,9 @@ struct NamespaceState: Sendable {
                 // A set leaves exactly its node at the path.
                 return .written(.stored(node), location: node)
             case .update(let path, let members):
-                let write = try resolve { tree throws(ValidationError) in try tree.resolveUpdate(path, members, serverValues: ServerValues(timestamp: Double(now))) }
+                let write = try resolve { tree throws(ValidationError) in
+                    try tree.resolveUpdate(path, members, serverValues: ServerValues(timestamp: Double(now)))
+                }
                 try authorizeWrite(write, as: auth, now: now)
                 commit(write, into: &out)
                 guard case .merge(_, let entries) = write else { return .ok }
@@ -232,7 +236,9 @@ struct NamespaceState: Sendable {
                     throw Refusal.invalid(ValidationError(.tooDeep, "Path \(path)/<push id> exceeds the maximum depth of \(Path.maxDepth) levels"))
                 }
                 let name = nextPushID(now: now)
-                let write = try resolve { tree throws(ValidationError) in try tree.resolveSet(path.child(name), data, serverValues: ServerValues(timestamp: Double(now))) }
+                let write = try resolve { tree throws(ValidationError) in
+                    try tree.resolveSet(path.child(name), data, serverValues: ServerValues(timestamp: Double(now)))
+                }
                 // Null or an empty object would store nothing under an id the client is told about.
                 if case .set(_, let node) = write, node.isEmpty {
                     throw Refusal.invalid(ValidationError(.invalidData, "A push needs data; \(JSONWriter.string(data)) would write nothing"))
@@ -242,13 +248,17 @@ struct NamespaceState: Sendable {
                 return .written(.pushed(name), location: location(at: path, for: caller))
             case .onDisconnectSet(let path, let data):
                 guard case .realtime(let connection) = caller, connections[connection] != nil else { return .ok }
-                let write = try resolve { tree throws(ValidationError) in try tree.resolveSet(path, data, serverValues: ServerValues(timestamp: Double(now))) }
+                let write = try resolve { tree throws(ValidationError) in
+                    try tree.resolveSet(path, data, serverValues: ServerValues(timestamp: Double(now)))
+                }
                 try authorizeWrite(write, as: auth, now: now)
                 try queueOnDisconnect(.put(path, data), for: connection)
                 return .ok
             case .onDisconnectUpdate(let path, let members):
                 guard case .realtime(let connection) = caller, connections[connection] != nil else { return .ok }
-                let write = try resolve { tree throws(ValidationError) in try tree.resolveUpdate(path, members, serverValues: ServerValues(timestamp: Double(now))) }
+                let write = try resolve { tree throws(ValidationError) in
+                    try tree.resolveUpdate(path, members, serverValues: ServerValues(timestamp: Double(now)))
+                }
                 try authorizeWrite(write, as: auth, now: now)
                 try queueOnDisconnect(.merge(path, members), for: connection)
                 return .ok
@@ -312,7 +322,8 @@ struct NamespaceState: Sendable {
             writer.write(entries, format: .export)
         }
         guard writer.count <= limits.maxWriteBytes else {
-            throw Refusal.limitExceeded("A write may be at most \(limits.maxWriteBytes) bytes in cluster mode (one NATS message); this one is \(writer.count)")
+            throw Refusal.limitExceeded(
+                "A write may be at most \(limits.maxWriteBytes) bytes in cluster mode (one NATS message); this one is \(writer.count)")
         }
         return write
     }
@@ -457,7 +468,8 @@ struct NamespaceState: Sendable {
     mutating func expireAuth(of connection: ConnectionID, now: Int64, into out: inout [Outgoing]) {
         guard let record = connections[connection], let expiresAt = record.auth.expiresAt, expiresAt <= now else { return }
         connections[connection]?.auth = .anonymous
-        out.append(Outgoing(to: connection, message: ServerMessage.authRevoked(status: WireStatus.expiredToken.rawValue, reason: "Auth token is expired.")))
+        out.append(
+            Outgoing(to: connection, message: ServerMessage.authRevoked(status: WireStatus.expiredToken.rawValue, reason: "Auth token is expired.")))
         revokeUnreadableListens(of: connection, now: now, into: &out)
     }
 

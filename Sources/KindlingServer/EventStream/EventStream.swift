@@ -47,7 +47,8 @@ final class EventStream {
             write(early, holding: waitingHolds)
             waitingHolds = []
         }
-        let amount = TimeAmount.nanoseconds(max(1_000_000, Int64(interval.components.seconds) * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000))
+        let amount = TimeAmount.nanoseconds(
+            max(1_000_000, Int64(interval.components.seconds) * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000))
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         keepAlive = context.eventLoop.scheduleRepeatedTask(initialDelay: amount, delay: amount) { _ in
             bound.value.write([ByteBuffer(bytes: EventStreamEncoding.keepAlive)])

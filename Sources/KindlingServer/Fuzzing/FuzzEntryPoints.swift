@@ -80,7 +80,8 @@ public enum FuzzEntryPoints {
             guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: ":") }) else { continue }
             headers.add(name: String(name), value: text[text.index(after: colon)...].trimmingSpaces)
         }
-        let head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: String(requestLine[0])), uri: String(requestLine[1]), headers: headers)
+        let head = HTTPRequestHead(
+            version: .http1_1, method: HTTPMethod(rawValue: String(requestLine[0])), uri: String(requestLine[1]), headers: headers)
         let isAdminSDK = headers.first(name: "user-agent")?.hasPrefix("Firebase/HTTP/") == true
         let target = RequestTarget(uri: head.uri, plusIsSpace: !isAdminSDK)
         let request: RESTRequest
@@ -98,7 +99,8 @@ public enum FuzzEntryPoints {
             operation = .get(path: request.path, query: request.query)
         } else {
             do throws(RESTError) {
-                operation = try RESTBody.operation(request.method, body: ByteBuffer(bytes: body)).operation(at: request.path, ifMatch: request.ifMatch)
+                operation = try RESTBody.operation(request.method, body: ByteBuffer(bytes: body)).operation(
+                    at: request.path, ifMatch: request.ifMatch)
             } catch {
                 return false
             }

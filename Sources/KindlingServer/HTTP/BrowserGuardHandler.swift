@@ -34,12 +34,16 @@ final class BrowserGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let host = head.headers.first(name: "host")
         if let host, !policy.allows(host: host) {
-            refuse(context: context, "Host \(String(host.prefix(100)).debugDescription) is not allowed; start the server with --allowed-host to accept it")
+            refuse(
+                context: context,
+                "Host \(String(host.prefix(100)).debugDescription) is not allowed; start the server with --allowed-host to accept it")
             return
         }
         let requestOrigin = head.headers.first(name: "origin")
         if let requestOrigin, !policy.allows(origin: requestOrigin, host: host) {
-            refuse(context: context, "Origin \(String(requestOrigin.prefix(100)).debugDescription) is not allowed; start the server with --cors-origin to allow it")
+            refuse(
+                context: context,
+                "Origin \(String(requestOrigin.prefix(100)).debugDescription) is not allowed; start the server with --cors-origin to allow it")
             return
         }
         origin = requestOrigin

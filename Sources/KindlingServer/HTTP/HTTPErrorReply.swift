@@ -17,7 +17,9 @@ enum HTTPErrorReply {
     static func send(
         _ status: HTTPResponseStatus, body: [UInt8], headers extra: [(String, String)] = [], closing mode: CloseMode, context: ChannelHandlerContext
     ) {
-        var headers = HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Content-Length", String(body.count)), ("Connection", "close")])
+        var headers = HTTPHeaders([
+            ("Content-Type", "application/json; charset=utf-8"), ("Content-Length", String(body.count)), ("Connection", "close"),
+        ])
         for (name, value) in extra { headers.add(name: name, value: value) }
         context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
         context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)

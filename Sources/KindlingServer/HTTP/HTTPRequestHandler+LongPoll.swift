@@ -19,7 +19,8 @@ extension HTTPRequestHandler {
         guard head.method == .GET else { return refuse(.methodNotAllowed, "Use GET") }
         let host = head.headers.first(name: "host")
         guard
-            resources.policy.allowsScript(fetchSite: head.headers.first(name: "sec-fetch-site"), referer: head.headers.first(name: "referer"), host: host)
+            resources.policy.allowsScript(
+                fetchSite: head.headers.first(name: "sec-fetch-site"), referer: head.headers.first(name: "referer"), host: host)
         else {
             configuration.logger.notice("refused a long-polling request from a page the browser policy does not allow")
             return refuse(.forbidden, "Long-polling is not allowed from this page; start the server with --cors-origin to allow its origin")
@@ -85,7 +86,9 @@ extension HTTPRequestHandler {
     func sendScript(_ script: [UInt8], status: HTTPResponseStatus, keepAlive: Bool, context: ChannelHandlerContext) {
         var response = HTTPResponse(
             status, body: script,
-            headers: [("Content-Type", "application/javascript; charset=utf-8"), ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-store")]
+            headers: [
+                ("Content-Type", "application/javascript; charset=utf-8"), ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-store"),
+            ]
         )
         if status == .serviceUnavailable { response.headers.append(("Retry-After", "1")) }
         send(response, keepAlive: keepAlive, context: context)

@@ -155,7 +155,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             send(response, keepAlive: keepAlive, context: context)
             return
         }
-        if let response = ConsoleResponder.response(uriPath: target.path, method: head.method, ifNoneMatch: head.headers.first(name: "if-none-match")) {
+        if let response = ConsoleResponder.response(uriPath: target.path, method: head.method, ifNoneMatch: head.headers.first(name: "if-none-match"))
+        {
             send(response, keepAlive: keepAlive, context: context)
             return
         }
@@ -165,7 +166,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         if target.path == "/.ws" {
             // Also where an upgrade refused for its namespace name ends up.
-            let name = RequestTarget.namespace(parameters: target.parameters, host: head.headers.first(name: "host"), fallback: configuration.defaultNamespace)
+            let name = RequestTarget.namespace(
+                parameters: target.parameters, host: head.headers.first(name: "host"), fallback: configuration.defaultNamespace)
             let message = NamespaceName.isValid(name) ? "Expected a WebSocket upgrade at /.ws" : "Invalid namespace: \(NamespaceName.rule)"
             send(.error(.badRequest, message, print: .compact), keepAlive: keepAlive, context: context)
             return
@@ -176,10 +178,12 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             request = try RESTRequest(head: head, target: target, defaultNamespace: configuration.defaultNamespace)
             if request.callback != nil,
                 !policy.allowsScript(
-                    fetchSite: head.headers.first(name: "sec-fetch-site"), referer: head.headers.first(name: "referer"), host: head.headers.first(name: "host"))
+                    fetchSite: head.headers.first(name: "sec-fetch-site"), referer: head.headers.first(name: "referer"),
+                    host: head.headers.first(name: "host"))
             {
                 configuration.logger.notice("refused a JSONP request from a page the browser policy does not allow")
-                throw RESTError(.forbidden, "JSONP (callback=) is not allowed from this page; start the server with --cors-origin to allow its origin")
+                throw RESTError(
+                    .forbidden, "JSONP (callback=) is not allowed from this page; start the server with --cors-origin to allow its origin")
             }
             auth = try request.identity(verifier: verifier, now: Namespace.now())
         } catch {
@@ -250,7 +254,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             // `timeout=`: refused instead of answered once the read took longer; a read already
             // over it is not rendered at all.
             let refusedForTime = {
-                guard let refusal = request.readLimit?.refusal(afterMilliseconds: (NIODeadline.now() - started).nanoseconds / 1_000_000) else { return false }
+                guard let refusal = request.readLimit?.refusal(afterMilliseconds: (NIODeadline.now() - started).nanoseconds / 1_000_000) else {
+                    return false
+                }
                 self.send(.error(refusal.status, refusal.message, print: request.print), keepAlive: keepAlive, context: context)
                 return true
             }
@@ -370,7 +376,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// The server's own endpoints under `/.settings` and `/.inspect`.
-    private func serve(_ endpoint: ServerEndpoint, _ request: RESTRequest, as auth: AuthState, body: ByteBuffer, keepAlive: Bool, context: ChannelHandlerContext) {
+    private func serve(
+        _ endpoint: ServerEndpoint, _ request: RESTRequest, as auth: AuthState, body: ByteBuffer, keepAlive: Bool, context: ChannelHandlerContext
+    ) {
         let refuse = { (status: HTTPResponseStatus, message: String) in
             self.send(.error(status, message, print: request.print), keepAlive: keepAlive, context: context)
         }
@@ -459,7 +467,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         let body: JSONValue = .object(
             [JSONMember("status", .string(reason == nil ? "ok" : "unavailable"))] + (reason.map { [JSONMember("reason", .string($0))] } ?? [])
         )
-        send(HTTPResponse(reason == nil ? .ok : .serviceUnavailable, body: Array(JSONWriter.string(body).utf8)), keepAlive: keepAlive, context: context)
+        send(
+            HTTPResponse(reason == nil ? .ok : .serviceUnavailable, body: Array(JSONWriter.string(body).utf8)), keepAlive: keepAlive, context: context
+        )
     }
 
     /// Writes `response`; `hold` is let go once the socket has taken it (or the connection ended).

@@ -34,7 +34,8 @@ final class OverLimitResponder: ChannelInboundHandler {
         } else {
             let message = "The server is at its limit of \(limit) connections; try again shortly."
             HTTPErrorReply.send(
-                .serviceUnavailable, body: RESTRendering.error(message, print: .compact), headers: [("Retry-After", "1")], closing: .output, context: context)
+                .serviceUnavailable, body: RESTRendering.error(message, print: .compact), headers: [("Retry-After", "1")], closing: .output,
+                context: context)
         }
     }
 

@@ -58,7 +58,8 @@ final class LongPollConnection {
         self.partial = HeldMessageBytes(budget: resources.budget)
         self.session = SessionID(connection: connection)
         self.password = LongPollConnection.randomPassword()
-        self.state = LongPollSessionState(callback: callback, maxMessageBytes: configuration.maxMessageBytes, now: NIODeadline.now().uptimeNanoseconds)
+        self.state = LongPollSessionState(
+            callback: callback, maxMessageBytes: configuration.maxMessageBytes, now: NIODeadline.now().uptimeNanoseconds)
         self.endedPromise = eventLoop.makePromise(of: Void.self)
     }
 
@@ -79,7 +80,9 @@ final class LongPollConnection {
         namespace.attach(connection, session: session, replacing: last, outbound: ConnectionOutbound(outbox: outbox, slot: slot))
         state.enqueue(ServerMessage.handshake(timestamp: Namespace.now(), host: host, session: session.description))
         let period = TimeAmount.seconds(5)
-        tick = eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { [self] _ in perform(state.tick(now: NIODeadline.now().uptimeNanoseconds)) }
+        tick = eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { [self] _ in
+            perform(state.tick(now: NIODeadline.now().uptimeNanoseconds))
+        }
         logger.debug("connected", metadata: metadata)
         return state.started(id: id, password: password)
     }
@@ -172,7 +175,9 @@ final class LongPollConnection {
 
     /// Reads one server frame (final, unmasked text: `TextFrame`) off `buffer`; nil at its end.
     static func readFrame(_ buffer: inout ByteBuffer) -> [UInt8]? {
-        guard let first = buffer.readInteger(as: UInt8.self), first == TextFrame.finalText, let short = buffer.readInteger(as: UInt8.self) else { return nil }
+        guard let first = buffer.readInteger(as: UInt8.self), first == TextFrame.finalText, let short = buffer.readInteger(as: UInt8.self) else {
+            return nil
+        }
         let length: Int
         switch short {
         case 126: guard let long = buffer.readInteger(as: UInt16.self) else { return nil }; length = Int(long)

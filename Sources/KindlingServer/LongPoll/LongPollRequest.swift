@@ -22,7 +22,9 @@ enum LongPollRequest: Equatable {
             self = .start(callback: callback, lastSession: parameters["ls"])
             return
         }
-        guard let id = parameters["id"], !id.isEmpty, id.utf8.count <= 64, let password = parameters["pw"], !password.isEmpty, password.utf8.count <= 64 else {
+        guard let id = parameters["id"], !id.isEmpty, id.utf8.count <= 64, let password = parameters["pw"], !password.isEmpty,
+            password.utf8.count <= 64
+        else {
             throw LongPollRequestError("a long-polling request needs start=t, or the session's id and pw")
         }
         if parameters["dframe"] != nil {
@@ -34,7 +36,8 @@ enum LongPollRequest: Equatable {
         while let number = parameters["seg\(segments.count)"] {
             guard segments.count < Self.maxSegments else { throw LongPollRequestError("more than \(Self.maxSegments) segments in one request") }
             let index = segments.count
-            guard let segment = Self.number(number), let total = parameters["ts\(index)"].flatMap(Self.number), let data = parameters["d\(index)"] else {
+            guard let segment = Self.number(number), let total = parameters["ts\(index)"].flatMap(Self.number), let data = parameters["d\(index)"]
+            else {
                 throw LongPollRequestError("segment \(index) needs seg\(index) and ts\(index) as numbers and d\(index)")
             }
             segments.append(LongPollSegments.Segment(number: segment, total: total, data: Array(data.utf8)))

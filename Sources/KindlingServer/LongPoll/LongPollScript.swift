@@ -50,7 +50,8 @@ enum LongPollScript {
         }
         var index = 0
         while index < message.count {
-            if message[index] == 0xE2, index + 2 < message.count, message[index + 1] == 0x80, message[index + 2] == 0xA8 || message[index + 2] == 0xA9 {
+            if message[index] == 0xE2, index + 2 < message.count, message[index + 1] == 0x80, message[index + 2] == 0xA8 || message[index + 2] == 0xA9
+            {
                 script += Array((message[index + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
                 index += 3
             } else {

@@ -66,13 +66,16 @@ final class ServerMetrics: Sendable {
         ]
         self.registry = registry
         self.factory = factory
-        open = ConnectionTransport.allCases.map { Meter(label: "kindling_connections_open", dimensions: [("transport", $0.rawValue)], factory: factory) }
+        open = ConnectionTransport.allCases.map {
+            Meter(label: "kindling_connections_open", dimensions: [("transport", $0.rawValue)], factory: factory)
+        }
         opened = ConnectionTransport.allCases.map {
             CoreMetrics.Counter(label: "kindling_connections_opened_total", dimensions: [("transport", $0.rawValue)], factory: factory)
         }
         requests = RequestAction.allCases.map { action in
             RequestOutcome.allCases.map { outcome in
-                CoreMetrics.Counter(label: "kindling_requests_total", dimensions: [("action", action.label), ("outcome", outcome.label)], factory: factory)
+                CoreMetrics.Counter(
+                    label: "kindling_requests_total", dimensions: [("action", action.label), ("outcome", outcome.label)], factory: factory)
             }
         }
         listensActive = Meter(label: "kindling_listens_active", factory: factory)

@@ -90,7 +90,8 @@ enum RESTRendering {
         var value = "attachment; filename=\"\(quoted)\""
         if !name.unicodeScalars.allSatisfy(\.isASCII) {
             let encoded = name.utf8.map { byte -> String in
-                let unreserved = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || Array("-._~".utf8).contains(byte)
+                let unreserved =
+                    (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || Array("-._~".utf8).contains(byte)
                 return unreserved ? String(UnicodeScalar(byte)) : "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
             }.joined()
             value += "; filename*=UTF-8''\(encoded)"

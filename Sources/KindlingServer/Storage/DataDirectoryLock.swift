@@ -20,7 +20,8 @@ final class DataDirectoryLock: Sendable {
         guard descriptor >= 0 else { throw StorageError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
-            throw StorageError.io("\(directory) is in use by a running Kindling server (or another tool); stop it, or use --url to go through the server")
+            throw StorageError.io(
+                "\(directory) is in use by a running Kindling server (or another tool); stop it, or use --url to go through the server")
         }
         // A failure here leaves the lock intact; `kindling snapshot` reports the missing id.
         _ = ftruncate(descriptor, 0)

@@ -118,7 +118,8 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
         switch self {
         case .corrupt(let reason): return "corrupt data: \(reason)"
         case .corruptLog(let file, let offset, let reason):
-            return "corrupt log \(file) at byte \(offset): \(reason). Start with --repair to cut the log there (the writes from that point on are lost)."
+            return
+                "corrupt log \(file) at byte \(offset): \(reason). Start with --repair to cut the log there (the writes from that point on are lost)."
         case .corruptSnapshot(let file, let reason): return "unreadable snapshot \(file): \(reason)"
         case .io(let reason): return reason
         }

@@ -151,7 +151,8 @@ final class RegistrationJournal {
             guard let (auth, queue) = queues[connection] else { return nil }
             let writes = queue.operations.compactMap { operation -> ForwardedWrite? in
                 switch operation {
-                case .put(let path, let data): return ForwardedWrite(.set(path: path, data: data, precondition: nil), auth: auth, origin: .onDisconnect)
+                case .put(let path, let data):
+                    return ForwardedWrite(.set(path: path, data: data, precondition: nil), auth: auth, origin: .onDisconnect)
                 case .merge(let path, let members): return ForwardedWrite(.update(path: path, members: members), auth: auth, origin: .onDisconnect)
                 }
             }

@@ -31,7 +31,10 @@ final class PerEventLoop: Sendable {
         shares.withLock { all in
             let key = ObjectIdentifier(eventLoop)
             if let existing = all[key] { return existing }
-            let created = (EventLoopOutbox(eventLoop: eventLoop), EventLoopInbox(eventLoop: eventLoop, parseBudget: parseBudget), IdleSweep(eventLoop: eventLoop, timeout: idleTimeout))
+            let created = (
+                EventLoopOutbox(eventLoop: eventLoop), EventLoopInbox(eventLoop: eventLoop, parseBudget: parseBudget),
+                IdleSweep(eventLoop: eventLoop, timeout: idleTimeout)
+            )
             all[key] = created
             return created
         }

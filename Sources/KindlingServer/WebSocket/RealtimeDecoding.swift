@@ -34,7 +34,9 @@ enum RealtimeDecoding {
             case .neverFits:
                 // Refused as too big (its request fails and the SDK does not send it again).
                 if let number = ClientMessage.requestNumber(utf8: bytes) {
-                    return .refused(.reject(number: number, status: .tooBig, message: refusal.message), note: "refused a message too large to parse: \(refusal.message)")
+                    return .refused(
+                        .reject(number: number, status: .tooBig, message: refusal.message),
+                        note: "refused a message too large to parse: \(refusal.message)")
                 }
                 return .close(reason: "message too large to parse", tooLarge: true, busy: false)
             case .notNow:

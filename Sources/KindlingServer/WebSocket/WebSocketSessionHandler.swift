@@ -72,7 +72,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     init(
         namespace: Namespace, outbox: EventLoopOutbox, inbox: EventLoopInbox, idleSweep: IdleSweep, handshakeHost: String, lastSession: SessionID?,
-        verifier: CredentialVerifier, budget: InFlightBudget, backlogBudget: InFlightBudget, metrics: ServerMetrics, configuration: ServerConfiguration,
+        verifier: CredentialVerifier, budget: InFlightBudget, backlogBudget: InFlightBudget, metrics: ServerMetrics,
+        configuration: ServerConfiguration,
         takingOver: LongPollSession? = nil
     ) {
         self.state = WebSocketSessionState(role: takingOver.map { .takeover($0) } ?? .session(lastSession: lastSession))
@@ -365,7 +366,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             break
         case .close(let reason, let tooLarge, let busy):
             if busy {
-                logger.warning("closing: the server holds too many requests in progress (budget \(inbox.parseBudget.limit) bytes)", metadata: metadata)
+                logger.warning(
+                    "closing: the server holds too many requests in progress (budget \(inbox.parseBudget.limit) bytes)", metadata: metadata)
                 close(context: context, code: WebSocketErrorCode(codeNumber: 1013), reason: reason)
             } else {
                 logger.notice("closing: \(reason)", metadata: metadata)

@@ -32,7 +32,9 @@ struct WebSocketUpgrader: HTTPServerProtocolUpgrader, Sendable {
 
     var requiredUpgradeHeaders: [String] { handshake.requiredUpgradeHeaders }
 
-    func buildUpgradeResponse(channel: any Channel, upgradeRequest: HTTPRequestHead, initialResponseHeaders: HTTPHeaders) -> EventLoopFuture<HTTPHeaders> {
+    func buildUpgradeResponse(channel: any Channel, upgradeRequest: HTTPRequestHead, initialResponseHeaders: HTTPHeaders) -> EventLoopFuture<
+        HTTPHeaders
+    > {
         guard Self.isOpeningHandshake(upgradeRequest) else {
             return channel.eventLoop.makeFailedFuture(NIOWebSocketUpgradeError.invalidUpgradeHeader)
         }
@@ -45,7 +47,8 @@ struct WebSocketUpgrader: HTTPServerProtocolUpgrader, Sendable {
     /// before them carrying no bits past the 16th byte). Anything else is answered as the plain
     /// HTTP request it is.
     static func isOpeningHandshake(_ head: HTTPRequestHead) -> Bool {
-        guard head.method == .GET, head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1), head.headers.contains(name: "host") else { return false }
+        guard head.method == .GET, head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1), head.headers.contains(name: "host")
+        else { return false }
         let connection = head.headers["connection"].flatMap { $0.split(separator: ",") }
         guard connection.contains(where: { $0.trimmingWhitespace().lowercased() == "upgrade" }) else { return false }
         let keys = head.headers["sec-websocket-key"]

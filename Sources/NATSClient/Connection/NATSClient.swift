@@ -136,7 +136,9 @@ public actor NATSClient {
 
     /// Sends a request and waits for the first reply. Replies arrive on one shared wildcard inbox
     /// subscription; a 503 status reply (nobody listening) becomes `.noResponders`.
-    public func request(_ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil, timeout: Duration = .seconds(2)) async throws(NATSError) -> NATSMessage {
+    public func request(_ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil, timeout: Duration = .seconds(2))
+        async throws(NATSError) -> NATSMessage
+    {
         try ensureInbox()
         nextRequestID += 1
         let token = String(nextRequestID)
@@ -348,7 +350,9 @@ public actor NATSClient {
 
     private func completeHandshake() {
         for (sid, subscription) in subscriptions.sorted(by: { $0.key < $1.key }) {
-            try? send { buffer throws(NATSError) in try NATSEncoder.subscribe(subject: subscription.subject, queue: subscription.queue, sid: sid, into: &buffer) }
+            try? send { buffer throws(NATSError) in
+                try NATSEncoder.subscribe(subject: subscription.subject, queue: subscription.queue, sid: sid, into: &buffer)
+            }
         }
         phase = .connected
         if let currentAddress { emit(everConnected ? .reconnected(currentAddress) : .connected(currentAddress)) }

@@ -47,7 +47,9 @@ public struct JetStream: Sendable {
 
     /// Publishes and waits for the stream's acknowledgement. A stale expected sequence comes back
     /// as `JetStreamError` with `isWrongLastSequence`, and nothing was stored.
-    public func publish(_ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil, options: PublishOptions = PublishOptions()) async throws(JetStreamError) -> PubAck {
+    public func publish(_ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil, options: PublishOptions = PublishOptions())
+        async throws(JetStreamError) -> PubAck
+    {
         var allHeaders = headers ?? NATSHeaders()
         options.apply(to: &allHeaders)
         let reply: NATSMessage
@@ -86,9 +88,12 @@ public struct JetStream: Sendable {
     /// Reads a stream in order from `startSequence`: every message once, with its stream
     /// sequence, recovering by itself from reconnects and lost consumers. Returns once the first
     /// server-side consumer exists (and fails if it cannot be created, e.g. no such stream).
-    public func orderedConsumer(stream: String, startSequence: UInt64 = 1, filterSubject: String? = nil, heartbeat: Duration = .seconds(2)) async throws(JetStreamError) -> OrderedConsumer {
+    public func orderedConsumer(stream: String, startSequence: UInt64 = 1, filterSubject: String? = nil, heartbeat: Duration = .seconds(2))
+        async throws(JetStreamError) -> OrderedConsumer
+    {
         try Self.validateName(stream)
-        return try await OrderedConsumer(jetStream: self, stream: stream, startSequence: max(1, startSequence), filterSubject: filterSubject, heartbeat: heartbeat)
+        return try await OrderedConsumer(
+            jetStream: self, stream: stream, startSequence: max(1, startSequence), filterSubject: filterSubject, heartbeat: heartbeat)
     }
 
     private func getMessage(stream: String, request: MessageGetRequest) async throws(JetStreamError) -> StoredMessage {
@@ -143,7 +148,9 @@ public struct JetStream: Sendable {
     }
 
     static func validateName(_ name: String) throws(JetStreamError) {
-        guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 32 && $0 != 127 && $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "*") && $0 != UInt8(ascii: ">") }) else {
+        guard !name.isEmpty,
+            name.utf8.allSatisfy({ $0 > 32 && $0 != 127 && $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "*") && $0 != UInt8(ascii: ">") })
+        else {
             throw .invalidArgument("bad name \(name.debugDescription)")
         }
     }

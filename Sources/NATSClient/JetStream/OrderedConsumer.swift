@@ -13,7 +13,9 @@ public struct OrderedConsumer: AsyncSequence, Sendable {
     init(jetStream: JetStream, stream name: String, startSequence: UInt64, filterSubject: String?, heartbeat: Duration) async throws(JetStreamError) {
         let (stream, continuation) = AsyncStream.makeStream(of: JetStreamMessage.self)
         self.stream = stream
-        let engine = OrderedConsumerEngine(jetStream: jetStream, stream: name, startSequence: startSequence, filterSubject: filterSubject, heartbeat: heartbeat, output: continuation)
+        let engine = OrderedConsumerEngine(
+            jetStream: jetStream, stream: name, startSequence: startSequence, filterSubject: filterSubject, heartbeat: heartbeat, output: continuation
+        )
         self.engine = engine
         continuation.onTermination = { _ in Task { await engine.stop() } }
         try await engine.start()

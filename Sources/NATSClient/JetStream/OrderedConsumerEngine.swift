@@ -16,7 +16,10 @@ actor OrderedConsumerEngine {
     private var tasks: [Task<Void, Never>] = []
     private(set) var consumersCreated = 0
 
-    init(jetStream: JetStream, stream: String, startSequence: UInt64, filterSubject: String?, heartbeat: Duration, output: AsyncStream<JetStreamMessage>.Continuation) {
+    init(
+        jetStream: JetStream, stream: String, startSequence: UInt64, filterSubject: String?, heartbeat: Duration,
+        output: AsyncStream<JetStreamMessage>.Continuation
+    ) {
         self.jetStream = jetStream
         self.stream = stream
         self.filterSubject = filterSubject
@@ -98,9 +101,11 @@ actor OrderedConsumerEngine {
         } catch {
             return .failure(.transport(error))
         }
-        let config = OrderedConsumerConfig(deliverSubject: inbox, startSequence: nextStreamSequence, filterSubject: filterSubject, heartbeat: heartbeat)
+        let config = OrderedConsumerConfig(
+            deliverSubject: inbox, startSequence: nextStreamSequence, filterSubject: filterSubject, heartbeat: heartbeat)
         do {
-            let created: ConsumerCreated = try await jetStream.api("CONSUMER.CREATE.\(stream)", body: CreateConsumerRequest(streamName: stream, config: config))
+            let created: ConsumerCreated = try await jetStream.api(
+                "CONSUMER.CREATE.\(stream)", body: CreateConsumerRequest(streamName: stream, config: config))
             guard !stopped else {
                 await delivery.unsubscribe()
                 return .failure(.transport(.closed("consumer stopped")))
@@ -140,7 +145,10 @@ actor OrderedConsumerEngine {
         guard metadata.streamSequence >= nextStreamSequence else { return true }
         guard metadata.streamSequence < UInt64.max else { return false }
         nextStreamSequence = metadata.streamSequence + 1
-        output.yield(JetStreamMessage(subject: message.subject, streamSequence: metadata.streamSequence, headers: message.headers, payload: message.payload, pending: metadata.pending))
+        output.yield(
+            JetStreamMessage(
+                subject: message.subject, streamSequence: metadata.streamSequence, headers: message.headers, payload: message.payload,
+                pending: metadata.pending))
         return true
     }
 

@@ -11,7 +11,9 @@ public struct PublishOptions: Sendable, Hashable {
     public var expectedStream: String?
 
     /// No preconditions.
-    public init(messageID: String? = nil, expectedLastSequence: UInt64? = nil, expectedLastSubjectSequence: UInt64? = nil, expectedStream: String? = nil) {
+    public init(
+        messageID: String? = nil, expectedLastSequence: UInt64? = nil, expectedLastSubjectSequence: UInt64? = nil, expectedStream: String? = nil
+    ) {
         self.messageID = messageID
         self.expectedLastSequence = expectedLastSequence
         self.expectedLastSubjectSequence = expectedLastSubjectSequence

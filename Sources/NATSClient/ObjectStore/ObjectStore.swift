@@ -40,7 +40,9 @@ public struct ObjectStore: Sendable {
             chunks += 1
             offset = end
         }
-        let info = ObjectInfo(name: name, bucket: bucket, nuid: nuid, size: UInt64(bytes.count), chunks: chunks, digest: Self.digestString(Array(digest.finalize())), modified: Self.now(), deleted: false)
+        let info = ObjectInfo(
+            name: name, bucket: bucket, nuid: nuid, size: UInt64(bytes.count), chunks: chunks, digest: Self.digestString(Array(digest.finalize())),
+            modified: Self.now(), deleted: false)
         try await writeMeta(info, subject: metaSubject)
         if let previous, !previous.nuid.isEmpty {
             try? await jetStream.purgeStream(streamName, subject: "$O.\(bucket).C.\(previous.nuid)")

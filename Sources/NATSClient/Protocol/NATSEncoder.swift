@@ -40,7 +40,9 @@ enum NATSEncoder {
     static func pong(into buffer: inout ByteBuffer) { buffer.writeString("PONG\r\n") }
 
     /// PUB, or HPUB when there are headers.
-    static func publish(subject: String, reply: String?, headers: NATSHeaders?, payload: [UInt8], maxPayload: Int, into buffer: inout ByteBuffer) throws(NATSError) {
+    static func publish(subject: String, reply: String?, headers: NATSHeaders?, payload: [UInt8], maxPayload: Int, into buffer: inout ByteBuffer)
+        throws(NATSError)
+    {
         try validate(subject, what: "subject")
         if let reply { try validate(reply, what: "reply subject") }
         let headerBytes = try headers.map { headers throws(NATSError) in try headers.encoded() }

@@ -74,7 +74,9 @@ struct NATSParser {
             let args = Self.split(rest)
             guard args.count == 3 || args.count == 4 else { throw .malformedArguments("MSG with \(args.count) arguments") }
             let size = try parseSize(args[args.count - 1])
-            pending = PendingBody(subject: String(decoding: args[0], as: UTF8.self), sid: try parseSID(args[1]), reply: args.count == 4 ? String(decoding: args[2], as: UTF8.self) : nil, headerSize: 0, totalSize: size)
+            pending = PendingBody(
+                subject: String(decoding: args[0], as: UTF8.self), sid: try parseSID(args[1]),
+                reply: args.count == 4 ? String(decoding: args[2], as: UTF8.self) : nil, headerSize: 0, totalSize: size)
             return nil
         case "HMSG":
             let args = Self.split(rest)
@@ -82,7 +84,9 @@ struct NATSParser {
             let headerSize = try parseSize(args[args.count - 2])
             let totalSize = try parseSize(args[args.count - 1])
             guard headerSize <= totalSize else { throw .sizeOutOfRange("header size \(headerSize) > total \(totalSize)") }
-            pending = PendingBody(subject: String(decoding: args[0], as: UTF8.self), sid: try parseSID(args[1]), reply: args.count == 5 ? String(decoding: args[2], as: UTF8.self) : nil, headerSize: headerSize, totalSize: totalSize)
+            pending = PendingBody(
+                subject: String(decoding: args[0], as: UTF8.self), sid: try parseSID(args[1]),
+                reply: args.count == 5 ? String(decoding: args[2], as: UTF8.self) : nil, headerSize: headerSize, totalSize: totalSize)
             return nil
         default:
             throw .unknownOperation(String(name.prefix(16)))

@@ -8,7 +8,8 @@ import Testing
 /// figures measure a server that answers, not one that drops work.
 @Suite struct FloorHandlerTests {
     /// RFC 6455 §1.3's sample key and the accept it must get.
-    static let handshake = "GET /.ws?v=5 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    static let handshake =
+        "GET /.ws?v=5 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
 
     /// A masked client text frame holding `body`.
     static func frame(_ body: String) -> [UInt8] {
@@ -53,7 +54,9 @@ import Testing
     @Test func answersEachRequestWithItsNumberInOneWritePerRead() throws {
         let loop = EmbeddedEventLoop()
         let channel = try Self.connected(FloorHub(), loop: loop)
-        let puts = Self.frame(#"{"t":"d","d":{"r":7,"a":"p","b":{"p":"/a","d":1}}}"#) + Self.frame(#"{"t":"d","d":{"r":123,"a":"p","b":{"p":"/b","d":"\#(String(repeating: "x", count: 200))"}}}"#)
+        let puts =
+            Self.frame(#"{"t":"d","d":{"r":7,"a":"p","b":{"p":"/a","d":1}}}"#)
+            + Self.frame(#"{"t":"d","d":{"r":123,"a":"p","b":{"p":"/b","d":"\#(String(repeating: "x", count: 200))"}}}"#)
         // The second frame arrives in two reads: it is answered once whole.
         try channel.writeInbound(ByteBuffer(bytes: puts.dropLast(5)))
         let first = try #require(try channel.readOutbound(as: ByteBuffer.self))

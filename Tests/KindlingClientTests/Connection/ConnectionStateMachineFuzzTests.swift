@@ -113,7 +113,8 @@ struct ConnectionStateMachineFuzzTests {
         case 4:
             // A frame count instead of a message, so the next frames are pieces; now and then one
             // over the size limit.
-            let count = Int.random(in: 0..<10, using: &random) == 0 ? Int.random(in: 16_386...999_999, using: &random) : Int.random(in: 0...5, using: &random)
+            let count =
+                Int.random(in: 0..<10, using: &random) == 0 ? Int.random(in: 16_386...999_999, using: &random) : Int.random(in: 0...5, using: &random)
             return String(count)
         default:
             // Random bytes.

@@ -34,7 +34,8 @@ struct JSONValueCountTests {
         case 4: return .array((0..<Int.random(in: 0...4, using: &generator)).map { _ in random(depth: depth + 1, &generator) })
         default:
             let count = Int.random(in: 0...4, using: &generator)
-            return .object((0..<count).map { index in JSONMember(awkward.randomElement(using: &generator)! + "\(index)", random(depth: depth + 1, &generator)) })
+            return .object(
+                (0..<count).map { index in JSONMember(awkward.randomElement(using: &generator)! + "\(index)", random(depth: depth + 1, &generator)) })
         }
     }
 

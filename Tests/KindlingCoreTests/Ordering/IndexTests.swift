@@ -18,7 +18,8 @@ struct IndexTests {
     }
 
     @Test func priorityOrder() throws {
-        let json = #"{"d":1,"f":{".value":1,".priority":-1},"b":{".value":1,".priority":2},"g":{"x":1,".priority":2},"c":{".value":1,".priority":10},"e":{".value":1,".priority":"X"},"a":{".value":1,".priority":"x"}}"#
+        let json =
+            #"{"d":1,"f":{".value":1,".priority":-1},"b":{".value":1,".priority":2},"g":{"x":1,".priority":2},"c":{".value":1,".priority":10},"e":{".value":1,".priority":"X"},"a":{".value":1,".priority":"x"}}"#
         #expect(try sorted(json, by: .priority) == ["d", "f", "b", "g", "c", "e", "a"])
     }
 

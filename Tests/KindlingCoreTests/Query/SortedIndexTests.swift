@@ -28,8 +28,11 @@ struct SortedIndexTests {
             let write: Write
             switch Int.random(in: 0..<5, using: &random) {
             case 0: write = try tree.resolveSet(location, .object([JSONMember(key, .object([JSONMember("s", value())]))]), serverValues: clock)
-            case 1: write = try tree.resolveSet(Path("items/\(key)/.priority"), [JSONValue.null, .number(1), .string("p")].randomElement(using: &random)!, serverValues: clock)
-            case 2: write = try tree.resolveUpdate(location, [JSONMember("\(key)/s", value()), JSONMember("x\(step % 3)", value())], serverValues: clock)
+            case 1:
+                write = try tree.resolveSet(
+                    Path("items/\(key)/.priority"), [JSONValue.null, .number(1), .string("p")].randomElement(using: &random)!, serverValues: clock)
+            case 2:
+                write = try tree.resolveUpdate(location, [JSONMember("\(key)/s", value()), JSONMember("x\(step % 3)", value())], serverValues: clock)
             default: write = try tree.resolveSet(Path("items/\(key)/s"), value(), serverValues: clock)
             }
             let old = tree.root
@@ -63,12 +66,15 @@ struct SortedIndexTests {
         func bound(_ random: inout SeededGenerator) -> QueryBound {
             let values: [Node] = [.empty, Node(.bool(false)), Node(.bool(true)), Node(.number(0)), Node(.number(2)), Node(.string("b"))]
             let names: [BoundName] = [.min, .max, .key("k10"), .key("k5")]
-            return QueryBound(value: values.randomElement(using: &random)!, name: names.randomElement(using: &random)!, inclusive: Bool.random(using: &random))
+            return QueryBound(
+                value: values.randomElement(using: &random)!, name: names.randomElement(using: &random)!, inclusive: Bool.random(using: &random))
         }
         var query = Query(index: index)
         if Bool.random(using: &random) { query.start = bound(&random) }
         if Bool.random(using: &random) { query.end = bound(&random) }
-        if Bool.random(using: &random) { query.limit = QueryLimit(count: Int.random(in: 0...40, using: &random), fromEnd: Bool.random(using: &random)) }
+        if Bool.random(using: &random) {
+            query.limit = QueryLimit(count: Int.random(in: 0...40, using: &random), fromEnd: Bool.random(using: &random))
+        }
         return query
     }
 

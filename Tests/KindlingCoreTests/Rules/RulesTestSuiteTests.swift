@@ -67,9 +67,16 @@ struct RulesTestSuiteTests {
         #expect(refusal(#"{"rules": "missing.json", "cases": []}"#)?.contains("Cannot read the rules file missing.json") == true)
         #expect(refusal(#"{"rules": {"rules": {".read": 1}}, "cases": []}"#)?.contains("rules/.read") == true)
         #expect(refusal(#"{"rules": {"rules": {}}}"#)?.contains("\"cases\"") == true)
-        #expect(refusal(#"{"rules": {"rules": {}}, "cases": [{"name": "x", "op": "peek", "path": "/", "expect": "allow"}]}"#)?.contains("\"op\"") == true)
-        #expect(refusal(#"{"rules": {"rules": {}}, "cases": [{"name": "x", "op": "read", "path": "/", "expect": "maybe"}]}"#)?.contains("\"expect\"") == true)
-        #expect(refusal(#"{"rules": {"rules": {}}, "cases": [{"name": "x", "op": "read", "path": "/a#b", "expect": "deny"}]}"#)?.contains("Case \"x\"") == true)
-        #expect(refusal(#"{"rules": {"rules": {}}, "cases": [{"name": "x", "op": "read", "path": "/", "now": -1, "expect": "deny"}]}"#)?.contains("\"now\"") == true)
+        #expect(
+            refusal(#"{"rules": {"rules": {}}, "cases": [{"name": "x", "op": "peek", "path": "/", "expect": "allow"}]}"#)?.contains("\"op\"") == true)
+        #expect(
+            refusal(#"{"rules": {"rules": {}}, "cases": [{"name": "x", "op": "read", "path": "/", "expect": "maybe"}]}"#)?.contains("\"expect\"")
+                == true)
+        #expect(
+            refusal(#"{"rules": {"rules": {}}, "cases": [{"name": "x", "op": "read", "path": "/a#b", "expect": "deny"}]}"#)?.contains("Case \"x\"")
+                == true)
+        #expect(
+            refusal(#"{"rules": {"rules": {}}, "cases": [{"name": "x", "op": "read", "path": "/", "now": -1, "expect": "deny"}]}"#)?.contains(
+                "\"now\"") == true)
     }
 }

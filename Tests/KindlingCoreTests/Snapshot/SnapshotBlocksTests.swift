@@ -55,12 +55,18 @@ struct SnapshotBlocksTests {
     @Test func bigParentsReadBackTheSameWithOrWithoutAScheduler() throws {
         let users = Node(
             children: (0..<30_000).map { index in
-                (Key(stringLiteral: "user\(index)"), Node(children: [(Key("name"), Node(.string("User number \(index)"))), (Key("score"), Node(.number(Double(index))))]))
+                (
+                    Key(stringLiteral: "user\(index)"),
+                    Node(children: [(Key("name"), Node(.string("User number \(index)"))), (Key("score"), Node(.number(Double(index))))])
+                )
             })
         // A big parent inside another's block is decoded where that block is.
         let nested = Node(
             children: (0..<2).map { outer in
-                (Key(stringLiteral: "group\(outer)"), Node(children: (0..<(SnapshotFormat.blockThreshold + 7)).map { (Key(stringLiteral: "k\($0)"), Node(.bool($0 % 2 == 0))) }))
+                (
+                    Key(stringLiteral: "group\(outer)"),
+                    Node(children: (0..<(SnapshotFormat.blockThreshold + 7)).map { (Key(stringLiteral: "k\($0)"), Node(.bool($0 % 2 == 0))) })
+                )
             })
         let wideOfBig = Node(
             children: (0..<(SnapshotFormat.blockThreshold + 1)).map { index in

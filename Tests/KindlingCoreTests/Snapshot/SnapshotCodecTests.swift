@@ -6,7 +6,9 @@ import Testing
 /// numbers by their exact bits, priorities kept), through chunks of every size, and damaged
 /// bytes are refused with an error rather than loaded.
 struct SnapshotCodecTests {
-    static let keyPool = ["a", "b", "0", "1", "2", "10", "-1", "007", "é", "e\u{301}", "😀", "\u{FFFF}", "x y", "longer-than-eight-bytes", "longer-than-eight-bytez"]
+    static let keyPool = [
+        "a", "b", "0", "1", "2", "10", "-1", "007", "é", "e\u{301}", "😀", "\u{FFFF}", "x y", "longer-than-eight-bytes", "longer-than-eight-bytez",
+    ]
     static let numberPool: [Double] = [
         0, -0.0, 1, -1, 0.1, 1e300, -1e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 9_007_199_254_740_992, 9_007_199_254_740_994,
         -9_223_372_036_854_775_808, 9_223_372_036_854_775_808, 4_503_599_627_370_495.5, 123_456_789,
@@ -20,7 +22,9 @@ struct SnapshotCodecTests {
             case 0: return .bool(Bool.random(using: &random))
             case 1: return .number(SnapshotCodecTests.numberPool.randomElement(using: &random)!)
             case 2: return .number(Double(bitPattern: random.next() & ~(0x7FF << 52)))
-            default: return .string(SnapshotCodecTests.keyPool.randomElement(using: &random)! + String(repeating: "ü", count: Int.random(in: 0..<40, using: &random)))
+            default:
+                return .string(
+                    SnapshotCodecTests.keyPool.randomElement(using: &random)! + String(repeating: "ü", count: Int.random(in: 0..<40, using: &random)))
             }
         }
 

@@ -93,7 +93,8 @@ struct SnapshotReviewTests {
             SnapshotFormat.appendVarint(UInt64(count), to: &countBytes)
             let plain = Self.header + [SnapshotFormat.Tag.children.rawValue] + countBytes + entries
             let priorityBytes: [UInt8] = [SnapshotFormat.Tag.integer.rawValue, 2]
-            let prioritized = Self.header + [SnapshotFormat.Tag.children.rawValue | SnapshotFormat.priorityFlag] + priorityBytes + countBytes + entries
+            let prioritized =
+                Self.header + [SnapshotFormat.Tag.children.rawValue | SnapshotFormat.priorityFlag] + priorityBytes + countBytes + entries
             var blockLength: [UInt8] = []
             SnapshotFormat.appendVarint(UInt64(countBytes.count + entries.count), to: &blockLength)
             let blocked = Self.header + [SnapshotFormat.Tag.blocks.rawValue] + countBytes + blockLength + countBytes + entries + [0]

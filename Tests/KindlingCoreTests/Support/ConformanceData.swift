@@ -37,7 +37,10 @@ enum ConformanceData {
         let present = FileManager.default.fileExists(atPath: path)
         return .enabled(
             if: present || isRequired,
-            Comment(rawValue: "conformance data not found at \(path): put the shared conformance folder beside the clone (../shared/conformance) or set KINDLING_CONFORMANCE_DIR; KINDLING_REQUIRE_CONFORMANCE=1 makes this a failure")
+            Comment(
+                rawValue:
+                    "conformance data not found at \(path): put the shared conformance folder beside the clone (../shared/conformance) or set KINDLING_CONFORMANCE_DIR; KINDLING_REQUIRE_CONFORMANCE=1 makes this a failure"
+            )
         )
     }
 }

@@ -49,7 +49,8 @@ struct PackedLeavesReviewTests {
             #expect(a.hash(variant) == b.hash(variant), "\(note) \(variant)", sourceLocation: sourceLocation)
         }
         #expect(a.childCount == b.childCount, "\(note)", sourceLocation: sourceLocation)
-        #expect(a.children.map { Array($0.key.string.utf8) } == b.children.map { Array($0.key.string.utf8) }, "\(note)", sourceLocation: sourceLocation)
+        #expect(
+            a.children.map { Array($0.key.string.utf8) } == b.children.map { Array($0.key.string.utf8) }, "\(note)", sourceLocation: sourceLocation)
         for key in Self.keyPool.map({ Key(stringLiteral: $0) }) + [Key.priority, "absent"] {
             #expect(a.child(key) == b.child(key), "\(note) \(key)", sourceLocation: sourceLocation)
             #expect(a.hasChild(key) == b.hasChild(key), "\(note) \(key)", sourceLocation: sourceLocation)

@@ -38,7 +38,8 @@ struct PackedLeavesTests {
         }
         #expect(packed.matchesHash(ordinary.hash), sourceLocation: sourceLocation)
         #expect(packed.childCount == ordinary.childCount, sourceLocation: sourceLocation)
-        #expect(packed.children.map { Array($0.key.string.utf8) } == ordinary.children.map { Array($0.key.string.utf8) }, sourceLocation: sourceLocation)
+        #expect(
+            packed.children.map { Array($0.key.string.utf8) } == ordinary.children.map { Array($0.key.string.utf8) }, sourceLocation: sourceLocation)
         #expect(packed.children.map(\.node) == ordinary.children.map(\.node), sourceLocation: sourceLocation)
         for key in Self.keyPool + [Key.priority, "absent"] {
             #expect(packed.child(key) == ordinary.child(key), sourceLocation: sourceLocation)
@@ -134,7 +135,8 @@ struct PackedLeavesTests {
                 case 1: (path, value) = (Path(keys: [key, "deep"]), Node(.bool(true)))
                 case 2: (path, value) = (Path(keys: [key]), Node(fuzzer.leaf(), priority: .number(2)))
                 case 3: (path, value) = (Path(keys: [Key.priority]), Node(.string("p")))
-                case 4: (path, value) = (Path(keys: [key]), Node(.string(String(repeating: "z", count: Int.random(in: 0..<700, using: &fuzzer.random)))))
+                case 4:
+                    (path, value) = (Path(keys: [key]), Node(.string(String(repeating: "z", count: Int.random(in: 0..<700, using: &fuzzer.random)))))
                 default: (path, value) = (Path(keys: [key]), Node(fuzzer.leaf()))
                 }
                 snapshots.append((packed, ordinary))
@@ -193,7 +195,10 @@ struct PackedLeavesTests {
         func nested(at position: Int) -> Node {
             Node(
                 children: (0..<4).map { index in
-                    (Key(stringLiteral: "f\(index)"), index == position ? Node(children: [(Key("deep"), Node(.bool(true)))]) : Node(.number(Double(index))))
+                    (
+                        Key(stringLiteral: "f\(index)"),
+                        index == position ? Node(children: [(Key("deep"), Node(.bool(true)))]) : Node(.number(Double(index)))
+                    )
                 })
         }
         let withPriorityChild = Node(children: [(Key("a"), Node(.bool(true))), (Key("b"), Node(.number(1), priority: .number(3)))])

@@ -291,7 +291,8 @@ struct CredentialVerifierTests {
 @Suite("CredentialVerifier certificates")
 struct CredentialVerifierCertificateTests {
     @Test func verifiesWithTheKeyOfAnX509Certificate() async throws {
-        let verifier = try CredentialVerifier(settings: AuthSettings(publicKeyPEMs: [TestCertificates.ecCertificate, TestCertificates.rsaCertificate]))
+        let verifier = try CredentialVerifier(
+            settings: AuthSettings(publicKeyPEMs: [TestCertificates.ecCertificate, TestCertificates.rsaCertificate]))
         let ecKey = try P256.Signing.PrivateKey(pemRepresentation: TestCertificates.ecPrivateKey)
         let rsaKey = try _RSA.Signing.PrivateKey(pemRepresentation: TestCertificates.rsaPrivateKey)
         let es = try await TestTokens.es256(.valid(sub: "cert-ec"), key: ecKey)

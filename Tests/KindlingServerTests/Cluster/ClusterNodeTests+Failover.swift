@@ -73,7 +73,8 @@ extension ClusterNodeTests {
                 let started = ContinuousClock.now
                 for index in 0..<40 {
                     if index == 10 { victim.kill() }
-                    let put = try await TestHTTPConnection.request(port: server.port, "PUT", "/w/k\(index).json?ns=natskill", body: "\(index)", timeout: .seconds(30))
+                    let put = try await TestHTTPConnection.request(
+                        port: server.port, "PUT", "/w/k\(index).json?ns=natskill", body: "\(index)", timeout: .seconds(30))
                     if put.status == 200 { acknowledged.append(index) }
                 }
                 print("NATS server kill: \(acknowledged.count) of 40 writes acknowledged in \(ContinuousClock.now - started)")

@@ -22,10 +22,12 @@ extension ClusterNodeTests {
                 let forwarded = try await TestHTTPConnection.request(port: heir.port, "PUT", "/before.json?ns=hang", body: "1")
                 #expect(forwarded.status == 200, "\(forwarded.status): \(forwarded.text)")
                 leader.freeze()
-                let push = try await TestHTTPConnection.request(port: heir.port, "POST", "/pushed.json?ns=hang", body: #""once""#, timeout: .seconds(20))
+                let push = try await TestHTTPConnection.request(
+                    port: heir.port, "POST", "/pushed.json?ns=hang", body: #""once""#, timeout: .seconds(20))
                 #expect(push.status == 504, "\(push.status): \(push.text)")
                 // The follower leads now: the write sent again is made, once.
-                let again = try await TestHTTPConnection.request(port: heir.port, "POST", "/pushed.json?ns=hang", body: #""once""#, timeout: .seconds(20))
+                let again = try await TestHTTPConnection.request(
+                    port: heir.port, "POST", "/pushed.json?ns=hang", body: #""once""#, timeout: .seconds(20))
                 #expect(again.status == 200, "\(again.status): \(again.text)")
                 let read = try await TestHTTPConnection.request(port: heir.port, "GET", "/pushed.json?ns=hang")
                 guard case .object(let children) = try read.json() else {

@@ -115,7 +115,9 @@ extension ClusterNodeTests {
                     var firstRecords: [String] = []
                     var logSeen: Set<String> = []
                     for key in logged where logSeen.insert(key).inserted { firstRecords.append(key) }
-                    print("leader kill under load: \(logged.count - firstRecords.count) writes logged twice (repeated after a lost answer), each seen once")
+                    print(
+                        "leader kill under load: \(logged.count - firstRecords.count) writes logged twice (repeated after a lost answer), each seen once"
+                    )
 
                     // Each listener saw every write once, in the log's order (so each writer's
                     // in the order written).

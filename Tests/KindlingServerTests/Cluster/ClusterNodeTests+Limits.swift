@@ -29,7 +29,9 @@ extension ClusterNodeTests {
                     let value = "\"" + String(repeating: "b", count: 200_000) + "\""
                     let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                         for index in 0..<12 {
-                            group.addTask { try await TestHTTPConnection.request(port: one.port, "PUT", "/many/m\(index).json?ns=big", body: value).status }
+                            group.addTask {
+                                try await TestHTTPConnection.request(port: one.port, "PUT", "/many/m\(index).json?ns=big", body: value).status
+                            }
                         }
                         return try await group.reduce(into: [Int]()) { $0.append($1) }
                     }
@@ -38,7 +40,8 @@ extension ClusterNodeTests {
                     #expect(after.last?["d"]?["b"]?["s"]?.stringValue == "ok")
                     try #require(
                         try await eventually(within: .seconds(5)) {
-                            try await TestHTTPConnection.request(port: two.port, "GET", "/many.json?ns=big&shallow=true").text.split(separator: ",").count == 12
+                            try await TestHTTPConnection.request(port: two.port, "GET", "/many.json?ns=big&shallow=true").text.split(separator: ",")
+                                .count == 12
                         }, "not within 5 s")
                     await client.close()
                 }

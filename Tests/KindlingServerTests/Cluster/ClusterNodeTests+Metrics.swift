@@ -37,7 +37,9 @@ extension ClusterNodeTests {
                     #expect(MetricsEndpointTests.delta(leaderBefore, leader, requests, ["action": "ondisconnect_set", "outcome": "ok"]) == 1)
                     // Counted once, by the node that decided them.
                     for action in ["set", "rest_write", "ondisconnect_set"] {
-                        #expect((MetricsEndpointTests.delta(followerBefore, follower, requests, ["action": action, "outcome": "ok"]) ?? 0) == 0, "\(action)")
+                        #expect(
+                            (MetricsEndpointTests.delta(followerBefore, follower, requests, ["action": action, "outcome": "ok"]) ?? 0) == 0,
+                            "\(action)")
                     }
                     #expect(MetricsEndpointTests.delta(followerBefore, follower, requests, ["action": "ondisconnect", "outcome": "ok"]) == 1)
                 }

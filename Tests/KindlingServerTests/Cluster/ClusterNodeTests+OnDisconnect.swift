@@ -13,7 +13,8 @@ extension ClusterNodeTests {
     @Test func aFollowersClientsOnDisconnectWritesReachEveryNodeWhenItCloses() async throws {
         try await Self.withNATS { nats in
             try await KindlingServer.run(Self.configuration(nats, node: "one")) { one in
-                #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/presence.json?ns=bye", body: #"{"alice":"online"}"#).status == 200)
+                #expect(
+                    try await TestHTTPConnection.request(port: one.port, "PUT", "/presence.json?ns=bye", body: #"{"alice":"online"}"#).status == 200)
                 try await KindlingServer.run(Self.configuration(nats, node: "two")) { two in
                     try await KindlingServer.run(Self.configuration(nats, node: "three")) { three in
                         let watcher = try await TestClient.connect(port: three.port, namespace: "bye")
@@ -65,7 +66,9 @@ extension ClusterNodeTests {
     @Test func theLeaderRunsTheRegistrationsOfAKilledNodesConnection() async throws {
         try await Self.withNATS { nats in
             try await KindlingServer.run(Self.configuration(nats, node: "leader", leaseTime: .seconds(1))) { leader in
-                #expect(try await TestHTTPConnection.request(port: leader.port, "PUT", "/presence.json?ns=crash", body: #"{"alice":"online"}"#).status == 200)
+                #expect(
+                    try await TestHTTPConnection.request(port: leader.port, "PUT", "/presence.json?ns=crash", body: #"{"alice":"online"}"#).status
+                        == 200)
                 let directory = ScratchDirectory()
                 let mortal = try await Self.startNodeProcess(nats, node: "mortal", dataDirectory: directory)
                 let client = try await TestClient.connect(port: mortal.port, namespace: "crash")

@@ -38,7 +38,8 @@ extension ClusterNodeTests {
                             return replies?.last?["d"]?["b"]?["s"]?.stringValue ?? "no answer (connection closed)"
                         }
                         let restWrite = Task { () -> Int in
-                            (try? await TestHTTPConnection.request(port: old.port, "PUT", "/acct/a.json?ns=split", body: "666", timeout: .seconds(20)).status) ?? 0
+                            (try? await TestHTTPConnection.request(port: old.port, "PUT", "/acct/a.json?ns=split", body: "666", timeout: .seconds(20))
+                                .status) ?? 0
                         }
                         // Once the lease has expired, a write on another node takes it over.
                         var status = 0
@@ -56,7 +57,8 @@ extension ClusterNodeTests {
                         #expect(try await TestHTTPConnection.request(port: third.port, "PUT", "/acct/c.json?ns=split", body: "1").status == 200)
                         // A write to the old leader after it lost the lease: held too.
                         let lateWrite = Task { () -> Int in
-                            (try? await TestHTTPConnection.request(port: old.port, "PUT", "/acct/c.json?ns=split", body: "667", timeout: .seconds(20)).status) ?? 0
+                            (try? await TestHTTPConnection.request(port: old.port, "PUT", "/acct/c.json?ns=split", body: "667", timeout: .seconds(20))
+                                .status) ?? 0
                         }
                         try await Task.sleep(for: .milliseconds(500))
                         // Writes forwarded by the third node while the link comes back, when the
@@ -64,7 +66,8 @@ extension ClusterNodeTests {
                         let burst = Task { () -> [(key: Int, status: Int, text: String)] in
                             var answers: [(key: Int, status: Int, text: String)] = []
                             for key in 0..<30 {
-                                let put = try? await TestHTTPConnection.request(port: third.port, "PUT", "/burst/k\(key).json?ns=split", body: "\(key)", timeout: .seconds(15))
+                                let put = try? await TestHTTPConnection.request(
+                                    port: third.port, "PUT", "/burst/k\(key).json?ns=split", body: "\(key)", timeout: .seconds(15))
                                 answers.append((key, put?.status ?? 0, put?.text ?? ""))
                                 try? await Task.sleep(for: .milliseconds(20))
                             }
@@ -105,11 +108,17 @@ extension ClusterNodeTests {
                         var converged: Duration?
                         while converged == nil, ContinuousClock.now - restored < .seconds(10) {
                             let read = try? await TestHTTPConnection.request(port: old.port, "GET", "/acct.json?ns=split")
-                            if read?.status == 200, try read?.json() == final { converged = ContinuousClock.now - restored } else { try await Task.sleep(for: .milliseconds(50)) }
+                            if read?.status == 200, try read?.json() == final {
+                                converged = ContinuousClock.now - restored
+                            } else {
+                                try await Task.sleep(for: .milliseconds(50))
+                            }
                         }
                         #expect(converged != nil)
                         for port in [old.port, new.port, third.port] {
-                            #expect(try await TestHTTPConnection.request(port: port, "GET", "/acct.json?ns=split").json() == final, "node on port \(port)")
+                            #expect(
+                                try await TestHTTPConnection.request(port: port, "GET", "/acct.json?ns=split").json() == final, "node on port \(port)"
+                            )
                         }
                         // Nothing the old leader published reached the log after the cut (the new
                         // leader is "new" or "third").
@@ -161,7 +170,8 @@ extension ClusterNodeTests {
                         return replies?.last?["d"]?["b"]?["s"]?.stringValue ?? "no answer (connection closed)"
                     }
                     let restWrite = Task { () -> Int in
-                        (try? await TestHTTPConnection.request(port: old.port, "PUT", "/w.json?ns=lapse", body: "666", timeout: .seconds(20)).status) ?? 0
+                        (try? await TestHTTPConnection.request(port: old.port, "PUT", "/w.json?ns=lapse", body: "666", timeout: .seconds(20)).status)
+                            ?? 0
                     }
                     // The lease expires in NATS.
                     let cut = ContinuousClock.now
@@ -185,7 +195,8 @@ extension ClusterNodeTests {
                         let burst = Task { () -> [(key: Int, status: Int, text: String)] in
                             var answers: [(key: Int, status: Int, text: String)] = []
                             for key in 0..<30 {
-                                let put = try? await TestHTTPConnection.request(port: third.port, "PUT", "/burst/k\(key).json?ns=lapse", body: "\(key)", timeout: .seconds(15))
+                                let put = try? await TestHTTPConnection.request(
+                                    port: third.port, "PUT", "/burst/k\(key).json?ns=lapse", body: "\(key)", timeout: .seconds(15))
                                 answers.append((key, put?.status ?? 0, put?.text ?? ""))
                                 try? await Task.sleep(for: .milliseconds(20))
                             }
@@ -226,7 +237,9 @@ extension ClusterNodeTests {
                             }
                             #expect(read == final, "node on port \(port)")
                         }
-                        print("lapsed lease: \(answers.filter { $0.status == 200 }.count) of 30 writes forwarded while the link returned acknowledged; the new leader kept leading")
+                        print(
+                            "lapsed lease: \(answers.filter { $0.status == 200 }.count) of 30 writes forwarded while the link returned acknowledged; the new leader kept leading"
+                        )
                         await watcher.close()
                     }
                 }
@@ -254,12 +267,15 @@ extension ClusterNodeTests {
                         for proxy in proxies { proxy.stall() }
                         let stalled = ContinuousClock.now
                         let restWrite = Task { () -> (status: Int, text: String) in
-                            let put = try? await TestHTTPConnection.request(port: old.port, "PUT", "/acct/a.json?ns=stall", body: "666", timeout: .seconds(30))
+                            let put = try? await TestHTTPConnection.request(
+                                port: old.port, "PUT", "/acct/a.json?ns=stall", body: "666", timeout: .seconds(30))
                             return (put?.status ?? 0, put?.text ?? "")
                         }
                         var status = 0
                         while status != 200, ContinuousClock.now - stalled < .seconds(15) {
-                            status = try await TestHTTPConnection.request(port: new.port, "PUT", "/acct/a.json?ns=stall", body: "1", timeout: .seconds(15)).status
+                            status = try await TestHTTPConnection.request(
+                                port: new.port, "PUT", "/acct/a.json?ns=stall", body: "1", timeout: .seconds(15)
+                            ).status
                             if status != 200 { try await Task.sleep(for: .milliseconds(50)) }
                         }
                         #expect(status == 200)
@@ -294,9 +310,13 @@ extension ClusterNodeTests {
                         #expect(!ids[firstNew...].contains { $0.hasPrefix("old.") }, "\(ids)")
                         if firstNew > 0 { #expect(!oldAnswer.text.contains("nothing was written"), "\(oldAnswer.text)") }
                         var values: [JSONValue] = []
-                        while let event = try? await watcher.nextMessage(timeout: .milliseconds(300)) { values.append(event["d"]?["b"]?["d"] ?? .null) }
+                        while let event = try? await watcher.nextMessage(timeout: .milliseconds(300)) {
+                            values.append(event["d"]?["b"]?["d"] ?? .null)
+                        }
                         #expect(values == [.number(1), .number(1)] || values == [.number(666), .number(1), .number(1)], "\(values)")
-                        print("stalled leader link: another node led \(tookOver) after the stall (lease 1 s, forwarding timeout 5 s); the old leader's write was refused \(refused) after the link returned")
+                        print(
+                            "stalled leader link: another node led \(tookOver) after the stall (lease 1 s, forwarding timeout 5 s); the old leader's write was refused \(refused) after the link returned"
+                        )
                         await watcher.close()
                     }
                 }

@@ -25,24 +25,29 @@ extension ClusterNodeTests {
                             port: two.port, "PUT", "/.settings/rules.json?ns=own", headers: Self.admin, body: #"{"rules":{".write":"auth !="}}"#)
                         #expect(broken.status == 400)
                         // Only an admin changes rules, on a follower as on the leader.
-                        let anonymous = try await TestHTTPConnection.request(port: two.port, "PUT", "/.settings/rules.json?ns=own", body: Self.guarded)
+                        let anonymous = try await TestHTTPConnection.request(
+                            port: two.port, "PUT", "/.settings/rules.json?ns=own", body: Self.guarded)
                         #expect(anonymous.status == 401)
                         #expect(try await TestHTTPConnection.request(port: three.port, "PUT", "/closed.json?ns=own", body: "2").status == 200)
 
-                        let set = try await TestHTTPConnection.request(port: two.port, "PUT", "/.settings/rules.json?ns=own", headers: Self.admin, body: Self.guarded)
+                        let set = try await TestHTTPConnection.request(
+                            port: two.port, "PUT", "/.settings/rules.json?ns=own", headers: Self.admin, body: Self.guarded)
                         #expect(set.status == 200, "\(set.text)")
                         // In force on the node that set them as soon as it answered, and on the
                         // others once they have read the record.
                         #expect(try await Self.rules(two.port, "own").text == Self.guarded)
                         #expect(try await TestHTTPConnection.request(port: two.port, "PUT", "/closed.json?ns=own", body: "3").status == 401)
                         for port in [one.port, three.port] {
-                            try #require(try await eventually(within: .seconds(5)) { try await Self.rules(port, "own").text == Self.guarded }, "not within 5 s")
+                            try #require(
+                                try await eventually(within: .seconds(5)) { try await Self.rules(port, "own").text == Self.guarded }, "not within 5 s"
+                            )
                             #expect(try await TestHTTPConnection.request(port: port, "PUT", "/closed.json?ns=own", body: "4").status == 401)
                             #expect(try await TestHTTPConnection.request(port: port, "PUT", "/open.json?ns=own", body: "\(port)").status == 200)
                         }
                         // The leader's own change, back to open rules.
                         let reopened = try await TestHTTPConnection.request(
-                            port: one.port, "PUT", "/.settings/rules.json?ns=own", headers: Self.admin, body: #"{"rules":{".read":true,".write":true}}"#)
+                            port: one.port, "PUT", "/.settings/rules.json?ns=own", headers: Self.admin,
+                            body: #"{"rules":{".read":true,".write":true}}"#)
                         #expect(reopened.status == 200)
                         try #require(
                             try await eventually(within: .seconds(5)) {

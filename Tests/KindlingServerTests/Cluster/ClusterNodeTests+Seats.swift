@@ -14,7 +14,8 @@ extension ClusterNodeTests {
         try await Self.withNATS { nats in
             try await KindlingServer.run(Self.configuration(nats, node: "one")) { one in
                 let seats = 15
-                #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/show.json?ns=seats", body: #"{"left":\#(seats)}"#).status == 200)
+                #expect(
+                    try await TestHTTPConnection.request(port: one.port, "PUT", "/show.json?ns=seats", body: #"{"left":\#(seats)}"#).status == 200)
                 try await KindlingServer.run(Self.configuration(nats, node: "two")) { two in
                     try await KindlingServer.run(Self.configuration(nats, node: "three")) { three in
                         let ports = [one.port, two.port, three.port]
@@ -77,7 +78,8 @@ extension ClusterNodeTests {
         try await Self.withNATS { nats in
             try await KindlingServer.run(Self.configuration(nats, node: "one")) { one in
                 let seats = 15
-                #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/show.json?ns=rtseats", body: #"{"left":\#(seats)}"#).status == 200)
+                #expect(
+                    try await TestHTTPConnection.request(port: one.port, "PUT", "/show.json?ns=rtseats", body: #"{"left":\#(seats)}"#).status == 200)
                 try await KindlingServer.run(Self.configuration(nats, node: "two")) { two in
                     try await KindlingServer.run(Self.configuration(nats, node: "three")) { three in
                         let ports = [one.port, two.port, three.port]

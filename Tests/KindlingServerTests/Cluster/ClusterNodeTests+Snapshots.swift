@@ -57,7 +57,10 @@ extension ClusterNodeTests {
                         }, "not within 5 s")
                     // The follower that read along got every write.
                     let expected = try await TestHTTPConnection.request(port: one.port, "GET", "/items.json?ns=snap").text
-                    try #require(try await eventually(within: .seconds(5)) { try await TestHTTPConnection.request(port: three.port, "GET", "/items.json?ns=snap").text == expected }, "not within 5 s")
+                    try #require(
+                        try await eventually(within: .seconds(5)) {
+                            try await TestHTTPConnection.request(port: three.port, "GET", "/items.json?ns=snap").text == expected
+                        }, "not within 5 s")
                     await watcher.close()
 
                     // A node that starts now loads the snapshot, then the log after it.
@@ -68,7 +71,10 @@ extension ClusterNodeTests {
                         #expect(locked.status == 401)
                         let after = try await TestHTTPConnection.request(port: two.port, "PUT", "/items/last.json?ns=snap", body: "1")
                         #expect(after.status == 200)
-                        try #require(try await eventually(within: .seconds(5)) { try await TestHTTPConnection.request(port: three.port, "GET", "/items/last.json?ns=snap").text == "1" }, "not within 5 s")
+                        try #require(
+                            try await eventually(within: .seconds(5)) {
+                                try await TestHTTPConnection.request(port: three.port, "GET", "/items/last.json?ns=snap").text == "1"
+                            }, "not within 5 s")
                     }
                 }
             }

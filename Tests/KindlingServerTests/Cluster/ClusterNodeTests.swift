@@ -157,7 +157,8 @@ struct ClusterNodeTests {
     @Test func refusesToStartWhenNATSIsUnreachable() async throws {
         var logger = Logger(label: "kindling-cluster-test")
         logger.logLevel = .critical
-        let configuration = ServerConfiguration(port: 0, cluster: ClusterConfiguration(urls: ["nats://127.0.0.1:1"], nodeID: "lonely"), logger: logger)
+        let configuration = ServerConfiguration(
+            port: 0, cluster: ClusterConfiguration(urls: ["nats://127.0.0.1:1"], nodeID: "lonely"), logger: logger)
         let error = await #expect(throws: ClusterError.self) { _ = try await KindlingServer.start(configuration) }
         #expect(error.map { "\($0)" }?.contains("cannot reach NATS at nats://127.0.0.1:1") == true)
     }
@@ -239,7 +240,9 @@ struct ClusterNodeTests {
                 // while a publish is in flight gather in the next batch).
                 let after = try await Self.logMessages(js, namespace: "fence", after: last)
                 #expect(after.first?.payload.isEmpty == true)
-                let writes = try after.dropFirst().flatMap { try LogSegmentReader.read($0.payload, file: "fence", repair: false).records.map(\.write) }
+                let writes = try after.dropFirst().flatMap {
+                    try LogSegmentReader.read($0.payload, file: "fence", repair: false).records.map(\.write)
+                }
                 #expect((2...3).contains(after.count))
                 #expect(writes.count == 2)
                 #expect(writes.contains(.set(try Path("/x"), Node(.number(3)))))
@@ -263,7 +266,8 @@ struct ClusterNodeTests {
                             #expect(replies.first?["d"]?["b"]?["d"] == .number(0))
                         }
                         for value in 1...3 {
-                            #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/room/n.json?ns=fan", body: "\(value)").status == 200)
+                            #expect(
+                                try await TestHTTPConnection.request(port: one.port, "PUT", "/room/n.json?ns=fan", body: "\(value)").status == 200)
                             for listener in [onTwo, onThree] {
                                 let event = try await listener.nextMessage()
                                 #expect(event["d"]?["b"]?["p"]?.stringValue == "room/n")

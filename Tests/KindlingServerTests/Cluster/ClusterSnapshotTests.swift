@@ -14,7 +14,8 @@ import Testing
         let read = try ClusterSnapshot.decode(try snapshot.encoded(), name: "ns")
         #expect(read.recordSequence == 42 && read.streamSequence == 9_007_199_254_740_993)
         #expect(read.rulesSource == #"{"rules":{}}"# && read.root == root)
-        let open = try ClusterSnapshot.decode(try ClusterSnapshot(recordSequence: 1, streamSequence: 2, rulesSource: nil, root: .empty).encoded(), name: "ns")
+        let open = try ClusterSnapshot.decode(
+            try ClusterSnapshot(recordSequence: 1, streamSequence: 2, rulesSource: nil, root: .empty).encoded(), name: "ns")
         #expect(open.rulesSource == nil && open.root.isEmpty)
     }
 

@@ -35,7 +35,8 @@ struct LoadWriter: Sendable {
                     let replies = try await connected.request("p", try JSONParser.parse(#"{"p":"\#(path)","d":\#(value)}"#), timeout: .seconds(8))
                     acknowledged = replies.last?["d"]?["b"]?["s"]?.stringValue == "ok"
                 } else {
-                    let response = try await TestHTTPConnection.request(port: port, "PUT", "\(path).json?ns=\(namespace)", body: "\(value)", timeout: .seconds(8))
+                    let response = try await TestHTTPConnection.request(
+                        port: port, "PUT", "\(path).json?ns=\(namespace)", body: "\(value)", timeout: .seconds(8))
                     acknowledged = response.status == 200
                 }
             } catch {

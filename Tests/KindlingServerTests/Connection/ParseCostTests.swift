@@ -16,8 +16,12 @@ struct ParseCostTests {
     /// beside the other requests in progress is refused for now.
     @Test func aTextOverHalfTheBudgetNeverFits() {
         let budget = InFlightBudget(limit: 1 << 20)
-        #expect(ParseCost.reserve(values: 1, textBytes: 600_000, from: budget) == .failure(.neverFits(estimate: 600_128, textBytes: 600_000, limit: 1 << 20)))
-        #expect(ParseCost.reserve(values: 1, textBytes: Int.max, from: budget) == .failure(.neverFits(estimate: Int.max, textBytes: Int.max, limit: 1 << 20)))
+        #expect(
+            ParseCost.reserve(values: 1, textBytes: 600_000, from: budget)
+                == .failure(.neverFits(estimate: 600_128, textBytes: 600_000, limit: 1 << 20)))
+        #expect(
+            ParseCost.reserve(values: 1, textBytes: Int.max, from: budget)
+                == .failure(.neverFits(estimate: Int.max, textBytes: Int.max, limit: 1 << 20)))
         #expect(budget.reserve(600_000))
         #expect(ParseCost.reserve(values: 1, textBytes: 450_000, from: budget) == .failure(.notNow))
         #expect(budget.inUse == 600_000)

@@ -28,7 +28,9 @@ extension BackpressureTests {
                 #expect(refused.last?["d"]?["b"]?["d"]?.stringValue?.contains("--max-unfinished-mb") == true)
             }
             #expect(logs.contains("too large to parse"))
-            #expect(try await client.request("g", .object([JSONMember("p", .string("/a")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"] == .null)
+            #expect(
+                try await client.request("g", .object([JSONMember("p", .string("/a")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"] == .null
+            )
             // Half a megabyte of parsing, three times in a row: each gives its share back.
             for index in 0..<3 {
                 #expect(Self.status(try await client.request("p", Self.put("/a", Self.zeros(4_000)))) == "ok", "\(index)")
@@ -77,7 +79,8 @@ extension BackpressureTests {
         try await HardeningServer.with({ $0.inFlightBudgetBytes = 1024 * 1024 }) { server, logs in
             let holder = try await RawConnection.connect(port: server.port)
             defer { holder.close() }
-            try await holder.send("PUT /held.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 400000\r\n\r\n\"" + String(repeating: "h", count: 300_000))
+            try await holder.send(
+                "PUT /held.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 400000\r\n\r\n\"" + String(repeating: "h", count: 300_000))
             try await Task.sleep(for: .milliseconds(300))
             let client = try await RawConnection.connect(port: server.port)
             defer { client.close() }

@@ -125,7 +125,8 @@ struct BackpressureTests {
     @Test func queriesOfABatchScanningMoreThanTheLimitAreRefused() async throws {
         try await HardeningServer.with({ $0.connectionLimits.maxScannedChildren = 1_000 }) { server, logs in
             let children = (0..<300).map { #""c\#($0)":{"n":\#($0)}"# }.joined(separator: ",")
-            #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/many.json?ns=t&print=silent", body: "{\(children)}").status == 204)
+            #expect(
+                try await TestHTTPConnection.request(port: server.port, "PUT", "/many.json?ns=t&print=silent", body: "{\(children)}").status == 204)
             func batch(_ query: String, count: Int) async throws -> RawConnection {
                 let raw = try await RawConnection.connect(port: server.port)
                 try await raw.upgradeToWebSocket(namespace: "t")
@@ -187,15 +188,18 @@ struct BackpressureTests {
         try await HardeningServer.with({ $0.inFlightBudgetBytes = 1024 * 1024 }) { server, logs in
             let first = try await RawConnection.connect(port: server.port)
             defer { first.close() }
-            try await first.send("PUT /a.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500000\r\n\r\n\"" + String(repeating: "a", count: 450_000))
+            try await first.send(
+                "PUT /a.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500000\r\n\r\n\"" + String(repeating: "a", count: 450_000))
             let second = try await RawConnection.connect(port: server.port)
-            try await second.send("PUT /b.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500000\r\n\r\n\"" + String(repeating: "b", count: 450_000))
+            try await second.send(
+                "PUT /b.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500000\r\n\r\n\"" + String(repeating: "b", count: 450_000))
             // Time for the server to read both (the budget is not visible from here); a
             // loaded machine is slow, hence a second.
             try await Task.sleep(for: .seconds(1))
             let third = try await RawConnection.connect(port: server.port)
             defer { third.close() }
-            try? await third.send("PUT /c.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 300000\r\n\r\n\"" + String(repeating: "c", count: 250_000))
+            try? await third.send(
+                "PUT /c.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 300000\r\n\r\n\"" + String(repeating: "c", count: 250_000))
             #expect(await third.waitFor("HTTP/1.1 503"))
             #expect(await third.waitForClose())
             #expect(logs.contains("refusing a request body"))
@@ -205,7 +209,8 @@ struct BackpressureTests {
             // then the budget is free again: a string of half the budget needs all of it.
             try await first.send(String(repeating: "a", count: 49_998) + "\"")
             #expect(await first.waitFor("HTTP/1.1 200"))
-            let again = try await TestHTTPConnection.request(port: server.port, "PUT", "/c.json?ns=t", body: "\"" + String(repeating: "c", count: 500_000) + "\"")
+            let again = try await TestHTTPConnection.request(
+                port: server.port, "PUT", "/c.json?ns=t", body: "\"" + String(repeating: "c", count: 500_000) + "\"")
             #expect(again.status == 200)
         }
     }
@@ -229,7 +234,8 @@ struct BackpressureTests {
             #expect(await chunked.waitFor("HTTP/1.1 413"))
             #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/.json?ns=t").text == "null")
             // Just under half still fits.
-            let fits = try await TestHTTPConnection.request(port: server.port, "PUT", "/c.json?ns=t", body: "\"" + String(repeating: "c", count: 500_000) + "\"")
+            let fits = try await TestHTTPConnection.request(
+                port: server.port, "PUT", "/c.json?ns=t", body: "\"" + String(repeating: "c", count: 500_000) + "\"")
             #expect(fits.status == 200)
         }
     }

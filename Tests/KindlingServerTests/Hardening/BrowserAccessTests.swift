@@ -80,12 +80,16 @@ struct BrowserAccessTests {
 
     @Test func configuredOriginsAndTheWildcard() async throws {
         try await HardeningServer.with({ $0.corsOrigins = ["https://app.example"] }) { server, _ in
-            let response = try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t", headers: [("Origin", "https://app.example")])
+            let response = try await TestHTTPConnection.request(
+                port: server.port, "GET", "/a.json?ns=t", headers: [("Origin", "https://app.example")])
             #expect(response.status == 200 && response.header("access-control-allow-origin") == "https://app.example")
-            #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t", headers: [("Origin", "https://other.example")]).status == 403)
+            #expect(
+                try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t", headers: [("Origin", "https://other.example")]).status
+                    == 403)
         }
         try await HardeningServer.with({ $0.corsOrigins = ["*"] }) { server, _ in
-            let response = try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t", headers: [("Origin", "https://any.example")])
+            let response = try await TestHTTPConnection.request(
+                port: server.port, "GET", "/a.json?ns=t", headers: [("Origin", "https://any.example")])
             #expect(response.status == 200 && response.header("access-control-allow-origin") == "*")
             let raw = try await RawConnection.connect(port: server.port)
             defer { raw.close() }
@@ -96,8 +100,11 @@ struct BrowserAccessTests {
     @Test func onlyLoopbackHostNamesAreServedOnLoopback() async throws {
         try await HardeningServer.with { server, _ in
             let port = server.port
-            #expect(try await TestHTTPConnection.request(port: port, "GET", "/a.json?ns=t", headers: [("Host", "rebind.evil.example:\(port)")]).status == 403)
-            #expect(try await TestHTTPConnection.request(port: port, "GET", "/a.json?ns=t", headers: [("Host", "localhost.evil.example")]).status == 403)
+            #expect(
+                try await TestHTTPConnection.request(port: port, "GET", "/a.json?ns=t", headers: [("Host", "rebind.evil.example:\(port)")]).status
+                    == 403)
+            #expect(
+                try await TestHTTPConnection.request(port: port, "GET", "/a.json?ns=t", headers: [("Host", "localhost.evil.example")]).status == 403)
             for host in ["localhost:\(port)", "127.0.0.1", "[::1]:\(port)", "LOCALHOST"] {
                 #expect(try await TestHTTPConnection.request(port: port, "GET", "/a.json?ns=t", headers: [("Host", host)]).status == 200, "\(host)")
             }
@@ -106,7 +113,8 @@ struct BrowserAccessTests {
             #expect(try await TestHTTPConnection.request(port: port, "GET", "/v.json?ns=mydb").text == "7")
         }
         try await HardeningServer.with({ $0.allowedHosts = ["db.internal"] }) { server, _ in
-            let response = try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t", headers: [("Host", "db.internal:\(server.port)")])
+            let response = try await TestHTTPConnection.request(
+                port: server.port, "GET", "/a.json?ns=t", headers: [("Host", "db.internal:\(server.port)")])
             #expect(response.status == 200)
         }
     }

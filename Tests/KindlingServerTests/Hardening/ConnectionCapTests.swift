@@ -45,7 +45,8 @@ struct ConnectionCapTests {
             for index in 0..<3 {
                 #expect(Self.status(try await client.request("o", Self.body(("p", .string("/gone/\(index)")), ("d", .bool(true))))) == "ok")
             }
-            #expect(Self.status(try await client.request("om", Self.body(("p", .string("/gone")), ("d", Self.body(("x", .bool(true))))))) == "too_big")
+            #expect(
+                Self.status(try await client.request("om", Self.body(("p", .string("/gone")), ("d", Self.body(("x", .bool(true))))))) == "too_big")
             // Cancelling frees the room again.
             _ = try await client.request("oc", Self.body(("p", .string("/gone/2"))))
             #expect(Self.status(try await client.request("o", Self.body(("p", .string("/gone/3")), ("d", .bool(true))))) == "ok")
@@ -71,11 +72,15 @@ struct ConnectionCapTests {
             for index in 0..<10 {
                 let status = Self.body(("state", .string("offline")), ("armed", .number(Double(index))))
                 #expect(Self.status(try await client.request("o", Self.body(("p", .string("/status/alice")), ("d", status)))) == "ok")
-                #expect(Self.status(try await client.request("om", Self.body(("p", .string("/seen")), ("d", Self.body(("alice", .number(Double(index)))))))) == "ok")
+                #expect(
+                    Self.status(
+                        try await client.request("om", Self.body(("p", .string("/seen")), ("d", Self.body(("alice", .number(Double(index))))))))
+                        == "ok")
             }
             // A put above a queued write replaces it too, so the third place is still the last.
             #expect(Self.status(try await client.request("o", Self.body(("p", .string("/rooms/r/0")), ("d", .bool(true))))) == "ok")
-            #expect(Self.status(try await client.request("o", Self.body(("p", .string("/rooms")), ("d", Self.body(("closed", .bool(true))))))) == "ok")
+            #expect(
+                Self.status(try await client.request("o", Self.body(("p", .string("/rooms")), ("d", Self.body(("closed", .bool(true))))))) == "ok")
             #expect(Self.status(try await client.request("o", Self.body(("p", .string("/another")), ("d", .bool(true))))) == "too_big")
             // Over the byte cap it is refused, and what was queued stays.
             let big = JSONValue.string(String(repeating: "x", count: 2000))

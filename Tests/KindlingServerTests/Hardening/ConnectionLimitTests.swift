@@ -37,7 +37,9 @@ struct ConnectionLimitTests {
             // the last one is still being let go finds its connection closed, and is tried again.
             func overLimit(_ method: String, _ uri: String, headers: [(String, String)] = [], body: String? = nil) async throws -> TestHTTPResponse {
                 for _ in 0..<50 {
-                    if let response = try? await TestHTTPConnection.request(port: server.port, method, uri, headers: headers, body: body, timeout: .seconds(5)) {
+                    if let response = try? await TestHTTPConnection.request(
+                        port: server.port, method, uri, headers: headers, body: body, timeout: .seconds(5))
+                    {
                         return response
                     }
                     try await Task.sleep(for: .milliseconds(100))
@@ -50,7 +52,10 @@ struct ConnectionLimitTests {
             #expect(refused.text.contains("limit of 3 connections"))
             let upgrade = try await overLimit(
                 "GET", "/.ws?ns=t&v=5",
-                headers: [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="), ("Sec-WebSocket-Version", "13")])
+                headers: [
+                    ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+                    ("Sec-WebSocket-Version", "13"),
+                ])
             #expect(upgrade.status == 503)
             // A write's body is read and dropped after the answer, so the 503 is not lost to a
             // reset; a liveness probe is told the process serves.
@@ -98,7 +103,8 @@ struct ConnectionLimitTests {
     @Test func theSoftDescriptorLimitIsRaisedToTheHardOneAtStart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-fd-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try await ServerProcess.start(dataDirectory: directory, arguments: ["--log-level", "notice"], descriptorLimit: 64, softLimitOnly: true)
+        let server = try await ServerProcess.start(
+            dataDirectory: directory, arguments: ["--log-level", "notice"], descriptorLimit: 64, softLimitOnly: true)
         defer { server.kill() }
         var open: [TestHTTPConnection] = []
         defer { open.forEach { $0.close() } }

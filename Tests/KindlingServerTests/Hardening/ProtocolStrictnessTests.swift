@@ -26,7 +26,8 @@ struct ProtocolStrictnessTests {
             let frame = RawConnection.frame(opcode: 1, Self.setRequest("bad", raw: [0x61, 0xFF, 0xFE, 0x62]))
             #expect(try await Self.closeCode(after: frame, port: server.port) == 1007)
             // Split across fragments, the message is checked whole.
-            let first = RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":1,"a":"p","b":{"p":"/bad","d":"\#u{E9}"#.utf8.dropLast()), fin: false)
+            let first = RawConnection.frame(
+                opcode: 1, Array(#"{"t":"d","d":{"r":1,"a":"p","b":{"p":"/bad","d":"\#u{E9}"#.utf8.dropLast()), fin: false)
             let rest = RawConnection.frame(opcode: 0, [0x21] + Array(#""}}}"#.utf8))
             #expect(try await Self.closeCode(after: first + rest, port: server.port) == 1007)
             let stored = try await TestHTTPConnection.request(port: server.port, "GET", "/bad.json?ns=test")

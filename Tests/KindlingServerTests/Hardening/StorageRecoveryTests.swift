@@ -46,7 +46,8 @@ struct StorageRecoveryTests {
         server.kill()
         server = try await ServerProcess.start(dataDirectory: directory)
         let reader = try await TestClient.connect(port: server.port, namespace: "disk")
-        let data = try await reader.request("g", .object([JSONMember("p", .string("/")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"] ?? .null
+        let data =
+            try await reader.request("g", .object([JSONMember("p", .string("/")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"] ?? .null
         #expect(data["during"]?.numberValue == 1)
         #expect(data["after"]?.numberValue == 3)
         #expect(data["refused"] == nil)

@@ -73,7 +73,8 @@ struct WebSocketHandshakeAndCloseTests {
             defer { raw.close() }
             try await raw.upgradeToWebSocket()
             let padded = try await Self.send(
-                Self.handshake(headers: "Host: 127.0.0.1\r\nConnection: keep-alive, Upgrade\r\n", key: "AAAAAAAAAAAAAAAAAAAAAA== \t"), port: server.port)
+                Self.handshake(headers: "Host: 127.0.0.1\r\nConnection: keep-alive, Upgrade\r\n", key: "AAAAAAAAAAAAAAAAAAAAAA== \t"),
+                port: server.port)
             defer { padded.close() }
             #expect(padded.receivedText.hasPrefix("HTTP/1.1 101"))
         }

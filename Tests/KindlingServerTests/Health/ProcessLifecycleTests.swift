@@ -53,7 +53,9 @@ struct ProcessLifecycleTests {
         let client = try await TestClient.connect(port: server.port, namespace: "drain")
         let presence = JSONValue.object([JSONMember("p", .string("/presence/me")), JSONMember("d", .string("offline"))])
         #expect(DiskFullTests.status(try await client.request("o", presence)) == "ok")
-        #expect(DiskFullTests.status(try await client.request("p", .object([JSONMember("p", .string("/presence/me")), JSONMember("d", .string("online"))]))) == "ok")
+        #expect(
+            DiskFullTests.status(
+                try await client.request("p", .object([JSONMember("p", .string("/presence/me")), JSONMember("d", .string("online"))]))) == "ok")
 
         let signalled = ContinuousClock.now
         server.process.terminate()  // SIGTERM

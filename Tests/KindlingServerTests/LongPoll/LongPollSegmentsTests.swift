@@ -46,7 +46,9 @@ struct LongPollSegmentsTests {
         #expect(throws: LongPollSegments.Refusal.self) { try reassembly.add([.init(number: reassembly.window, total: 1, data: [])]) }
         #expect(throws: LongPollSegments.Refusal.self) { try reassembly.add([.init(number: 0, total: 0, data: [])]) }
         #expect(throws: LongPollSegments.Refusal.self) { try reassembly.add([.init(number: 0, total: reassembly.window + 1, data: [])]) }
-        #expect(throws: LongPollSegments.Refusal.self) { try reassembly.add(Self.segments("not base64 ~", from: 0).map { .init(number: $0.number, total: 1, data: Array("@@@@".utf8)) }) }
+        #expect(throws: LongPollSegments.Refusal.self) {
+            try reassembly.add(Self.segments("not base64 ~", from: 0).map { .init(number: $0.number, total: 1, data: Array("@@@@".utf8)) })
+        }
         var mismatched = LongPollSegments(maxMessageBytes: 4_000)
         #expect(throws: LongPollSegments.Refusal.self) {
             try mismatched.add([.init(number: 0, total: 2, data: Array("eyJh".utf8)), .init(number: 1, total: 3, data: Array("Ijox".utf8))])

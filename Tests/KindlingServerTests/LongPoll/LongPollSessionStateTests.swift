@@ -87,7 +87,8 @@ struct LongPollSessionStateTests {
         // The client's `n` over long-polling: its WebSocket requests may go, and long-polling closes
         // after the packet that carried the server's `n`.
         _ = state.poll(3, segments: [], now: Self.second)
-        #expect(state.clientEndedTransmission() == [.releaseWebSocketInputs, .answer(poll: 3, script: Self.script(#"parent.pLPCommand7("close",2);"#))])
+        #expect(
+            state.clientEndedTransmission() == [.releaseWebSocketInputs, .answer(poll: 3, script: Self.script(#"parent.pLPCommand7("close",2);"#))])
         #expect(state.phase == .upgraded(inputEnded: true))
         // The WebSocket closing now ends the session.
         #expect(state.webSocketLost().last.map { if case .end = $0 { true } else { false } } == true)

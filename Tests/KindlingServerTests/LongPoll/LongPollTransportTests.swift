@@ -14,7 +14,8 @@ struct LongPollTransportTests {
     ) async throws {
         var logger = Logger(label: "kindling-test")
         logger.logLevel = .critical
-        try await KindlingServer.run(ServerConfiguration(port: 0, corsOrigins: corsOrigins, inFlightBudgetBytes: inFlightBudgetBytes, logger: logger), body)
+        try await KindlingServer.run(
+            ServerConfiguration(port: 0, corsOrigins: corsOrigins, inFlightBudgetBytes: inFlightBudgetBytes, logger: logger), body)
     }
 
     /// `d` path value, for a data push.
@@ -206,7 +207,10 @@ struct LongPollTransportTests {
             // A WebSocket naming no open session is not upgraded.
             let upgrade = try await TestHTTPConnection.request(
                 port: server.port, "GET", "/.ws?v=5&ns=test&s=1-1",
-                headers: [("Connection", "Upgrade"), ("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")])
+                headers: [
+                    ("Connection", "Upgrade"), ("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13"),
+                    ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+                ])
             #expect(upgrade.status == 400)
             // A segment far out of range ends the session: the poll is told to close.
             let far = try await TestHTTPConnection.request(

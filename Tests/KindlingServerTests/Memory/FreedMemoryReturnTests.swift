@@ -27,10 +27,14 @@ struct FreedMemoryReturnTests {
         let start = ContinuousClock.now
         var schedule = TrimSchedule(threshold: 64, resident: 1000, now: start)
         var decisions: [Bool] = []
-        for (resident, seconds) in [(1000, 59), (1000, 60)] { decisions.append(schedule.shouldTrim(resident: resident, now: start + .seconds(seconds))) }
+        for (resident, seconds) in [(1000, 59), (1000, 60)] {
+            decisions.append(schedule.shouldTrim(resident: resident, now: start + .seconds(seconds)))
+        }
         schedule.trimmed(before: 1000, after: 990, now: start + .seconds(60))
         #expect(schedule.wait == .seconds(120))
-        for (resident, seconds) in [(990, 179), (990, 180)] { decisions.append(schedule.shouldTrim(resident: resident, now: start + .seconds(seconds))) }
+        for (resident, seconds) in [(990, 179), (990, 180)] {
+            decisions.append(schedule.shouldTrim(resident: resident, now: start + .seconds(seconds)))
+        }
         #expect(decisions == [false, true, false, true])
         for _ in 0..<10 { schedule.trimmed(before: 990, after: 990, now: start + .seconds(180)) }
         #expect(schedule.wait == TrimSchedule.longestWait)

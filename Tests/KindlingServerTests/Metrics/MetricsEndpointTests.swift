@@ -46,7 +46,8 @@ struct MetricsEndpointTests {
     @Test func countersMoveByExactlyTheTrafficSent() async throws {
         let directory = NSTemporaryDirectory() + "kindling-metrics-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let configuration = ServerConfiguration(port: 0, storage: StorageConfiguration(directory: directory), rules: try RulesDocument.parse(Self.rules))
+        let configuration = ServerConfiguration(
+            port: 0, storage: StorageConfiguration(directory: directory), rules: try RulesDocument.parse(Self.rules))
         try await KindlingServer.run(configuration) { server in
             let before = try await Self.scrape(server.port)
 
@@ -160,7 +161,8 @@ struct MetricsEndpointTests {
             #expect(read.status == 200)
             let anonymous = try await TestHTTPConnection.request(port: server.port, "GET", "/.settings/rules.json?ns=metrics")
             #expect(anonymous.status == 401)
-            let broken = try await TestHTTPConnection.request(port: server.port, "PUT", "/.settings/rules.json?ns=metrics&auth=owner", body: #"{"rules":{".read":"nonsense("}}"#)
+            let broken = try await TestHTTPConnection.request(
+                port: server.port, "PUT", "/.settings/rules.json?ns=metrics&auth=owner", body: #"{"rules":{".read":"nonsense("}}"#)
             #expect(broken.status == 400)
             let after = try await Self.scrape(server.port)
             #expect(Self.delta(before, after, "kindling_requests_total", ["action": "rules", "outcome": "ok"]) == 2)
@@ -206,7 +208,9 @@ struct MetricsEndpointTests {
         #expect(MetricsAccess.refusal(remote: remote, relayed: false, auth: .admin) == nil)
         #expect(MetricsAccess.refusal(remote: nil, relayed: false, auth: .anonymous)?.status == 401)
         for loopback in ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"] {
-            #expect(MetricsAccess.refusal(remote: try SocketAddress(ipAddress: loopback, port: 1), relayed: false, auth: .anonymous) == nil, "\(loopback)")
+            #expect(
+                MetricsAccess.refusal(remote: try SocketAddress(ipAddress: loopback, port: 1), relayed: false, auth: .anonymous) == nil, "\(loopback)"
+            )
             // Through a proxy on the same machine: the caller is whoever the proxy serves.
             #expect(MetricsAccess.refusal(remote: try SocketAddress(ipAddress: loopback, port: 1), relayed: true, auth: .anonymous)?.status == 401)
             #expect(MetricsAccess.refusal(remote: try SocketAddress(ipAddress: loopback, port: 1), relayed: true, auth: .admin) == nil)
@@ -233,7 +237,9 @@ struct MetricsEndpointTests {
 
     @Test func refusedRequestsAreLoggedWithTheirReason() async throws {
         let lines = Mutex<[String]>([])
-        var logger = Logger(label: "kindling") { label in JSONLogHandler(label: label) { bytes in lines.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } } }
+        var logger = Logger(label: "kindling") { label in
+            JSONLogHandler(label: label) { bytes in lines.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } }
+        }
         logger.logLevel = .info
         let configuration = ServerConfiguration(port: 0, rules: try RulesDocument.parse(Self.rules), logger: logger)
         try await KindlingServer.run(configuration) { server in

@@ -38,7 +38,9 @@ struct PrometheusText {
                 throw ParseError(line: number, reason: "unexpected line: \(line)")
             } else {
                 let sample = try PrometheusText.sample(line, number: number)
-                guard let family = family(of: sample.name) else { throw ParseError(line: number, reason: "sample of no declared family: \(sample.name)") }
+                guard let family = family(of: sample.name) else {
+                    throw ParseError(line: number, reason: "sample of no declared family: \(sample.name)")
+                }
                 if types[family] == "histogram", sample.name.hasSuffix("_bucket"), sample.labels["le"] == nil {
                     throw ParseError(line: number, reason: "histogram bucket without le")
                 }
@@ -67,7 +69,9 @@ struct PrometheusText {
     func all(_ name: String) -> [Sample] { samples.filter { $0.name == name } }
 
     static func isName(_ text: String) -> Bool {
-        guard let first = text.unicodeScalars.first, first.properties.isAlphabetic && first.isASCII || first == "_" || first == ":" else { return false }
+        guard let first = text.unicodeScalars.first, first.properties.isAlphabetic && first.isASCII || first == "_" || first == ":" else {
+            return false
+        }
         return text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == ":") }
     }
 

@@ -68,7 +68,8 @@ struct RequestActionTests {
         let user = AuthState.overridden(by: .object([JSONMember("uid", .string("alice"))]))
         _ = state.apply(.authenticate(user), by: .realtime(connection), now: 0, into: &out)
         _ = state.apply(.onDisconnectSet(path: try Path("/open/a"), data: 1), by: .realtime(connection), now: 0, into: &out)
-        _ = state.apply(.onDisconnectUpdate(path: try Path("/open"), members: [JSONMember("b", .number(2))]), by: .realtime(connection), now: 0, into: &out)
+        _ = state.apply(
+            .onDisconnectUpdate(path: try Path("/open"), members: [JSONMember("b", .number(2))]), by: .realtime(connection), now: 0, into: &out)
         _ = state.apply(.onDisconnectSet(path: try Path("/locked/c"), data: 3), by: .realtime(connection), now: 0, into: &out)
         // The identity that queued them drops: the rules refuse the locked write when it runs.
         _ = state.apply(.authenticate(.anonymous), by: .realtime(connection), now: 0, into: &out)

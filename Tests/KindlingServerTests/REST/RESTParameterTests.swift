@@ -18,12 +18,15 @@ struct RESTParameterTests {
         }
     }
 
-    @Test(arguments: [("print", "bogus"), ("print", "PRETTY"), ("print", ""), ("format", "bogus"), ("format", "plain"), ("shallow", "1"), ("shallow", "yes")])
+    @Test(arguments: [
+        ("print", "bogus"), ("print", "PRETTY"), ("print", ""), ("format", "bogus"), ("format", "plain"), ("shallow", "1"), ("shallow", "yes"),
+    ])
     func aPrintFormatOrShallowItCannotTakeIsRefusedNaming(parameter: String, value: String) async throws {
         try await RESTTests.withServer { server in
             _ = try await TestHTTPConnection.request(port: server.port, "PUT", "/q.json?ns=t", body: #"{"a":{"b":1}}"#)
             for method in ["GET", "PUT"] {
-                let response = try await TestHTTPConnection.request(port: server.port, method, "/q.json?ns=t&\(parameter)=\(value)", body: method == "PUT" ? "2" : nil)
+                let response = try await TestHTTPConnection.request(
+                    port: server.port, method, "/q.json?ns=t&\(parameter)=\(value)", body: method == "PUT" ? "2" : nil)
                 #expect(response.status == 400, "\(method) \(parameter)=\(value)")
                 #expect(try response.json()["error"]?.stringValue?.hasPrefix(parameter) == true, "\(response.text)")
             }
@@ -36,7 +39,8 @@ struct RESTParameterTests {
     func aPathThatIsNotPercentEncodedUTF8IsRefusedAndNothingIsWritten(path: String) async throws {
         try await RESTTests.withServer { server in
             for method in ["PUT", "GET", "DELETE"] {
-                let response = try await TestHTTPConnection.request(port: server.port, method, path + "?ns=t", body: method == "PUT" ? #""bad""# : nil)
+                let response = try await TestHTTPConnection.request(
+                    port: server.port, method, path + "?ns=t", body: method == "PUT" ? #""bad""# : nil)
                 #expect(response.status == 400, "\(method) \(path)")
                 #expect(response.text.contains("percent-encoded UTF-8"), "\(response.text)")
             }
@@ -73,12 +77,14 @@ struct RESTParameterTests {
             var response = try await TestHTTPConnection.request(port: server.port, "PUT", "/a.json?ns=t&writeSizeLimit=huge", body: "1")
             #expect(response.status == 400 && response.text.contains("writeSizeLimit"))
             for limit in ["tiny", "small", "medium", "large", "unlimited"] {
-                response = try await TestHTTPConnection.request(port: server.port, "PUT", "/a.json?ns=t&writeSizeLimit=\(limit)", body: #""\#(limit)""#)
+                response = try await TestHTTPConnection.request(
+                    port: server.port, "PUT", "/a.json?ns=t&writeSizeLimit=\(limit)", body: #""\#(limit)""#)
                 #expect(response.status == 200, "\(limit)")
             }
             // Over what `tiny` allows in its one second: refused, and nothing written.
             let big = "\"" + String(repeating: "x", count: RESTWriteSizeLimit.bytesPerSecond + 1) + "\""
-            response = try await TestHTTPConnection.request(port: server.port, "PUT", "/a.json?ns=t&writeSizeLimit=tiny", body: big, timeout: .seconds(60))
+            response = try await TestHTTPConnection.request(
+                port: server.port, "PUT", "/a.json?ns=t&writeSizeLimit=tiny", body: big, timeout: .seconds(60))
             #expect(response.status == 400 && response.text.contains("tiny"))
             response = try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t")
             #expect(response.text == #""unlimited""#)
@@ -127,7 +133,8 @@ struct RESTParameterTests {
             #expect(response.status == 400)
             // An event stream is not a script or a file: refused rather than ignored.
             for parameter in ["callback=cb", "download=a.json"] {
-                response = try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=t&\(parameter)", headers: page + [("Accept", "text/event-stream")])
+                response = try await TestHTTPConnection.request(
+                    port: server.port, "GET", "/a.json?ns=t&\(parameter)", headers: page + [("Accept", "text/event-stream")])
                 #expect(response.status == 400, "\(parameter)")
             }
         }

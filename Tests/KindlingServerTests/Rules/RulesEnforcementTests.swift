@@ -136,12 +136,14 @@ struct RulesEnforcementTests {
             #expect(write.last?["d"]?["b"]?["d"]?.stringValue == "Permission denied")
             #expect(await alice.isQuiet(), "a denied write reached a listener")
             // A multi-path update is one decision: one denied path refuses all of it.
-            let update = try await bob.request("m", Self.body(("p", .string("/activities")), ("d", Self.body(("bob/x", .number(1)), ("alice/x", .number(1))))))
+            let update = try await bob.request(
+                "m", Self.body(("p", .string("/activities")), ("d", Self.body(("bob/x", .number(1)), ("alice/x", .number(1))))))
             #expect(Self.status(update) == "permission_denied")
             let check = try await bob.request("g", Self.body(("p", .string("/activities/bob")), ("q", .object([]))))
             #expect(check.last?["d"]?["b"]?["d"]?.isNull == true)
             // An onDisconnect write that would be denied is refused when it is queued.
-            #expect(Self.status(try await bob.request("o", Self.body(("p", .string("/activities/alice/y")), ("d", .number(1))))) == "permission_denied")
+            #expect(
+                Self.status(try await bob.request("o", Self.body(("p", .string("/activities/alice/y")), ("d", .number(1))))) == "permission_denied")
             #expect(Self.status(try await bob.request("o", Self.body(("p", .string("/activities/bob/y")), ("d", .number(1))))) == "ok")
         }
     }
@@ -165,7 +167,8 @@ struct RulesEnforcementTests {
                 let reply = try await student.request("p", Self.body(("p", .string("/spots/lib/free")), ("d", .number(value))))
                 #expect(Self.status(reply) == expected, "free = \(value)")
             }
-            #expect(Self.status(try await student.request("p", Self.body(("p", .string("/spots/lib/seats")), ("d", .number(9))))) == "permission_denied")
+            #expect(
+                Self.status(try await student.request("p", Self.body(("p", .string("/spots/lib/seats")), ("d", .number(9))))) == "permission_denied")
         }
     }
 
@@ -178,11 +181,14 @@ struct RulesEnforcementTests {
             defer { Task { await student.close() } }
             let stale = try await student.request("p", Self.body(("p", .string("/spots/lib/free")), ("d", .number(-1)), ("h", .string("stale"))))
             #expect(Self.status(stale) == "datastale")
-            let invalid = try await student.request("p", Self.body(("p", .string("/spots/lib/free")), ("d", .object([JSONMember("a.b", .number(1))])), ("h", .string("stale"))))
+            let invalid = try await student.request(
+                "p", Self.body(("p", .string("/spots/lib/free")), ("d", .object([JSONMember("a.b", .number(1))])), ("h", .string("stale"))))
             #expect(Self.status(invalid) == "datastale")
-            let current = try await student.request("p", Self.body(("p", .string("/spots/lib/free")), ("d", .number(-1)), ("h", .string(Node(.number(0)).hash))))
+            let current = try await student.request(
+                "p", Self.body(("p", .string("/spots/lib/free")), ("d", .number(-1)), ("h", .string(Node(.number(0)).hash))))
             #expect(Self.status(current) == "permission_denied")
-            let unreadable = try await student.request("p", Self.body(("p", .string("/activities/bob/x")), ("d", .number(1)), ("h", .string("stale"))))
+            let unreadable = try await student.request(
+                "p", Self.body(("p", .string("/activities/bob/x")), ("d", .number(1)), ("h", .string("stale"))))
             #expect(Self.status(unreadable) == "permission_denied")
             // s1 may write a new chat message but not read one: right and wrong guesses of the
             // data (here: that there is none) are refused alike, and nothing is written.
@@ -219,13 +225,18 @@ struct RulesEnforcementTests {
             let port = server.port
             func register(_ uid: String, by token: String) async throws -> Int {
                 let auth = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-                return try await TestHTTPConnection.request(port: port, "PATCH", "/users.json?ns=app&auth=\(auth)", body: "{\"\(uid)\":{\"name\":\"\(uid)\"}}").status
+                return try await TestHTTPConnection.request(
+                    port: port, "PATCH", "/users.json?ns=app&auth=\(auth)", body: "{\"\(uid)\":{\"name\":\"\(uid)\"}}"
+                ).status
             }
             #expect(try await register("first", by: Self.unsignedToken("first")) == 200)
             #expect(try await register("second", by: Self.unsignedToken("second")) == 401)
             #expect(try await register("second", by: Self.unsignedToken("root", claims: [JSONMember("admin", .bool(true))])) == 200)
-            let admin = Self.unsignedToken("root", claims: [JSONMember("admin", .bool(true))]).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-            let invalid = try await TestHTTPConnection.request(port: port, "PATCH", "/users.json?ns=app&auth=\(admin)", body: #"{"third":{"nick":"t"}}"#)
+            let admin =
+                Self.unsignedToken("root", claims: [JSONMember("admin", .bool(true))]).addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+                ?? ""
+            let invalid = try await TestHTTPConnection.request(
+                port: port, "PATCH", "/users.json?ns=app&auth=\(admin)", body: #"{"third":{"nick":"t"}}"#)
             #expect(invalid.status == 401, "validate: a user needs a name")
         }
     }
@@ -235,10 +246,12 @@ struct RulesEnforcementTests {
             let port = server.port
             for (id, from, to) in [("m1", "ann", "ben"), ("m2", "ben", "ann"), ("m3", "ann", "ben")] {
                 let sent = try await TestHTTPConnection.request(
-                    port: port, "PUT", "/chats/\(id).json?ns=app&\(Self.restAuth(from))", body: "{\"from\":\"\(from)\",\"to\":\"\(to)\",\"text\":\"hi\"}")
+                    port: port, "PUT", "/chats/\(id).json?ns=app&\(Self.restAuth(from))",
+                    body: "{\"from\":\"\(from)\",\"to\":\"\(to)\",\"text\":\"hi\"}")
                 #expect(sent.status == 200)
             }
-            let forged = try await TestHTTPConnection.request(port: port, "PUT", "/chats/m4.json?ns=app&\(Self.restAuth("ann"))", body: #"{"from":"ben","to":"ann"}"#)
+            let forged = try await TestHTTPConnection.request(
+                port: port, "PUT", "/chats/m4.json?ns=app&\(Self.restAuth("ann"))", body: #"{"from":"ben","to":"ann"}"#)
             #expect(forged.status == 401)
             let query = "orderBy=%22to%22&equalTo=%22ben%22"
             let own = try await TestHTTPConnection.request(port: port, "GET", "/chats.json?ns=app&\(query)&\(Self.restAuth("ben"))")
@@ -253,7 +266,9 @@ struct RulesEnforcementTests {
             defer { Task { await ben.close() } }
             try await Self.signIn(ben, as: "ben")
             let wireQuery = Self.body(("i", .string("to")), ("sp", .string("ben")), ("ep", .string("ben")))
-            #expect(Self.status(try await ben.request("q", Self.body(("p", .string("/chats")), ("q", wireQuery), ("t", .number(1)), ("h", .string(""))))) == "ok")
+            #expect(
+                Self.status(try await ben.request("q", Self.body(("p", .string("/chats")), ("q", wireQuery), ("t", .number(1)), ("h", .string("")))))
+                    == "ok")
             #expect(Self.status(try await ben.request("q", Self.body(("p", .string("/chats")), ("h", .string(""))))) == "permission_denied")
         }
     }
@@ -282,7 +297,8 @@ struct RulesEnforcementTests {
             #expect(try await stream.responseHead().status == 200)
             #expect(try await stream.nextEvent().event == "put")
             let closed = try await TestHTTPConnection.request(
-                port: port, "PUT", "/.settings/rules.json?ns=app", headers: [("Authorization", "Bearer owner")], body: #"{"rules":{"spots":{".read":false}}}"#)
+                port: port, "PUT", "/.settings/rules.json?ns=app", headers: [("Authorization", "Bearer owner")],
+                body: #"{"rules":{"spots":{".read":false}}}"#)
             #expect(closed.status == 200)
             var event = try await stream.nextEvent()
             while event.event == "keep-alive" { event = try await stream.nextEvent() }
@@ -300,7 +316,8 @@ struct RulesEnforcementTests {
             #expect(head.status == 401)
             let bad = try await TestHTTPConnection.request(port: server.port, "GET", "/activities/alice.json?ns=app&auth=not-a-token")
             #expect(bad.status == 401)
-            let shallow = try await TestHTTPConnection.request(port: server.port, "GET", "/activities.json?ns=app&shallow=true&\(Self.restAuth("alice"))")
+            let shallow = try await TestHTTPConnection.request(
+                port: server.port, "GET", "/activities.json?ns=app&shallow=true&\(Self.restAuth("alice"))")
             #expect(shallow.status == 401)
         }
     }
@@ -332,10 +349,12 @@ struct RulesEnforcementTests {
             let owner = try await TestClient.connect(port: server.port, namespace: "app")
             defer { Task { await owner.close() } }
             let read = Self.body(("p", .string("/activities/zed")), ("q", .object([])))
-            let asZed = try await owner.request("auth", Self.body(("cred", .string("owner")), ("authvar", .object([JSONMember("uid", .string("zed"))]))))
+            let asZed = try await owner.request(
+                "auth", Self.body(("cred", .string("owner")), ("authvar", .object([JSONMember("uid", .string("zed"))]))))
             #expect(Self.status(asZed) == "ok")
             #expect(Self.status(try await owner.request("g", read)) == "ok")
-            #expect(Self.status(try await owner.request("g", Self.body(("p", .string("/activities/amy")), ("q", .object([]))))) == "permission_denied")
+            #expect(
+                Self.status(try await owner.request("g", Self.body(("p", .string("/activities/amy")), ("q", .object([]))))) == "permission_denied")
             for nobody: [(String, JSONValue)] in [[("authvar", .null)], [("noauth", .bool(true))]] {
                 let reply = try await owner.request("auth", .object(([("cred", .string("owner"))] + nobody).map { JSONMember($0.0, $0.1) }))
                 #expect(Self.status(reply) == "ok")
@@ -358,7 +377,8 @@ struct RulesEnforcementTests {
             let port = server.port
             let r8 = try await TestHTTPConnection.request(port: port, "PUT", "/.settings/rules.json?ns=kept", body: text)
             #expect(r8.status == 401)
-            let bad = try await TestHTTPConnection.request(port: port, "PUT", "/.settings/rules.json?ns=kept", headers: owner, body: "{\"rules\": {\".read\": \"nope ==\"}}")
+            let bad = try await TestHTTPConnection.request(
+                port: port, "PUT", "/.settings/rules.json?ns=kept", headers: owner, body: "{\"rules\": {\".read\": \"nope ==\"}}")
             #expect(bad.status == 400)
             #expect(try bad.json()["error"]?.stringValue?.contains("line 1") == true)
             let r9 = try await TestHTTPConnection.request(port: port, "PUT", "/x.json?ns=kept", body: "1")

@@ -49,11 +49,15 @@ struct SignedTokenTests {
         try await Self.withServer { server in
             let client = try await TestClient.connect(port: server.port, namespace: "signed")
             defer { Task { await client.close() } }
-            let good = try await client.request("auth", .object([JSONMember("cred", .string(Self.token("alice", issuedAt: Self.now, expires: Self.now + 3600)))]))
+            let good = try await client.request(
+                "auth", .object([JSONMember("cred", .string(Self.token("alice", issuedAt: Self.now, expires: Self.now + 3600)))]))
             #expect(Self.status(good) == "ok")
             #expect(good.last?["d"]?["b"]?["d"]?["auth"]?["uid"]?.stringValue == "alice")
             for (credential, action, expected) in [
-                (Self.token("mallory", issuedAt: Self.now, expires: Self.now + 3600, key: "another-secret-of-thirty-two-bytes!!"), "auth", "invalid_token"),
+                (
+                    Self.token("mallory", issuedAt: Self.now, expires: Self.now + 3600, key: "another-secret-of-thirty-two-bytes!!"), "auth",
+                    "invalid_token"
+                ),
                 (Self.token("alice", issuedAt: Self.now - 7200, expires: Self.now - 3600), "auth", "expired_token"),
                 ("owner", "gauth", "invalid_token"),
                 ("eyJhbGciOiJub25lIiwidHlwZSI6IkpXVCJ9.eyJzdWIiOiJldmUiLCJpYXQiOjB9.", "auth", "invalid_token"),
@@ -67,9 +71,11 @@ struct SignedTokenTests {
             let alice = Self.token("alice", issuedAt: Self.now, expires: Self.now + 3600)
             let write = try await TestHTTPConnection.request(port: server.port, "PUT", "/notes/alice.json?ns=signed&auth=\(alice)", body: #""hi""#)
             #expect(write.status == 200)
-            let owner = try await TestHTTPConnection.request(port: server.port, "GET", "/notes/alice.json?ns=signed", headers: [("Authorization", "Bearer owner")])
+            let owner = try await TestHTTPConnection.request(
+                port: server.port, "GET", "/notes/alice.json?ns=signed", headers: [("Authorization", "Bearer owner")])
             #expect(owner.status == 401)
-            let admin = try await TestHTTPConnection.request(port: server.port, "GET", "/notes/alice.json?ns=signed", headers: [("Authorization", "Bearer \(Self.adminSecret)")])
+            let admin = try await TestHTTPConnection.request(
+                port: server.port, "GET", "/notes/alice.json?ns=signed", headers: [("Authorization", "Bearer \(Self.adminSecret)")])
             #expect(admin.status == 200 && admin.text == #""hi""#)
         }
     }
@@ -80,7 +86,8 @@ struct SignedTokenTests {
             defer { Task { await client.close() } }
             let expiring = Self.token("alice", issuedAt: Self.now, expires: Self.now + 2)
             #expect(Self.status(try await client.request("auth", .object([JSONMember("cred", .string(expiring))]))) == "ok")
-            #expect(Self.status(try await client.request("q", .object([JSONMember("p", .string("/notes/alice")), JSONMember("h", .string(""))]))) == "ok")
+            #expect(
+                Self.status(try await client.request("q", .object([JSONMember("p", .string("/notes/alice")), JSONMember("h", .string(""))]))) == "ok")
             var seen: [String] = []
             let deadline = ContinuousClock.now + .seconds(10)
             while seen.count < 2, ContinuousClock.now < deadline {

@@ -39,7 +39,8 @@ struct CrashRecoveryTests {
             let server = try await ServerProcess.start(dataDirectory: directory)
             // Check what the previous rounds acknowledged before writing more.
             let reader = try await TestClient.connect(port: server.port, namespace: "crash")
-            let data = try await reader.request("g", .object([JSONMember("p", .string("/")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"] ?? .null
+            let data =
+                try await reader.request("g", .object([JSONMember("p", .string("/")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"] ?? .null
             try await verify(data, against: history, round: round)
             await reader.abort()
 
@@ -60,7 +61,8 @@ struct CrashRecoveryTests {
         }
         let server = try await ServerProcess.start(dataDirectory: directory)
         let reader = try await TestClient.connect(port: server.port, namespace: "crash")
-        let data = try await reader.request("g", .object([JSONMember("p", .string("/")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"] ?? .null
+        let data =
+            try await reader.request("g", .object([JSONMember("p", .string("/")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"] ?? .null
         try await verify(data, against: history, round: 20)
         #expect(await history.incrementsAcknowledged > 0)
         #expect(await history.transactionsAcknowledged > 0)
@@ -71,14 +73,20 @@ struct CrashRecoveryTests {
         for (key, acknowledged) in await history.acknowledged {
             let stored = data["seq"]?[key]?.numberValue.map { Int($0) }
             let sent = await history.sent[key] ?? acknowledged
-            #expect(stored != nil && stored! >= acknowledged && stored! <= sent, "round \(round): \(key) acknowledged \(acknowledged), sent \(sent), stored \(String(describing: stored))")
+            #expect(
+                stored != nil && stored! >= acknowledged && stored! <= sent,
+                "round \(round): \(key) acknowledged \(acknowledged), sent \(sent), stored \(String(describing: stored))")
         }
         let counter = Int(data["counter"]?.numberValue ?? 0)
         let (incrementsAcknowledged, incrementsSent) = (await history.incrementsAcknowledged, await history.incrementsSent)
-        #expect(counter >= incrementsAcknowledged && counter <= incrementsSent, "round \(round): counter \(counter), acknowledged \(incrementsAcknowledged), sent \(incrementsSent)")
+        #expect(
+            counter >= incrementsAcknowledged && counter <= incrementsSent,
+            "round \(round): counter \(counter), acknowledged \(incrementsAcknowledged), sent \(incrementsSent)")
         let transactions = Int(data["tx"]?.numberValue ?? 0)
         let (transactionsAcknowledged, transactionsSent) = (await history.transactionsAcknowledged, await history.transactionsSent)
-        #expect(transactions >= transactionsAcknowledged && transactions <= transactionsSent, "round \(round): tx \(transactions), acknowledged \(transactionsAcknowledged), sent \(transactionsSent)")
+        #expect(
+            transactions >= transactionsAcknowledged && transactions <= transactionsSent,
+            "round \(round): tx \(transactions), acknowledged \(transactionsAcknowledged), sent \(transactionsSent)")
     }
 
     /// Writes increasing numbers to /seq/<key>, one at a time, until the deadline or the kill.
@@ -89,7 +97,9 @@ struct CrashRecoveryTests {
             value += 1
             await history.send(key, value)
             let body = JSONValue.object([JSONMember("p", .string("/seq/\(key)")), JSONMember("d", .number(Double(value)))])
-            guard let reply = try? await client.request("p", body, timeout: .seconds(5)), reply.last?["d"]?["b"]?["s"] == .string("ok") else { return }
+            guard let reply = try? await client.request("p", body, timeout: .seconds(5)), reply.last?["d"]?["b"]?["s"] == .string("ok") else {
+                return
+            }
             await history.acknowledge(key, value)
         }
         await client.abort()
@@ -98,10 +108,14 @@ struct CrashRecoveryTests {
     /// Server-side increments of /counter.
     static func increment(port: Int, until deadline: ContinuousClock.Instant, history: History) async throws {
         guard let client = try? await TestClient.connect(port: port, namespace: "crash") else { return }
-        let body = JSONValue.object([JSONMember("p", .string("/counter")), JSONMember("d", .object([JSONMember(".sv", .object([JSONMember("increment", .number(1))]))]))])
+        let body = JSONValue.object([
+            JSONMember("p", .string("/counter")), JSONMember("d", .object([JSONMember(".sv", .object([JSONMember("increment", .number(1))]))])),
+        ])
         while ContinuousClock.now < deadline {
             await history.sendIncrement()
-            guard let reply = try? await client.request("p", body, timeout: .seconds(5)), reply.last?["d"]?["b"]?["s"] == .string("ok") else { return }
+            guard let reply = try? await client.request("p", body, timeout: .seconds(5)), reply.last?["d"]?["b"]?["s"] == .string("ok") else {
+                return
+            }
             await history.acknowledgeIncrement()
         }
         await client.abort()
@@ -112,7 +126,9 @@ struct CrashRecoveryTests {
     static func transactions(port: Int, until deadline: ContinuousClock.Instant, history: History) async throws {
         guard let client = try? await TestClient.connect(port: port, namespace: "crash") else { return }
         while ContinuousClock.now < deadline {
-            guard let read = try? await client.request("g", .object([JSONMember("p", .string("/tx")), JSONMember("q", .object([]))]), timeout: .seconds(5)),
+            guard
+                let read = try? await client.request(
+                    "g", .object([JSONMember("p", .string("/tx")), JSONMember("q", .object([]))]), timeout: .seconds(5)),
                 let current = read.last?["d"]?["b"]?["d"], let node = try? Node(json: current)
             else { return }
             var value = 0
@@ -121,7 +137,8 @@ struct CrashRecoveryTests {
             let body = JSONValue.object([
                 JSONMember("p", .string("/tx")), JSONMember("d", .number(Double(value + 1))), JSONMember("h", .string(node.hash)),
             ])
-            guard let reply = try? await client.request("p", body, timeout: .seconds(5)), let status = reply.last?["d"]?["b"]?["s"]?.stringValue else { return }
+            guard let reply = try? await client.request("p", body, timeout: .seconds(5)), let status = reply.last?["d"]?["b"]?["s"]?.stringValue
+            else { return }
             if status == "ok" {
                 await history.acknowledgeTransaction()
             } else {

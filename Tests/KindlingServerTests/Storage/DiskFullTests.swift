@@ -52,7 +52,8 @@ struct DiskFullTests {
         server.kill()
         server = try await ServerProcess.start(dataDirectory: directory)
         let reader = try await TestClient.connect(port: server.port, namespace: "full")
-        let data = try await reader.request("g", .object([JSONMember("p", .string("/")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"] ?? .null
+        let data =
+            try await reader.request("g", .object([JSONMember("p", .string("/")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"] ?? .null
         #expect(data["before"]?.numberValue == 1)
         #expect(data["during"]?.numberValue == 2)
         #expect(data["after"]?.numberValue == 4)

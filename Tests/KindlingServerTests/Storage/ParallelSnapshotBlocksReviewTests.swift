@@ -51,7 +51,8 @@ struct ParallelSnapshotBlocksReviewTests {
         bad.append(SnapshotFormat.Tag.trueValue.rawValue)
         let bytes = Self.header + [SnapshotFormat.Tag.blocks.rawValue, 2, UInt8(1 + bad.count), 1] + bad + [UInt8(1 + 3), 9] + Self.entry("b") + [0]
         func failure(_ scheduler: ParallelSnapshotBlocks?) -> (Int, String)? {
-            do { _ = try decode(bytes, scheduler: scheduler) } catch let error as SnapshotDecodingError { return (error.offset, error.reason) } catch {}
+            do { _ = try decode(bytes, scheduler: scheduler) } catch let error as SnapshotDecodingError { return (error.offset, error.reason) } catch
+            {}
             return nil
         }
         let inline = try #require(failure(nil))

@@ -12,7 +12,10 @@ struct ParallelSnapshotBlocksTests {
             Key("users"),
             Node(
                 children: (0..<30_000).map { index in
-                    (Key(stringLiteral: "k\(index)"), Node(children: [(Key("name"), Node(.string("User number \(index)"))), (Key("n"), Node(.number(Double(index))))]))
+                    (
+                        Key(stringLiteral: "k\(index)"),
+                        Node(children: [(Key("name"), Node(.string("User number \(index)"))), (Key("n"), Node(.number(Double(index))))])
+                    )
                 })
         ),
         (Key("flag"), Node(.bool(true))),

@@ -164,7 +164,9 @@ struct TLSServingTests {
         // the first and is the one served.
         let authority = try TestCertificateAuthority()
         let leaf = try authority.issue(serial: 1004)
-        try await Self.withTLSServer(.init(certificatePEM: leaf.certificatePEM + "\n" + authority.certificatePEM, keyPEM: leaf.keyPEM, serial: leaf.serial)) { server, _ in
+        try await Self.withTLSServer(
+            .init(certificatePEM: leaf.certificatePEM + "\n" + authority.certificatePEM, keyPEM: leaf.keyPEM, serial: leaf.serial)
+        ) { server, _ in
             let connection = try await TestHTTPConnection.connect(port: server.port, tls: try TestTLS.trusting(caPEM: authority.certificatePEM))
             defer { connection.close() }
             #expect(try await connection.request("GET", "/.json").status == 200)
@@ -241,7 +243,8 @@ struct TLSServingTests {
         let stranger = try TestCertificateAuthority(commonName: "Someone else")
         try await Self.withTLSServer(try authority.issue(serial: 1006)) { server, _ in
             await #expect(throws: (any Error).self) {
-                _ = try await TestHTTPConnection.request(port: server.port, "GET", "/.json", tls: try TestTLS.trusting(caPEM: stranger.certificatePEM))
+                _ = try await TestHTTPConnection.request(
+                    port: server.port, "GET", "/.json", tls: try TestTLS.trusting(caPEM: stranger.certificatePEM))
             }
             let response = try await TestHTTPConnection.request(
                 port: server.port, "GET", "/.json", tls: try TestTLS.trusting(caPEM: authority.certificatePEM))
@@ -254,7 +257,8 @@ struct TLSServingTests {
         try await Self.withTLSServer(try authority.issue(serial: 1012, notValidAfter: Date() - 60)) { server, _ in
             #expect(server.tlsCertificate?.isExpired == true)
             await #expect(throws: (any Error).self) {
-                _ = try await TestHTTPConnection.request(port: server.port, "GET", "/.json", tls: try TestTLS.trusting(caPEM: authority.certificatePEM))
+                _ = try await TestHTTPConnection.request(
+                    port: server.port, "GET", "/.json", tls: try TestTLS.trusting(caPEM: authority.certificatePEM))
             }
         }
         try await Self.withTLSServer(try authority.issue(serial: 1013)) { server, _ in

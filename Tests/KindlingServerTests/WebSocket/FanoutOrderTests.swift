@@ -37,7 +37,9 @@ struct FanoutOrderTests {
                 expected += ["d \(JSONWriter.string(Self.value(write)))", "r\(write + 1):ok"]
                 for _ in 0..<2 {
                     let message = try await writer.nextMessage()
-                    seen.append(message["d"]?["r"] != nil ? RealtimeProtocolTests.describe(message) : "d \(message["d"]?["b"]?["d"].map(JSONWriter.string) ?? "?")")
+                    seen.append(
+                        message["d"]?["r"] != nil
+                            ? RealtimeProtocolTests.describe(message) : "d \(message["d"]?["b"]?["d"].map(JSONWriter.string) ?? "?")")
                 }
             }
             #expect(seen == expected)

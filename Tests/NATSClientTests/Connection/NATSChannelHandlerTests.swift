@@ -18,7 +18,8 @@ import Testing
         var kinds: [String] = []
         for await event in stream {
             switch event {
-            case .success(.msg(let inbound)): kinds.append("msg \(inbound.message.subject) \(String(decoding: inbound.message.payload, as: UTF8.self))")
+            case .success(.msg(let inbound)):
+                kinds.append("msg \(inbound.message.subject) \(String(decoding: inbound.message.payload, as: UTF8.self))")
             case .success(.pong): kinds.append("pong")
             default: kinds.append("other")
             }

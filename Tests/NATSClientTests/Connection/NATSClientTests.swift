@@ -70,7 +70,9 @@ import Testing
             var iterator = subscription.makeAsyncIterator()
             let message = try #require(await iterator.next())
             #expect(message.payload == payload)
-            await #expect(throws: NATSError.maxPayloadExceeded()) { try await client.publish("big", payload: [UInt8](repeating: 1, count: limit + 1)) }
+            await #expect(throws: NATSError.maxPayloadExceeded()) {
+                try await client.publish("big", payload: [UInt8](repeating: 1, count: limit + 1))
+            }
             try await client.flush()
             await client.close()
         }

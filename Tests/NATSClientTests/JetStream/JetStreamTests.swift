@@ -112,14 +112,16 @@ import Testing
             let readerClient = try await NATSClient.connect(testOptions([leader.url] + cluster.urls.filter { $0 != leader.url }))
             // Five seconds for the reader's requests: creating the consumer on a stream whose
             // replicas have just formed took over a second on a loaded machine (a full test run).
-            let consumer = try await JetStream(client: readerClient, timeout: .seconds(5)).orderedConsumer(stream: "ORDERED", heartbeat: .milliseconds(300))
+            let consumer = try await JetStream(client: readerClient, timeout: .seconds(5)).orderedConsumer(
+                stream: "ORDERED", heartbeat: .milliseconds(300))
             let total = 200
             var acknowledged: [UInt64: Int] = [:]
             for index in 0..<total {
                 if index == total / 3 { leader.kill() }
                 while true {
                     do {
-                        let ack = try await js.publish("ordered.\(index % 7)", payload: Array("m\(index)".utf8), options: PublishOptions(messageID: "id-\(index)"))
+                        let ack = try await js.publish(
+                            "ordered.\(index % 7)", payload: Array("m\(index)".utf8), options: PublishOptions(messageID: "id-\(index)"))
                         #expect(acknowledged[ack.sequence] == nil || acknowledged[ack.sequence] == index)
                         acknowledged[ack.sequence] = index
                         break

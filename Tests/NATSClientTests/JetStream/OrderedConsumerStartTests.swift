@@ -50,7 +50,8 @@ import Testing
                 switch answer(number) {
                 case .silence: break
                 case .refuse(let code, let errCode):
-                    try? await client.publish(reply, payload: Array(#"{"error":{"code":\#(code),"err_code":\#(errCode),"description":"refused"}}"#.utf8))
+                    try? await client.publish(
+                        reply, payload: Array(#"{"error":{"code":\#(code),"err_code":\#(errCode),"description":"refused"}}"#.utf8))
                 case .name(let name):
                     try? await client.publish(reply, payload: Array(#"{"name":"\#(name)"}"#.utf8))
                 }

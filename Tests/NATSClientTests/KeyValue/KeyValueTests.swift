@@ -54,7 +54,8 @@ import Testing
             #expect(try await bucket.entry("k")?.operation == .delete)
             let recreated = try await bucket.create("k", [5])
             let current = try #require(try await bucket.get("k"))
-            #expect(current.value == [5] && current.revision == recreated && current.operation == .put && current.key == "k" && current.bucket == "cas")
+            #expect(
+                current.value == [5] && current.revision == recreated && current.operation == .put && current.key == "k" && current.bucket == "cas")
             try await bucket.purge("k")
             #expect(try await bucket.get("k") == nil)
             _ = try await bucket.create("k", [6])

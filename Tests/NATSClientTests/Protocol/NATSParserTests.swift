@@ -47,7 +47,10 @@ import Testing
     }
 
     @Test func readsInfoAndErrors() throws {
-        let ops = try parseAll(Array("INFO {\"server_id\":\"X\",\"max_payload\":2048,\"headers\":true,\"connect_urls\":[\"10.0.0.1:4222\"]}\r\n-ERR 'Authorization Violation'\r\n".utf8))
+        let ops = try parseAll(
+            Array(
+                "INFO {\"server_id\":\"X\",\"max_payload\":2048,\"headers\":true,\"connect_urls\":[\"10.0.0.1:4222\"]}\r\n-ERR 'Authorization Violation'\r\n"
+                    .utf8))
         guard case .info(let info) = ops.first, case .err(let text) = ops.last else {
             Issue.record("wrong ops \(ops)")
             return
