@@ -45,6 +45,7 @@ extension HTTPRequestHandler {
             )
             let session = LongPollSession(connection, eventLoop: context.eventLoop)
             guard resources.longPolls.add(session) else {
+                connection.discard()
                 registry.released(connection.namespace)
                 return refuse(.serviceUnavailable, "Too many long-polling sessions; retry later")
             }
@@ -72,8 +73,12 @@ extension HTTPRequestHandler {
             guard let session = resources.longPolls.session(id), session.accepts(password: password) else {
                 return refuse(.notFound, "No long-polling session with this id and password")
             }
-            // Held open, never ended: the page's unloading closes it, which ends the session.
+            guard session.takeDisconnectFrame() else { return refuse(.conflict, "This long-polling session has its disconnect frame already") }
+            // Held open, never ended: the page's unloading closes it, which ends the session;
+            // the session's end closes it in turn.
             state = .disconnectFrame(session)
+            let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+            session.ended.hop(to: context.eventLoop).whenComplete { _ in boundContext.value.close(promise: nil) }
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
             headers.add(name: "Cache-Control", value: "no-store")

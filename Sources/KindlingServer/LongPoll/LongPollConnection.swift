@@ -38,6 +38,7 @@ final class LongPollConnection {
     private var forwarded: [ByteBuffer] = []
     /// The client's requests that came over the WebSocket before its `n` came over long-polling.
     private var heldWebSocketInputs: [(inputs: [SessionInput], parsed: Int)] = []
+    private var heldWebSocketRequests = 0
     private let endedPromise: EventLoopPromise<Void>
     private var counted: ConnectionTransport?
 
@@ -68,6 +69,11 @@ final class LongPollConnection {
 
     /// Completes when the session has ended.
     var ended: EventLoopFuture<Void> { endedPromise.futureResult }
+
+    /// Lets go of a session that was never started (no room for it).
+    func discard() {
+        endedPromise.succeed()
+    }
 
     private var metadata: Logger.Metadata { ["connection": "\(connection)", "namespace": "\(namespace.name)", "transport": "longpoll"] }
 
@@ -200,8 +206,13 @@ final class LongPollConnection {
         webSocket.acknowledge()
     }
 
+    /// Whether `webSocket` is the one taking the session over (another, refused, may still send
+    /// and close before it goes).
+    private func isTakeover(_ webSocket: ConnectionID) -> Bool { takeover?.id == webSocket }
+
     /// The WebSocket sent `a`: the server's messages go over it from now on.
-    func webSocketAcknowledged() {
+    func webSocketAcknowledged(by webSocket: ConnectionID) {
+        guard isTakeover(webSocket) else { return }
         perform(state.webSocketAcknowledged())
         guard !state.carriesServerMessages, counted == .longpoll else { return }
         // From now on the WebSocket counts the connection.
@@ -211,21 +222,40 @@ final class LongPollConnection {
     }
 
     /// Requests that came over the WebSocket: held until the client's `n` has come over
-    /// long-polling, so none overtakes one sent there before it.
-    func receiveFromWebSocket(_ inputs: [SessionInput], parsed: Int) {
-        guard state.phase != .ended else { return inbox.parseBudget.release(parsed) }
+    /// long-polling, so none overtakes one sent there before it. The SDK sends none before the
+    /// switch and few in the moment it takes; a client that sends more than
+    /// `maxHeldWebSocketRequests` meanwhile ends the session rather than fill memory.
+    func receiveFromWebSocket(_ inputs: [SessionInput], parsed: Int, from webSocket: ConnectionID) {
+        guard state.phase != .ended, isTakeover(webSocket) else { return inbox.parseBudget.release(parsed) }
         if state.phase == .upgraded(inputEnded: true) {
             inbox.add(inputs, from: connection, to: namespace, parsed: parsed)
-        } else {
-            heldWebSocketInputs.append((inputs, parsed))
+            return
         }
+        heldWebSocketRequests += inputs.count
+        heldWebSocketInputs.append((inputs, parsed))
+        guard heldWebSocketRequests > Self.maxHeldWebSocketRequests else { return }
+        logger.notice("ending a long-polling session: too many WebSocket requests before its end of long polling", metadata: metadata)
+        perform(state.end(reason: "more than \(Self.maxHeldWebSocketRequests) requests on the WebSocket before the switch"))
     }
 
+    static let maxHeldWebSocketRequests = 1_024
+
     /// The WebSocket closed.
-    func webSocketLost() {
+    func webSocketLost(_ webSocket: ConnectionID) {
+        guard isTakeover(webSocket) else { return }
         takeover = nil
         forwarded = []
         perform(state.webSocketLost())
+        guard state.phase == .polling else { return }
+        // Back on long polling: what the WebSocket sent is not the client's (the SDK sends
+        // nothing there before the switch).
+        dropHeldWebSocketInputs()
+    }
+
+    private func dropHeldWebSocketInputs() {
+        for (_, parsed) in heldWebSocketInputs { inbox.parseBudget.release(parsed) }
+        heldWebSocketInputs = []
+        heldWebSocketRequests = 0
     }
 
     // MARK: The client's messages over long-polling
@@ -270,6 +300,9 @@ final class LongPollConnection {
     // MARK: Actions
 
     private func perform(_ actions: [LongPollSessionState.Action]) {
+        // What answers carried away no longer counts against the budget of bytes waiting for
+        // slow readers (growth is checked, and refused, at `flush`).
+        defer { if state.outgoingBytes == 0 { backlog.update(to: 0) } }
         for action in actions {
             switch action {
             case .answer(let poll, let script):
@@ -280,6 +313,7 @@ final class LongPollConnection {
             case .releaseWebSocketInputs:
                 let held = heldWebSocketInputs
                 heldWebSocketInputs = []
+                heldWebSocketRequests = 0
                 for (inputs, parsed) in held { inbox.add(inputs, from: connection, to: namespace, parsed: parsed) }
             case .end(let reason):
                 finish(reason: reason)
@@ -296,8 +330,7 @@ final class LongPollConnection {
         tick = nil
         backlog.update(to: 0)
         partial.update(to: 0)
-        for (_, parsed) in heldWebSocketInputs { inbox.parseBudget.release(parsed) }
-        heldWebSocketInputs = []
+        dropHeldWebSocketInputs()
         // Polls still open (not the held one, answered by the state) close at once.
         for responder in responders.values { responder.answer(LongPollScript.close(callback: state.callback)) }
         responders = [:]

@@ -1,4 +1,5 @@
 import NIOCore
+import Synchronization
 
 /// A long-polling session as any event loop reaches it: the requests that carry it (on whichever
 /// loop their connection is) and a WebSocket taking it over hop to the loop it lives on.
@@ -9,6 +10,10 @@ final class LongPollSession: Sendable {
     let namespace: Namespace
     let eventLoop: any EventLoop
     private let connection: NIOLoopBound<LongPollConnection>
+    /// Completes when the session has ended (its disconnect frames then close).
+    let ended: EventLoopFuture<Void>
+    /// Set by the first disconnect frame: one is held per session.
+    private let hasDisconnectFrame = Atomic<Bool>(false)
 
     init(_ connection: LongPollConnection, eventLoop: any EventLoop) {
         self.id = connection.id
@@ -16,6 +21,12 @@ final class LongPollSession: Sendable {
         self.namespace = connection.namespace
         self.eventLoop = eventLoop
         self.connection = NIOLoopBound(connection, eventLoop: eventLoop)
+        self.ended = connection.ended
+    }
+
+    /// Takes the session's one disconnect frame; false when one was taken already.
+    func takeDisconnectFrame() -> Bool {
+        hasDisconnectFrame.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
     }
 
     /// Whether `password` is the session's, compared in time that does not depend on where
@@ -39,11 +50,13 @@ final class LongPollSession: Sendable {
 
     func offer(_ webSocket: WebSocketTakeover) { run { $0.offer(webSocket) } }
 
-    func webSocketAcknowledged() { run { $0.webSocketAcknowledged() } }
+    func webSocketAcknowledged(by webSocket: ConnectionID) { run { $0.webSocketAcknowledged(by: webSocket) } }
 
-    func receiveFromWebSocket(_ inputs: [SessionInput], parsed: Int) { run { $0.receiveFromWebSocket(inputs, parsed: parsed) } }
+    func receiveFromWebSocket(_ inputs: [SessionInput], parsed: Int, from webSocket: ConnectionID) {
+        run { $0.receiveFromWebSocket(inputs, parsed: parsed, from: webSocket) }
+    }
 
-    func webSocketLost() { run { $0.webSocketLost() } }
+    func webSocketLost(_ webSocket: ConnectionID) { run { $0.webSocketLost(webSocket) } }
 
     private func run(_ work: @escaping @Sendable (LongPollConnection) -> Void) {
         let connection = self.connection

@@ -21,7 +21,9 @@ struct LongPollSessionState {
         /// Long-polling carries both directions.
         case polling
         /// A WebSocket offered to take over and was sent `a`; long-polling still carries both ways.
-        case upgrading
+        /// The client's `n` may already have come (`inputEnded`): it travels on another
+        /// connection than the WebSocket's `a`, so either may arrive first.
+        case upgrading(inputEnded: Bool)
         /// The server's messages go over the WebSocket; the client's requests come over
         /// long-polling until its `n` (`inputEnded`), over the WebSocket after it.
         case upgraded(inputEnded: Bool)
@@ -123,9 +125,16 @@ struct LongPollSessionState {
 
     /// The client's `n` came over long-polling: it sends nothing more there.
     mutating func clientEndedTransmission() -> [Action] {
-        guard case .upgraded(inputEnded: false) = phase else { return [] }
-        phase = .upgraded(inputEnded: true)
-        return [.releaseWebSocketInputs] + flush()
+        switch phase {
+        case .upgrading(inputEnded: false):
+            phase = .upgrading(inputEnded: true)
+            return []
+        case .upgraded(inputEnded: false):
+            phase = .upgraded(inputEnded: true)
+            return [.releaseWebSocketInputs] + flush()
+        default:
+            return []
+        }
     }
 
     /// The held poll `ticket` has waited `holdLimit`: answered with what there is (often nothing).
@@ -155,16 +164,16 @@ struct LongPollSessionState {
     /// A WebSocket names this session to take it over; true when it may (it is then sent `a`).
     mutating func webSocketOffered() -> Bool {
         guard phase == .polling else { return false }
-        phase = .upgrading
+        phase = .upgrading(inputEnded: false)
         return true
     }
 
     /// The WebSocket sent `a`: the server's `n` is the last message over long-polling.
     mutating func webSocketAcknowledged() -> [Action] {
-        guard phase == .upgrading else { return [] }
+        guard case .upgrading(let inputEnded) = phase else { return [] }
         enqueue(Self.endTransmission)
-        phase = .upgraded(inputEnded: false)
-        return flush()
+        phase = .upgraded(inputEnded: inputEnded)
+        return (inputEnded ? [.releaseWebSocketInputs] : []) + flush()
     }
 
     /// The WebSocket closed: before the switch the session stays on long-polling (the SDK gives

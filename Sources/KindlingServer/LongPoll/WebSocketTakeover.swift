@@ -3,6 +3,8 @@ import NIOCore
 /// The WebSocket that takes a long-polling session over, as the session (on its own loop)
 /// reaches it: each call hops to the WebSocket's loop when the two differ.
 struct WebSocketTakeover {
+    /// The WebSocket's connection, which tells it from another WebSocket naming the same session.
+    let id: ConnectionID
     let eventLoop: any EventLoop
     let handler: NIOLoopBound<WebSocketSessionHandler>
 
@@ -26,7 +28,9 @@ struct WebSocketTakeover {
     /// Closes the WebSocket ("going away", with `reason`).
     func close(reason: String) {
         let handler = self.handler
-        run { handler.value.closeGoingAway(reason: reason) }
+        // Always a task of its own: a WebSocket refused while it joins its pipeline must first
+        // finish its upgrade, or its close frame would go out ahead of the upgrade's answer.
+        eventLoop.execute { handler.value.closeGoingAway(reason: reason) }
     }
 
     private func run(_ work: @escaping @Sendable () -> Void) {

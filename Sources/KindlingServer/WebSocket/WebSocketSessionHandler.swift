@@ -111,7 +111,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         case .takeOver(let session):
             idleSweep.add(self)
             logger.debug("taking a long-polling session over", metadata: metadata)
-            session.offer(WebSocketTakeover(eventLoop: context.eventLoop, handler: NIOLoopBound(self, eventLoop: context.eventLoop)))
+            session.offer(WebSocketTakeover(id: connection, eventLoop: context.eventLoop, handler: NIOLoopBound(self, eventLoop: context.eventLoop)))
             return
         case .attach(let last):
             lastSession = last
@@ -221,7 +221,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         sendPong()
         guard !inputs.isEmpty else { return }
         if case .takeover(let session) = state.role {
-            session.receiveFromWebSocket(inputs, parsed: parsed)
+            session.receiveFromWebSocket(inputs, parsed: parsed, from: connection)
         } else {
             inbox.add(inputs, from: connection, to: namespace, parsed: parsed)
         }
@@ -263,7 +263,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             namespace.detach(connection)
         case .loseTakeover(let session):
             metrics.connectionClosed(.websocket)
-            session.webSocketLost()
+            session.webSocketLost(connection)
         case nil:
             break
         }
@@ -361,7 +361,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
             write(TextFrame.frames(ServerMessage.pong))
         case .control(let type):
             // The client's switch ack on a WebSocket taking a long-polling session over.
-            if type == "a", case .takeover(let session) = state.role { session.webSocketAcknowledged() }
+            if type == "a", case .takeover(let session) = state.role { session.webSocketAcknowledged(by: connection) }
         case .nothing:
             break
         case .close(let reason, let tooLarge, let busy):

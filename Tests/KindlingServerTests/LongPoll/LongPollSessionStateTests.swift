@@ -74,7 +74,7 @@ struct LongPollSessionStateTests {
         _ = state.poll(1, segments: [], now: Self.second)
         #expect((state.webSocketOffered() as Bool))
         #expect(!(state.webSocketOffered() as Bool))
-        #expect(state.phase == .upgrading)
+        #expect(state.phase == .upgrading(inputEnded: false))
         // Until the WebSocket's `a`, long-polling carries the server's messages.
         #expect(state.carriesServerMessages)
         state.enqueue(Array(#"{"before":1}"#.utf8))
@@ -107,6 +107,19 @@ struct LongPollSessionStateTests {
             state.poll(1, segments: [], now: Self.second) == [
                 .answer(poll: 1, script: Self.script(#"parent.pRTLPCB7(1,[{"t":"c","d":{"t":"n","d":{}}}]);parent.pLPCommand7("close",1);"#))
             ])
+        // The client's `n` over long-polling before the WebSocket's `a` (another connection, maybe
+        // another event loop): kept, and the WebSocket's requests go as soon as the switch is made.
+        var early = Self.started()
+        #expect(early.webSocketOffered() as Bool)
+        _ = early.poll(1, segments: [], now: Self.second)
+        #expect(early.clientEndedTransmission() == [])
+        #expect(early.phase == .upgrading(inputEnded: true))
+        #expect(
+            early.webSocketAcknowledged() == [
+                .releaseWebSocketInputs,
+                .answer(poll: 1, script: Self.script(#"parent.pRTLPCB7(1,[{"t":"c","d":{"t":"n","d":{}}}]);parent.pLPCommand7("close",1);"#)),
+            ])
+        #expect(early.phase == .upgraded(inputEnded: true))
         // A client whose `n` never comes over long-polling is taken to have sent all it will.
         var silent = Self.started()
         #expect((silent.webSocketOffered() as Bool))

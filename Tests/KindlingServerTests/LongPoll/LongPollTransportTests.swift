@@ -75,6 +75,13 @@ struct LongPollTransportTests {
             // The WebSocket names the session; the server answers `a`, then pongs its pings.
             let socket = try await TestClient.connect(port: server.port, transportSession: client.session)
             #expect(socket.handshake["d"]?["t"]?.stringValue == "a")
+            // A second WebSocket naming the same session is closed, and its going changes nothing.
+            let intruder = try await RawConnection.connect(port: server.port)
+            try await intruder.send(
+                "GET /.ws?v=5&ns=test&s=\(client.session) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                    + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+            #expect(await intruder.waitFor("cannot move to a WebSocket now"))
+            #expect(await intruder.waitForClose())
             try await socket.send(#"{"t":"c","d":{"t":"p","d":{}}}"#)
             #expect(try await socket.nextMessage()["d"]?["t"]?.stringValue == "o")
             // Until the switch, the server's messages still come over long-polling.
