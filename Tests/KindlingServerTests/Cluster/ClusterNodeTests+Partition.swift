@@ -106,13 +106,11 @@ extension ClusterNodeTests {
                         // Every node converges on the new leader's data.
                         let final = try json(#"{"a":1,"b":0,"c":1}"#)
                         var converged: Duration?
-                        while converged == nil, ContinuousClock.now - restored < .seconds(10) {
+                        try await eventually(within: .seconds(10), every: .milliseconds(50)) {
                             let read = try? await TestHTTPConnection.request(port: old.port, "GET", "/acct.json?ns=split")
-                            if read?.status == 200, try read?.json() == final {
-                                converged = ContinuousClock.now - restored
-                            } else {
-                                try await Task.sleep(for: .milliseconds(50))
-                            }
+                            guard read?.status == 200, try read?.json() == final else { return false }
+                            converged = ContinuousClock.now - restored
+                            return true
                         }
                         #expect(converged != nil)
                         for port in [old.port, new.port, third.port] {
