@@ -37,4 +37,16 @@ enum Caller: Sendable {
         case .rest, .forwarded, .onDisconnect: nil
         }
     }
+
+    /// How a write of this caller comes to the leader when this node forwards it; nil for the
+    /// callers whose writes are never forwarded (event streams write nothing; a forwarded write
+    /// is the leader's to decide).
+    var forwardedOrigin: ForwardedWrite.Origin? {
+        switch self {
+        case .realtime: .realtime
+        case .rest: .rest
+        case .onDisconnect: .onDisconnect
+        case .stream, .forwarded: nil
+        }
+    }
 }

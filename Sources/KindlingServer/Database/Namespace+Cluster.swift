@@ -46,9 +46,9 @@ extension Namespace {
     /// read per namespace a node follows, per lease time). Returns the members the sweep found
     /// missing.
     private func clusterTick(_ node: ClusterNode, suspects: Set<String>) async -> Set<String> {
-        let (leads, follows) = await onQueue { (self.replicated != nil, self.forwardingNode != nil) }
-        if leads { return await sweepRegistrations(node, suspects: suspects) }
-        guard follows else { return [] }
+        let standing = await onQueue { self.standing }
+        if standing == .leading { return await sweepRegistrations(node, suspects: suspects) }
+        guard standing == .following else { return [] }
         do {
             guard try await node.leases.get(name) == nil else { return [] }
         } catch {
@@ -275,13 +275,6 @@ extension Namespace {
         held.release(through: lastSequence)
     }
 
-    /// The cluster to forward writes through: set on a follower that can serve (not on the
-    /// leader, outside cluster mode, or on a node that failed or was deposed). Confined to `queue`.
-    var forwardingNode: ClusterNode? {
-        guard let cluster, replicated == nil, !storageUnavailable else { return nil }
-        return cluster
-    }
-
     /// Sends a write to the leader and hands `complete` the answer, on `queue`: a refusal at
     /// once, a committed write once this node has committed its record from the log. The node
     /// that decides a write counts it, so a refusal is counted here only when no leader decided
@@ -401,10 +394,11 @@ extension Namespace {
         await withCheckedContinuation { continuation in queue.async { continuation.resume(returning: body()) } }
     }
 
-    /// Decides a write of this node's client here, now that it leads (after a take-over);
-    /// `complete` gets the answer on `queue` once the write is in the log. Confined to `queue`.
+    /// Decides a write of this node's client here, now that it leads (after a take-over), as
+    /// the leader decides a forwarded one; `complete` gets the answer on `queue` once the write
+    /// is in the log. Confined to `queue`.
     private func applyLocally(_ write: ForwardedWrite, complete: @escaping @Sendable (Answer) -> Void) {
-        decide(write.operation, by: write.caller) { answer in self.queue.async { complete(answer) } }
+        serve(write.operation, by: write.caller) { answer in self.queue.async { complete(answer) } }
     }
 
     /// The answer to a forwarded write the leader committed, from this node's tree, which now
@@ -453,8 +447,10 @@ extension Namespace {
             } catch {
                 return respond(.refused(.invalid(error)))
             }
-            // Not leading: deposed, or failed (in cluster mode nothing else refuses all writes).
-            if self.writeRefusal != nil { return }
+            // Refused by the admission: this node does not lead (deposed, or failed; in cluster
+            // mode nothing else refuses all writes), so it stays silent, as above.
+            var gate = self.admissionGate()
+            guard case .decide = gate.admit(write.operation.admission, from: write.caller) else { return }
             var out: [Outgoing] = []
             let answer = self.state.apply(write.operation, by: write.caller, now: Namespace.now(), into: &out)
             self.logRefusals()

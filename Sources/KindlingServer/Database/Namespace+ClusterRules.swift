@@ -9,36 +9,47 @@ import Logging
 /// data. Runs on the namespace's queue like the rest of `Namespace`.
 extension Namespace {
 
-    /// `setOwnRules` in cluster mode, for rules already loaded and an admin already checked: a
-    /// follower sends them to the leader; the leader publishes them. `complete` gets `.ok` once
-    /// the rules are in the log and in force on this node, on `queue`. Confined to `queue`.
-    func setReplicatedRules(_ rules: RulesDocument, as auth: AuthState, complete: @escaping @Sendable (Answer) -> Void) {
-        guard let node = forwardingNode else {
-            return publishRules(rules) { reply in
+    /// `setOwnRules` in cluster mode, for rules already loaded and an admin already checked, as
+    /// the namespace's admission said: a follower sends them to the leader (which checks them
+    /// again), the leader publishes them. `complete` gets `.ok` once the rules are in the log
+    /// and in force on this node, on `queue`. Confined to `queue`.
+    func setReplicatedRules(
+        _ rules: RulesDocument, as auth: AuthState, admission: Admission, complete: @escaping @Sendable (Answer) -> Void
+    ) {
+        switch admission {
+        case .refuse(let refusal):
+            complete(.refused(refusal))
+        case .decide:
+            publishRules(rules) { reply in
                 switch reply {
                 case .committed: complete(.ok)
                 case .refused(let refusal): complete(.refused(refusal))
                 }
             }
-        }
-        let request = ForwardedRules(source: rules.source, auth: auth)
-        askLeader(
-            request.encoded(), node: node, whenLeading: { self.setReplicatedRules(rules, as: auth, complete: complete) },
-            undecided: { complete(.refused($0)) }
-        ) { reply in
-            switch reply {
-            case .refused(let refusal): complete(.refused(refusal))
-            case .committed(let sequence, _):
-                self.whenCommitted(sequence, then: { complete(.ok) }, refused: { complete(.refused(.unavailable(Namespace.notJoined))) })
+        case .forward:
+            guard let node = cluster else { return complete(.refused(.unavailable(Namespace.notJoined))) }
+            let request = ForwardedRules(source: rules.source, auth: auth)
+            askLeader(
+                request.encoded(), node: node,
+                whenLeading: {
+                    var gate = self.admissionGate()
+                    self.setReplicatedRules(rules, as: auth, admission: gate.admit(.write, from: .rest(auth)), complete: complete)
+                },
+                undecided: { complete(.refused($0)) }
+            ) { reply in
+                switch reply {
+                case .refused(let refusal): complete(.refused(refusal))
+                case .committed(let sequence, _):
+                    self.whenCommitted(sequence, then: { complete(.ok) }, refused: { complete(.refused(.unavailable(Namespace.notJoined))) })
+                }
             }
         }
     }
 
     /// On the leader: puts `rules` in force after the writes committed so far and publishes them
-    /// as the next record. `complete` gets the record's sequence once JetStream has it, on
-    /// `queue`. Confined to `queue`.
+    /// as the next record, once the namespace's admission let the change in. `complete` gets
+    /// the record's sequence once JetStream has it, on `queue`. Confined to `queue`.
     func publishRules(_ rules: RulesDocument, complete: @escaping @Sendable (ForwardedAnswer) -> Void) {
-        if let refusal = writeRefusal { return complete(.refused(refusal)) }
         guard let replicated else { return complete(.refused(.unavailable(Namespace.notLeading))) }
         lastSequence += 1
         let sequence = lastSequence
@@ -58,13 +69,14 @@ extension Namespace {
     /// record is in the log) stays silent, as for a forwarded write, leaving the answer to the
     /// leader. Confined to `queue`.
     func serveForwardedRules(_ request: JSONValue, respond: @escaping @Sendable (ForwardedAnswer) -> Void) {
-        if writeRefusal != nil { return }
         let change: ForwardedRules
         do throws(ValidationError) {
             change = try ForwardedRules.decode(request)
         } catch {
             return respond(.refused(.invalid(error)))
         }
+        var gate = admissionGate()
+        guard case .decide = gate.admit(.write, from: .forwarded(.rest, change.auth)) else { return }
         if let refusal = state.refusalOfRulesAccess(by: change.auth) { return respond(.refused(refusal)) }
         switch Namespace.loadRules(change.source) {
         case .success(let rules):

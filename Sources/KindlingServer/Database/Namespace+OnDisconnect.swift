@@ -200,7 +200,7 @@ extension Namespace {
                 if found { present.insert(owner) } else { missing.insert(owner) }
             }
             guard missing.contains(owner), suspects.contains(owner) else { continue }
-            guard !Task.isCancelled, await onQueue({ self.replicated != nil }) else { return missing }
+            guard !Task.isCancelled, await onQueue({ self.standing == .leading }) else { return missing }
             do {
                 try await node.registrations.delete(name + "." + key, revision: entry.revision)
             } catch {
@@ -218,9 +218,10 @@ extension Namespace {
     }
 
     /// Runs a dead node's registrations as writes of the identities that queued them, if this
-    /// node still leads (false when it does not). Confined to `queue`.
+    /// node still leads (false when it does not: they stay in NATS for the leader). Confined to
+    /// `queue`.
     func runRegistrations(_ writes: [ForwardedWrite], of owner: String) -> Bool {
-        guard replicated != nil else { return false }
+        guard standing == .leading else { return false }
         makeGoneConnectionsWrites(writes, run: .deadNode, metadata: ["node": "\(owner)"])
         logger.notice("ran the onDisconnect writes of a node that died", metadata: ["node": "\(owner)", "writes": "\(writes.count)"])
         return true
@@ -228,16 +229,15 @@ extension Namespace {
 
     /// Makes the onDisconnect writes of connections that are gone with their node or process
     /// (`run` says which), each as a write of the identity that queued it, through the
-    /// namespace's one decision, counted as onDisconnect writes, and each its own log batch (a
-    /// cluster batch is one NATS message); a refused one is logged. Confined to `queue`.
+    /// namespace's admission and checkpoint, counted as onDisconnect writes, and each its own
+    /// log batch (a cluster batch is one NATS message); a refused one is logged. Confined to
+    /// `queue`.
     func makeGoneConnectionsWrites(_ writes: [ForwardedWrite], run: Caller.OnDisconnectRun, metadata: Logger.Metadata) {
         for write in writes {
-            var out: [Outgoing] = []
-            if case .refused(let refusal) = state.apply(write.operation, by: .onDisconnect(run, write.auth), now: Namespace.now(), into: &out) {
+            serve(write.operation, by: .onDisconnect(run, write.auth)) { [logger] answer in
+                guard case .refused(let refusal) = answer else { return }
                 logger.warning("an onDisconnect write of a gone connection was not made: \(refusal.wire.message)", metadata: metadata)
             }
-            logRefusals()
-            finish(out)
         }
     }
 }

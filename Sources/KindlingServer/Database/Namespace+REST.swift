@@ -12,32 +12,48 @@ extension Namespace {
     func perform(_ operation: Operation, as auth: AuthState, connection: ConnectionID? = nil, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
-            if let unserved = self.unserved { return promise.succeed(.refused(unserved)) }
-            if operation.writesNow, let node = self.forwardingNode, let write = ForwardedWrite(operation, auth: auth, origin: .rest) {
-                self.forward(write, node: node) { answer in promise.succeed(answer) }
-                return
-            }
-            self.decide(operation, by: .rest(auth), connection: connection) { promise.succeed($0) }
+            self.serve(operation, by: .rest(auth), connection: connection) { promise.succeed($0) }
         }
     }
 
-    /// Decides a REST request (or a write a follower forwarded, once this node leads) here:
-    /// refused at once when writes cannot be taken, else through the checkpoint
-    /// (`NamespaceState.apply`); `complete` gets the answer once everything it depends on is
-    /// durable (from the log's thread, or at once). Confined to `queue`.
-    func decide(_ operation: Operation, by caller: Caller, connection: ConnectionID? = nil, complete: @escaping @Sendable (Answer) -> Void) {
-        if operation.writesNow, let refusal = writeRefusal {
-            state.count(operation, by: caller, refusal: refusal)
-            logRefusals(connection: connection)
-            report()
-            return complete(.refused(refusal))
+    /// Serves one request that is not part of a realtime block (a REST request, a follower's
+    /// client's write once this node leads): through the namespace's admission, then refused,
+    /// forwarded to the leader, or decided here. `complete` gets the answer once everything it
+    /// depends on is durable (from the log's thread, or at once). Confined to `queue`.
+    func serve(_ operation: Operation, by caller: Caller, connection: ConnectionID? = nil, complete: @escaping @Sendable (Answer) -> Void) {
+        var gate = admissionGate()
+        // After the write (which claims the namespace), or its refusal.
+        defer { if gate.askedWrites { settleReservation() } }
+        switch gate.admit(operation.admission, from: caller) {
+        case .refuse(let refusal):
+            refuse(operation, by: caller, refusal, connection: connection)
+            complete(.refused(refusal))
+        case .forward:
+            if let node = cluster, let origin = caller.forwardedOrigin, let write = ForwardedWrite(operation, auth: state.auth(of: caller), origin: origin) {
+                forward(write, node: node, complete: complete)
+            } else {
+                decide(operation, by: caller, connection: connection, complete: complete)
+            }
+        case .decide:
+            decide(operation, by: caller, connection: connection, complete: complete)
         }
+    }
+
+    /// Counts and logs a request the admission refused. Confined to `queue`.
+    func refuse(_ operation: Operation, by caller: Caller, _ refusal: Refusal, connection: ConnectionID? = nil) {
+        state.count(operation, by: caller, refusal: refusal)
+        logRefusals(connection: connection)
+        report()
+    }
+
+    /// Decides an admitted request here, through the checkpoint (`NamespaceState.apply`);
+    /// `complete` gets the answer once everything it depends on is durable. Confined to `queue`.
+    private func decide(_ operation: Operation, by caller: Caller, connection: ConnectionID?, complete: @escaping @Sendable (Answer) -> Void) {
         var out: [Outgoing] = []
         let answer = state.apply(operation, by: caller, now: Namespace.now(), into: &out)
         logRefusals(connection: connection)
         let lost = operation.writesNow ? Refusal.unconfirmed : .unavailable(Namespace.notLeading)
         finish(out, then: { complete(answer) }, refused: { complete(.refused(lost)) })
-        if operation.writesNow { settleReservation() }
     }
 
     /// Opens an event stream if `auth` may read there: its first event (the whole location)
@@ -47,14 +63,16 @@ extension Namespace {
         promise: EventLoopPromise<Answer>
     ) {
         queue.async {
-            if let unserved = self.unserved {
+            let operation = Operation.openStream(path: path, query: query, format: format)
+            var gate = self.admissionGate()
+            if case .refuse(let refusal) = gate.admit(operation.admission, from: .stream(stream, auth)) {
+                self.refuse(operation, by: .stream(stream, auth), refusal)
                 self.release()
-                return promise.succeed(.refused(unserved))
+                return promise.succeed(.refused(refusal))
             }
             self.outbounds[stream] = .eventStream(outbound)
             var out: [Outgoing] = []
-            var answer = self.state.apply(
-                .openStream(path: path, query: query, format: format), by: .stream(stream, auth), now: Namespace.now(), into: &out)
+            var answer = self.state.apply(operation, by: .stream(stream, auth), now: Namespace.now(), into: &out)
             // The first event (the whole location) is held like a realtime read's answer,
             // counted twice (its bytes, then its chunk), until the stream's socket has it.
             let hold = self.answerBudget?.hold(answer: 2 * out.reduce(0) { $0 + $1.message.count }) ?? .unheld

@@ -22,7 +22,8 @@ extension Namespace {
     func rulesSource(as auth: AuthState, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
-            if let unserved = self.unserved { return self.answerRules(promise, .refused(unserved)) }
+            var gate = self.admissionGate()
+            if case .refuse(let refusal) = gate.admit(.read, from: .rest(auth)) { return self.answerRules(promise, .refused(refusal)) }
             if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
             self.answerRules(promise, .encoded(Array(self.state.rules.source.utf8)))
         }
@@ -50,16 +51,19 @@ extension Namespace {
     func setOwnRules(_ text: String, as auth: AuthState, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
-            if let unserved = self.unserved { return self.answerRules(promise, .refused(unserved)) }
+            // A rules change is a write: rules are stored with the namespace's data (they make
+            // it exist), and in cluster mode the leader puts them in its log.
+            var gate = self.admissionGate()
+            defer { if gate.askedWrites { self.settleReservation() } }
+            let admission = gate.admit(.write, from: .rest(auth))
+            if case .refuse(let refusal) = admission { return self.answerRules(promise, .refused(refusal)) }
             if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
             let rules: RulesDocument
             switch Namespace.loadRules(text) {
             case .success(let loaded): rules = loaded
             case .failure(let refusal): return self.answerRules(promise, .refused(refusal))
             }
-            if self.cluster != nil { return self.setReplicatedRules(rules, as: auth) { self.answerRules(promise, $0) } }
-            // Rules are stored with the namespace's data: they make it exist.
-            if let refusal = self.writeRefusal { return self.answerRules(promise, .refused(refusal)) }
+            if self.cluster != nil { return self.setReplicatedRules(rules, as: auth, admission: admission) { self.answerRules(promise, $0) } }
             self.claim()
             if let rulesFile = self.rulesFile {
                 do {
@@ -81,7 +85,8 @@ extension Namespace {
     func simulateRules(_ simulation: RulesSimulation, as auth: AuthState, promise: EventLoopPromise<Answer>) {
         queue.async {
             defer { self.release() }
-            if let unserved = self.unserved { return self.answerRules(promise, .refused(unserved)) }
+            var gate = self.admissionGate()
+            if case .refuse(let refusal) = gate.admit(.read, from: .rest(auth)) { return self.answerRules(promise, .refused(refusal)) }
             if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
             var rules = self.state.rules
             if let text = simulation.rulesText {

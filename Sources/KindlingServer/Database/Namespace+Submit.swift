@@ -24,13 +24,13 @@ extension Namespace {
                 withExtendedLifetime(parse) {}
                 self.submitBlocks.subtract(1, ordering: .releasing)
             }
-            var block = SubmittedBlock(now: Namespace.now())
+            var block = SubmittedBlock(now: Namespace.now(), gate: self.admissionGate())
             for (connection, inputs) in batches { self.take(inputs, from: connection, into: &block) }
             self.dispatch(block.refusals)
             self.logRefusals()
             self.flushJournal()
             self.finish(block.out, holding: self.holdForAnswers(of: block))
-            if block.refusal != nil { self.settleReservation() }
+            if block.gate.askedWrites { self.settleReservation() }
             if let node = self.cluster {
                 for connection in block.registrationsChanged { self.persistRegistrations(connection, node: node) }
             }
@@ -49,12 +49,12 @@ extension Namespace {
     /// What one submitted block gathers while it takes its inputs; confined to `queue`.
     private struct SubmittedBlock {
         let now: Int64
+        /// The namespace's admission, asked about every operation of the block.
+        var gate: AdmissionGate
         var out: [Outgoing] = []
         /// A refusal for failing storage, or of a request that could not be read, changes
         /// nothing, so it need not wait behind writes held for the disk.
         var refusals: [Outgoing] = []
-        /// Asked at the first write only (a connection that only reads is never refused).
-        var refusal: Refusal??
         /// Connections whose onDisconnect registrations changed, each once, in order.
         var registrationsChanged: [ConnectionID] = []
         /// Bytes of the answers to reads in `out`, and what the block took of `answerBudget`
@@ -80,44 +80,31 @@ extension Namespace {
                 outbound.close(reason: reason)
                 return
             }
-            // A connection the namespace forgot is being closed (attached before a deposed
-            // leader dropped its tree, or replaced by its client's new session): nothing it
-            // sends is taken.
-            if unserved != nil || forgotten {
-                if case .operation(let number?, _) = input {
-                    let refusal = unserved ?? .unavailable(Namespace.notJoined)
-                    block.refusals.append(Outgoing(to: connection, message: Answer.refused(refusal).wireResponse(number)))
-                }
-                continue
-            }
             guard case .operation(let number, let operation) = input else {
-                state.handle(input, from: connection, now: block.now, into: &block.refusals)
-                continue
-            }
-            // The operation is bound once here: each binding of it copies a large value.
-            if operation.writesNow, let node = forwardingNode,
-                let write = ForwardedWrite(operation, auth: state.auth(of: .realtime(connection)), origin: .realtime)
-            {
-                // A follower's client: the leader decides, and the answer comes once this
-                // node has committed the write from the log.
-                forward(write, node: node) { answer in
-                    guard let number else { return }
-                    self.dispatch([Outgoing(to: connection, answer: answer, number: number)])
+                // A request that could not be read is answered with why, as a read would be.
+                if case .decide = block.gate.admit(.read, from: .realtime(connection), forgotten: forgotten) {
+                    state.handle(input, from: connection, now: block.now, into: &block.refusals)
                 }
                 continue
             }
-            if operation.writesNow || operation.writesAtDisconnect {
-                if block.refusal == nil { block.refusal = .some(writeRefusal) }
-                // onDisconnect registrations are refused by the namespace cap only: failing
-                // storage refuses their writes when they run, and a cluster follower hands
-                // them to the leader then.
-                if case let refused?? = block.refusal, operation.writesNow || refused.isNamespaceLimit {
-                    state.count(operation, by: .realtime(connection), refusal: refused)
-                    if let number {
-                        block.refusals.append(Outgoing(to: connection, message: Answer.refused(refused).wireResponse(number)))
+            switch block.gate.admit(operation.admission, from: .realtime(connection), forgotten: forgotten) {
+            case .refuse(let refusal):
+                state.count(operation, by: .realtime(connection), refusal: refusal)
+                if let number { block.refusals.append(Outgoing(to: connection, message: Answer.refused(refusal).wireResponse(number))) }
+                continue
+            case .forward:
+                // The leader decides, and the answer comes once this node has committed the
+                // write from the log. (The operation is bound once here: each binding of it
+                // copies a large value.)
+                if let node = cluster, let write = ForwardedWrite(operation, auth: state.auth(of: .realtime(connection)), origin: .realtime) {
+                    forward(write, node: node) { answer in
+                        guard let number else { return }
+                        self.dispatch([Outgoing(to: connection, answer: answer, number: number)])
                     }
                     continue
                 }
+            case .decide:
+                break
             }
             switch operation {
             case .get(let path, let query), .listen(let path, let query, _, _, _):
@@ -192,14 +179,6 @@ extension Namespace {
             logger.warning("closing a connection: \(reason) (budget \(budget.limit) bytes)", metadata: ["connection": "\(connection)"])
             outbound.close(reason: reason)
         }
-        return false
-    }
-}
-
-extension Refusal {
-    /// True for the namespace cap's refusal.
-    fileprivate var isNamespaceLimit: Bool {
-        if case .namespaceLimit = self { return true }
         return false
     }
 }

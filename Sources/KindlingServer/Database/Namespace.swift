@@ -252,7 +252,7 @@ final class Namespace: @unchecked Sendable {
     /// could arrive, so they could not be put first.
     func attach(_ connection: ConnectionID, session: SessionID, replacing last: SessionID?, outbound: ConnectionOutbound) {
         queue.async {
-            if let last, self.cluster == nil || self.replicated != nil, last.connection != connection,
+            if let last, [.standalone, .leading].contains(self.standing), last.connection != connection,
                 self.state.holds(last.connection, sessionToken: last.token),
                 case .webSocket(let old)? = self.outbounds[last.connection]
             {
@@ -381,28 +381,47 @@ final class Namespace: @unchecked Sendable {
         }
     }
 
-    /// Forgets a realtime connection and makes its onDisconnect writes (a follower hands them
-    /// to the leader); nothing for a connection already forgotten. Confined to `queue`.
+    /// Forgets a realtime connection and makes its onDisconnect writes, as the namespace's
+    /// admission says: here, through the checkpoint; by the leader, which a follower hands them
+    /// to in order; or not at all (failing storage, a node that does not lead now), each
+    /// counted and logged as refused. Nothing for a connection already forgotten. Confined to
+    /// `queue`.
     private func disconnect(_ connection: ConnectionID) {
         outbounds[connection] = nil
-        if let node = forwardingNode {
+        let (auth, queued) = state.onDisconnectWrites(of: connection)
+        let caller = Caller.onDisconnect(.close(connection), auth)
+        var gate = admissionGate()
+        defer { if gate.askedWrites { settleReservation() } }
+        switch queued.isEmpty ? .decide : gate.admit(.write, from: caller) {
+        case .forward:
             let (auth, writes) = state.disconnectForForwarding(connection)
             report()
-            closeRegistrations(writes.compactMap { ForwardedWrite($0, auth: auth, origin: .onDisconnect) }[...], node: node, connection: connection)
+            if let node = cluster {
+                closeRegistrations(writes.compactMap { ForwardedWrite($0, auth: auth, origin: .onDisconnect) }[...], node: node, connection: connection)
+            }
             return
-        }
-        var out: [Outgoing] = []
-        for problem in state.disconnect(connection, now: Namespace.now(), into: &out) {
-            logger.warning("\(problem)", metadata: ["connection": "\(connection)"])
-        }
-        logRefusals()
-        // Taken out before the writes are durable: a crash in between loses them rather than
-        // making them twice, as in cluster mode.
-        journalEnded(connection)
-        if storedRegistrations.contains(connection) {
-            finish(out, then: { self.queue.async { self.forgetRegistrations(connection) } })
-        } else {
-            finish(out)
+        case .refuse(let refusal):
+            let writes = state.disconnectForForwarding(connection).writes
+            for operation in writes { state.count(operation, by: caller, refusal: refusal) }
+            logger.warning(
+                "onDisconnect writes were not made: \(refusal.wire.message)", metadata: ["connection": "\(connection)", "writes": "\(writes.count)"])
+            logRefusals()
+            report()
+            journalEnded(connection)
+        case .decide:
+            var out: [Outgoing] = []
+            for problem in state.disconnect(connection, now: Namespace.now(), into: &out) {
+                logger.warning("\(problem)", metadata: ["connection": "\(connection)"])
+            }
+            logRefusals()
+            // Taken out before the writes are durable: a crash in between loses them rather than
+            // making them twice, as in cluster mode.
+            journalEnded(connection)
+            if storedRegistrations.contains(connection) {
+                finish(out, then: { self.queue.async { self.forgetRegistrations(connection) } })
+            } else {
+                finish(out)
+            }
         }
     }
 

@@ -1,0 +1,14 @@
+/// The namespace's side of its one admission (`AdmissionGate`): what the gate is told of it.
+extension Namespace {
+    /// The gate for one block of work. Confined to `queue`.
+    func admissionGate() -> AdmissionGate {
+        AdmissionGate(unserved: unserved, standing: standing, checkWrites: { self.writeRefusal })
+    }
+
+    /// Where the namespace's writes are decided now. Confined to `queue`.
+    var standing: AdmissionGate.Standing {
+        guard cluster != nil else { return .standalone }
+        if replicated != nil { return .leading }
+        return storageUnavailable ? .unsettled : .following
+    }
+}
