@@ -29,7 +29,9 @@ extension Namespace {
             refuse(operation, by: caller, refusal, connection: connection)
             complete(.refused(refusal))
         case .forward:
-            if let node = cluster, let origin = caller.forwardedOrigin, let write = ForwardedWrite(operation, auth: state.auth(of: caller), origin: origin) {
+            if let node = cluster, let origin = caller.forwardedOrigin,
+                let write = ForwardedWrite(operation, auth: state.auth(of: caller), origin: origin)
+            {
                 forward(write, node: node, complete: complete)
             } else {
                 decide(operation, by: caller, connection: connection, complete: complete)

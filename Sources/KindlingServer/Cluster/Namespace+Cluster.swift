@@ -26,9 +26,7 @@ extension Namespace {
         state = NamespaceState(
             name: name, root: state.database.tree.root, rules: state.rules, rulesAreOpen: state.rulesAreOpen, rulesDebug: state.rulesDebug,
             limits: limits)
-        queue.suspend()
-        let task = Task { await self.startClusterRole(node) }
-        follower = task
+        startJoining(node)
         let period = node.configuration.leaseTime
         clusterTicker = Task { [weak self] in
             var suspects: Set<String> = []
@@ -58,6 +56,49 @@ extension Namespace {
         return []
     }
 
+    /// Starts reading the log from the start, the queue held until it is read: the role is
+    /// `joining` with its reader before the reader runs. Called before the queue runs anything,
+    /// or on it.
+    private func startJoining(_ node: ClusterNode) {
+        queue.suspend()
+        let (go, start) = AsyncStream<Never>.makeStream()
+        let reader = Task {
+            for await _ in go {}
+            await self.startClusterRole(node)
+        }
+        perform(role.handle(.join(reader)), node: node)
+        start.finish()
+    }
+
+    /// Carries out what a change of role asks, in order. Confined to `queue` (or run while it is
+    /// held).
+    private func perform(_ actions: [Role.Action], node: ClusterNode) {
+        for action in actions {
+            switch action {
+            case .stopReading(let reader):
+                reader.cancel()
+            case .stopLeading(let leadership, let reason):
+                metrics?.leading(false)
+                leadership.forwardedWrites.cancel()
+                leadership.log.stop(reason)
+                leadership.lease.abandon()
+                logger.error("deposed as the namespace's leader: \(reason)")
+            case .abandonHeld:
+                let dropped = held.abandon()
+                if dropped > 0 {
+                    logger.warning("refused the answers held for records this node will not have", metadata: ["refused-held": "\(dropped)"])
+                }
+            case .rejoin:
+                rejoin(node)
+            case .serve:
+                makeOrphanedRegistrations(node)
+                queue.resume()
+            case .resume:
+                queue.resume()
+            }
+        }
+    }
+
     /// Takes the lease (or not), reads the namespace's log to its end, then either leads (writes
     /// go to a `ReplicatedLog` expecting the log's last sequence) or goes on following the log.
     /// Until the queue resumes, nothing else touches the state, so the records read up to then
@@ -77,17 +118,14 @@ extension Namespace {
                     continue
                 }
                 logger.error("cannot join the namespace in the cluster; its requests are refused until a later attempt succeeds: \(error)")
-                unserved = .unavailable(Namespace.notJoined)
-                storageUnavailable = true
                 // Answers waiting for records this node will not read now are refused.
-                _ = held.abandon()
-                queue.resume()
+                perform(role.handle(.joinFailed(.unavailable(Namespace.notJoined))), node: node)
                 guard !Task.isCancelled else { return }
                 // NATS out of reach for long: try again later, from the start (closing whoever
                 // connected meanwhile), rather than refuse the namespace until a restart.
                 try? await Task.sleep(for: Namespace.rejoinDelay)
                 guard !Task.isCancelled else { return }
-                queue.async { if self.unserved != nil { self.rejoin(node) } }
+                queue.async { if self.role.unserved != nil { self.rejoin(node) } }
                 return
             }
         }
@@ -122,10 +160,8 @@ extension Namespace {
             if let lease {
                 await reader?.stop()
                 let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
-                lead(node, lease: lease, lastSubjectSequence: applied, requests: requests)
-                unserved = nil
-                makeOrphanedRegistrations(node)
-                queue.resume()
+                let leadership = lead(node, lease: lease, lastSubjectSequence: applied, requests: requests)
+                perform(role.handle(.joined(leadership)), node: node)
                 return
             }
         } catch {
@@ -134,9 +170,7 @@ extension Namespace {
             throw error
         }
         logger.info("following the namespace's log", metadata: ["stream-sequence": "\(applied)"])
-        unserved = nil
-        makeOrphanedRegistrations(node)
-        queue.resume()
+        perform(role.handle(.joined(nil)), node: node)
         while let message = await messages?.next() {
             let read = await onQueue { () -> Bool in
                 do {
@@ -146,7 +180,7 @@ extension Namespace {
                     // A batch missing before this one (this node read behind the purge), or a
                     // damaged one: start over from the snapshot.
                     self.logger.error("cannot follow the namespace's log; reading it again from the snapshot: \(error)")
-                    self.rejoin(node)
+                    self.perform(self.role.handle(.readFailed), node: node)
                     return false
                 }
             }
@@ -165,9 +199,10 @@ extension Namespace {
         }
     }
 
-    /// Starts leading: writes from now on are published after `lastSubjectSequence`, and the
-    /// lease is renewed. Confined to `queue` (or run while it is suspended).
-    private func lead(_ node: ClusterNode, lease: NamespaceLease, lastSubjectSequence: UInt64, requests: NATSSubscription) {
+    /// Starts leading: writes from now on are published after `lastSubjectSequence`, the lease
+    /// is renewed and followers' writes are served. Returns the leadership for the role.
+    /// Confined to `queue` (or run while it is held).
+    private func lead(_ node: ClusterNode, lease: NamespaceLease, lastSubjectSequence: UInt64, requests: NATSSubscription) -> Leadership {
         let term = "\(node.configuration.nodeID).\(lease.currentRevision)"
         let log = ReplicatedLog(
             namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, term: term,
@@ -175,12 +210,9 @@ extension Namespace {
             onDurable: { [held] sequence in held.release(through: sequence) },
             onDeposed: { [weak self] reason in self?.depose(reason, term: term) }
         )
-        replicated = log
         metrics?.leading(true)
-        clusterSnapshotMark = 0
-        self.lease = lease
         lease.keepAlive { [weak self] reason in self?.depose(reason, term: term) }
-        forwardedWrites = Task { [weak self] in
+        let forwardedWrites = Task { [weak self] in
             for await request in requests {
                 guard let self else { break }
                 self.serveForwarded(request, node: node)
@@ -188,28 +220,18 @@ extension Namespace {
             await requests.unsubscribe()
         }
         logger.notice("leading the namespace", metadata: ["node": "\(node.configuration.nodeID)", "stream-sequence": "\(lastSubjectSequence)"])
+        return Leadership(log: log, lease: lease, forwardedWrites: forwardedWrites)
     }
 
     /// Stops leading at once (a lost lease, or another node wrote the log): writes are refused
-    /// from now on, and everything still held for the log is refused instead of sent.
-    /// Only the leadership `term` is deposed: a second report of the same loss (from the lease
-    /// and from the log) finds a later term, or none, and changes nothing.
+    /// from now on, everything still held for the log is refused instead of sent, and the
+    /// namespace reads its log again. Only the leadership `term` is deposed: a second report of
+    /// the same loss (from the lease and from the log) finds a later term, or none, and changes
+    /// nothing.
     private func depose(_ reason: String, term: String) {
         queue.async {
-            guard let log = self.replicated, log.term == term else { return }
-            self.replicated = nil
-            self.metrics?.leading(false)
-            // What this node committed but could not publish is in its tree: it serves no more
-            // writes (nor forwards them) until it is restarted and reads the log again.
-            self.storageUnavailable = true
-            self.forwardedWrites?.cancel()
-            self.forwardedWrites = nil
-            log.stop(reason)
-            self.lease?.abandon()
-            self.lease = nil
-            let dropped = self.held.abandon()
-            self.logger.error("deposed as the namespace's leader: \(reason)", metadata: ["refused-held": "\(dropped)"])
-            if let node = self.cluster { self.rejoin(node) }
+            guard let node = self.cluster else { return }
+            self.perform(self.role.handle(.deposed(term: term, reason: reason)), node: node)
         }
     }
 
@@ -242,9 +264,7 @@ extension Namespace {
         report()
         lastSequence = 0
         appliedStreamSequence = 0
-        storageUnavailable = false
-        queue.suspend()
-        follower = Task { await self.startClusterRole(node) }
+        startJoining(node)
     }
 
     /// Commits one message of the log that this node has not applied: a batch's records, so
@@ -353,8 +373,8 @@ extension Namespace {
     /// in meanwhile makes the first publish fail instead of being overwritten. Tells `then`, on
     /// `queue`, whether it leads now. Confined to `queue`.
     private func takeOver(_ node: ClusterNode, then: @escaping @Sendable (Bool) -> Void) {
-        guard !takingOver, replicated == nil, !storageUnavailable else { return then(replicated != nil) }
-        takingOver = true
+        guard case .following(_, takingOver: false) = role else { return then(role.standing == .leading) }
+        perform(role.handle(.takeOverStarted), node: node)
         let subject = ClusterNode.logSubject(name)
         Task {
             var led = false
@@ -367,10 +387,9 @@ extension Namespace {
                     }
                     let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
                     led = await self.onQueue {
-                        guard self.appliedStreamSequence == last, self.replicated == nil, !self.storageUnavailable else { return false }
-                        self.follower?.cancel()
-                        self.follower = nil
-                        self.lead(node, lease: lease, lastSubjectSequence: last, requests: requests)
+                        guard self.appliedStreamSequence == last, case .following(_, takingOver: true) = self.role else { return false }
+                        let leadership = self.lead(node, lease: lease, lastSubjectSequence: last, requests: requests)
+                        self.perform(self.role.handle(.tookOver(leadership)), node: node)
                         return true
                     }
                     if !led {
@@ -383,7 +402,7 @@ extension Namespace {
             }
             let outcome = led
             self.queue.async {
-                self.takingOver = false
+                if !outcome { self.perform(self.role.handle(.takeOverFailed), node: node) }
                 then(outcome)
             }
         }
@@ -473,13 +492,12 @@ extension Namespace {
     /// Leaves the cluster at shutdown: waits for the writes in flight, gives the lease back so
     /// another node can lead at once, and stops following.
     func leaveCluster() async {
-        let (log, lease, follower, forwarded, sweeper) = queue.sync {
-            (replicated, self.lease, self.follower, self.forwardedWrites, self.clusterTicker)
-        }
-        follower?.cancel()
-        forwarded?.cancel()
+        let (role, sweeper) = queue.sync { (self.role, self.clusterTicker) }
+        role.reader?.cancel()
         sweeper?.cancel()
-        await log?.drain()
-        await lease?.release()
+        guard let leadership = role.leadership else { return }
+        leadership.forwardedWrites.cancel()
+        await leadership.log.drain()
+        await leadership.lease.release()
     }
 }

@@ -65,7 +65,10 @@ struct AdmissionGateTests {
     @Test func failingStorageRefusesWritesButNotRegistrations() {
         let check = Check(.unavailable(Namespace.unwritable))
         var gate = check.gate(.standalone)
-        for caller in [Caller.realtime(Self.connection), .rest(Self.alice), .onDisconnect(.close(Self.connection), Self.alice), .onDisconnect(.crash, Self.alice)] {
+        for caller in [
+            Caller.realtime(Self.connection), .rest(Self.alice), .onDisconnect(.close(Self.connection), Self.alice),
+            .onDisconnect(.crash, Self.alice),
+        ] {
             #expect(Self.verdict(gate.admit(.write, from: caller)) == "refuse unavailable")
         }
         #expect(Self.verdict(gate.admit(.registration, from: .realtime(Self.connection))) == "decide")

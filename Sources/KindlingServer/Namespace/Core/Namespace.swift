@@ -64,18 +64,13 @@ final class Namespace: @unchecked Sendable {
     /// The cluster this node serves the namespace in; nil outside cluster mode. Set once, in
     /// `joinCluster`, before the queue runs anything.
     var cluster: ClusterNode?
-    /// Set while this node leads the namespace: the log its writes go to; confined to `queue`.
-    var replicated: ReplicatedLog?
-    /// The lease that lets this node lead; confined to `queue`.
-    var lease: NamespaceLease?
-    /// A follower's reader of the namespace's log.
-    var follower: Task<Void, Never>?
-    /// The leader's server of writes forwarded by followers; confined to `queue`.
-    var forwardedWrites: Task<Void, Never>?
+    /// What the namespace is to its cluster (`standalone` outside one), with what only that role
+    /// has; changed only through `NamespaceRole.handle`. Confined to `queue` (or set while it is
+    /// held, joining).
+    var role: Role = .standalone
+    typealias Role = NamespaceRole<Leadership, Task<Void, Never>>
     /// The stream sequence of the last batch committed from the log; confined to `queue`.
     var appliedStreamSequence: UInt64 = 0
-    /// True while this follower tries to take the lease; confined to `queue`.
-    var takingOver = false
     /// The puts and deletes of this node's registrations in `kindling_ondisconnect`, one after
     /// the other (each waits for the one before), so the bucket ends with the last. Confined
     /// to `queue`.
@@ -96,15 +91,6 @@ final class Namespace: @unchecked Sendable {
     /// The stream sequence the newest cluster snapshot covers (loaded or written here).
     /// Confined to `queue`.
     var clusterSnapshotCovered: UInt64 = 0
-    /// The leader's `ReplicatedLog.appendedBytes` when it last started a snapshot. Confined to
-    /// `queue`.
-    var clusterSnapshotMark = 0
-    /// True while the leader writes a snapshot. Confined to `queue`.
-    var clusterSnapshotting = false
-    /// Set when this node cannot serve the namespace: in cluster mode, its log could not be read
-    /// at start (the tree may lack writes), or the node already holds `--max-namespaces`. Every
-    /// request is refused with it. Confined to `queue`.
-    var unserved: Refusal?
 
     init(
         name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
@@ -127,7 +113,8 @@ final class Namespace: @unchecked Sendable {
         self.serverRules = (rules, rulesAreOpen)
     }
 
-    /// Set when storage could not be opened: the namespace then refuses every write.
+    /// Set when storage could not be opened (outside cluster mode): the namespace then refuses
+    /// every write.
     var storageUnavailable = false
     /// Blocks of `submit` queued or running.
     let submitBlocks = Atomic<Int>(0)
@@ -144,8 +131,11 @@ final class Namespace: @unchecked Sendable {
     /// Refuses every request from now on with `refusal` (a cluster node over its namespace cap);
     /// called before anyone uses the namespace.
     func refuseEverything(_ refusal: Refusal) {
-        queue.sync { self.unserved = refusal }
+        queue.sync { _ = self.role.handle(.refuse(refusal)) }
     }
+
+    /// The log a leader's writes go to; nil on any other role. Confined to `queue`.
+    var replicated: ReplicatedLog? { role.leadership?.log }
 
     /// Nil when writes may be taken now, else the refusal; confined to `queue`. A namespace not
     /// yet claimed reserves a place under the registry's cap for its first write (given back by
@@ -153,7 +143,7 @@ final class Namespace: @unchecked Sendable {
     var writeRefusal: Refusal? {
         if !claimed, let message = lifecycle?.reserve(self) { return .namespaceLimit(message) }
         if storageUnavailable || storage?.log.isHealthy == false { return .unavailable(Namespace.unwritable) }
-        if cluster != nil, replicated?.isHealthy != true { return .unavailable(Namespace.notLeading) }
+        if role.standing != .standalone, replicated?.isHealthy != true { return .unavailable(Namespace.notLeading) }
         return nil
     }
 
@@ -218,9 +208,9 @@ final class Namespace: @unchecked Sendable {
     /// write. Returns whether one was started.
     func snapshotNow() -> Bool {
         queue.sync {
-            if let replicated, let cluster {
-                guard !clusterSnapshotting, replicated.appendedBytes > clusterSnapshotMark else { return false }
-                startClusterSnapshot(replicated, node: cluster)
+            if let leadership = role.leadership, let cluster {
+                guard !leadership.snapshotting, leadership.log.appendedBytes > leadership.snapshotMark else { return false }
+                startClusterSnapshot(leadership.log, node: cluster)
                 return true
             }
             guard let storage, lastSequence > snapshotSequence else { return false }
@@ -397,7 +387,8 @@ final class Namespace: @unchecked Sendable {
             let (auth, writes) = state.disconnectForForwarding(connection)
             report()
             if let node = cluster {
-                closeRegistrations(writes.compactMap { ForwardedWrite($0, auth: auth, origin: .onDisconnect) }[...], node: node, connection: connection)
+                closeRegistrations(
+                    writes.compactMap { ForwardedWrite($0, auth: auth, origin: .onDisconnect) }[...], node: node, connection: connection)
             }
             return
         case .refuse(let refusal):

@@ -15,9 +15,9 @@ extension Namespace {
     /// On the leader, after an append: starts a snapshot when enough log was published since
     /// the last one and none is being written. Confined to `queue`.
     func snapshotIfDue(_ log: ReplicatedLog) {
-        guard let node = cluster, !clusterSnapshotting, log.appendedBytes - clusterSnapshotMark >= node.configuration.snapshotAfterBytes else {
-            return
-        }
+        guard let node = cluster, let leadership = role.leadership, !leadership.snapshotting,
+            log.appendedBytes - leadership.snapshotMark >= node.configuration.snapshotAfterBytes
+        else { return }
         startClusterSnapshot(log, node: node)
     }
 
@@ -26,15 +26,18 @@ extension Namespace {
     /// batch; batches still on their way come after it. The snapshot is uploaded only once its
     /// last record is in the log, so it never holds a write the log lacks. Confined to `queue`.
     func startClusterSnapshot(_ log: ReplicatedLog, node: ClusterNode) {
-        clusterSnapshotting = true
-        clusterSnapshotMark = log.appendedBytes
+        role.updateLeadership { leadership in
+            leadership.snapshotting = true
+            leadership.snapshotMark = log.appendedBytes
+        }
         let snapshot = ClusterSnapshot(
             recordSequence: lastSequence, streamSequence: log.lastSubjectSequence, rulesSource: ownRules?.source, root: state.database.tree.root)
         let previous = clusterSnapshotCovered
+        let term = log.term
         held.send(
             PreparedDispatch(), after: lastSequence,
-            then: { [term = log.term] in Task { await self.uploadSnapshot(snapshot, purgingThrough: previous, term: term, node: node) } },
-            refused: { self.queue.async { self.clusterSnapshotting = false } })
+            then: { [term] in Task { await self.uploadSnapshot(snapshot, purgingThrough: previous, term: term, node: node) } },
+            refused: { [term] in self.queue.async { self.snapshotEnded(term: term) } })
     }
 
     /// Writes `snapshot` to the object store if this node still leads in the same term (a
@@ -69,8 +72,16 @@ extension Namespace {
         }
         let written = covered
         queue.async {
-            self.clusterSnapshotting = false
+            self.snapshotEnded(term: term)
             if let written { self.clusterSnapshotCovered = max(self.clusterSnapshotCovered, written) }
+        }
+    }
+
+    /// A snapshot of term `term` was written or given up: the leader may start the next one
+    /// (a later term's leadership has its own marks). Confined to `queue`.
+    private func snapshotEnded(term: String) {
+        role.updateLeadership { leadership in
+            if leadership.term == term { leadership.snapshotting = false }
         }
     }
 

@@ -1,0 +1,14 @@
+/// What a namespace's leader has and no other role does: the replicated log its writes go to,
+/// the lease that lets it lead, the server of writes its followers forward, and where its
+/// snapshots stand.
+struct Leadership: LeadershipTerm {
+    let log: ReplicatedLog
+    let lease: NamespaceLease
+    let forwardedWrites: Task<Void, Never>
+    /// The log's `appendedBytes` when the leader last started a snapshot.
+    var snapshotMark = 0
+    /// True while the leader writes a snapshot.
+    var snapshotting = false
+
+    var term: String { log.term }
+}
