@@ -23,12 +23,14 @@ struct BackpressureTests {
                 sent += 1000
             }
             raw.resumeReading()
-            try await Task.sleep(for: .seconds(1))
+            // Everything the server sent for the flood has arrived once the pong to a later ping
+            // has (a stream keeps its order), or once it has closed the connection.
+            try? await raw.send(RawConnection.frame(opcode: 9, Array("last".utf8)))
+            try await eventually { raw.isClosed || raw.receivedText.contains("last") }
             // Either the server answered only the latest pings, or cut the reader off; it never
             // holds a pong for each ping.
             #expect(raw.receivedCount < sent * 122 / 10, "received \(raw.receivedCount) bytes for \(sent) pings")
             if !raw.isClosed {
-                try await raw.send(RawConnection.frame(opcode: 9, Array("last".utf8)))
                 #expect(await raw.waitFor("last"))
             }
         }
@@ -59,6 +61,7 @@ struct BackpressureTests {
         let observer = try await TestHTTPConnection.connect(port: port)
         defer { observer.close() }
         for _ in 0..<checks {
+            // Negative check: a window in which the marker must NOT be written.
             try await Task.sleep(for: .milliseconds(250))
             #expect(try await observer.request("GET", "/marker.json?ns=t").text == "null")
         }
@@ -89,7 +92,9 @@ struct BackpressureTests {
         try await HardeningServer.with { server, _ in
             let raw = try await Self.readerFallingBehind(port: server.port, valueBytes: 100 * 1024, gets: 300)
             defer { raw.close() }
-            // Sent once the reads are in: a server still reading would take it.
+            // Sent once the reads are in: a server still reading would take it. Left as a time
+            // window: the server shows no event for "stopped reading" (how many of the 300 it
+            // reads first is its own business).
             try await Task.sleep(for: .milliseconds(500))
             try await raw.send(RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":301,"a":"p","b":{"p":"/marker","d":1}}}"#.utf8)))
             try await Self.expectNoMarker(port: server.port, checks: 8)
@@ -167,9 +172,11 @@ struct BackpressureTests {
             // and at least 8 MiB of it waits in the server (the kernel takes at most 4 MiB of a
             // socket's), so three exceed the budget. Each reader's answers are all queued before
             // the next asks.
-            for _ in 0..<3 {
+            for index in 1...3 {
+                if index > 1 {
+                    #expect(try await eventually { try await PrometheusText.requests(port: server.port, "get") >= Double(12 * (index - 1)) })
+                }
                 readers.append(try await Self.readerFallingBehind(port: server.port, valueBytes: 1024 * 1024, gets: 12))
-                try await Task.sleep(for: .milliseconds(300))
             }
             #expect(await logs.waitFor("server-wide budget"))
             // Once they read again, a reader cut off finds its connection closed after what the
@@ -194,7 +201,7 @@ struct BackpressureTests {
             try await second.send(
                 "PUT /b.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500000\r\n\r\n\"" + String(repeating: "b", count: 450_000))
             // Time for the server to read both (the budget is not visible from here); a
-            // loaded machine is slow, hence a second.
+            // loaded machine is slow, hence a second. Left as a time window for that reason.
             try await Task.sleep(for: .seconds(1))
             let third = try await RawConnection.connect(port: server.port)
             defer { third.close() }
@@ -204,6 +211,9 @@ struct BackpressureTests {
             #expect(await third.waitForClose())
             #expect(logs.contains("refusing a request body"))
             second.close()
+            // Time for the server to see the close and give the second's share back. Left as a
+            // time window: neither the budget nor a connection whose body is unfinished shows
+            // in /.metrics or the log.
             try await Task.sleep(for: .seconds(1))
             // The first finishes and is served (its parse takes as much again as its text);
             // then the budget is free again: a string of half the budget needs all of it.
@@ -288,6 +298,8 @@ struct BackpressureTests {
             defer { first.close() }
             try await first.upgradeToWebSocket()
             try await first.send(RawConnection.frame(opcode: 1, Array("10".utf8)) + piece + piece + piece + piece)
+            // A time window both ways: the server shows no event for having read the first's
+            // bytes, and the first must NOT be closed for them.
             try await Task.sleep(for: .milliseconds(300))
             #expect(!first.isClosed)
             let second = try await RawConnection.connect(port: server.port)
@@ -309,6 +321,8 @@ struct BackpressureTests {
             defer { first.close() }
             try await first.upgradeToWebSocket()
             try await first.send(unfinished)
+            // A time window both ways: the server shows no event for having read the first's
+            // bytes, and the first must NOT be closed for them.
             try await Task.sleep(for: .milliseconds(300))
             #expect(!first.isClosed)
             let second = try await RawConnection.connect(port: server.port)

@@ -13,6 +13,7 @@ struct ConnectionLimitTests {
             var idle: [RawConnection] = []
             for _ in 0..<10 {
                 idle.append(try await RawConnection.connect(port: server.port))
+                // Deliberate spacing: each connection becomes idle at a distinct moment.
                 try await Task.sleep(for: .milliseconds(5))
             }
             defer { idle.forEach { $0.close() } }
@@ -36,15 +37,14 @@ struct ConnectionLimitTests {
             // One connection at a time is answered so at this limit: a request that comes while
             // the last one is still being let go finds its connection closed, and is tried again.
             func overLimit(_ method: String, _ uri: String, headers: [(String, String)] = [], body: String? = nil) async throws -> TestHTTPResponse {
-                for _ in 0..<50 {
-                    if let response = try? await TestHTTPConnection.request(
+                var response: TestHTTPResponse?
+                try await eventually(within: .seconds(5), every: .milliseconds(100)) {
+                    response = try? await TestHTTPConnection.request(
                         port: server.port, method, uri, headers: headers, body: body, timeout: .seconds(5))
-                    {
-                        return response
-                    }
-                    try await Task.sleep(for: .milliseconds(100))
+                    return response != nil
                 }
-                throw TestClientError.timedOut
+                guard let response else { throw TestClientError.timedOut }
+                return response
             }
             let refused = try await overLimit("GET", "/a.json?ns=t")
             #expect(refused.status == 503)
@@ -63,17 +63,21 @@ struct ConnectionLimitTests {
             #expect(write.status == 503)
             let health = try await overLimit("GET", "/.health")
             #expect(health.status == 200)
+            // Left as a time window: the probe's connection is let go only once the server sees
+            // it closed, and nothing the client can observe tells when that was.
             try await Task.sleep(for: .milliseconds(200))
             let silent = try await RawConnection.connect(port: server.port)
             defer { silent.close() }
-            try await Task.sleep(for: .milliseconds(100))
+            // No wait: the server takes connections in the order they were made, so `silent` is
+            // held before `extra` is even accepted.
             let extra = try await RawConnection.connect(port: server.port)
             defer { extra.close() }
             #expect(await extra.waitForClose(timeout: .seconds(2)), "past the connections being answered 503, closed at once")
             #expect(await silent.waitForClose(timeout: .seconds(10)), "a connection over the limit that sends nothing is closed")
             #expect(logs.contains("refusing connections"))
             await clients[0].close()
-            try await Task.sleep(for: .milliseconds(200))
+            // Room again once the server has let the closed connection go (it logs that).
+            #expect(await logs.waitFor("debug disconnected", timeout: .seconds(5)))
             let again = try await TestClient.connect(port: server.port)
             await again.close()
             for client in clients.dropFirst() { await client.close() }
@@ -133,13 +137,15 @@ struct ConnectionLimitTests {
         #expect(idle.count == 100)
         #expect(try await server.waitForLog(containing: "cannot accept connections"))
         let before = try #require(server.cpuSeconds())
+        // Deliberate measuring window: the CPU used over 2 s, not a wait for an event.
         try await Task.sleep(for: .seconds(2))
         let used = try #require(server.cpuSeconds()) - before
         #expect(used < 1.0, "the server used \(used) s of CPU in 2 s while out of descriptors")
         // Once descriptors free up, new clients are served again.
         idle.forEach { $0.close() }
         idle = []
-        try await Task.sleep(for: .milliseconds(500))
+        // No wait: the connection waits in the listen backlog until the server accepts again,
+        // and the request's own timeout bounds that.
         let response = try await TestHTTPConnection.request(port: server.port, "GET", "/n.json?ns=t")
         #expect(response.status == 200)
     }

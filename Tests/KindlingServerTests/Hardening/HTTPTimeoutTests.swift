@@ -29,6 +29,7 @@ struct HTTPTimeoutTests {
             // Keeps sending, slower than a request could complete in time.
             for _ in 0..<100 where !raw.isClosed {
                 try? await raw.send("X")
+                // Deliberate pacing: a byte every 50 ms, too slow to finish the headers in time.
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(raw.isClosed)
@@ -75,6 +76,7 @@ struct HTTPTimeoutTests {
             try await stream.send("GET", "/s.json?ns=test", headers: [("Accept", "text/event-stream")])
             #expect(try await stream.responseHead().status == 200)
             let realtime = try await TestClient.connect(port: server.port)
+            // Deliberate idle window past every timeout (1 s): both must NOT be closed for it.
             try await Task.sleep(for: .milliseconds(2500))
             let ok = try await realtime.request("p", .object([.init("p", .string("/s")), .init("d", .number(1))]))
             #expect(ok.last?["d"]?["b"]?["s"]?.stringValue == "ok")

@@ -21,12 +21,14 @@ struct OffLoopTests {
                 bigReader.close()
                 smallReader.close()
             }
+            let readsBefore = try await PrometheusText.requests(port: server.port, "rest_read")
             try await bigReader.send("GET", "/big.json?ns=t")
             async let bigDone: Void = {
                 let head = try await bigReader.responseHead(timeout: .seconds(60))
                 order.withLock { $0.append("big \(head.status)") }
             }()
-            try await Task.sleep(for: .milliseconds(100))
+            // The small request goes once the big read has been decided (counted), so it renders now.
+            #expect(try await eventually { try await PrometheusText.requests(port: server.port, "rest_read") > readsBefore })
             let small = try await smallReader.request("GET", "/other.json?ns=u", timeout: .seconds(60))
             order.withLock { $0.append("small \(small.status)") }
             try await bigDone

@@ -135,14 +135,22 @@ struct WebSocketHandshakeAndCloseTests {
         // reading, and the server, its socket full, stops reading too.
         #expect(await raw.waitFor("xxxxxxxx"))
         raw.pauseReading()
+        // Left as a time window: nothing the client sees tells that the server stopped reading.
         try await Task.sleep(for: .milliseconds(300))
         // Requests the paused server has not read: closing over them must not reset the
         // connection, which would throw away the rest of the answer.
         for request in 2...50 {
             try await raw.send(RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":\#(request),"a":"g","b":{"p":"/small","q":{}}}}"#.utf8)))
         }
+        let port = server.port
         let stopped = Task { try await server.shutdown(within: .seconds(10)) }
-        try await Task.sleep(for: .milliseconds(300))
+        // Read again once the shutdown is under way: it closes the listener, then the connections.
+        let listening = {
+            guard let probe = try? await RawConnection.connect(port: port) else { return false }
+            probe.close()
+            return true
+        }
+        #expect(try await eventually(within: .seconds(5), every: .milliseconds(10)) { await !listening() })
         raw.resumeReading()
         #expect(await raw.waitForClose(timeout: .seconds(8)))
         #expect(raw.receivedCount > 8 << 20)

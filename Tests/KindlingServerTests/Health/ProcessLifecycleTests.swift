@@ -35,11 +35,9 @@ struct ProcessLifecycleTests {
         try await server.limitFileSize(to: nil)
         #expect(try await waiting.value == "ok")
         var status = 0
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+        try await eventually(within: .seconds(10), every: .milliseconds(100)) {
             status = try await Self.readiness(server.port).status
-            if status == 200 { break }
-            try await Task.sleep(for: .milliseconds(100))
+            return status == 200
         }
         #expect(status == 200)
         await writer.abort()
@@ -59,9 +57,7 @@ struct ProcessLifecycleTests {
 
         let signalled = ContinuousClock.now
         server.process.terminate()  // SIGTERM
-        while server.process.isRunning, ContinuousClock.now - signalled < .seconds(7) {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await eventually(within: .seconds(7) - (ContinuousClock.now - signalled)) { !server.process.isRunning }
         #expect(!server.process.isRunning, "still running after the drain time")
         #expect(server.process.terminationReason == .exit)
         #expect(server.process.terminationStatus == 0)
@@ -89,9 +85,7 @@ struct ProcessLifecycleTests {
 
         let signalled = ContinuousClock.now
         server.process.terminate()
-        while server.process.isRunning, ContinuousClock.now - signalled < .seconds(4) {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await eventually(within: .seconds(4) - (ContinuousClock.now - signalled)) { !server.process.isRunning }
         #expect(!server.process.isRunning, "still running past the drain time")
         #expect(server.process.terminationReason == .exit)
         #expect(server.process.terminationStatus == 0)

@@ -1,3 +1,5 @@
+import KindlingTesting
+
 /// A strict reader of the Prometheus text exposition format (version 0.0.4), for the tests:
 /// every line must be a `# HELP`, a `# TYPE` or a sample of a family whose `# TYPE` came
 /// before it; names, label syntax, escapes and values are checked. Anything else is an error
@@ -134,5 +136,19 @@ struct PrometheusText {
         }
         if fields.count == 2, Int64(fields[1]) == nil { throw ParseError(line: number, reason: "bad timestamp in \(line)") }
         return Sample(name: name, labels: labels, value: value)
+    }
+}
+
+extension PrometheusText {
+    /// `GET /.metrics` of the server on `port`, parsed.
+    static func scrape(port: Int) async throws -> PrometheusText {
+        try PrometheusText(try await TestHTTPConnection.request(port: port, "GET", "/.metrics").text)
+    }
+
+    /// How many requests of `action` the server on `port` has decided with `outcome` so far
+    /// (`kindling_requests_total`; 0 before the first): the tests wait for it to know a
+    /// request reached its namespace.
+    static func requests(port: Int, _ action: String, outcome: String = "ok") async throws -> Double {
+        try await scrape(port: port).value("kindling_requests_total", ["action": action, "outcome": outcome]) ?? 0
     }
 }

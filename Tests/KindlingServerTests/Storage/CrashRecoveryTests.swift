@@ -54,6 +54,7 @@ struct CrashRecoveryTests {
                 }
                 group.addTask { try await Self.increment(port: port, until: deadline, history: history) }
                 group.addTask { try await Self.transactions(port: port, until: deadline, history: history) }
+                // Deliberate: the kill lands at a random moment of the writes (the deadline), not after an event.
                 try await Task.sleep(until: deadline)
                 server.kill()
                 try await group.waitForAll()

@@ -37,6 +37,7 @@ struct DiskFullTests {
         let refusal = try await other.request("p", Self.put("/refused", 3))
         #expect(Self.status(refusal) == "unavailable")
         #expect(refusal.last?["d"]?["b"]?["d"]?.stringValue?.contains("disk") == true)
+        // Negative check: a window in which the held write must NOT be acknowledged.
         try await Task.sleep(for: .milliseconds(1500))
         let acknowledgedEarly = acknowledged.load(ordering: .sequentiallyConsistent)
         #expect(!acknowledgedEarly, "a write was acknowledged before it was durable")
@@ -81,6 +82,7 @@ struct DiskFullTests {
             answered.store(true, ordering: .sequentiallyConsistent)
             return response
         }
+        // Negative check: a window in which the read must NOT be answered.
         try await Task.sleep(for: .milliseconds(1500))
         let answeredEarly = answered.load(ordering: .sequentiallyConsistent)
         #expect(!answeredEarly, "a read answered with a write that was not durable")

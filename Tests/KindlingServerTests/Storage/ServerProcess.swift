@@ -59,17 +59,12 @@ final class ServerProcess: @unchecked Sendable {
         self.port = port
     }
 
-    /// Waits until the server's log (standard error) says `text`; false after `timeout`.
     /// What the server has written to standard error so far.
     var errorOutput: String { errors.text.withLock { $0 } }
 
+    /// Waits until the server's log (standard error) says `text`; false after `timeout`.
     func waitForLog(containing text: String, timeout: Duration = .seconds(10)) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if errors.text.withLock({ $0.contains(text) }) { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return false
+        try await eventually(within: timeout) { errors.text.withLock { $0.contains(text) } }
     }
 
     /// Starts the server off the concurrency pool (see `offPool`): the banner may take a while.
