@@ -199,7 +199,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NATSClientTests",
-            dependencies: ["NATSClient", "NATSTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: ["NATSClient", "NATSTesting", "KindlingTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: strictness
         ),
         .testTarget(

@@ -263,6 +263,7 @@ struct DatabaseTests {
             ref.removeObserver(withHandle: handle)
             try await writer.reference("feed/c").setValue(.number(3))
             #expect(await iterator.next()?.snapshot.key == "c")
+            // Negative check: a window in which the removed observer must NOT be called.
             try await Task.sleep(for: .milliseconds(100))
             #expect(removed.all.count == 2)
             #expect(once.all.count == 1)

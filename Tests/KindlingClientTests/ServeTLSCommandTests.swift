@@ -28,12 +28,7 @@ struct ServeTLSCommandTests {
         var value: String { text.withLock { $0 } }
 
         func wait(for needle: String, seconds: Double = 20) async -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if value.contains(needle) { return true }
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            return false
+            (try? await eventually(within: .seconds(seconds)) { value.contains(needle) }) ?? false
         }
     }
 
@@ -53,8 +48,7 @@ struct ServeTLSCommandTests {
         let log = Collected(errors)
         try process.run()
         // Waited for without blocking a thread of the test pool, which other tests share.
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try await eventually(within: .seconds(30)) { !process.isRunning }
         guard !process.isRunning else {
             process.terminate()
             Issue.record("kindling serve kept running with a key that does not match")

@@ -121,6 +121,7 @@ import Testing
             let publishing = Task {
                 while !Task.isCancelled {
                     try? await publisher.publish("failover", payload: [7])
+                    // Deliberate pacing of the publisher; the wait is for the message itself, below.
                     try? await Task.sleep(for: .milliseconds(50))
                 }
             }

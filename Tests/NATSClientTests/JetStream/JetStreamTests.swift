@@ -1,4 +1,5 @@
 import Foundation
+import KindlingTesting
 import NATSClient
 import NATSTesting
 import Testing
@@ -10,20 +11,21 @@ import Testing
         var config = StreamConfig(name: name, subjects: subjects)
         config.replicas = 3
         config.storage = .file
-        let deadline = ContinuousClock.now + .seconds(20)
         var lastError: JetStreamError?
-        while ContinuousClock.now < deadline {
+        var healthy: StreamInfo?
+        try await eventually(within: .seconds(20), every: .milliseconds(200)) {
             do throws(JetStreamError) {
                 let info = try await js.createStream(config)
                 let replicas = info.cluster?.replicas ?? []
-                if info.cluster?.leader != nil, replicas.count == 2, replicas.allSatisfy(\.current) { return info }
+                if info.cluster?.leader != nil, replicas.count == 2, replicas.allSatisfy(\.current) { healthy = info }
             } catch {
                 // Refusals other than "temporarily unavailable" are real failures.
                 if let api = error.apiError, api.code != 503 { throw error }
                 lastError = error
             }
-            try await Task.sleep(for: .milliseconds(200))
+            return healthy != nil
         }
+        if let healthy { return healthy }
         throw lastError ?? .malformedResponse("stream \(name) never got a leader and current replicas")
     }
 
@@ -127,6 +129,7 @@ import Testing
                         break
                     } catch let error as JetStreamError {
                         #expect(!error.isWrongLastSequence)
+                        // Deliberate pacing: the publisher's pause before it retries the publish.
                         try await Task.sleep(for: .milliseconds(100))
                     }
                 }

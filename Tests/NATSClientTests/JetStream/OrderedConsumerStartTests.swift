@@ -1,4 +1,5 @@
 import Foundation
+import KindlingTesting
 import NATSClient
 import NATSTesting
 import Synchronization
@@ -31,8 +32,7 @@ import Testing
 
         /// Waits until at least `count` creates have arrived, or ten seconds have passed.
         func await(atLeast count: Int) async throws -> [String] {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while all.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            try await eventually(within: .seconds(10)) { all.count >= count }
             return all
         }
     }
@@ -105,6 +105,7 @@ import Testing
             #expect(failed?.natsError == .timeout())
             // The last request may reach the stand-in after its own timeout; then no more come.
             #expect(try await creates.await(atLeast: 3).count == 3)
+            // Negative check: a window in which no further create may arrive.
             try await Task.sleep(for: .milliseconds(500))
             #expect(creates.all.count == 3)
             responder.cancel()

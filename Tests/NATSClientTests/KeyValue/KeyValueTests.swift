@@ -1,3 +1,4 @@
+import KindlingTesting
 import NATSClient
 import NATSTesting
 import Testing
@@ -83,8 +84,8 @@ import Testing
             if ContinuousClock.now - started < .seconds(2) {
                 #expect(!contenderWon)
             }
-            while try await bucket.get("lease") != nil {
-                try await Task.sleep(for: .milliseconds(100))
+            try await eventually(within: .seconds(30) - (ContinuousClock.now - started), every: .milliseconds(100)) {
+                try await bucket.get("lease") == nil
             }
             let expiredAfter = ContinuousClock.now - started
             #expect(expiredAfter >= .milliseconds(1900) && expiredAfter < .seconds(30))
