@@ -16,7 +16,12 @@ extension Namespace {
     /// uses the namespace. The queue holds every block until the namespace has read its log
     /// from the stream, so no request sees it half loaded. The first node that opens the
     /// namespace takes its lease and leads; the others follow its log.
-    func joinCluster(_ node: ClusterNode) {
+    nonisolated func joinCluster(_ node: ClusterNode) {
+        runNow { namespace in namespace.startCluster(node) }
+    }
+
+    /// `joinCluster` on the namespace.
+    private func startCluster(_ node: ClusterNode) {
         cluster = node
         claimed = true
         // A write is one message of the log, and a connection's registrations one key's value.
@@ -44,7 +49,7 @@ extension Namespace {
     /// read per namespace a node follows, per lease time). Returns the members the sweep found
     /// missing.
     private func clusterTick(_ node: ClusterNode, suspects: Set<String>) async -> Set<String> {
-        let standing = await onQueue { self.standing }
+        let standing = await onQueue { $0.standing }
         if standing == .leading { return await sweepRegistrations(node, suspects: suspects) }
         guard standing == .following else { return [] }
         do {
@@ -52,7 +57,7 @@ extension Namespace {
         } catch {
             return []
         }
-        queue.async { self.takeOver(node) { _ in } }
+        run { namespace in namespace.takeOver(node) { _, _ in } }
         return []
     }
 
@@ -70,8 +75,7 @@ extension Namespace {
         start.finish()
     }
 
-    /// Carries out what a change of role asks, in order. Confined to `queue` (or run while it is
-    /// held).
+    /// Carries out what a change of role asks, in order.
     private func perform(_ actions: [Role.Action], node: ClusterNode) {
         for action in actions {
             switch action {
@@ -125,7 +129,7 @@ extension Namespace {
                 // connected meanwhile), rather than refuse the namespace until a restart.
                 try? await Task.sleep(for: Namespace.rejoinDelay)
                 guard !Task.isCancelled else { return }
-                queue.async { if self.role.unserved != nil { self.rejoin(node) } }
+                run { namespace in if namespace.role.unserved != nil { namespace.rejoin(node) } }
                 return
             }
         }
@@ -172,15 +176,15 @@ extension Namespace {
         logger.info("following the namespace's log", metadata: ["stream-sequence": "\(applied)"])
         perform(role.handle(.joined(nil)), node: node)
         while let message = await messages?.next() {
-            let read = await onQueue { () -> Bool in
+            let read = await onQueue { namespace -> Bool in
                 do {
-                    try self.commitLogged(message)
+                    try namespace.commitLogged(message)
                     return true
                 } catch {
                     // A batch missing before this one (this node read behind the purge), or a
                     // damaged one: start over from the snapshot.
-                    self.logger.error("cannot follow the namespace's log; reading it again from the snapshot: \(error)")
-                    self.perform(self.role.handle(.readFailed), node: node)
+                    namespace.logger.error("cannot follow the namespace's log; reading it again from the snapshot: \(error)")
+                    namespace.perform(namespace.role.handle(.readFailed), node: node)
                     return false
                 }
             }
@@ -201,7 +205,6 @@ extension Namespace {
 
     /// Starts leading: writes from now on are published after `lastSubjectSequence`, the lease
     /// is renewed and followers' writes are served. Returns the leadership for the role.
-    /// Confined to `queue` (or run while it is held).
     private func lead(_ node: ClusterNode, lease: NamespaceLease, lastSubjectSequence: UInt64, requests: NATSSubscription) -> Leadership {
         let term = "\(node.configuration.nodeID).\(lease.currentRevision)"
         let log = ReplicatedLog(
@@ -228,10 +231,10 @@ extension Namespace {
     /// namespace reads its log again. Only the leadership `term` is deposed: a second report of
     /// the same loss (from the lease and from the log) finds a later term, or none, and changes
     /// nothing.
-    private func depose(_ reason: String, term: String) {
-        queue.async {
-            guard let node = self.cluster else { return }
-            self.perform(self.role.handle(.deposed(term: term, reason: reason)), node: node)
+    private nonisolated func depose(_ reason: String, term: String) {
+        run { namespace in
+            guard let node = namespace.cluster else { return }
+            namespace.perform(namespace.role.handle(.deposed(term: term, reason: reason)), node: node)
         }
     }
 
@@ -239,7 +242,7 @@ extension Namespace {
     /// dropped with everyone who saw it. Realtime connections are closed (the SDKs reconnect,
     /// resend what was not acknowledged and listen again), event streams are cancelled, and the
     /// namespace reads its log again from the start, as a follower (or as the leader, should the
-    /// lease be free). Confined to `queue`.
+    /// lease be free).
     private func rejoin(_ node: ClusterNode) {
         for (connection, outbound) in outbounds {
             switch outbound {
@@ -269,7 +272,7 @@ extension Namespace {
 
     /// Commits one message of the log that this node has not applied: a batch's records, so
     /// local listeners get their events (no rules are checked: the leader decided), or a rules
-    /// change. Confined to `queue` (or run while it is suspended).
+    /// change.
     private func commitLogged(_ message: JetStreamMessage) throws {
         if let sequence = message.headers?[ReplicatedLog.rulesHeader] {
             return try commitRules(message.payload, sequence: sequence, streamSequence: message.streamSequence)
@@ -300,21 +303,23 @@ extension Namespace {
     /// that decides a write counts it, so a refusal is counted here only when no leader decided
     /// the write (it could not be reached, or did not answer).
     func forward(_ write: ForwardedWrite, node: ClusterNode, complete: @escaping @Sendable (Answer) -> Void) {
-        let undecided: @Sendable (Refusal) -> Void = { refusal in
-            self.state.count(write.operation, by: write.caller, refusal: refusal)
-            self.logRefusals()
-            self.report()
+        let undecided: @Sendable (isolated Namespace, Refusal) -> Void = { namespace, refusal in
+            namespace.state.count(write.operation, by: write.caller, refusal: refusal)
+            namespace.logRefusals()
+            namespace.report()
             complete(.refused(refusal))
         }
-        askLeader(write.encoded(), node: node, whenLeading: { self.applyLocally(write, complete: complete) }, undecided: undecided) { reply in
+        askLeader(
+            write.encoded(), node: node, whenLeading: { namespace in namespace.applyLocally(write, complete: complete) }, undecided: undecided
+        ) { namespace, reply in
             switch reply {
             case .refused(let refusal):
                 complete(.refused(refusal))
             case .committed(let sequence, let pushed):
                 // The leader committed it: stored, so never a 503 (firebase-admin resends those,
                 // and a POST would be pushed twice), even when this node stops reading the log.
-                self.whenCommitted(
-                    sequence, then: { complete(self.forwardedAnswer(write.operation, pushed: pushed)) },
+                namespace.whenCommitted(
+                    sequence, then: { namespace in complete(namespace.forwardedAnswer(write.operation, pushed: pushed)) },
                     refused: { complete(.refused(.unconfirmed)) })
             }
         }
@@ -327,53 +332,54 @@ extension Namespace {
     /// then leads: a leader that hung or was deposed after it put the request in the log stays
     /// silent, so the request may be stored, and made again here it would be pushed twice or
     /// undo a write committed after it. `undecided` gets the refusals made here, of requests no
-    /// leader decided (so not counted by one). Confined to `queue`.
+    /// leader decided (so not counted by one).
     func askLeader(
-        _ payload: [UInt8], node: ClusterNode, whenLeading: @escaping @Sendable () -> Void, undecided: @escaping @Sendable (Refusal) -> Void,
-        reply: @escaping @Sendable (ForwardedAnswer) -> Void
+        _ payload: [UInt8], node: ClusterNode, whenLeading: @escaping @Sendable (isolated Namespace) -> Void,
+        undecided: @escaping @Sendable (isolated Namespace, Refusal) -> Void,
+        reply: @escaping @Sendable (isolated Namespace, ForwardedAnswer) -> Void
     ) {
         let subject = ClusterNode.rpcSubject(name)
         guard payload.count <= node.maxBatchBytes else {
-            return undecided(.limitExceeded("A write may be at most \(node.maxWriteBytes) bytes in cluster mode (one NATS message)"))
+            return undecided(self, .limitExceeded("A write may be at most \(node.maxWriteBytes) bytes in cluster mode (one NATS message)"))
         }
-        Task {
+        Task.detached {
             let answer: ForwardedAnswer
             do {
                 let message = try await node.client.request(subject, payload: payload, timeout: .seconds(5))
                 answer = try ForwardedAnswer.decode(message.payload)
             } catch {
-                self.queue.async {
+                self.run { namespace in
                     // Not a 503 either, which firebase-admin resends (a POST twice).
                     let unconfirmed = (error as? NATSError) == .timeout()
-                    self.takeOver(node) { led in
-                        if unconfirmed { return undecided(.unconfirmed) }
+                    namespace.takeOver(node) { namespace, led in
+                        if unconfirmed { return undecided(namespace, .unconfirmed) }
                         guard led else {
-                            return undecided(.unavailable("The namespace's leader could not be reached (\(error)); retry."))
+                            return undecided(namespace, .unavailable("The namespace's leader could not be reached (\(error)); retry."))
                         }
-                        whenLeading()
+                        whenLeading(namespace)
                     }
                 }
                 return
             }
-            self.queue.async { reply(answer) }
+            self.run { namespace in reply(namespace, answer) }
         }
     }
 
     /// Runs `then` on `queue` once this node has committed record `sequence` from the log, or
-    /// `refused` if it stops reading the log first. Confined to `queue`.
-    func whenCommitted(_ sequence: UInt64, then: @escaping @Sendable () -> Void, refused: @escaping @Sendable () -> Void) {
-        guard sequence > lastSequence else { return then() }
+    /// `refused` if it stops reading the log first.
+    func whenCommitted(_ sequence: UInt64, then: @escaping @Sendable (isolated Namespace) -> Void, refused: @escaping @Sendable () -> Void) {
+        guard sequence > lastSequence else { return then(self) }
         // Released by `commitLogged`, on this queue.
-        held.send(PreparedDispatch(), after: sequence, then: then, refused: refused)
+        held.send(PreparedDispatch(), after: sequence, then: { self.assumeIsolated(then) }, refused: refused)
     }
 
     /// Tries to become the leader of a namespace this node follows: takes the lease when it is
     /// free (its holder died: it expired), waits until the log is committed here to its last
     /// batch, and then leads, expecting that batch's sequence, so a write another node slipped
     /// in meanwhile makes the first publish fail instead of being overwritten. Tells `then`, on
-    /// `queue`, whether it leads now. Confined to `queue`.
-    private func takeOver(_ node: ClusterNode, then: @escaping @Sendable (Bool) -> Void) {
-        guard case .following(_, takingOver: false) = role else { return then(role.standing == .leading) }
+    /// `queue`, whether it leads now.
+    private func takeOver(_ node: ClusterNode, then: @escaping @Sendable (isolated Namespace, Bool) -> Void) {
+        guard case .following(_, takingOver: false) = role else { return then(self, role.standing == .leading) }
         perform(role.handle(.takeOverStarted), node: node)
         let subject = ClusterNode.logSubject(name)
         Task {
@@ -382,14 +388,14 @@ extension Namespace {
                 if let lease = try await NamespaceLease.acquire(name, node: node) {
                     let last = try await Namespace.lastSubjectSequence(node, subject: subject)
                     let deadline = ContinuousClock.now + .seconds(10)
-                    while await self.onQueue({ self.appliedStreamSequence }) < last, ContinuousClock.now < deadline {
+                    while await self.onQueue({ $0.appliedStreamSequence }) < last, ContinuousClock.now < deadline {
                         try await Task.sleep(for: .milliseconds(10))
                     }
                     let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
-                    led = await self.onQueue {
-                        guard self.appliedStreamSequence == last, case .following(_, takingOver: true) = self.role else { return false }
-                        let leadership = self.lead(node, lease: lease, lastSubjectSequence: last, requests: requests)
-                        self.perform(self.role.handle(.tookOver(leadership)), node: node)
+                    led = await self.onQueue { namespace in
+                        guard namespace.appliedStreamSequence == last, case .following(_, takingOver: true) = namespace.role else { return false }
+                        let leadership = namespace.lead(node, lease: lease, lastSubjectSequence: last, requests: requests)
+                        namespace.perform(namespace.role.handle(.tookOver(leadership)), node: node)
                         return true
                     }
                     if !led {
@@ -398,30 +404,30 @@ extension Namespace {
                     }
                 }
             } catch {
-                logger.warning("could not take the namespace's lease: \(error)")
+                self.logger.warning("could not take the namespace's lease: \(error)")
             }
             let outcome = led
-            self.queue.async {
-                if !outcome { self.perform(self.role.handle(.takeOverFailed), node: node) }
-                then(outcome)
+            self.run { namespace in
+                if !outcome { namespace.perform(namespace.role.handle(.takeOverFailed), node: node) }
+                then(namespace, outcome)
             }
         }
     }
 
     /// Runs `body` on `queue` and returns its result.
-    func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in queue.async { continuation.resume(returning: body()) } }
+    nonisolated func onQueue<T: Sendable>(_ body: @escaping @Sendable (isolated Namespace) -> T) async -> T {
+        await withCheckedContinuation { continuation in run { namespace in continuation.resume(returning: body(namespace)) } }
     }
 
     /// Decides a write of this node's client here, now that it leads (after a take-over), as
     /// the leader decides a forwarded one; `complete` gets the answer on `queue` once the write
-    /// is in the log. Confined to `queue`.
+    /// is in the log.
     private func applyLocally(_ write: ForwardedWrite, complete: @escaping @Sendable (Answer) -> Void) {
-        serve(write.operation, by: write.caller) { answer in self.queue.async { complete(answer) } }
+        serve(write.operation, by: write.caller) { answer in self.run { _ in complete(answer) } }
     }
 
     /// The answer to a forwarded write the leader committed, from this node's tree, which now
-    /// holds it. Confined to `queue`.
+    /// holds it.
     private func forwardedAnswer(_ operation: Operation, pushed: Key?) -> Answer {
         let tree = state.database.tree
         switch operation {
@@ -452,37 +458,37 @@ extension Namespace {
     /// the same write, and the client would be told a stored write was not made. Silent, the
     /// old one leaves the answer to the new leader, or, with none, to the follower's timeout
     /// and take-over.
-    private func serveForwarded(_ message: NATSMessage, node: ClusterNode) {
+    private nonisolated func serveForwarded(_ message: NATSMessage, node: ClusterNode) {
         guard let reply = message.reply else { return }
         let respond: @Sendable (ForwardedAnswer) -> Void = { answer in
             Task { try? await node.client.publish(reply, payload: answer.encoded()) }
         }
-        queue.async {
+        run { namespace in
             let write: ForwardedWrite
             do throws(ValidationError) {
                 let request = try JSONParser.parse(message.payload)
-                if ForwardedRules.isRules(request) { return self.serveForwardedRules(request, respond: respond) }
+                if ForwardedRules.isRules(request) { return namespace.serveForwardedRules(request, respond: respond) }
                 write = try ForwardedWrite.decode(request)
             } catch {
                 return respond(.refused(.invalid(error)))
             }
             // Refused by the admission: this node does not lead (deposed, or failed; in cluster
             // mode nothing else refuses all writes), so it stays silent, as above.
-            var gate = self.admissionGate()
+            var gate = namespace.admissionGate()
             guard case .decide = gate.admit(write.operation.admission, from: write.caller) else { return }
             var out: [Outgoing] = []
-            let answer = self.state.apply(write.operation, by: write.caller, now: Namespace.now(), into: &out)
-            self.logRefusals()
+            let answer = namespace.state.apply(write.operation, by: write.caller, now: Namespace.now(), into: &out)
+            namespace.logRefusals()
             if case .refused(let refusal) = answer {
-                self.finish(out)
+                namespace.finish(out)
                 return respond(.refused(refusal))
             }
             let pushed: Key? = if case .written(.pushed(let key), _) = answer { key } else { nil }
             // The sequence `finish` gives the write's record, known before the reply is held with
             // its delivery: holding the reply after the append could miss the PubAck's release.
-            let pending = UInt64(self.state.pendingWrites)
-            let sequence = pending == 0 ? 0 : self.lastSequence + pending
-            self.finish(
+            let pending = UInt64(namespace.state.pendingWrites)
+            let sequence = pending == 0 ? 0 : namespace.lastSequence + pending
+            namespace.finish(
                 out, then: { respond(.committed(sequence: sequence, pushed: pushed)) },
                 // Deposed before the write was in the log: left to the new leader, as above.
                 refused: {})
@@ -491,8 +497,8 @@ extension Namespace {
 
     /// Leaves the cluster at shutdown: waits for the writes in flight, gives the lease back so
     /// another node can lead at once, and stops following.
-    func leaveCluster() async {
-        let (role, sweeper) = queue.sync { (self.role, self.clusterTicker) }
+    nonisolated func leaveCluster() async {
+        let (role, sweeper) = runNow { namespace in (namespace.role, namespace.clusterTicker) }
         role.reader?.cancel()
         sweeper?.cancel()
         guard let leadership = role.leadership else { return }

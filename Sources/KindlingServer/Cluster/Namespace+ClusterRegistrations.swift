@@ -15,7 +15,7 @@ extension Namespace {
     /// of this node's last put, then makes them. A leader that ran them already (this node's
     /// liveness key lapsed while NATS was out of its reach) deleted the key, so the delete
     /// fails and they are not made twice. A crash between the delete and the writes loses them:
-    /// they run at most once. Confined to `queue`.
+    /// they run at most once.
     func closeRegistrations(_ writes: ArraySlice<ForwardedWrite>, node: ClusterNode, connection: ConnectionID) {
         guard storedRegistrations.remove(connection) != nil else { return forwardOnDisconnect(writes, node: node, connection: connection) }
         let key = node.registrationKey(name, connection)
@@ -30,7 +30,7 @@ extension Namespace {
                 logger.warning(
                     "could not take onDisconnect registrations out of NATS; making them anyway: \(error)", metadata: ["connection": "\(connection)"])
             }
-            self.queue.async { self.forwardOnDisconnect(writes, node: node, connection: connection) }
+            self.run { namespace in namespace.forwardOnDisconnect(writes, node: node, connection: connection) }
         }
     }
 
@@ -38,21 +38,21 @@ extension Namespace {
     /// once the previous one is answered, so they are made in the order they were queued. A
     /// write refused for want of a leader (an election) is sent again a little later, up to
     /// `onDisconnectAttempts` times; one refused otherwise is logged (as on one server) and the
-    /// next one still goes. Confined to `queue`.
+    /// next one still goes.
     func forwardOnDisconnect(_ writes: ArraySlice<ForwardedWrite>, node: ClusterNode, connection: ConnectionID, attempt: Int = 1) {
         guard let write = writes.first else { return forgetRegistrations(connection) }
         forward(write, node: node) { answer in
             if case .refused(.unavailable) = answer, attempt < Namespace.onDisconnectAttempts {
                 Task {
                     try? await Task.sleep(for: node.configuration.leaseTime / 2)
-                    self.queue.async { self.forwardOnDisconnect(writes, node: node, connection: connection, attempt: attempt + 1) }
+                    self.run { namespace in namespace.forwardOnDisconnect(writes, node: node, connection: connection, attempt: attempt + 1) }
                 }
                 return
             }
             if case .refused(let refusal) = answer {
                 self.logger.warning("onDisconnect write was not made: \(refusal.wire.message)", metadata: ["connection": "\(connection)"])
             }
-            self.forwardOnDisconnect(writes.dropFirst(), node: node, connection: connection)
+            self.assumeIsolated { $0.forwardOnDisconnect(writes.dropFirst(), node: node, connection: connection) }
         }
     }
 
@@ -61,7 +61,7 @@ extension Namespace {
 
     /// Keeps a connection's registrations in `kindling_ondisconnect` (or deletes them when none
     /// are left), so the leader runs them should this node die; also when the identity they run
-    /// as changed. Confined to `queue`.
+    /// as changed.
     func persistRegistrations(_ connection: ConnectionID, node: ClusterNode) {
         let (auth, operations) = state.onDisconnectWrites(of: connection)
         guard let value = StoredRegistrations(writes: operations.compactMap { ForwardedWrite($0, auth: auth, origin: .onDisconnect) }).encoded()
@@ -82,7 +82,6 @@ extension Namespace {
     }
 
     /// Deletes a connection's registrations from the bucket once they were made (or are gone).
-    /// Confined to `queue`.
     func forgetRegistrations(_ connection: ConnectionID) {
         guard let node = cluster, storedRegistrations.remove(connection) != nil else { return }
         let key = node.registrationKey(name, connection)
@@ -113,7 +112,7 @@ extension Namespace {
     }
 
     /// After a rejoin closed its connections: their registrations, taken out of the dropped
-    /// state, are made once the namespace has read its log again. Confined to `queue`.
+    /// state, are made once the namespace has read its log again.
     func orphanRegistrations(of connection: ConnectionID) {
         let (auth, operations) = state.disconnectForForwarding(connection)
         let writes = operations.compactMap { ForwardedWrite($0, auth: auth, origin: .onDisconnect) }
@@ -128,15 +127,15 @@ extension Namespace {
         let orphans = orphanedRegistrations
         orphanedRegistrations = []
         guard !orphans.isEmpty else { return }
-        queue.async {
+        run { namespace in
             for (connection, writes, stored) in orphans {
-                if stored { self.storedRegistrations.insert(connection) }
-                self.closeRegistrations(writes[...], node: node, connection: connection)
+                if stored { namespace.storedRegistrations.insert(connection) }
+                namespace.closeRegistrations(writes[...], node: node, connection: connection)
             }
         }
     }
 
-    /// Runs `body` after every earlier put or delete of registrations. Confined to `queue`.
+    /// Runs `body` after every earlier put or delete of registrations.
     func storeRegistrations(_ body: @escaping @Sendable () async -> Void) {
         let previous = registrationStore
         registrationStore = Task {
@@ -200,7 +199,7 @@ extension Namespace {
                 if found { present.insert(owner) } else { missing.insert(owner) }
             }
             guard missing.contains(owner), suspects.contains(owner) else { continue }
-            guard !Task.isCancelled, await onQueue({ self.standing == .leading }) else { return missing }
+            guard !Task.isCancelled, await onQueue({ $0.standing == .leading }) else { return missing }
             do {
                 try await node.registrations.delete(name + "." + key, revision: entry.revision)
             } catch {
@@ -210,7 +209,7 @@ extension Namespace {
                 logger.error("dropped unreadable onDisconnect registrations", metadata: ["node": "\(owner)"])
                 continue
             }
-            if await !onQueue({ self.runRegistrations(stored.writes, of: owner) }) {
+            if await !onQueue({ $0.runRegistrations(stored.writes, of: owner) }) {
                 _ = try? await node.registrations.put(name + "." + key, entry.value)
             }
         }
@@ -218,8 +217,7 @@ extension Namespace {
     }
 
     /// Runs a dead node's registrations as writes of the identities that queued them, if this
-    /// node still leads (false when it does not: they stay in NATS for the leader). Confined to
-    /// `queue`.
+    /// node still leads (false when it does not: they stay in NATS for the leader).
     func runRegistrations(_ writes: [ForwardedWrite], of owner: String) -> Bool {
         guard standing == .leading else { return false }
         makeGoneConnectionsWrites(writes, run: .deadNode, metadata: ["node": "\(owner)"])
@@ -230,8 +228,7 @@ extension Namespace {
     /// Makes the onDisconnect writes of connections that are gone with their node or process
     /// (`run` says which), each as a write of the identity that queued it, through the
     /// namespace's admission and checkpoint, counted as onDisconnect writes, and each its own
-    /// log batch (a cluster batch is one NATS message); a refused one is logged. Confined to
-    /// `queue`.
+    /// log batch (a cluster batch is one NATS message); a refused one is logged.
     func makeGoneConnectionsWrites(_ writes: [ForwardedWrite], run: Caller.OnDisconnectRun, metadata: Logger.Metadata) {
         for write in writes {
             serve(write.operation, by: .onDisconnect(run, write.auth)) { [logger] answer in

@@ -12,7 +12,7 @@ extension Namespace {
     /// `setOwnRules` in cluster mode, for rules already loaded and an admin already checked, as
     /// the namespace's admission said: a follower sends them to the leader (which checks them
     /// again), the leader publishes them. `complete` gets `.ok` once the rules are in the log
-    /// and in force on this node, on `queue`. Confined to `queue`.
+    /// and in force on this node, on `queue`.
     func setReplicatedRules(
         _ rules: RulesDocument, as auth: AuthState, admission: Admission, complete: @escaping @Sendable (Answer) -> Void
     ) {
@@ -31,16 +31,17 @@ extension Namespace {
             let request = ForwardedRules(source: rules.source, auth: auth)
             askLeader(
                 request.encoded(), node: node,
-                whenLeading: {
-                    var gate = self.admissionGate()
-                    self.setReplicatedRules(rules, as: auth, admission: gate.admit(.write, from: .rest(auth)), complete: complete)
+                whenLeading: { namespace in
+                    var gate = namespace.admissionGate()
+                    namespace.setReplicatedRules(rules, as: auth, admission: gate.admit(.write, from: .rest(auth)), complete: complete)
                 },
-                undecided: { complete(.refused($0)) }
-            ) { reply in
+                undecided: { _, refusal in complete(.refused(refusal)) }
+            ) { namespace, reply in
                 switch reply {
                 case .refused(let refusal): complete(.refused(refusal))
                 case .committed(let sequence, _):
-                    self.whenCommitted(sequence, then: { complete(.ok) }, refused: { complete(.refused(.unavailable(Namespace.notJoined))) })
+                    namespace.whenCommitted(
+                        sequence, then: { _ in complete(.ok) }, refused: { complete(.refused(.unavailable(Namespace.notJoined))) })
                 }
             }
         }
@@ -48,7 +49,7 @@ extension Namespace {
 
     /// On the leader: puts `rules` in force after the writes committed so far and publishes them
     /// as the next record, once the namespace's admission let the change in. `complete` gets
-    /// the record's sequence once JetStream has it, on `queue`. Confined to `queue`.
+    /// the record's sequence once JetStream has it, on `queue`.
     func publishRules(_ rules: RulesDocument, complete: @escaping @Sendable (ForwardedAnswer) -> Void) {
         guard let replicated else { return complete(.refused(.unavailable(Namespace.notLeading))) }
         lastSequence += 1
@@ -56,8 +57,8 @@ extension Namespace {
         // Held before the log has the record, so its acknowledgement cannot come first; the
         // events the new rules cause (revoked listens) are held behind it.
         held.send(
-            PreparedDispatch(), after: sequence, then: { self.queue.async { complete(.committed(sequence: sequence, pushed: nil)) } },
-            refused: { self.queue.async { complete(.refused(.unconfirmed)) } })
+            PreparedDispatch(), after: sequence, then: { self.run { _ in complete(.committed(sequence: sequence, pushed: nil)) } },
+            refused: { self.run { _ in complete(.refused(.unconfirmed)) } })
         replicated.appendRules(rules.source, sequence: sequence)
         ownRules = rules
         replaceRules(rules, open: false, shared: false)
@@ -67,7 +68,7 @@ extension Namespace {
     /// The leader's side of a follower's `ForwardedRules`: the admin and the rules are checked
     /// again here, then published. A node that does not lead (or stops leading before the
     /// record is in the log) stays silent, as for a forwarded write, leaving the answer to the
-    /// leader. Confined to `queue`.
+    /// leader.
     func serveForwardedRules(_ request: JSONValue, respond: @escaping @Sendable (ForwardedAnswer) -> Void) {
         let change: ForwardedRules
         do throws(ValidationError) {
@@ -91,8 +92,7 @@ extension Namespace {
     }
 
     /// A rules change read from the log: in force from record `sequence` on. Rules that do not
-    /// load here (the leader loaded them) stop the reading like any damaged batch. Confined to
-    /// `queue` (or run while it is suspended).
+    /// load here (the leader loaded them) stop the reading like any damaged batch.
     func commitRules(_ payload: [UInt8], sequence text: String, streamSequence: UInt64) throws(StorageError) {
         guard let sequence = UInt64(text) else {
             throw StorageError.corrupt("rules record \(streamSequence) of \(ClusterNode.logSubject(name)) names no sequence")

@@ -13,7 +13,7 @@ import NATSClient
 extension Namespace {
 
     /// On the leader, after an append: starts a snapshot when enough log was published since
-    /// the last one and none is being written. Confined to `queue`.
+    /// the last one and none is being written.
     func snapshotIfDue(_ log: ReplicatedLog) {
         guard let node = cluster, let leadership = role.leadership, !leadership.snapshotting,
             log.appendedBytes - leadership.snapshotMark >= node.configuration.snapshotAfterBytes
@@ -24,7 +24,7 @@ extension Namespace {
     /// Snapshots the tree as of the last record. Every batch the log has acknowledged so far
     /// holds records the tree has, so the snapshot covers the stream up to the last acknowledged
     /// batch; batches still on their way come after it. The snapshot is uploaded only once its
-    /// last record is in the log, so it never holds a write the log lacks. Confined to `queue`.
+    /// last record is in the log, so it never holds a write the log lacks.
     func startClusterSnapshot(_ log: ReplicatedLog, node: ClusterNode) {
         role.updateLeadership { leadership in
             leadership.snapshotting = true
@@ -37,7 +37,7 @@ extension Namespace {
         held.send(
             PreparedDispatch(), after: lastSequence,
             then: { [term] in Task { await self.uploadSnapshot(snapshot, purgingThrough: previous, term: term, node: node) } },
-            refused: { [term] in self.queue.async { self.snapshotEnded(term: term) } })
+            refused: { [term] in self.run { namespace in namespace.snapshotEnded(term: term) } })
     }
 
     /// Writes `snapshot` to the object store if this node still leads in the same term (a
@@ -45,12 +45,12 @@ extension Namespace {
     /// previous snapshot's stream sequence: the log keeps one snapshot interval of margin behind
     /// the newest snapshot, for followers that read behind, for a snapshot that turns out
     /// unreadable, and for a deposed leader that has not noticed yet.
-    private func uploadSnapshot(_ snapshot: ClusterSnapshot, purgingThrough previous: UInt64, term: String, node: ClusterNode) async {
+    private nonisolated func uploadSnapshot(_ snapshot: ClusterSnapshot, purgingThrough previous: UInt64, term: String, node: ClusterNode) async {
         let started = ContinuousClock.now
         var covered: UInt64?
         do {
             let bytes = try snapshot.encoded()
-            if await !onQueue({ self.replicated?.term == term }) {
+            if await !onQueue({ $0.replicated?.term == term }) {
                 logger.info("not writing a snapshot taken while leading an earlier term")
             } else {
                 try await node.snapshots.put(name, bytes)
@@ -71,14 +71,14 @@ extension Namespace {
             logger.warning("could not write the namespace's snapshot to the cluster: \(error)")
         }
         let written = covered
-        queue.async {
-            self.snapshotEnded(term: term)
-            if let written { self.clusterSnapshotCovered = max(self.clusterSnapshotCovered, written) }
+        run { namespace in
+            namespace.snapshotEnded(term: term)
+            if let written { namespace.clusterSnapshotCovered = max(namespace.clusterSnapshotCovered, written) }
         }
     }
 
     /// A snapshot of term `term` was written or given up: the leader may start the next one
-    /// (a later term's leadership has its own marks). Confined to `queue`.
+    /// (a later term's leadership has its own marks).
     private func snapshotEnded(term: String) {
         role.updateLeadership { leadership in
             if leadership.term == term { leadership.snapshotting = false }
@@ -97,8 +97,7 @@ extension Namespace {
 
     /// Record sequences in the log follow each other without a hole, so a message whose first
     /// record comes after the next one expected means batches before it are gone from this
-    /// node's reading (purged behind a newer snapshot while it read far behind). Confined to
-    /// `queue` (or run while it is suspended).
+    /// node's reading (purged behind a newer snapshot while it read far behind).
     func checkContinuity(_ first: UInt64?, streamSequence: UInt64) throws(StorageError) {
         guard let first, first > 0, first - 1 > lastSequence else { return }
         throw StorageError.corrupt(

@@ -1,7 +1,7 @@
 /// What a namespace's leader has and no other role does: the replicated log its writes go to,
 /// the lease that lets it lead, the server of writes its followers forward, and where its
 /// snapshots stand.
-struct Leadership: LeadershipTerm {
+struct Leadership: LeadershipTerm, Sendable {
     let log: ReplicatedLog
     let lease: NamespaceLease
     let forwardedWrites: Task<Void, Never>

@@ -159,3 +159,5 @@ enum NamespaceRole<Leadership: LeadershipTerm, Reader> {
 protocol LeadershipTerm {
     var term: String { get }
 }
+
+extension NamespaceRole: Sendable where Leadership: Sendable, Reader: Sendable {}

@@ -9,17 +9,17 @@ extension Namespace {
     /// (a read never shows a write that a crash could still erase), and a write's changes are
     /// handed to the listeners' sinks before it, so a client that waits for the HTTP response
     /// finds the event already on its way. Ends one use of the namespace.
-    func perform(_ operation: Operation, as auth: AuthState, connection: ConnectionID? = nil, promise: EventLoopPromise<Answer>) {
-        queue.async {
-            defer { self.release() }
-            self.serve(operation, by: .rest(auth), connection: connection) { promise.succeed($0) }
+    nonisolated func perform(_ operation: Operation, as auth: AuthState, connection: ConnectionID? = nil, promise: EventLoopPromise<Answer>) {
+        run { namespace in
+            defer { namespace.release() }
+            namespace.serve(operation, by: .rest(auth), connection: connection) { promise.succeed($0) }
         }
     }
 
     /// Serves one request that is not part of a realtime block (a REST request, a follower's
     /// client's write once this node leads): through the namespace's admission, then refused,
     /// forwarded to the leader, or decided here. `complete` gets the answer once everything it
-    /// depends on is durable (from the log's thread, or at once). Confined to `queue`.
+    /// depends on is durable (from the log's thread, or at once).
     func serve(_ operation: Operation, by caller: Caller, connection: ConnectionID? = nil, complete: @escaping @Sendable (Answer) -> Void) {
         var gate = admissionGate()
         // After the write (which claims the namespace), or its refusal.
@@ -41,7 +41,7 @@ extension Namespace {
         }
     }
 
-    /// Counts and logs a request the admission refused. Confined to `queue`.
+    /// Counts and logs a request the admission refused.
     func refuse(_ operation: Operation, by caller: Caller, _ refusal: Refusal, connection: ConnectionID? = nil) {
         state.count(operation, by: caller, refusal: refusal)
         logRefusals(connection: connection)
@@ -49,7 +49,7 @@ extension Namespace {
     }
 
     /// Decides an admitted request here, through the checkpoint (`NamespaceState.apply`);
-    /// `complete` gets the answer once everything it depends on is durable. Confined to `queue`.
+    /// `complete` gets the answer once everything it depends on is durable.
     private func decide(_ operation: Operation, by caller: Caller, connection: ConnectionID?, complete: @escaping @Sendable (Answer) -> Void) {
         var out: [Outgoing] = []
         let answer = state.apply(operation, by: caller, now: Namespace.now(), into: &out)
@@ -60,48 +60,48 @@ extension Namespace {
 
     /// Opens an event stream if `auth` may read there: its first event (the whole location)
     /// goes to `outbound` before the answer, which the stream holds until its head is written.
-    func openStream(
+    nonisolated func openStream(
         _ stream: ConnectionID, at path: Path, query: Query, format: JSONFormat, as auth: AuthState, outbound: EventStreamOutbound,
         promise: EventLoopPromise<Answer>
     ) {
-        queue.async {
+        run { namespace in
             let operation = Operation.openStream(path: path, query: query, format: format)
-            var gate = self.admissionGate()
+            var gate = namespace.admissionGate()
             if case .refuse(let refusal) = gate.admit(operation.admission, from: .stream(stream, auth)) {
-                self.refuse(operation, by: .stream(stream, auth), refusal)
-                self.release()
+                namespace.refuse(operation, by: .stream(stream, auth), refusal)
+                namespace.release()
                 return promise.succeed(.refused(refusal))
             }
-            self.outbounds[stream] = .eventStream(outbound)
+            namespace.outbounds[stream] = .eventStream(outbound)
             var out: [Outgoing] = []
-            var answer = self.state.apply(operation, by: .stream(stream, auth), now: Namespace.now(), into: &out)
+            var answer = namespace.state.apply(operation, by: .stream(stream, auth), now: Namespace.now(), into: &out)
             // The first event (the whole location) is held like a realtime read's answer,
             // counted twice (its bytes, then its chunk), until the stream's socket has it.
-            let hold = self.answerBudget?.hold(answer: 2 * out.reduce(0) { $0 + $1.message.count }) ?? .unheld
+            let hold = namespace.answerBudget?.hold(answer: 2 * out.reduce(0) { $0 + $1.message.count }) ?? .unheld
             if case .refused = hold {
                 out.removeAll()
-                self.state.closeStream(stream)
+                namespace.state.closeStream(stream)
                 answer = .refused(AnswerHold.busy)
             }
             if case .refused = answer {
-                self.outbounds[stream] = nil
-                self.release()  // no closeStream follows
+                namespace.outbounds[stream] = nil
+                namespace.release()  // no closeStream follows
             }
-            self.logRefusals()
+            namespace.logRefusals()
             let result = answer
-            self.finish(
+            namespace.finish(
                 out, holdingUntilWritten: hold.taken.map { (outbound, $0) }, then: { promise.succeed(result) },
                 refused: { promise.succeed(.refused(.unavailable(Namespace.notLeading))) })
         }
     }
 
     /// Forgets an event stream that ended.
-    func closeStream(_ stream: ConnectionID) {
-        queue.async {
-            guard self.outbounds.removeValue(forKey: stream) != nil else { return }  // refused, or closed
-            self.state.closeStream(stream)
-            self.report()
-            self.release()
+    nonisolated func closeStream(_ stream: ConnectionID) {
+        run { namespace in
+            guard namespace.outbounds.removeValue(forKey: stream) != nil else { return }  // refused, or closed
+            namespace.state.closeStream(stream)
+            namespace.report()
+            namespace.release()
         }
     }
 }

@@ -8,7 +8,7 @@ import Synchronization
 /// the answers its reads make are held against the budget of requests in progress.
 extension Namespace {
     /// Handles a connection's inputs, in order, as one block.
-    func submit(_ connection: ConnectionID, _ inputs: [SessionInput]) {
+    nonisolated func submit(_ connection: ConnectionID, _ inputs: [SessionInput]) {
         submit([(connection, inputs)])
     }
 
@@ -18,22 +18,13 @@ extension Namespace {
     /// queue, so the caller can go on to other work (another namespace's block) meanwhile.
     /// `parse`, what parsing the inputs took from the budget of requests in progress, is given
     /// back once the block has taken them.
-    func submit(_ batches: [(ConnectionID, [SessionInput])], mayRunHere: Bool = true, holding parse: BudgetHold? = nil) {
+    nonisolated func submit(_ batches: [(ConnectionID, [SessionInput])], mayRunHere: Bool = true, holding parse: BudgetHold? = nil) {
         let work: @Sendable () -> Void = {
             defer {
                 withExtendedLifetime(parse) {}
                 self.submitBlocks.subtract(1, ordering: .releasing)
             }
-            var block = SubmittedBlock(now: Namespace.now(), gate: self.admissionGate())
-            for (connection, inputs) in batches { self.take(inputs, from: connection, into: &block) }
-            self.dispatch(block.refusals)
-            self.logRefusals()
-            self.flushJournal()
-            self.finish(block.out, holding: self.holdForAnswers(of: block))
-            if block.gate.askedWrites { self.settleReservation() }
-            if let node = self.cluster {
-                for connection in block.registrationsChanged { self.persistRegistrations(connection, node: node) }
-            }
+            self.assumeIsolated { namespace in namespace.take(batches) }
         }
         // With no submitted block queued or running, the block runs here, on the caller's
         // thread (an event loop), instead of waking a queue thread for it: `sync` keeps it in
@@ -46,7 +37,21 @@ extension Namespace {
         }
     }
 
-    /// What one submitted block gathers while it takes its inputs; confined to `queue`.
+    /// Takes one block of submitted inputs, each connection's in order.
+    private func take(_ batches: [(ConnectionID, [SessionInput])]) {
+        var block = SubmittedBlock(now: Namespace.now(), gate: admissionGate())
+        for (connection, inputs) in batches { take(inputs, from: connection, into: &block) }
+        dispatch(block.refusals)
+        logRefusals()
+        flushJournal()
+        finish(block.out, holding: holdForAnswers(of: block))
+        if block.gate.askedWrites { settleReservation() }
+        if let node = cluster {
+            for connection in block.registrationsChanged { persistRegistrations(connection, node: node) }
+        }
+    }
+
+    /// What one submitted block gathers while it takes its inputs.
     private struct SubmittedBlock {
         let now: Int64
         /// The namespace's admission, asked about every operation of the block.
@@ -63,7 +68,7 @@ extension Namespace {
         var answersReserved = 0
     }
 
-    /// Takes one connection's inputs, in order, into `block`; confined to `queue`.
+    /// Takes one connection's inputs, in order, into `block`.
     private func take(_ inputs: [SessionInput], from connection: ConnectionID, into block: inout SubmittedBlock) {
         /// Bytes of the answers to this connection's inputs so far (see `maxAnswerBytes`).
         var answered = 0
@@ -99,7 +104,7 @@ extension Namespace {
                 if let node = cluster, let write = ForwardedWrite(operation, auth: state.auth(of: .realtime(connection)), origin: .realtime) {
                     forward(write, node: node) { answer in
                         guard let number else { return }
-                        self.dispatch([Outgoing(to: connection, answer: answer, number: number)])
+                        self.assumeIsolated { $0.dispatch([Outgoing(to: connection, answer: answer, number: number)]) }
                     }
                     continue
                 }
@@ -157,7 +162,7 @@ extension Namespace {
     /// reads again); false then, and the connection's later requests are not taken. An answer
     /// the budget could never hold goes out unheld, as before there was one: refusing it would
     /// have the SDK read it again for ever, and the reader's own limit on waiting bytes
-    /// (`--max-pending-bytes`) still applies to it. Confined to `queue`.
+    /// (`--max-pending-bytes`) still applies to it.
     private func holdAnswers(_ bytes: Int, of connection: ConnectionID, in block: inout SubmittedBlock, from start: Int) -> Bool {
         guard bytes > 0, let budget = answerBudget, bytes <= budget.limit else { return true }
         block.answerBytes += bytes

@@ -8,24 +8,29 @@ import NATSClient
 import NIOCore
 import Synchronization
 
-/// One namespace's state and the serial queue that owns it.
+/// One namespace's state, isolated to the namespace: the compiler lets only code running on
+/// its executor (`NamespaceExecutor`, a serial Dispatch queue) touch it.
 ///
-/// Every operation on the namespace is a block on its queue, run to completion before the next:
-/// writes are totally ordered, each connection's requests are handled in the order they arrived
-/// (a Dispatch queue is FIFO, which an actor's task scheduling does not promise), and no state
-/// is shared with the network threads. Outputs are encoded once and handed to each
-/// connection's outbound sink, which writes on that connection's event loop. A realtime read
-/// batch runs on the event loop that read it, through `queue.sync`, when the namespace is idle
-/// (see `submit`): a block on the queue all the same, without a thread hop.
+/// Every request is a block on `queue`, which targets the executor's queue, run to completion
+/// before the next: writes are totally ordered, each connection's requests are handled in the
+/// order they arrived (a Dispatch queue is FIFO, which an actor's task scheduling does not
+/// promise), and no state is shared with the network threads. A block enters the namespace
+/// with `run` (or `runNow`), which `assumeIsolated` checks. Outputs are encoded once and handed
+/// to each connection's outbound sink, which writes on that connection's event loop. A
+/// realtime read batch runs on the event loop that read it, through `queue.sync`, when the
+/// namespace is idle (see `submit`): a block on the queue all the same, without a thread hop.
+/// While the namespace reads its cluster log, `queue` is held (its requests wait) and the
+/// join runs as the actor's own tasks on the executor.
 ///
 /// REST requests and event streams come in through `Namespace+REST.swift`, and cluster mode's
-/// part is in `Namespace+Cluster.swift`; the members they share are internal rather than
-/// private, and the rule stays: what is marked confined to `queue` is touched only there.
-final class Namespace: @unchecked Sendable {
+/// part is in `Cluster/Namespace+Cluster.swift`.
+actor Namespace {
     let name: String
-    let queue: DispatchQueue
+    /// Where the namespace's requests queue, in order; its blocks run on `executor`.
+    nonisolated let queue: DispatchQueue
+    nonisolated let executor: NamespaceExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     let logger: Logger
-    // Confined to `queue`.
     var state: NamespaceState
     var outbounds = ConnectionTable<SubscriberOutbound>()
     /// Realtime connections the namespace forgot while they were still open (their client came
@@ -44,52 +49,48 @@ final class Namespace: @unchecked Sendable {
     /// server's default rules.
     var ownRules: RulesDocument?
     /// The server's rules (`--rules`), in force when the namespace has none of its own, and
-    /// whether they are the open rules. Confined to `queue`.
+    /// whether they are the open rules.
     var serverRules: (rules: RulesDocument, open: Bool)
     /// Where this namespace's own rules are kept; nil in memory.
     var rulesFile: NamespaceRulesFile?
     /// The registry that made the namespace: asked before its first write, told when a use ends.
     private weak var lifecycle: (any NamespaceLifecycle)?
     /// True once the namespace holds writes (or was loaded from disk, or has no registry), so
-    /// has its storage; confined to `queue`.
+    /// has its storage.
     var claimed: Bool
     /// The server's metrics, reported to once per block of work; nil where none are kept.
     let metrics: ServerMetrics?
-    /// The listens last reported to `metrics`; confined to `queue`.
+    /// The listens last reported to `metrics`.
     private var reportedListens = 0
     /// Writes committed since start, so a size measured at one count is known to be current.
     var committedWrites: UInt64 = 0
-    /// Bounds the lines about refused requests a flood of them can cause; confined to `queue`.
+    /// Bounds the lines about refused requests a flood of them can cause.
     private var refusalLines = LinesPerSecond(limit: 20)
     /// The cluster this node serves the namespace in; nil outside cluster mode. Set once, in
     /// `joinCluster`, before the queue runs anything.
     var cluster: ClusterNode?
     /// What the namespace is to its cluster (`standalone` outside one), with what only that role
-    /// has; changed only through `NamespaceRole.handle`. Confined to `queue` (or set while it is
-    /// held, joining).
+    /// has; changed only through `NamespaceRole.handle`.
     var role: Role = .standalone
     typealias Role = NamespaceRole<Leadership, Task<Void, Never>>
-    /// The stream sequence of the last batch committed from the log; confined to `queue`.
+    /// The stream sequence of the last batch committed from the log.
     var appliedStreamSequence: UInt64 = 0
     /// The puts and deletes of this node's registrations in `kindling_ondisconnect`, one after
-    /// the other (each waits for the one before), so the bucket ends with the last. Confined
-    /// to `queue`.
+    /// the other (each waits for the one before), so the bucket ends with the last.
     var registrationStore: Task<Void, Never>?
-    /// The connections whose registrations are in the bucket. Confined to `queue`.
+    /// The connections whose registrations are in the bucket.
     var storedRegistrations: Set<ConnectionID> = []
     /// Where a namespace with a data directory keeps its connections' queued onDisconnect
-    /// writes (`Namespace+Journal.swift`); nil in memory and in cluster mode. Confined to `queue`.
+    /// writes (`Namespace+Journal.swift`); nil in memory and in cluster mode.
     var registrationJournal: RegistrationJournal?
     /// The revision of each connection's last put in the bucket; used by the puts' tasks.
     let registrationRevisions = Mutex<[ConnectionID: UInt64]>([:])
-    /// The registrations of connections a rejoin closed, made once it is done. Confined to
-    /// `queue`.
+    /// The registrations of connections a rejoin closed, made once it is done.
     var orphanedRegistrations: [(connection: ConnectionID, writes: [ForwardedWrite], stored: Bool)] = []
     /// Every lease time: on the leader, runs the registrations of dead nodes; on a follower,
     /// takes the lease when it is free (`clusterTick`).
     var clusterTicker: Task<Void, Never>?
     /// The stream sequence the newest cluster snapshot covers (loaded or written here).
-    /// Confined to `queue`.
     var clusterSnapshotCovered: UInt64 = 0
 
     init(
@@ -103,7 +104,9 @@ final class Namespace: @unchecked Sendable {
         self.held = HeldDeliveries(metrics: metrics)
         self.lifecycle = lifecycle
         self.claimed = lifecycle == nil
-        self.queue = DispatchQueue(label: "kindling.namespace.\(name)")
+        let executor = NamespaceExecutor(label: "kindling.namespace.\(name)")
+        self.executor = executor
+        self.queue = DispatchQueue(label: "kindling.namespace.\(name).requests", target: executor.queue)
         var logger = logger
         logger[metadataKey: "namespace"] = "\(name)"
         self.logger = logger
@@ -130,14 +133,14 @@ final class Namespace: @unchecked Sendable {
 
     /// Refuses every request from now on with `refusal` (a cluster node over its namespace cap);
     /// called before anyone uses the namespace.
-    func refuseEverything(_ refusal: Refusal) {
-        queue.sync { _ = self.role.handle(.refuse(refusal)) }
+    nonisolated func refuseEverything(_ refusal: Refusal) {
+        runNow { namespace in _ = namespace.role.handle(.refuse(refusal)) }
     }
 
-    /// The log a leader's writes go to; nil on any other role. Confined to `queue`.
+    /// The log a leader's writes go to; nil on any other role.
     var replicated: ReplicatedLog? { role.leadership?.log }
 
-    /// Nil when writes may be taken now, else the refusal; confined to `queue`. A namespace not
+    /// Nil when writes may be taken now, else the refusal. A namespace not
     /// yet claimed reserves a place under the registry's cap for its first write (given back by
     /// `settleReservation` when that write does not happen).
     var writeRefusal: Refusal? {
@@ -165,15 +168,15 @@ final class Namespace: @unchecked Sendable {
     }
 
     /// After a block that asked `writeRefusal`: a place reserved for a first write that did not
-    /// happen (refused, or an onDisconnect registration) goes back; confined to `queue`.
+    /// happen (refused, or an onDisconnect registration) goes back.
     func settleReservation() {
         if !claimed { lifecycle?.unreserve(self) }
     }
 
-    /// Ends one use of the namespace (see `NamespaceRegistry.namespace`); confined to `queue`.
+    /// Ends one use of the namespace (see `NamespaceRegistry.namespace`).
     func release() { lifecycle?.released(self) }
 
-    private func makeStorage(
+    private nonisolated func makeStorage(
         directory: String, configuration: StorageConfiguration, budget: OpenLogBudget?, lastSequence: UInt64
     ) throws -> NamespaceStorage {
         try NamespaceStorage(
@@ -189,47 +192,50 @@ final class Namespace: @unchecked Sendable {
 
     /// Makes the namespace durable: writes from now on are logged after `lastSequence`; the
     /// newest snapshot on disk covers the writes through `snapshotSequence`.
-    func attachStorage(
+    nonisolated func attachStorage(
         directory: String, configuration: StorageConfiguration, budget: OpenLogBudget? = nil, lastSequence: UInt64, snapshotSequence: UInt64
     ) throws {
         let storage = try makeStorage(directory: directory, configuration: configuration, budget: budget, lastSequence: lastSequence)
-        queue.sync {
-            self.storage = storage
-            self.claimed = true
-            self.lastSequence = lastSequence
-            self.snapshotSequence = snapshotSequence
-            self.rulesFile = NamespaceRulesFile(directory: directory)
-            self.loadOwnRules()
-            self.makeLeftRegistrations(directory: directory)
+        runNow { namespace in
+            namespace.storage = storage
+            namespace.claimed = true
+            namespace.lastSequence = lastSequence
+            namespace.snapshotSequence = snapshotSequence
+            namespace.rulesFile = NamespaceRulesFile(directory: directory)
+            namespace.loadOwnRules()
+            namespace.makeLeftRegistrations(directory: directory)
         }
     }
 
     /// Starts a snapshot now (an operator's request), unless the newest one already covers every
     /// write. Returns whether one was started.
-    func snapshotNow() -> Bool {
-        queue.sync {
-            if let leadership = role.leadership, let cluster {
-                guard !leadership.snapshotting, leadership.log.appendedBytes > leadership.snapshotMark else { return false }
-                startClusterSnapshot(leadership.log, node: cluster)
-                return true
-            }
-            guard let storage, lastSequence > snapshotSequence else { return false }
-            startSnapshot(storage)
-            return true
-        }
+    nonisolated func snapshotNow() -> Bool {
+        runNow { namespace in namespace.startSnapshotIfDue() }
     }
 
-    /// Snapshots the tree as of the last logged write; confined to `queue`.
+    /// `snapshotNow` on the namespace.
+    private func startSnapshotIfDue() -> Bool {
+        if let leadership = role.leadership, let cluster {
+            guard !leadership.snapshotting, leadership.log.appendedBytes > leadership.snapshotMark else { return false }
+            startClusterSnapshot(leadership.log, node: cluster)
+            return true
+        }
+        guard let storage, lastSequence > snapshotSequence else { return false }
+        startSnapshot(storage)
+        return true
+    }
+
+    /// Snapshots the tree as of the last logged write.
     private func startSnapshot(_ storage: NamespaceStorage) {
         snapshotSequence = lastSequence
         storage.snapshot(state.database.tree.root, sequence: lastSequence)
     }
 
     /// Waits until every write so far is durable and every snapshot written (for shutdown).
-    func drainStorage() {
-        let storage = queue.sync { self.storage }
+    nonisolated func drainStorage() {
+        let storage = runNow { namespace in namespace.storage }
         storage?.drain()
-        queue.sync {}
+        runNow { _ in }
     }
 
     /// Registers a connection of session `session` and where its messages go. When the client
@@ -240,19 +246,19 @@ final class Namespace: @unchecked Sendable {
     /// Only outside cluster mode or on the namespace's leader: a follower's (or a node's not yet
     /// joined) onDisconnect writes are made by the leader, later than the new connection's own
     /// could arrive, so they could not be put first.
-    func attach(_ connection: ConnectionID, session: SessionID, replacing last: SessionID?, outbound: ConnectionOutbound) {
-        queue.async {
-            if let last, [.standalone, .leading].contains(self.standing), last.connection != connection,
-                self.state.holds(last.connection, sessionToken: last.token),
-                case .webSocket(let old)? = self.outbounds[last.connection]
+    nonisolated func attach(_ connection: ConnectionID, session: SessionID, replacing last: SessionID?, outbound: ConnectionOutbound) {
+        run { namespace in
+            if let last, [.standalone, .leading].contains(namespace.standing), last.connection != connection,
+                namespace.state.holds(last.connection, sessionToken: last.token),
+                case .webSocket(let old)? = namespace.outbounds[last.connection]
             {
-                self.logger.info("a client is back as a new session: closing its old connection", metadata: ["connection": "\(last.connection)"])
-                self.disconnect(last.connection)
-                self.forgottenConnections.insert(last.connection)
+                namespace.logger.info("a client is back as a new session: closing its old connection", metadata: ["connection": "\(last.connection)"])
+                namespace.disconnect(last.connection)
+                namespace.forgottenConnections.insert(last.connection)
                 old.close(reason: "The client reconnected as another session.")
             }
-            self.state.connect(connection, sessionToken: session.token)
-            self.outbounds[connection] = .webSocket(outbound)
+            namespace.state.connect(connection, sessionToken: session.token)
+            namespace.outbounds[connection] = .webSocket(outbound)
         }
     }
 
@@ -272,18 +278,23 @@ final class Namespace: @unchecked Sendable {
     func expire(_ connection: ConnectionID, at expiresAt: Int64) {
         let delay = min(max(0, expiresAt - Namespace.now()), Int64(Int32.max))
         queue.asyncAfter(deadline: .now() + .milliseconds(Int(delay))) {
-            if expiresAt > Namespace.now() {
-                if self.state.connections[connection]?.auth.expiresAt == expiresAt { self.expire(connection, at: expiresAt) }
-                return
-            }
-            var out: [Outgoing] = []
-            self.state.expireAuth(of: connection, now: Namespace.now(), into: &out)
-            self.finish(out)
-            // The registrations run as the identity the connection has now.
-            if let node = self.cluster, self.storedRegistrations.contains(connection) { self.persistRegistrations(connection, node: node) }
-            self.registrationJournal?.note(.identity(self.state.auth(of: .realtime(connection))), of: connection)
-            self.flushJournal()
+            self.assumeIsolated { namespace in namespace.expireNow(connection, at: expiresAt) }
         }
+    }
+
+    /// `expire`'s timer: drops the identity if its expiry is due, or waits again.
+    private func expireNow(_ connection: ConnectionID, at expiresAt: Int64) {
+        if expiresAt > Namespace.now() {
+            if state.connections[connection]?.auth.expiresAt == expiresAt { expire(connection, at: expiresAt) }
+            return
+        }
+        var out: [Outgoing] = []
+        state.expireAuth(of: connection, now: Namespace.now(), into: &out)
+        finish(out)
+        // The registrations run as the identity the connection has now.
+        if let node = cluster, storedRegistrations.contains(connection) { persistRegistrations(connection, node: node) }
+        registrationJournal?.note(.identity(state.auth(of: .realtime(connection))), of: connection)
+        flushJournal()
     }
 
     /// Logs refused requests, one `info` line each (at most `refusalLines` a second; how many
@@ -316,8 +327,8 @@ final class Namespace: @unchecked Sendable {
     }
 
     /// The write count and data now, for the tree-size metric (measured off this queue).
-    func sizeSample() -> (version: UInt64, root: Node) {
-        queue.sync { (committedWrites, state.database.tree.root) }
+    nonisolated func sizeSample() -> (version: UInt64, root: Node) {
+        runNow { namespace in (namespace.committedWrites, namespace.state.database.tree.root) }
     }
 
     /// Logs the writes this block committed and sends `out` (then runs `then`) once they are
@@ -363,19 +374,18 @@ final class Namespace: @unchecked Sendable {
 
     /// Forgets a connection that ended, running its onDisconnect writes (on a cluster follower,
     /// they go to the leader, in order, as writes of the identity that queued them).
-    func detach(_ connection: ConnectionID) {
-        queue.async {
-            self.disconnect(connection)
-            self.forgottenConnections.remove(connection)
-            self.release()
+    nonisolated func detach(_ connection: ConnectionID) {
+        run { namespace in
+            namespace.disconnect(connection)
+            namespace.forgottenConnections.remove(connection)
+            namespace.release()
         }
     }
 
     /// Forgets a realtime connection and makes its onDisconnect writes, as the namespace's
     /// admission says: here, through the checkpoint; by the leader, which a follower hands them
     /// to in order; or not at all (failing storage, a node that does not lead now), each
-    /// counted and logged as refused. Nothing for a connection already forgotten. Confined to
-    /// `queue`.
+    /// counted and logged as refused. Nothing for a connection already forgotten.
     private func disconnect(_ connection: ConnectionID) {
         outbounds[connection] = nil
         let (auth, queued) = state.onDisconnectWrites(of: connection)
@@ -409,14 +419,14 @@ final class Namespace: @unchecked Sendable {
             // making them twice, as in cluster mode.
             journalEnded(connection)
             if storedRegistrations.contains(connection) {
-                finish(out, then: { self.queue.async { self.forgetRegistrations(connection) } })
+                finish(out, then: { self.run { namespace in namespace.forgetRegistrations(connection) } })
             } else {
                 finish(out)
             }
         }
     }
 
-    /// Sends `out` now; confined to `queue`.
+    /// Sends `out` now.
     func dispatch(_ out: [Outgoing]) {
         prepare(out).send(metrics: metrics)
     }
@@ -424,7 +434,7 @@ final class Namespace: @unchecked Sendable {
     /// Resolves each output's recipients, output by output, so each connection gets its
     /// messages in order: for realtime connections the bytes split into frames once and
     /// gathered per event loop, for event streams the bytes as they are (one buffer shared by
-    /// all). Confined to `queue`.
+    /// all).
     private func prepare(_ out: [Outgoing]) -> PreparedDispatch {
         var delivery = PreparedDispatch()
         // Read once: a property of the namespace read per recipient is checked for exclusive

@@ -3,7 +3,7 @@ import Logging
 
 /// onDisconnect on one server with a data directory: the changes of each connection's queued
 /// writes go to the namespace's `RegistrationJournal`, so a process that dies still makes them
-/// when it starts again. Confined to `queue`, like the rest of `Namespace`.
+/// when it starts again.
 extension Namespace {
     /// Notes what an operation the namespace took changed of `connection`'s queue, if anything.
     func journal(_ operation: Operation, answer: Answer?, of connection: ConnectionID) {

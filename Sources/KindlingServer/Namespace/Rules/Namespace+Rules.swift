@@ -10,22 +10,22 @@ import NIOCore
 extension Namespace {
 
     /// Puts the server's default rules in force here, unless the namespace has rules of its own.
-    func useDefaultRules(_ rules: RulesDocument, open: Bool) {
-        queue.async {
-            self.serverRules = (rules, open)
-            guard self.ownRules == nil else { return }
-            self.replaceRules(rules, open: open, shared: true)
+    nonisolated func useDefaultRules(_ rules: RulesDocument, open: Bool) {
+        run { namespace in
+            namespace.serverRules = (rules, open)
+            guard namespace.ownRules == nil else { return }
+            namespace.replaceRules(rules, open: open, shared: true)
         }
     }
 
     /// The rules in force, as they were given, for an admin (`.encoded`). Ends one use.
-    func rulesSource(as auth: AuthState, promise: EventLoopPromise<Answer>) {
-        queue.async {
-            defer { self.release() }
-            var gate = self.admissionGate()
-            if case .refuse(let refusal) = gate.admit(.read, from: .rest(auth)) { return self.answerRules(promise, .refused(refusal)) }
-            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
-            self.answerRules(promise, .encoded(Array(self.state.rules.source.utf8)))
+    nonisolated func rulesSource(as auth: AuthState, promise: EventLoopPromise<Answer>) {
+        run { namespace in
+            defer { namespace.release() }
+            var gate = namespace.admissionGate()
+            if case .refuse(let refusal) = gate.admit(.read, from: .rest(auth)) { return namespace.answerRules(promise, .refused(refusal)) }
+            if let refusal = namespace.state.refusalOfRulesAccess(by: auth) { return namespace.answerRules(promise, .refused(refusal)) }
+            namespace.answerRules(promise, .encoded(Array(namespace.state.rules.source.utf8)))
         }
     }
 
@@ -48,64 +48,68 @@ extension Namespace {
     /// Puts rules of this namespace's own in force, for an admin: loaded (refused with their
     /// line and column when they do not), stored in its data directory first so a restart keeps
     /// them. Changes nothing when any step fails. Ends one use.
-    func setOwnRules(_ text: String, as auth: AuthState, promise: EventLoopPromise<Answer>) {
-        queue.async {
-            defer { self.release() }
+    nonisolated func setOwnRules(_ text: String, as auth: AuthState, promise: EventLoopPromise<Answer>) {
+        run { namespace in
+            defer { namespace.release() }
             // A rules change is a write: rules are stored with the namespace's data (they make
             // it exist), and in cluster mode the leader puts them in its log.
-            var gate = self.admissionGate()
-            defer { if gate.askedWrites { self.settleReservation() } }
+            var gate = namespace.admissionGate()
+            defer { if gate.askedWrites { namespace.settleReservation() } }
             let admission = gate.admit(.write, from: .rest(auth))
-            if case .refuse(let refusal) = admission { return self.answerRules(promise, .refused(refusal)) }
-            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
+            if case .refuse(let refusal) = admission { return namespace.answerRules(promise, .refused(refusal)) }
+            if let refusal = namespace.state.refusalOfRulesAccess(by: auth) { return namespace.answerRules(promise, .refused(refusal)) }
             let rules: RulesDocument
             switch Namespace.loadRules(text) {
             case .success(let loaded): rules = loaded
-            case .failure(let refusal): return self.answerRules(promise, .refused(refusal))
+            case .failure(let refusal): return namespace.answerRules(promise, .refused(refusal))
             }
-            if self.cluster != nil { return self.setReplicatedRules(rules, as: auth, admission: admission) { self.answerRules(promise, $0) } }
-            self.claim()
-            if let rulesFile = self.rulesFile {
+            if namespace.cluster != nil {
+                return namespace.setReplicatedRules(rules, as: auth, admission: admission) { answer in
+                    namespace.assumeIsolated { $0.answerRules(promise, answer) }
+                }
+            }
+            namespace.claim()
+            if let rulesFile = namespace.rulesFile {
                 do {
                     try rulesFile.save(rules.source)
                 } catch {
-                    self.logger.error("could not store the namespace's rules: \(error)")
-                    return self.answerRules(promise, .refused(.unavailable("The rules could not be stored: \(error)")))
+                    namespace.logger.error("could not store the namespace's rules: \(error)")
+                    return namespace.answerRules(promise, .refused(.unavailable("The rules could not be stored: \(error)")))
                 }
             }
-            self.ownRules = rules
-            self.replaceRules(rules, open: false, shared: false)
-            self.logger.notice("rules replaced")
-            self.answerRules(promise, .ok)
+            namespace.ownRules = rules
+            namespace.replaceRules(rules, open: false, shared: false)
+            namespace.logger.notice("rules replaced")
+            namespace.answerRules(promise, .ok)
         }
     }
 
     /// Runs a rules simulation for an admin against the data now and the rules in force (or the
     /// simulation's own): answers the encoded decision and its trace. Ends one use.
-    func simulateRules(_ simulation: RulesSimulation, as auth: AuthState, promise: EventLoopPromise<Answer>) {
-        queue.async {
-            defer { self.release() }
-            var gate = self.admissionGate()
-            if case .refuse(let refusal) = gate.admit(.read, from: .rest(auth)) { return self.answerRules(promise, .refused(refusal)) }
-            if let refusal = self.state.refusalOfRulesAccess(by: auth) { return self.answerRules(promise, .refused(refusal)) }
-            var rules = self.state.rules
+    nonisolated func simulateRules(_ simulation: RulesSimulation, as auth: AuthState, promise: EventLoopPromise<Answer>) {
+        run { namespace in
+            defer { namespace.release() }
+            var gate = namespace.admissionGate()
+            if case .refuse(let refusal) = gate.admit(.read, from: .rest(auth)) { return namespace.answerRules(promise, .refused(refusal)) }
+            if let refusal = namespace.state.refusalOfRulesAccess(by: auth) { return namespace.answerRules(promise, .refused(refusal)) }
+            var rules = namespace.state.rules
             if let text = simulation.rulesText {
                 switch Namespace.loadRules(text) {
                 case .success(let draft): rules = draft
-                case .failure(let refusal): return self.answerRules(promise, .refused(refusal))
+                case .failure(let refusal): return namespace.answerRules(promise, .refused(refusal))
                 }
             }
             do throws(ValidationError) {
-                let decision = try simulation.run(rules: rules, root: self.state.database.tree.root, now: Namespace.now())
-                self.answerRules(promise, .encoded(RulesSimulation.encode(decision)))
+                let decision = try simulation.run(rules: rules, root: namespace.state.database.tree.root, now: Namespace.now())
+                namespace.answerRules(promise, .encoded(RulesSimulation.encode(decision)))
             } catch {
-                self.answerRules(promise, .refused(.invalid(error)))
+                namespace.answerRules(promise, .refused(.invalid(error)))
             }
         }
     }
 
     /// Answers a rules request (read, set, simulate) and counts it as `rules`, as the checkpoint
-    /// counts every other request; confined to `queue`.
+    /// counts every other request.
     func answerRules(_ promise: EventLoopPromise<Answer>, _ answer: Answer) {
         let refusal: Refusal? = if case .refused(let refusal) = answer { refusal } else { nil }
         state.tally.record(.rules, RequestOutcome(refusal))
@@ -113,7 +117,7 @@ extension Namespace {
         promise.succeed(answer)
     }
 
-    /// Loads rules stored by an earlier `setOwnRules`; confined to `queue`.
+    /// Loads rules stored by an earlier `setOwnRules`.
     func loadOwnRules() {
         guard let rulesFile, let text = rulesFile.load() else { return }
         do throws(RulesError) {
@@ -125,7 +129,7 @@ extension Namespace {
         }
     }
 
-    /// Puts `rules` in force (`shared`: the server's document). Confined to `queue`.
+    /// Puts `rules` in force (`shared`: the server's document).
     func replaceRules(_ rules: RulesDocument, open: Bool, shared: Bool) {
         var out: [Outgoing] = []
         let ended = state.replaceRules(rules, open: open, shared: shared, now: Namespace.now(), into: &out)

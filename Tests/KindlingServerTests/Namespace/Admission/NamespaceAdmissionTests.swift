@@ -15,7 +15,7 @@ struct NamespaceAdmissionTests {
     /// A namespace with one connection whose onDisconnect sets `/gone` to true.
     static func namespaceWithRegistration() throws -> Namespace {
         let namespace = Namespace(name: "t", logger: Logger(label: "test"))
-        namespace.queue.sync { namespace.state.connect(connection, sessionToken: 1) }
+        namespace.runNow { $0.state.connect(connection, sessionToken: 1) }
         namespace.submit(connection, [.operation(number: 1, .onDisconnectSet(path: try Path("gone"), data: true))])
         return namespace
     }
@@ -28,11 +28,11 @@ struct NamespaceAdmissionTests {
 
     @Test func onDisconnectWritesAreRefusedAtACloseWhileStorageFails() throws {
         let namespace = try Self.namespaceWithRegistration()
-        namespace.queue.sync { namespace.storageUnavailable = true }
+        namespace.runNow { $0.storageUnavailable = true }
         namespace.detach(Self.connection)
         let sample = namespace.sizeSample()
         #expect(sample.root.child(at: try Path("gone")).isEmpty)
         #expect(sample.version == 0)
-        #expect(namespace.queue.sync { namespace.state.connections[Self.connection] } == nil)
+        #expect(namespace.runNow { $0.state.connections[Self.connection] } == nil)
     }
 }
