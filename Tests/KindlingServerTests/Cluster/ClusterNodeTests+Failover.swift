@@ -34,14 +34,14 @@ extension ClusterNodeTests {
                 leader.kill()
                 let killed = ContinuousClock.now
                 var resumed: Duration?
-                while ContinuousClock.now - killed < .seconds(15) {
+                try await eventually(within: .seconds(15) - (ContinuousClock.now - killed), every: .milliseconds(100)) {
                     let put = try await TestHTTPConnection.request(port: heir.port, "PUT", "/w/k21.json?ns=failover", body: "21")
                     if put.status == 200 {
                         resumed = ContinuousClock.now - killed
-                        break
+                        return true
                     }
                     #expect(put.status == 503)
-                    try await Task.sleep(for: .milliseconds(100))
+                    return false
                 }
                 let took = try #require(resumed)
                 acknowledged.append(21)

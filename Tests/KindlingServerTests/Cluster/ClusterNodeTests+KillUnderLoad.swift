@@ -49,13 +49,13 @@ extension ClusterNodeTests {
                             return acks
                         }
                     }
+                    // Deliberate: the kill comes after 1.5 s of load, not after an event.
                     try await Task.sleep(for: .milliseconds(1500))
                     try await offPool { leader.kill() }
                     let killed = ContinuousClock.now
                     // Load until every writer has had writes acknowledged well after the take-over.
-                    while ContinuousClock.now - killed < .seconds(10) {
-                        try await Task.sleep(for: .milliseconds(200))
-                        if stop.acknowledgedAfter(killed + .seconds(2), byAll: writers.count, atLeast: 3) { break }
+                    try await eventually(within: .seconds(10) - (ContinuousClock.now - killed), every: .milliseconds(200)) {
+                        stop.acknowledgedAfter(killed + .seconds(2), byAll: writers.count, atLeast: 3)
                     }
                     stop.set()
                     let acks = try await results.value

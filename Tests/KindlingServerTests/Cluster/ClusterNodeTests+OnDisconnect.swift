@@ -109,7 +109,8 @@ extension ClusterNodeTests {
                 print("onDisconnect of a killed node: run by the leader \(took) after SIGKILL (lease 1 s)")
                 // Lease time (1 s), the next sweep (1 s) and the bucket's read, with a margin.
                 #expect(took < .seconds(10))
-                // Run once: after more sweeps, the increment was made one time.
+                // Run once: after more sweeps, the increment was made one time. A deliberate
+                // window (three sweeps) in which it must NOT run again.
                 try await Task.sleep(for: .seconds(3))
                 let after = try await TestHTTPConnection.request(port: leader.port, "GET", "/presence.json?ns=crash").json()
                 #expect(after["runs"] == .number(1))

@@ -43,9 +43,9 @@ extension ClusterNodeTests {
                         }
                         // Once the lease has expired, a write on another node takes it over.
                         var status = 0
-                        while status != 200, ContinuousClock.now - cut < .seconds(10) {
+                        try await eventually(within: .seconds(10) - (ContinuousClock.now - cut), every: .milliseconds(50)) {
                             status = try await TestHTTPConnection.request(port: new.port, "PUT", "/acct/a.json?ns=split", body: "1").status
-                            if status != 200 { try await Task.sleep(for: .milliseconds(50)) }
+                            return status == 200
                         }
                         #expect(status == 200)
                         let tookOver = ContinuousClock.now - cut
@@ -55,25 +55,40 @@ extension ClusterNodeTests {
                         #expect(holderName == "new" || holderName == "third", "\(holderName ?? "nobody")")
                         // The third node's writes go to the new leader.
                         #expect(try await TestHTTPConnection.request(port: third.port, "PUT", "/acct/c.json?ns=split", body: "1").status == 200)
-                        // A write to the old leader after it lost the lease: held too.
+                        // A write to the old leader after it lost the lease: held too. The link
+                        // returns only once the old leader has taken its request (counted among
+                        // the REST connections opened, with each scrape's own).
+                        let opened = {
+                            try await PrometheusText.scrape(port: old.port).value("kindling_connections_opened_total", ["transport": "rest"]) ?? 0
+                        }
+                        let openedBefore = try await opened()
                         let lateWrite = Task { () -> Int in
                             (try? await TestHTTPConnection.request(port: old.port, "PUT", "/acct/c.json?ns=split", body: "667", timeout: .seconds(20))
                                 .status) ?? 0
                         }
-                        try await Task.sleep(for: .milliseconds(500))
+                        var scrapes = 0.0
+                        #expect(
+                            try await eventually {
+                                scrapes += 1
+                                return try await opened() - openedBefore - scrapes >= 1
+                            })
                         // Writes forwarded by the third node while the link comes back, when the
                         // old leader takes forwarded writes again until it learns it was deposed.
+                        let (burstStarted, started) = AsyncStream<Void>.makeStream()
                         let burst = Task { () -> [(key: Int, status: Int, text: String)] in
                             var answers: [(key: Int, status: Int, text: String)] = []
                             for key in 0..<30 {
                                 let put = try? await TestHTTPConnection.request(
                                     port: third.port, "PUT", "/burst/k\(key).json?ns=split", body: "\(key)", timeout: .seconds(15))
                                 answers.append((key, put?.status ?? 0, put?.text ?? ""))
+                                started.finish()
+                                // Deliberate pacing: spreads the burst over the moment the link returns.
                                 try? await Task.sleep(for: .milliseconds(20))
                             }
                             return answers
                         }
-                        try await Task.sleep(for: .milliseconds(100))
+                        // The link returns once the burst is under way (its first write answered).
+                        for await _ in burstStarted {}
                         for proxy in proxies { proxy.restore() }
                         let restored = ContinuousClock.now
                         // The old leader's publishes expect a sequence the new leader's writes
@@ -189,18 +204,22 @@ extension ClusterNodeTests {
                         let newLeader = try await leases.get("lapse").map { String(decoding: $0.value, as: UTF8.self) }
                         #expect(newLeader == "late" || newLeader == "third", "\(newLeader ?? "nobody")")
 
-                        // The link returns while the third node forwards writes.
+                        // The link returns while the third node forwards writes: once the burst
+                        // is under way (its first write answered).
+                        let (burstStarted, started) = AsyncStream<Void>.makeStream()
                         let burst = Task { () -> [(key: Int, status: Int, text: String)] in
                             var answers: [(key: Int, status: Int, text: String)] = []
                             for key in 0..<30 {
                                 let put = try? await TestHTTPConnection.request(
                                     port: third.port, "PUT", "/burst/k\(key).json?ns=lapse", body: "\(key)", timeout: .seconds(15))
                                 answers.append((key, put?.status ?? 0, put?.text ?? ""))
+                                started.finish()
+                                // Deliberate pacing: spreads the burst over the moment the link returns.
                                 try? await Task.sleep(for: .milliseconds(20))
                             }
                             return answers
                         }
-                        try await Task.sleep(for: .milliseconds(100))
+                        for await _ in burstStarted {}
                         for proxy in proxies { proxy.restore() }
                         #expect(await realtimeWrite.value != "ok")
                         #expect(await restWrite.value == 504)
@@ -228,10 +247,9 @@ extension ClusterNodeTests {
                         #expect(final["v"] == .number(1) && final["w"] == nil)
                         for port in [old.port, third.port] {
                             var read: JSONValue?
-                            let started = ContinuousClock.now
-                            while read != final, ContinuousClock.now - started < .seconds(10) {
+                            try await eventually(within: .seconds(10), every: .milliseconds(50)) {
                                 read = try? await TestHTTPConnection.request(port: port, "GET", "/.json?ns=lapse").json()
-                                if read != final { try await Task.sleep(for: .milliseconds(50)) }
+                                return read == final
                             }
                             #expect(read == final, "node on port \(port)")
                         }
@@ -270,11 +288,11 @@ extension ClusterNodeTests {
                             return (put?.status ?? 0, put?.text ?? "")
                         }
                         var status = 0
-                        while status != 200, ContinuousClock.now - stalled < .seconds(15) {
+                        try await eventually(within: .seconds(15) - (ContinuousClock.now - stalled), every: .milliseconds(50)) {
                             status = try await TestHTTPConnection.request(
                                 port: new.port, "PUT", "/acct/a.json?ns=stall", body: "1", timeout: .seconds(15)
                             ).status
-                            if status != 200 { try await Task.sleep(for: .milliseconds(50)) }
+                            return status == 200
                         }
                         #expect(status == 200)
                         let tookOver = ContinuousClock.now - stalled
@@ -292,9 +310,9 @@ extension ClusterNodeTests {
                         let final = try json(#"{"a":1,"b":1}"#)
                         for port in [old.port, new.port, third.port] {
                             var read: JSONValue?
-                            while read != final, ContinuousClock.now - restored < .seconds(10) {
+                            try await eventually(within: .seconds(10) - (ContinuousClock.now - restored), every: .milliseconds(50)) {
                                 read = try? await TestHTTPConnection.request(port: port, "GET", "/acct.json?ns=stall").json()
-                                if read != final { try await Task.sleep(for: .milliseconds(50)) }
+                                return read == final
                             }
                             #expect(read == final, "node on port \(port)")
                         }

@@ -143,11 +143,16 @@ struct ClusterNodeTests {
         await client.close()
         #expect(refusal == JetStreamAPIError.noSuitablePeers)
         let absent = nats.servers[2]
+        // The last server joins once the node has met the refusal and said it waits.
+        let lines = LogLines()
+        var configuration = Self.configuration(nats, node: "early")
+        configuration.logger = Logger(label: "kindling-cluster-test") { _ in LineCollector(lines: lines) }
+        configuration.logger.logLevel = .warning
         async let launched: Void = {
-            try await Task.sleep(for: .seconds(2))
+            #expect(await lines.waitFor("NATS JetStream is not ready yet"))
             try absent.launch()
         }()
-        try await KindlingServer.run(Self.configuration(nats, node: "early")) { server in
+        try await KindlingServer.run(configuration) { server in
             let put = try await TestHTTPConnection.request(port: server.port, "PUT", "/a.json?ns=forming", body: "1")
             #expect(put.status == 200)
         }

@@ -52,6 +52,7 @@ struct LoadWriter: Sendable {
                 value += 1
                 attempts = 0
             } else {
+                // Deliberate pacing: a load writer's pause before it sends the write again.
                 try await Task.sleep(for: .milliseconds(50))
             }
         }
