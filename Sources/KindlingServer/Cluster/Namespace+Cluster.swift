@@ -370,7 +370,9 @@ extension Namespace {
     func whenCommitted(_ sequence: UInt64, then: @escaping @Sendable (isolated Namespace) -> Void, refused: @escaping @Sendable () -> Void) {
         guard sequence > lastSequence else { return then(self) }
         // Released by `commitLogged`, on this queue.
-        held.send(PreparedDispatch(), after: sequence, then: { self.assumeIsolated(then) }, refused: refused)
+        // Released on `queue` by `commitLogged`, or by the log's thread should this node lead
+        // by then: `then` runs as a block of its own.
+        held.send(PreparedDispatch(), after: sequence, then: { self.run(then) }, refused: refused)
     }
 
     /// Tries to become the leader of a namespace this node follows: takes the lease when it is
@@ -475,7 +477,7 @@ extension Namespace {
             // Refused by the admission: this node does not lead (deposed, or failed; in cluster
             // mode nothing else refuses all writes), so it stays silent, as above.
             var gate = namespace.admissionGate()
-            guard case .decide = gate.admit(write.operation.admission, from: write.caller) else { return }
+            guard case .decide = namespace.admit(write.operation.admission, from: write.caller, through: &gate) else { return }
             var out: [Outgoing] = []
             let answer = namespace.state.apply(write.operation, by: write.caller, now: Namespace.now(), into: &out)
             namespace.logRefusals()

@@ -52,7 +52,7 @@ extension Namespace {
             if case .refused(let refusal) = answer {
                 self.logger.warning("onDisconnect write was not made: \(refusal.wire.message)", metadata: ["connection": "\(connection)"])
             }
-            self.assumeIsolated { $0.forwardOnDisconnect(writes.dropFirst(), node: node, connection: connection) }
+            self.run { $0.forwardOnDisconnect(writes.dropFirst(), node: node, connection: connection) }
         }
     }
 

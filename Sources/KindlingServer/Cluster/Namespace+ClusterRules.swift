@@ -33,7 +33,8 @@ extension Namespace {
                 request.encoded(), node: node,
                 whenLeading: { namespace in
                     var gate = namespace.admissionGate()
-                    namespace.setReplicatedRules(rules, as: auth, admission: gate.admit(.write, from: .rest(auth)), complete: complete)
+                    namespace.setReplicatedRules(
+                        rules, as: auth, admission: namespace.admit(.write, from: .rest(auth), through: &gate), complete: complete)
                 },
                 undecided: { _, refusal in complete(.refused(refusal)) }
             ) { namespace, reply in
@@ -77,7 +78,7 @@ extension Namespace {
             return respond(.refused(.invalid(error)))
         }
         var gate = admissionGate()
-        guard case .decide = gate.admit(.write, from: .forwarded(.rest, change.auth)) else { return }
+        guard case .decide = admit(.write, from: .forwarded(.rest, change.auth), through: &gate) else { return }
         if let refusal = state.refusalOfRulesAccess(by: change.auth) { return respond(.refused(refusal)) }
         switch Namespace.loadRules(change.source) {
         case .success(let rules):

@@ -6,9 +6,9 @@
 ///
 /// A value made for one block of work on the namespace's queue, from what the namespace is then
 /// (`Namespace.admissionGate()`): whether it serves at all and its standing in the cluster. Whether
-/// writes can be taken is asked once, at the first request that needs it: asking may reserve a
-/// place under the namespace cap for a first write, which the block settles at its end when
-/// `askedWrites`.
+/// writes can be taken (`checkWrites`, given with each request so the gate holds no closure) is
+/// asked once, at the first request that needs it: asking may reserve a place under the
+/// namespace cap for a first write, which the block settles at its end when `askedWrites`.
 struct AdmissionGate {
     /// Where a namespace's writes are decided.
     enum Standing: Sendable, Equatable {
@@ -37,16 +37,12 @@ struct AdmissionGate {
     /// over its cap of namespaces): every request is refused with it.
     let unserved: Refusal?
     let standing: Standing
-    /// Nil when writes can be taken here now, else the refusal (failing storage, the namespace
-    /// cap, a leader whose log is not healthy).
-    private let checkWrites: () -> Refusal?
     /// The answer of `checkWrites`, once asked.
     private var writes: Refusal??
 
-    init(unserved: Refusal?, standing: Standing, checkWrites: @escaping () -> Refusal?) {
+    init(unserved: Refusal?, standing: Standing) {
         self.unserved = unserved
         self.standing = standing
-        self.checkWrites = checkWrites
     }
 
     /// True once the gate asked whether writes can be taken (so a reservation may need settling).
@@ -55,13 +51,15 @@ struct AdmissionGate {
     /// What to do with a request of `kind` from `caller`. `forgotten` is true for a realtime
     /// connection the namespace forgot while it was still open (its client came back as a new
     /// session, or a deposed leader dropped its tree): nothing more it sends is taken.
-    mutating func admit(_ kind: Kind, from caller: Caller, forgotten: Bool = false) -> Admission {
+    /// `checkWrites` answers nil when writes can be taken here now, else the refusal (failing
+    /// storage, the namespace cap, a leader whose log is not healthy).
+    mutating func admit(_ kind: Kind, from caller: Caller, forgotten: Bool = false, checkWrites: () -> Refusal?) -> Admission {
         switch caller {
         case .forwarded:
             // Decided by a leader that can write. (The node that forwarded it is not told of this
             // refusal: see `Namespace.serveForwarded`.)
             guard standing == .leading else { return .refuse(.unavailable(Namespace.notLeading)) }
-            if let refusal = writeRefusal() { return .refuse(refusal) }
+            if let refusal = writeRefusal(checkWrites) { return .refuse(refusal) }
             return .decide
         case .onDisconnect(.deadNode, _):
             // Only the leader runs a dead node's registrations (they go back to NATS otherwise).
@@ -75,17 +73,17 @@ struct AdmissionGate {
             return .decide
         case .write:
             if standing == .following { return .forward }
-            if let refusal = writeRefusal() { return .refuse(refusal) }
+            if let refusal = writeRefusal(checkWrites) { return .refuse(refusal) }
             return .decide
         case .registration:
             // Refused by the namespace cap only: failing storage refuses the writes when they
             // run, and a follower hands them to the leader then.
-            if case .namespaceLimit(let message)? = writeRefusal() { return .refuse(.namespaceLimit(message)) }
+            if case .namespaceLimit(let message)? = writeRefusal(checkWrites) { return .refuse(.namespaceLimit(message)) }
             return .decide
         }
     }
 
-    private mutating func writeRefusal() -> Refusal? {
+    private mutating func writeRefusal(_ checkWrites: () -> Refusal?) -> Refusal? {
         if let writes { return writes }
         let refusal = checkWrites()
         writes = .some(refusal)

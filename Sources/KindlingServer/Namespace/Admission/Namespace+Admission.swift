@@ -2,7 +2,12 @@
 extension Namespace {
     /// The gate for one block of work.
     func admissionGate() -> AdmissionGate {
-        AdmissionGate(unserved: role.unserved, standing: role.standing, checkWrites: { self.writeRefusal })
+        AdmissionGate(unserved: role.unserved, standing: role.standing)
+    }
+
+    /// Asks `gate` about a request of `kind` from `caller` (see `AdmissionGate.admit`).
+    func admit(_ kind: AdmissionGate.Kind, from caller: Caller, forgotten: Bool = false, through gate: inout AdmissionGate) -> Admission {
+        gate.admit(kind, from: caller, forgotten: forgotten) { writeRefusal }
     }
 
     /// Where the namespace's writes are decided now.

@@ -24,7 +24,7 @@ extension Namespace {
         var gate = admissionGate()
         // After the write (which claims the namespace), or its refusal.
         defer { if gate.askedWrites { settleReservation() } }
-        switch gate.admit(operation.admission, from: caller) {
+        switch admit(operation.admission, from: caller, through: &gate) {
         case .refuse(let refusal):
             refuse(operation, by: caller, refusal, connection: connection)
             complete(.refused(refusal))
@@ -67,7 +67,7 @@ extension Namespace {
         run { namespace in
             let operation = Operation.openStream(path: path, query: query, format: format)
             var gate = namespace.admissionGate()
-            if case .refuse(let refusal) = gate.admit(operation.admission, from: .stream(stream, auth)) {
+            if case .refuse(let refusal) = namespace.admit(operation.admission, from: .stream(stream, auth), through: &gate) {
                 namespace.refuse(operation, by: .stream(stream, auth), refusal)
                 namespace.release()
                 return promise.succeed(.refused(refusal))

@@ -24,7 +24,7 @@ extension Namespace {
                 withExtendedLifetime(parse) {}
                 self.submitBlocks.subtract(1, ordering: .releasing)
             }
-            self.assumeIsolated { namespace in namespace.take(batches) }
+            self.enter { namespace in namespace.take(batches) }
         }
         // With no submitted block queued or running, the block runs here, on the caller's
         // thread (an event loop), instead of waking a queue thread for it: `sync` keeps it in
@@ -87,12 +87,12 @@ extension Namespace {
             }
             guard case .operation(let number, let operation) = input else {
                 // A request that could not be read is answered with why, as a read would be.
-                if case .decide = block.gate.admit(.read, from: .realtime(connection), forgotten: forgotten) {
+                if case .decide = admit(.read, from: .realtime(connection), forgotten: forgotten, through: &block.gate) {
                     state.handle(input, from: connection, now: block.now, into: &block.refusals)
                 }
                 continue
             }
-            switch block.gate.admit(operation.admission, from: .realtime(connection), forgotten: forgotten) {
+            switch admit(operation.admission, from: .realtime(connection), forgotten: forgotten, through: &block.gate) {
             case .refuse(let refusal):
                 state.count(operation, by: .realtime(connection), refusal: refusal)
                 if let number { block.refusals.append(Outgoing(to: connection, message: Answer.refused(refusal).wireResponse(number))) }
@@ -104,7 +104,7 @@ extension Namespace {
                 if let node = cluster, let write = ForwardedWrite(operation, auth: state.auth(of: .realtime(connection)), origin: .realtime) {
                     forward(write, node: node) { answer in
                         guard let number else { return }
-                        self.assumeIsolated { $0.dispatch([Outgoing(to: connection, answer: answer, number: number)]) }
+                        self.run { $0.dispatch([Outgoing(to: connection, answer: answer, number: number)]) }
                     }
                     continue
                 }

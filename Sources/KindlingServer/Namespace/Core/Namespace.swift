@@ -15,7 +15,7 @@ import Synchronization
 /// before the next: writes are totally ordered, each connection's requests are handled in the
 /// order they arrived (a Dispatch queue is FIFO, which an actor's task scheduling does not
 /// promise), and no state is shared with the network threads. A block enters the namespace
-/// with `run` (or `runNow`), which `assumeIsolated` checks. Outputs are encoded once and handed
+/// with `run` (or `runNow`). Outputs are encoded once and handed
 /// to each connection's outbound sink, which writes on that connection's event loop. A
 /// realtime read batch runs on the event loop that read it, through `queue.sync`, when the
 /// namespace is idle (see `submit`): a block on the queue all the same, without a thread hop.
@@ -278,7 +278,7 @@ actor Namespace {
     func expire(_ connection: ConnectionID, at expiresAt: Int64) {
         let delay = min(max(0, expiresAt - Namespace.now()), Int64(Int32.max))
         queue.asyncAfter(deadline: .now() + .milliseconds(Int(delay))) {
-            self.assumeIsolated { namespace in namespace.expireNow(connection, at: expiresAt) }
+            self.enter { namespace in namespace.expireNow(connection, at: expiresAt) }
         }
     }
 
@@ -392,7 +392,7 @@ actor Namespace {
         let caller = Caller.onDisconnect(.close(connection), auth)
         var gate = admissionGate()
         defer { if gate.askedWrites { settleReservation() } }
-        switch queued.isEmpty ? .decide : gate.admit(.write, from: caller) {
+        switch queued.isEmpty ? .decide : admit(.write, from: caller, through: &gate) {
         case .forward:
             let (auth, writes) = state.disconnectForForwarding(connection)
             report()

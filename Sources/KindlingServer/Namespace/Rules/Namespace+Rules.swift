@@ -23,7 +23,9 @@ extension Namespace {
         run { namespace in
             defer { namespace.release() }
             var gate = namespace.admissionGate()
-            if case .refuse(let refusal) = gate.admit(.read, from: .rest(auth)) { return namespace.answerRules(promise, .refused(refusal)) }
+            if case .refuse(let refusal) = namespace.admit(.read, from: .rest(auth), through: &gate) {
+                return namespace.answerRules(promise, .refused(refusal))
+            }
             if let refusal = namespace.state.refusalOfRulesAccess(by: auth) { return namespace.answerRules(promise, .refused(refusal)) }
             namespace.answerRules(promise, .encoded(Array(namespace.state.rules.source.utf8)))
         }
@@ -55,7 +57,7 @@ extension Namespace {
             // it exist), and in cluster mode the leader puts them in its log.
             var gate = namespace.admissionGate()
             defer { if gate.askedWrites { namespace.settleReservation() } }
-            let admission = gate.admit(.write, from: .rest(auth))
+            let admission = namespace.admit(.write, from: .rest(auth), through: &gate)
             if case .refuse(let refusal) = admission { return namespace.answerRules(promise, .refused(refusal)) }
             if let refusal = namespace.state.refusalOfRulesAccess(by: auth) { return namespace.answerRules(promise, .refused(refusal)) }
             let rules: RulesDocument
@@ -65,7 +67,7 @@ extension Namespace {
             }
             if namespace.cluster != nil {
                 return namespace.setReplicatedRules(rules, as: auth, admission: admission) { answer in
-                    namespace.assumeIsolated { $0.answerRules(promise, answer) }
+                    namespace.run { $0.answerRules(promise, answer) }
                 }
             }
             namespace.claim()
@@ -90,7 +92,9 @@ extension Namespace {
         run { namespace in
             defer { namespace.release() }
             var gate = namespace.admissionGate()
-            if case .refuse(let refusal) = gate.admit(.read, from: .rest(auth)) { return namespace.answerRules(promise, .refused(refusal)) }
+            if case .refuse(let refusal) = namespace.admit(.read, from: .rest(auth), through: &gate) {
+                return namespace.answerRules(promise, .refused(refusal))
+            }
             if let refusal = namespace.state.refusalOfRulesAccess(by: auth) { return namespace.answerRules(promise, .refused(refusal)) }
             var rules = namespace.state.rules
             if let text = simulation.rulesText {

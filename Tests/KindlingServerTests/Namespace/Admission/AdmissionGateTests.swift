@@ -16,15 +16,25 @@ struct AdmissionGateTests {
         .onDisconnect(.close(connection), alice), .onDisconnect(.crash, alice), .onDisconnect(.deadNode, alice),
     ]
 
-    /// A gate whose writes check answers `writes`, counting how often it is asked.
+    /// A writes check that answers `writes`, counting how often it is asked.
     final class Check {
         var asked = 0
         let writes: Refusal?
         init(_ writes: Refusal? = nil) { self.writes = writes }
-        func gate(unserved: Refusal? = nil, _ standing: AdmissionGate.Standing) -> AdmissionGate {
-            AdmissionGate(unserved: unserved, standing: standing) {
-                self.asked += 1
-                return self.writes
+        func gate(unserved: Refusal? = nil, _ standing: AdmissionGate.Standing) -> Gate {
+            Gate(gate: AdmissionGate(unserved: unserved, standing: standing), check: self)
+        }
+    }
+
+    /// A gate asked with `check`.
+    struct Gate {
+        var gate: AdmissionGate
+        let check: Check
+        var askedWrites: Bool { gate.askedWrites }
+        mutating func admit(_ kind: AdmissionGate.Kind, from caller: Caller, forgotten: Bool = false) -> Admission {
+            gate.admit(kind, from: caller, forgotten: forgotten) {
+                check.asked += 1
+                return check.writes
             }
         }
     }
