@@ -396,9 +396,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             // Measuring the namespaces' sizes walks their data: on a worker thread.
             let registry = self.registry
             let metrics = self.metrics
+            let (budget, backlog) = (resources.budget, resources.backlogBudget)
             workers.runIfActive(eventLoop: context.eventLoop) { () -> [UInt8] in
                 registry.updateTreeSizes()
-                return metrics.render()
+                return metrics.render(budget: budget, backlog: backlog)
             }.assumeIsolated().whenComplete { result in
                 switch result {
                 case .success(let text):

@@ -36,6 +36,11 @@ final class ServerMetrics: Sendable {
     private let failingLogs: Meter
     /// The per-namespace tree sizes, for the largest namespaces only.
     let treeSizes: NamespaceSizeGauges
+    /// `kindling_unfinished_bytes` and `kindling_backlog_bytes`: what the server-wide budgets
+    /// hold (`--max-unfinished-mb`: bodies being read or parsed, answers their connections have
+    /// not taken; the bytes waiting for realtime readers that fell behind), read at each scrape.
+    private let unfinishedBytes: Meter
+    private let backlogBytes: Meter
     /// Cluster mode: the round trip of each batch's JetStream publish (a replicated write's
     /// wait, where one server waits for its fsync).
     let clusterPublish: Timer
@@ -90,6 +95,8 @@ final class ServerMetrics: Sendable {
         namespaces = Meter(label: "kindling_namespaces", factory: factory)
         failingLogs = Meter(label: "kindling_storage_failing_logs", factory: factory)
         treeSizes = NamespaceSizeGauges(limit: topNamespaces, factory: factory)
+        unfinishedBytes = Meter(label: "kindling_unfinished_bytes", factory: factory)
+        backlogBytes = Meter(label: "kindling_backlog_bytes", factory: factory)
         clusterPublish = Timer(label: "kindling_cluster_publish_seconds", factory: factory)
         clusterConnected = Meter(label: "kindling_cluster_nats_connected", factory: factory)
         led = Meter(label: "kindling_cluster_namespaces_led", factory: factory)
@@ -137,5 +144,10 @@ final class ServerMetrics: Sendable {
     }
 
     /// Every series, in the Prometheus text exposition format.
-    func render() -> [UInt8] { registry.emitToBuffer() }
+    /// The metrics in Prometheus's text format, the budgets' gauges read now.
+    func render(budget: InFlightBudget, backlog: InFlightBudget) -> [UInt8] {
+        unfinishedBytes.set(budget.inUse)
+        backlogBytes.set(backlog.inUse)
+        return registry.emitToBuffer()
+    }
 }

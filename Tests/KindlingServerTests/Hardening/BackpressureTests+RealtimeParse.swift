@@ -81,8 +81,8 @@ extension BackpressureTests {
             defer { holder.close() }
             try await holder.send(
                 "PUT /held.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 400000\r\n\r\n\"" + String(repeating: "h", count: 300_000))
-            // Left as a time window: the server shows no event for having read the held body.
-            try await Task.sleep(for: .milliseconds(300))
+            // Once the server has read the held body.
+            #expect(try await eventually { try await PrometheusText.unfinishedBytes(port: server.port) >= 300_001 })
             let client = try await RawConnection.connect(port: server.port)
             defer { client.close() }
             try await client.upgradeToWebSocket(namespace: "t")

@@ -200,9 +200,8 @@ struct BackpressureTests {
             let second = try await RawConnection.connect(port: server.port)
             try await second.send(
                 "PUT /b.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500000\r\n\r\n\"" + String(repeating: "b", count: 450_000))
-            // Time for the server to read both (the budget is not visible from here); a
-            // loaded machine is slow, hence a second. Left as a time window for that reason.
-            try await Task.sleep(for: .seconds(1))
+            // Once the server has read both (900,002 bytes held).
+            #expect(try await eventually { try await PrometheusText.unfinishedBytes(port: server.port) >= 900_002 })
             let third = try await RawConnection.connect(port: server.port)
             defer { third.close() }
             try? await third.send(
@@ -211,10 +210,8 @@ struct BackpressureTests {
             #expect(await third.waitForClose())
             #expect(logs.contains("refusing a request body"))
             second.close()
-            // Time for the server to see the close and give the second's share back. Left as a
-            // time window: neither the budget nor a connection whose body is unfinished shows
-            // in /.metrics or the log.
-            try await Task.sleep(for: .seconds(1))
+            // Once the server has seen the close and given the second's share back.
+            #expect(try await eventually { try await PrometheusText.unfinishedBytes(port: server.port) <= 450_001 })
             // The first finishes and is served (its parse takes as much again as its text);
             // then the budget is free again: a string of half the budget needs all of it.
             try await first.send(String(repeating: "a", count: 49_998) + "\"")
