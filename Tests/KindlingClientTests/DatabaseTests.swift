@@ -11,17 +11,9 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct DatabaseTests {
     static func withServer(_ body: (KindlingServer, String) async throws -> Void) async throws {
-        var logger = Logger(label: "kindling-client-test")
-        logger.logLevel = .critical
-        let server = try await KindlingServer.start(ServerConfiguration(port: 0, logger: logger))
-        let url = "http://127.0.0.1:\(server.port)?ns=sdk\(UInt32.random(in: 0...UInt32.max))"
-        do {
-            try await body(server, url)
-        } catch {
-            try await server.shutdown()
-            throw error
+        try await KindlingTesting.withServer(label: "kindling-client-test") { server in
+            try await body(server, "http://127.0.0.1:\(server.port)?ns=sdk\(UInt32.random(in: 0...UInt32.max))")
         }
-        try await server.shutdown()
     }
 
     func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }

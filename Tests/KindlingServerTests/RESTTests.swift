@@ -8,10 +8,11 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct RESTTests {
     static func withServer(maxBodyBytes: Int = 256 * 1024 * 1024, _ body: (KindlingServer) async throws -> Void) async throws {
-        var logger = Logger(label: "kindling-test")
-        logger.logLevel = .critical
-        let configuration = ServerConfiguration(port: 0, maxRESTBodyBytes: maxBodyBytes, eventStreamKeepAlive: .milliseconds(200), logger: logger)
-        try await KindlingServer.run(configuration, body)
+        try await KindlingTesting.withServer(
+            { configuration in
+                configuration.maxRESTBodyBytes = maxBodyBytes
+                configuration.eventStreamKeepAlive = .milliseconds(200)
+            }, body)
     }
 
     @Test func everyMethod() async throws {

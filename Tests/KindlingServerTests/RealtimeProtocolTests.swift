@@ -13,10 +13,11 @@ struct RealtimeProtocolTests {
         idleTimeout: Duration = .seconds(120),
         _ body: (KindlingServer) async throws -> Void
     ) async throws {
-        var logger = Logger(label: "kindling-test")
-        logger.logLevel = .critical
-        try await KindlingServer.run(
-            ServerConfiguration(port: 0, maxPendingOutboundBytes: maxPendingBytes, idleTimeout: idleTimeout, logger: logger), body)
+        try await KindlingTesting.withServer(
+            { configuration in
+                configuration.maxPendingOutboundBytes = maxPendingBytes
+                configuration.idleTimeout = idleTimeout
+            }, body)
     }
 
     func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }

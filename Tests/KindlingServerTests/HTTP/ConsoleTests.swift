@@ -10,10 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct ConsoleTests {
     static func withServer(allowedHosts: [String] = [], _ body: (KindlingServer) async throws -> Void) async throws {
-        var logger = Logger(label: "console-tests")
-        logger.logLevel = .critical
-        let configuration = ServerConfiguration(port: 0, allowedHosts: allowedHosts, logger: logger)
-        try await KindlingServer.run(configuration, body)
+        try await KindlingTesting.withServer(label: "console-tests", { $0.allowedHosts = allowedHosts }, body)
     }
 
     @Test func servesEveryAssetWithItsType() async throws {

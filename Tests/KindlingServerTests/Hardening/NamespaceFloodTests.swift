@@ -16,13 +16,12 @@ struct NamespaceFloodTests {
         directory: String?, maxNamespaces: Int = 10_000, logIdleTimeout: Duration = .seconds(60),
         _ body: (KindlingServer) async throws -> Void
     ) async throws {
-        var logger = Logger(label: "kindling-test")
-        logger.logLevel = .critical
-        let storage = directory.map { StorageConfiguration(directory: $0, logIdleTimeout: logIdleTimeout) }
-        let configuration = ServerConfiguration(
-            port: 0, storage: storage, eventStreamKeepAlive: .milliseconds(200), maxNamespaces: maxNamespaces, logger: logger
-        )
-        try await KindlingServer.run(configuration, body)
+        try await KindlingTesting.withServer(
+            { configuration in
+                configuration.storage = directory.map { StorageConfiguration(directory: $0, logIdleTimeout: logIdleTimeout) }
+                configuration.eventStreamKeepAlive = .milliseconds(200)
+                configuration.maxNamespaces = maxNamespaces
+            }, body)
     }
 
     /// The namespace directories in a data directory.

@@ -12,10 +12,11 @@ struct LongPollTransportTests {
     static func withServer(
         corsOrigins: [String] = [], inFlightBudgetBytes: Int = 1 << 30, _ body: (KindlingServer) async throws -> Void
     ) async throws {
-        var logger = Logger(label: "kindling-test")
-        logger.logLevel = .critical
-        try await KindlingServer.run(
-            ServerConfiguration(port: 0, corsOrigins: corsOrigins, inFlightBudgetBytes: inFlightBudgetBytes, logger: logger), body)
+        try await KindlingTesting.withServer(
+            { configuration in
+                configuration.corsOrigins = corsOrigins
+                configuration.inFlightBudgetBytes = inFlightBudgetBytes
+            }, body)
     }
 
     /// `d` path value, for a data push.

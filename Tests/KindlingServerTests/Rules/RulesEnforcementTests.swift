@@ -74,12 +74,12 @@ struct RulesEnforcementTests {
     }
 
     static func withServer(rules: String? = appRules, storage: String? = nil, _ body: (KindlingServer) async throws -> Void) async throws {
-        var logger = Logger(label: "kindling-test")
-        logger.logLevel = .critical
-        var configuration = ServerConfiguration(port: 0, eventStreamKeepAlive: .milliseconds(200), logger: logger)
-        configuration.rules = try rules.map { try RulesDocument.parse($0) }
-        configuration.storage = storage.map { StorageConfiguration(directory: $0) }
-        try await KindlingServer.run(configuration, body)
+        try await KindlingTesting.withServer(
+            { configuration in
+                configuration.eventStreamKeepAlive = .milliseconds(200)
+                configuration.rules = try rules.map { try RulesDocument.parse($0) }
+                configuration.storage = storage.map { StorageConfiguration(directory: $0) }
+            }, body)
     }
 
     static func status(_ reply: [JSONValue]) -> String? { reply.last?["d"]?["b"]?["s"]?.stringValue }

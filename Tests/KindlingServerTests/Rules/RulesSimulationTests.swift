@@ -24,9 +24,7 @@ struct RulesSimulationTests {
     static let admin = [("Authorization", "Bearer owner")]
 
     static func withServer(_ body: (KindlingServer, TestHTTPConnection) async throws -> Void) async throws {
-        var logger = Logger(label: "rules-simulation-tests")
-        logger.logLevel = .critical
-        try await KindlingServer.run(ServerConfiguration(port: 0, logger: logger)) { server in
+        try await KindlingTesting.withServer(label: "rules-simulation-tests") { server in
             let http = try await TestHTTPConnection.connect(port: server.port)
             defer { http.close() }
             #expect(try await http.request("PUT", "/.settings/rules.json", headers: admin, body: rules).status == 200)

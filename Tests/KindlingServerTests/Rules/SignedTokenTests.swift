@@ -29,15 +29,16 @@ struct SignedTokenTests {
     static var now: Int { Int(Date().timeIntervalSince1970) }
 
     static func withServer(_ body: (KindlingServer) async throws -> Void) async throws {
-        var logger = Logger(label: "kindling-test")
-        logger.logLevel = .critical
-        var auth = AuthSettings()
-        auth.hmacSecrets = [secret]
-        auth.adminSecrets = [adminSecret]
-        auth.clockSkew = .seconds(0)
-        var configuration = ServerConfiguration(port: 0, auth: auth, logger: logger)
-        configuration.rules = try RulesDocument.parse(#"{"rules":{"notes":{"$uid":{".read":"auth.uid === $uid",".write":"auth.uid === $uid"}}}}"#)
-        try await KindlingServer.run(configuration, body)
+        try await KindlingTesting.withServer(
+            { configuration in
+                var auth = AuthSettings()
+                auth.hmacSecrets = [secret]
+                auth.adminSecrets = [adminSecret]
+                auth.clockSkew = .seconds(0)
+                configuration.auth = auth
+                configuration.rules = try RulesDocument.parse(
+                    #"{"rules":{"notes":{"$uid":{".read":"auth.uid === $uid",".write":"auth.uid === $uid"}}}}"#)
+            }, body)
     }
 
     static func status(_ reply: [JSONValue]) -> String? { reply.last?["d"]?["b"]?["s"]?.stringValue }

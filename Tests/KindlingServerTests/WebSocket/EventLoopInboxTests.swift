@@ -10,9 +10,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct EventLoopInboxTests {
     static func withServer(_ body: (KindlingServer) async throws -> Void) async throws {
-        var logger = Logger(label: "kindling-test")
-        logger.logLevel = .critical
-        try await KindlingServer.run(ServerConfiguration(port: 0, logger: logger), body)
+        try await KindlingTesting.withServer({ _ in }, body)
     }
 
     func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
