@@ -23,7 +23,7 @@ extension Namespace {
     /// `joinCluster` on the namespace.
     private func startCluster(_ node: ClusterNode) {
         cluster = node
-        claimed = true
+        durability = .memory
         // A write is one message of the log, and a connection's registrations one key's value.
         var limits = state.limits
         limits.maxWriteBytes = node.maxWriteBytes

@@ -37,12 +37,10 @@ actor Namespace {
     /// back as a new session, or a deposed leader dropped its tree), until they detach: nothing
     /// more they send is taken.
     var forgottenConnections: Set<ConnectionID> = []
-    /// The durable log and snapshots; nil for an in-memory namespace. Set once, before use.
-    private var storage: NamespaceStorage?
+    /// Where the namespace keeps its writes, from its first write on.
+    var durability: NamespaceDurability
     /// The sequence number of the last write handed to the log.
     var lastSequence: UInt64 = 0
-    /// The sequence the newest snapshot covers (or is being written for).
-    private var snapshotSequence: UInt64 = 0
     /// Outputs waiting for the log to make their writes durable, released by the log's thread.
     let held: HeldDeliveries
     /// Rules set for this namespace alone (`PUT /.settings/rules.json`); they override the
@@ -51,13 +49,8 @@ actor Namespace {
     /// The server's rules (`--rules`), in force when the namespace has none of its own, and
     /// whether they are the open rules.
     var serverRules: (rules: RulesDocument, open: Bool)
-    /// Where this namespace's own rules are kept; nil in memory.
-    var rulesFile: NamespaceRulesFile?
     /// The registry that made the namespace: asked before its first write, told when a use ends.
     private weak var lifecycle: (any NamespaceLifecycle)?
-    /// True once the namespace holds writes (or was loaded from disk, or has no registry), so
-    /// has its storage.
-    var claimed: Bool
     /// The server's metrics, reported to once per block of work; nil where none are kept.
     let metrics: ServerMetrics?
     /// The listens last reported to `metrics`.
@@ -80,9 +73,6 @@ actor Namespace {
     var registrationStore: Task<Void, Never>?
     /// The connections whose registrations are in the bucket.
     var storedRegistrations: Set<ConnectionID> = []
-    /// Where a namespace with a data directory keeps its connections' queued onDisconnect
-    /// writes (`Namespace+Journal.swift`); nil in memory and in cluster mode.
-    var registrationJournal: RegistrationJournal?
     /// The revision of each connection's last put in the bucket; used by the puts' tasks.
     let registrationRevisions = Mutex<[ConnectionID: UInt64]>([:])
     /// The registrations of connections a rejoin closed, made once it is done.
@@ -103,7 +93,7 @@ actor Namespace {
         self.metrics = metrics
         self.held = HeldDeliveries(metrics: metrics)
         self.lifecycle = lifecycle
-        self.claimed = lifecycle == nil
+        self.durability = lifecycle == nil ? .memory : .unclaimed
         let executor = NamespaceExecutor(label: "kindling.namespace.\(name)")
         self.executor = executor
         self.queue = DispatchQueue(label: "kindling.namespace.\(name).requests", target: executor.queue)
@@ -116,9 +106,6 @@ actor Namespace {
         self.serverRules = (rules, rulesAreOpen)
     }
 
-    /// Set when storage could not be opened (outside cluster mode): the namespace then refuses
-    /// every write.
-    var storageUnavailable = false
     /// Blocks of `submit` queued or running.
     let submitBlocks = Atomic<Int>(0)
     /// The server-wide budget of requests in progress (`--max-unfinished-mb`): the answers a
@@ -144,8 +131,16 @@ actor Namespace {
     /// yet claimed reserves a place under the registry's cap for its first write (given back by
     /// `settleReservation` when that write does not happen).
     var writeRefusal: Refusal? {
-        if !claimed, let message = lifecycle?.reserve(self) { return .namespaceLimit(message) }
-        if storageUnavailable || storage?.log.isHealthy == false { return .unavailable(Namespace.unwritable) }
+        switch durability {
+        case .unclaimed:
+            if let message = lifecycle?.reserve(self) { return .namespaceLimit(message) }
+        case .failed:
+            return .unavailable(Namespace.unwritable)
+        case .stored(let disk):
+            if !disk.storage.log.isHealthy { return .unavailable(Namespace.unwritable) }
+        case .memory:
+            break
+        }
         if role.standing != .standalone, replicated?.isHealthy != true { return .unavailable(Namespace.notLeading) }
         return nil
     }
@@ -153,24 +148,27 @@ actor Namespace {
     /// The first write of a namespace not yet claimed: the registry counts it and this creates
     /// its directory and files, here on the namespace's own queue (never on an event loop).
     func claim() {
-        guard !claimed, let lifecycle else { return }
-        claimed = true
-        guard case .stored(let directory, let configuration, let budget) = lifecycle.claim(self) else { return }
+        guard case .unclaimed = durability, let lifecycle else { return }
+        guard case .stored(let directory, let configuration, let budget) = lifecycle.claim(self) else {
+            durability = .memory
+            return
+        }
         do {
             let storage = try makeStorage(directory: directory, configuration: configuration, budget: budget, lastSequence: 0)
-            self.storage = storage
-            rulesFile = NamespaceRulesFile(directory: directory)
-            startJournal(directory: directory)
+            let journal = startJournal(directory: directory)
+            durability = .stored(
+                NamespaceDisk(storage: storage, rulesFile: NamespaceRulesFile(directory: directory), journal: journal, snapshotSequence: 0))
+            flushJournal()
         } catch {
             logger.error("cannot create the namespace's storage; its writes are refused: \(error)")
-            storageUnavailable = true
+            durability = .failed
         }
     }
 
     /// After a block that asked `writeRefusal`: a place reserved for a first write that did not
     /// happen (refused, or an onDisconnect registration) goes back.
     func settleReservation() {
-        if !claimed { lifecycle?.unreserve(self) }
+        if case .unclaimed = durability { lifecycle?.unreserve(self) }
     }
 
     /// Ends one use of the namespace (see `NamespaceRegistry.namespace`).
@@ -197,13 +195,15 @@ actor Namespace {
     ) throws {
         let storage = try makeStorage(directory: directory, configuration: configuration, budget: budget, lastSequence: lastSequence)
         runNow { namespace in
-            namespace.storage = storage
-            namespace.claimed = true
             namespace.lastSequence = lastSequence
-            namespace.snapshotSequence = snapshotSequence
-            namespace.rulesFile = NamespaceRulesFile(directory: directory)
+            let left = namespace.takeLeftRegistrations(directory: directory)
+            let disk = NamespaceDisk(
+                storage: storage, rulesFile: NamespaceRulesFile(directory: directory), journal: namespace.startJournal(directory: directory),
+                snapshotSequence: snapshotSequence)
+            namespace.durability = .stored(disk)
+            namespace.flushJournal()
             namespace.loadOwnRules()
-            namespace.makeLeftRegistrations(directory: directory)
+            namespace.makeLeftRegistrations(left)
         }
     }
 
@@ -220,20 +220,22 @@ actor Namespace {
             startClusterSnapshot(leadership.log, node: cluster)
             return true
         }
-        guard let storage, lastSequence > snapshotSequence else { return false }
-        startSnapshot(storage)
+        guard let disk = durability.disk, lastSequence > disk.snapshotSequence else { return false }
+        startSnapshot(disk)
         return true
     }
 
     /// Snapshots the tree as of the last logged write.
-    private func startSnapshot(_ storage: NamespaceStorage) {
-        snapshotSequence = lastSequence
-        storage.snapshot(state.database.tree.root, sequence: lastSequence)
+    private func startSnapshot(_ disk: NamespaceDisk) {
+        var disk = disk
+        disk.snapshotSequence = lastSequence
+        durability = .stored(disk)
+        disk.storage.snapshot(state.database.tree.root, sequence: lastSequence)
     }
 
     /// Waits until every write so far is durable and every snapshot written (for shutdown).
     nonisolated func drainStorage() {
-        let storage = runNow { namespace in namespace.storage }
+        let storage = runNow { namespace in namespace.durability.disk?.storage }
         storage?.drain()
         runNow { _ in }
     }
@@ -293,7 +295,7 @@ actor Namespace {
         finish(out)
         // The registrations run as the identity the connection has now.
         if let node = cluster, storedRegistrations.contains(connection) { persistRegistrations(connection, node: node) }
-        registrationJournal?.note(.identity(state.auth(of: .realtime(connection))), of: connection)
+        durability.disk?.journal.note(.identity(state.auth(of: .realtime(connection))), of: connection)
         flushJournal()
     }
 
@@ -348,7 +350,8 @@ actor Namespace {
         var delivery = prepare(out)
         if let answers { delivery.hold(answers) }
         if let (stream, hold) = written { delivery.hold(hold, untilWrittenTo: stream) }
-        guard storage != nil || replicated != nil else {
+        let disk = durability.disk
+        guard disk != nil || replicated != nil else {
             delivery.send(metrics: metrics)
             then?()
             return
@@ -366,9 +369,9 @@ actor Namespace {
         if let replicated {
             replicated.append(records)
             snapshotIfDue(replicated)
-        } else if let storage {
-            storage.log.append(records)
-            if storage.wantsSnapshot { startSnapshot(storage) }
+        } else if let disk {
+            disk.storage.log.append(records)
+            if disk.storage.wantsSnapshot { startSnapshot(disk) }
         }
     }
 

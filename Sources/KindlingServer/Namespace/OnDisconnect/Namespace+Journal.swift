@@ -7,7 +7,7 @@ import Logging
 extension Namespace {
     /// Notes what an operation the namespace took changed of `connection`'s queue, if anything.
     func journal(_ operation: Operation, answer: Answer?, of connection: ConnectionID) {
-        guard let journal = registrationJournal, operation.changesRegistrations, state.connections[connection] != nil else { return }
+        guard operation.changesRegistrations, let journal = durability.disk?.journal, state.connections[connection] != nil else { return }
         if case .refused? = answer { return }
         let auth = state.auth(of: .realtime(connection))
         switch operation {
@@ -23,7 +23,7 @@ extension Namespace {
     /// again from the queues when it is new, has grown stale or a write failed (at the next
     /// change, so a full disk costs no rewrite per block of plain writes).
     func flushJournal() {
-        guard let journal = registrationJournal, journal.hasPending else { return }
+        guard let journal = durability.disk?.journal, journal.hasPending else { return }
         do {
             if journal.wantsRewrite {
                 try journal.rewrite(queuedRegistrations())
@@ -43,32 +43,35 @@ extension Namespace {
         }
     }
 
-    /// Starts the journal of a namespace that has just got its directory, with what its open
-    /// connections have queued so far (noted, so written at once).
-    func startJournal(directory: String) {
+    /// The journal of a namespace that has just got its directory, with what its open
+    /// connections have queued so far noted (written at the next `flushJournal`).
+    func startJournal(directory: String) -> RegistrationJournal {
         let journal = RegistrationJournal(directory: directory)
-        registrationJournal = journal
         for (connection, auth, writes) in queuedRegistrations() {
             for write in writes { journal.note(.queued(write, as: auth), of: connection) }
         }
-        flushJournal()
+        return journal
     }
 
-    /// At start: makes the onDisconnect writes the connections of a process that died left in
-    /// `directory`, as writes of the identities that queued them, then keeps its own journal.
-    func makeLeftRegistrations(directory: String) {
-        var left: [StoredRegistrations] = []
+    /// At start, before the namespace's own journal begins: the registrations the connections
+    /// of a process that died left in `directory`.
+    func takeLeftRegistrations(directory: String) -> [StoredRegistrations] {
         do {
             let taken = try RegistrationJournal.takeOver(directory: directory)
-            left = taken.left
             if taken.unreadable > 0 {
                 logger.error(
                     "skipped onDisconnect registrations a stopped server left that do not read", metadata: ["changes": "\(taken.unreadable)"])
             }
+            return taken.left
         } catch {
             logger.error("could not read the onDisconnect registrations a stopped server left: \(error)")
+            return []
         }
-        startJournal(directory: directory)
+    }
+
+    /// Makes the onDisconnect writes the connections of a process that died `left`, as writes of
+    /// the identities that queued them.
+    func makeLeftRegistrations(_ left: [StoredRegistrations]) {
         guard !left.isEmpty else { return }
         let writes = left.flatMap(\.writes)
         makeGoneConnectionsWrites(writes, run: .crash, metadata: [:])
@@ -79,7 +82,7 @@ extension Namespace {
 
     /// A connection ended and its writes were made (or handed on): none are left to keep.
     func journalEnded(_ connection: ConnectionID) {
-        registrationJournal?.note(.ended, of: connection)
+        durability.disk?.journal.note(.ended, of: connection)
         flushJournal()
     }
 }

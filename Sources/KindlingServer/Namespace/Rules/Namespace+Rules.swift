@@ -71,7 +71,7 @@ extension Namespace {
                 }
             }
             namespace.claim()
-            if let rulesFile = namespace.rulesFile {
+            if let rulesFile = namespace.durability.disk?.rulesFile {
                 do {
                     try rulesFile.save(rules.source)
                 } catch {
@@ -123,7 +123,7 @@ extension Namespace {
 
     /// Loads rules stored by an earlier `setOwnRules`.
     func loadOwnRules() {
-        guard let rulesFile, let text = rulesFile.load() else { return }
+        guard let text = durability.disk?.rulesFile.load() else { return }
         do throws(RulesError) {
             let rules = try RulesDocument.parse(text)
             ownRules = rules

@@ -28,7 +28,7 @@ struct NamespaceAdmissionTests {
 
     @Test func onDisconnectWritesAreRefusedAtACloseWhileStorageFails() throws {
         let namespace = try Self.namespaceWithRegistration()
-        namespace.runNow { $0.storageUnavailable = true }
+        namespace.runNow { $0.durability = .failed }
         namespace.detach(Self.connection)
         let sample = namespace.sizeSample()
         #expect(sample.root.child(at: try Path("gone")).isEmpty)
