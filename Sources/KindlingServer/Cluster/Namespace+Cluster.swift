@@ -71,7 +71,7 @@ extension Namespace {
             for await _ in go {}
             await self.startClusterRole(node)
         }
-        perform(role.handle(.join(reader)), node: node)
+        perform(changeRole(.join(reader)), node: node)
         start.finish()
     }
 
@@ -123,13 +123,13 @@ extension Namespace {
                 }
                 logger.error("cannot join the namespace in the cluster; its requests are refused until a later attempt succeeds: \(error)")
                 // Answers waiting for records this node will not read now are refused.
-                perform(role.handle(.joinFailed(.unavailable(Namespace.notJoined))), node: node)
+                perform(changeRole(.joinFailed(.unavailable(Namespace.notJoined))), node: node)
                 guard !Task.isCancelled else { return }
                 // NATS out of reach for long: try again later, from the start (closing whoever
                 // connected meanwhile), rather than refuse the namespace until a restart.
                 try? await Task.sleep(for: Namespace.rejoinDelay)
                 guard !Task.isCancelled else { return }
-                run { namespace in if namespace.role.unserved != nil { namespace.rejoin(node) } }
+                run { namespace in if namespace.unserved != nil { namespace.rejoin(node) } }
                 return
             }
         }
@@ -165,7 +165,7 @@ extension Namespace {
                 await reader?.stop()
                 let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
                 let leadership = lead(node, lease: lease, lastSubjectSequence: applied, requests: requests)
-                perform(role.handle(.joined(leadership)), node: node)
+                perform(changeRole(.joined(leadership)), node: node)
                 return
             }
         } catch {
@@ -174,7 +174,7 @@ extension Namespace {
             throw error
         }
         logger.info("following the namespace's log", metadata: ["stream-sequence": "\(applied)"])
-        perform(role.handle(.joined(nil)), node: node)
+        perform(changeRole(.joined(nil)), node: node)
         while let message = await messages?.next() {
             let read = await onQueue { namespace -> Bool in
                 do {
@@ -184,7 +184,7 @@ extension Namespace {
                     // A batch missing before this one (this node read behind the purge), or a
                     // damaged one: start over from the snapshot.
                     namespace.logger.error("cannot follow the namespace's log; reading it again from the snapshot: \(error)")
-                    namespace.perform(namespace.role.handle(.readFailed), node: node)
+                    namespace.perform(namespace.changeRole(.readFailed), node: node)
                     return false
                 }
             }
@@ -234,7 +234,7 @@ extension Namespace {
     private nonisolated func depose(_ reason: String, term: String) {
         run { namespace in
             guard let node = namespace.cluster else { return }
-            namespace.perform(namespace.role.handle(.deposed(term: term, reason: reason)), node: node)
+            namespace.perform(namespace.changeRole(.deposed(term: term, reason: reason)), node: node)
         }
     }
 
@@ -381,8 +381,8 @@ extension Namespace {
     /// in meanwhile makes the first publish fail instead of being overwritten. Tells `then`, on
     /// `queue`, whether it leads now.
     private func takeOver(_ node: ClusterNode, then: @escaping @Sendable (isolated Namespace, Bool) -> Void) {
-        guard case .following(_, takingOver: false) = role else { return then(self, role.standing == .leading) }
-        perform(role.handle(.takeOverStarted), node: node)
+        guard case .following(_, takingOver: false) = role else { return then(self, standing == .leading) }
+        perform(changeRole(.takeOverStarted), node: node)
         let subject = ClusterNode.logSubject(name)
         Task {
             var led = false
@@ -397,7 +397,7 @@ extension Namespace {
                     led = await self.onQueue { namespace in
                         guard namespace.appliedStreamSequence == last, case .following(_, takingOver: true) = namespace.role else { return false }
                         let leadership = namespace.lead(node, lease: lease, lastSubjectSequence: last, requests: requests)
-                        namespace.perform(namespace.role.handle(.tookOver(leadership)), node: node)
+                        namespace.perform(namespace.changeRole(.tookOver(leadership)), node: node)
                         return true
                     }
                     if !led {
@@ -410,7 +410,7 @@ extension Namespace {
             }
             let outcome = led
             self.run { namespace in
-                if !outcome { namespace.perform(namespace.role.handle(.takeOverFailed), node: node) }
+                if !outcome { namespace.perform(namespace.changeRole(.takeOverFailed), node: node) }
                 then(namespace, outcome)
             }
         }

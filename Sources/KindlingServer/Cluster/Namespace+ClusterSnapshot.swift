@@ -26,7 +26,7 @@ extension Namespace {
     /// batch; batches still on their way come after it. The snapshot is uploaded only once its
     /// last record is in the log, so it never holds a write the log lacks.
     func startClusterSnapshot(_ log: ReplicatedLog, node: ClusterNode) {
-        role.updateLeadership { leadership in
+        updateLeadership { leadership in
             leadership.snapshotting = true
             leadership.snapshotMark = log.appendedBytes
         }
@@ -80,7 +80,7 @@ extension Namespace {
     /// A snapshot of term `term` was written or given up: the leader may start the next one
     /// (a later term's leadership has its own marks).
     private func snapshotEnded(term: String) {
-        role.updateLeadership { leadership in
+        updateLeadership { leadership in
             if leadership.term == term { leadership.snapshotting = false }
         }
     }

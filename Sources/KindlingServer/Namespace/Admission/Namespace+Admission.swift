@@ -2,7 +2,7 @@
 extension Namespace {
     /// The gate for one block of work.
     func admissionGate() -> AdmissionGate {
-        AdmissionGate(unserved: role.unserved, standing: role.standing)
+        AdmissionGate(unserved: unserved, standing: standing)
     }
 
     /// Asks `gate` about a request of `kind` from `caller` (see `AdmissionGate.admit`).
@@ -10,6 +10,4 @@ extension Namespace {
         gate.admit(kind, from: caller, forgotten: forgotten) { writeRefusal }
     }
 
-    /// Where the namespace's writes are decided now.
-    var standing: AdmissionGate.Standing { role.standing }
 }

@@ -63,9 +63,32 @@ actor Namespace {
     /// `joinCluster`, before the queue runs anything.
     var cluster: ClusterNode?
     /// What the namespace is to its cluster (`standalone` outside one), with what only that role
-    /// has; changed only through `NamespaceRole.handle`.
-    var role: Role = .standalone
+    /// has; changed only through `changeRole` (and its leadership's own marks through
+    /// `NamespaceRole.updateLeadership`).
+    private(set) var role: Role = .standalone
+    /// The role's projections every block reads (the admission, `finish`), kept by `changeRole`:
+    /// read from the role itself they cost a copy of its payload through the generic enum's
+    /// run-time witnesses on every block (the profile of 256 x 16 writes showed it).
+    private(set) var standing: AdmissionGate.Standing = .standalone
+    private(set) var unserved: Refusal?
+    /// The log a leader's writes go to; nil on any other role.
+    private(set) var replicated: ReplicatedLog?
     typealias Role = NamespaceRole<Leadership, Task<Void, Never>>
+
+    /// Moves the role on by `event` (`NamespaceRole.handle`) and keeps its projections; returns
+    /// the actions the shell carries out.
+    func changeRole(_ event: Role.Event) -> [Role.Action] {
+        let actions = role.handle(event)
+        standing = role.standing
+        unserved = role.unserved
+        replicated = role.leadership?.log
+        return actions
+    }
+
+    /// Changes the leader's own marks (`NamespaceRole.updateLeadership`).
+    func updateLeadership(_ body: (inout Leadership) -> Void) {
+        role.updateLeadership(body)
+    }
     /// The stream sequence of the last batch committed from the log.
     var appliedStreamSequence: UInt64 = 0
     /// The puts and deletes of this node's registrations in `kindling_ondisconnect`, one after
@@ -121,11 +144,8 @@ actor Namespace {
     /// Refuses every request from now on with `refusal` (a cluster node over its namespace cap);
     /// called before anyone uses the namespace.
     nonisolated func refuseEverything(_ refusal: Refusal) {
-        runNow { namespace in _ = namespace.role.handle(.refuse(refusal)) }
+        runNow { namespace in _ = namespace.changeRole(.refuse(refusal)) }
     }
-
-    /// The log a leader's writes go to; nil on any other role.
-    var replicated: ReplicatedLog? { role.leadership?.log }
 
     /// Nil when writes may be taken now, else the refusal. A namespace not
     /// yet claimed reserves a place under the registry's cap for its first write (given back by
@@ -141,7 +161,7 @@ actor Namespace {
         case .memory:
             break
         }
-        if role.standing != .standalone, replicated?.isHealthy != true { return .unavailable(Namespace.notLeading) }
+        if standing != .standalone, replicated?.isHealthy != true { return .unavailable(Namespace.notLeading) }
         return nil
     }
 
@@ -227,9 +247,7 @@ actor Namespace {
 
     /// Snapshots the tree as of the last logged write.
     private func startSnapshot(_ disk: NamespaceDisk) {
-        var disk = disk
         disk.snapshotSequence = lastSequence
-        durability = .stored(disk)
         disk.storage.snapshot(state.database.tree.root, sequence: lastSequence)
     }
 
@@ -350,8 +368,7 @@ actor Namespace {
         var delivery = prepare(out)
         if let answers { delivery.hold(answers) }
         if let (stream, hold) = written { delivery.hold(hold, untilWrittenTo: stream) }
-        let disk = durability.disk
-        guard disk != nil || replicated != nil else {
+        guard durability.isStored || replicated != nil else {
             delivery.send(metrics: metrics)
             then?()
             return
@@ -369,7 +386,7 @@ actor Namespace {
         if let replicated {
             replicated.append(records)
             snapshotIfDue(replicated)
-        } else if let disk {
+        } else if let disk = durability.disk {
             disk.storage.log.append(records)
             if disk.storage.wantsSnapshot { startSnapshot(disk) }
         }

@@ -18,6 +18,13 @@ enum NamespaceDurability {
         return true
     }
 
+    /// True when the namespace's writes go to its files (a test of the case alone, for the hot
+    /// path: `disk` copies them out).
+    var isStored: Bool {
+        if case .stored = self { return true }
+        return false
+    }
+
     /// The namespace's files, when it has them.
     var disk: NamespaceDisk? {
         if case .stored(let disk) = self { return disk }
@@ -26,11 +33,20 @@ enum NamespaceDurability {
 }
 
 /// A namespace's files: its log and snapshots, its own rules, and its connections' queued
-/// onDisconnect writes (`RegistrationJournal`).
-struct NamespaceDisk {
+/// onDisconnect writes (`RegistrationJournal`). A class, so reading the durability on every
+/// block takes one reference, not a copy of each part. Isolated to its namespace, which alone
+/// holds it.
+final class NamespaceDisk {
     let storage: NamespaceStorage
     let rulesFile: NamespaceRulesFile
     let journal: RegistrationJournal
     /// The sequence the newest snapshot covers (or is being written for).
     var snapshotSequence: UInt64
+
+    init(storage: NamespaceStorage, rulesFile: NamespaceRulesFile, journal: RegistrationJournal, snapshotSequence: UInt64) {
+        self.storage = storage
+        self.rulesFile = rulesFile
+        self.journal = journal
+        self.snapshotSequence = snapshotSequence
+    }
 }
