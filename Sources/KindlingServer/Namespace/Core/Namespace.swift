@@ -65,30 +65,15 @@ actor Namespace {
     /// What the namespace is to its cluster (`standalone` outside one), with what only that role
     /// has; changed only through `changeRole` (and its leadership's own marks through
     /// `NamespaceRole.updateLeadership`).
-    private(set) var role: Role = .standalone
+    var role: Role = .standalone
     /// The role's projections every block reads (the admission, `finish`), kept by `changeRole`:
     /// read from the role itself they cost a copy of its payload through the generic enum's
     /// run-time witnesses on every block (the profile of 256 x 16 writes showed it).
-    private(set) var standing: AdmissionGate.Standing = .standalone
-    private(set) var unserved: Refusal?
+    var standing: AdmissionGate.Standing = .standalone
+    var unserved: Refusal?
     /// The log a leader's writes go to; nil on any other role.
-    private(set) var replicated: ReplicatedLog?
+    var replicated: ReplicatedLog?
     typealias Role = NamespaceRole<Leadership, Task<Void, Never>>
-
-    /// Moves the role on by `event` (`NamespaceRole.handle`) and keeps its projections; returns
-    /// the actions the shell carries out.
-    func changeRole(_ event: Role.Event) -> [Role.Action] {
-        let actions = role.handle(event)
-        standing = role.standing
-        unserved = role.unserved
-        replicated = role.leadership?.log
-        return actions
-    }
-
-    /// Changes the leader's own marks (`NamespaceRole.updateLeadership`).
-    func updateLeadership(_ body: (inout Leadership) -> Void) {
-        role.updateLeadership(body)
-    }
     /// The stream sequence of the last batch committed from the log.
     var appliedStreamSequence: UInt64 = 0
     /// The puts and deletes of this node's registrations in `kindling_ondisconnect`, one after
