@@ -22,11 +22,7 @@ extension Namespace {
     nonisolated func rulesSource(as auth: AuthState, promise: EventLoopPromise<Answer>) {
         run { namespace in
             defer { namespace.release() }
-            var gate = namespace.admissionGate()
-            if case .refuse(let refusal) = namespace.admit(.read, from: .rest(auth), through: &gate) {
-                return namespace.answerRules(promise, .refused(refusal))
-            }
-            if let refusal = namespace.state.refusalOfRulesAccess(by: auth) { return namespace.answerRules(promise, .refused(refusal)) }
+            guard namespace.admitsRulesRead(by: auth, promise: promise) else { return }
             namespace.answerRules(promise, .encoded(Array(namespace.state.rules.source.utf8)))
         }
     }
@@ -91,11 +87,7 @@ extension Namespace {
     nonisolated func simulateRules(_ simulation: RulesSimulation, as auth: AuthState, promise: EventLoopPromise<Answer>) {
         run { namespace in
             defer { namespace.release() }
-            var gate = namespace.admissionGate()
-            if case .refuse(let refusal) = namespace.admit(.read, from: .rest(auth), through: &gate) {
-                return namespace.answerRules(promise, .refused(refusal))
-            }
-            if let refusal = namespace.state.refusalOfRulesAccess(by: auth) { return namespace.answerRules(promise, .refused(refusal)) }
+            guard namespace.admitsRulesRead(by: auth, promise: promise) else { return }
             var rules = namespace.state.rules
             if let text = simulation.rulesText {
                 switch Namespace.loadRules(text) {
@@ -110,6 +102,21 @@ extension Namespace {
                 namespace.answerRules(promise, .refused(.invalid(error)))
             }
         }
+    }
+
+    /// Whether `auth` may read the rules (or simulate them) now: through the namespace's
+    /// admission, then as an admin; a refusal is answered on `promise`.
+    private func admitsRulesRead(by auth: AuthState, promise: EventLoopPromise<Answer>) -> Bool {
+        var gate = admissionGate()
+        if case .refuse(let refusal) = admit(.read, from: .rest(auth), through: &gate) {
+            answerRules(promise, .refused(refusal))
+            return false
+        }
+        if let refusal = state.refusalOfRulesAccess(by: auth) {
+            answerRules(promise, .refused(refusal))
+            return false
+        }
+        return true
     }
 
     /// Answers a rules request (read, set, simulate) and counts it as `rules`, as the checkpoint
