@@ -10,4 +10,14 @@ extension Namespace {
         gate.admit(kind, from: caller, forgotten: forgotten) { writeRefusal }
     }
 
+    /// The cluster and the write to send the leader for a request the gate forwards. Nil only
+    /// should the gate and the namespace disagree (no cluster, or not a write): the door then
+    /// refuses the request as not led here; it never decides it on a follower.
+    func forwarding(_ operation: Operation, by caller: Caller) -> (node: ClusterNode, write: ForwardedWrite)? {
+        guard let cluster, let origin = caller.forwardedOrigin,
+            let write = ForwardedWrite(operation, auth: state.auth(of: caller), origin: origin)
+        else { return nil }
+        return (cluster, write)
+    }
+
 }

@@ -29,12 +29,11 @@ extension Namespace {
             refuse(operation, by: caller, refusal, connection: connection)
             complete(.refused(refusal))
         case .forward:
-            if let node = cluster, let origin = caller.forwardedOrigin,
-                let write = ForwardedWrite(operation, auth: state.auth(of: caller), origin: origin)
-            {
+            if let (node, write) = forwarding(operation, by: caller) {
                 forward(write, node: node, complete: complete)
             } else {
-                decide(operation, by: caller, connection: connection, complete: complete)
+                refuse(operation, by: caller, .unavailable(Namespace.notLeading), connection: connection)
+                complete(.refused(.unavailable(Namespace.notLeading)))
             }
         case .decide:
             decide(operation, by: caller, connection: connection, complete: complete)

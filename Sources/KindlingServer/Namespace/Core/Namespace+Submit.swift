@@ -92,24 +92,29 @@ extension Namespace {
                 }
                 continue
             }
+            var refusal: Refusal?
             switch admit(operation.admission, from: .realtime(connection), forgotten: forgotten, through: &block.gate) {
-            case .refuse(let refusal):
-                state.count(operation, by: .realtime(connection), refusal: refusal)
-                if let number { block.refusals.append(Outgoing(to: connection, message: Answer.refused(refusal).wireResponse(number))) }
-                continue
+            case .refuse(let reason):
+                refusal = reason
             case .forward:
                 // The leader decides, and the answer comes once this node has committed the
                 // write from the log. (The operation is bound once here: each binding of it
                 // copies a large value.)
-                if let node = cluster, let write = ForwardedWrite(operation, auth: state.auth(of: .realtime(connection)), origin: .realtime) {
+                if let (node, write) = forwarding(operation, by: .realtime(connection)) {
                     forward(write, node: node) { answer in
                         guard let number else { return }
                         self.run { $0.dispatch([Outgoing(to: connection, answer: answer, number: number)]) }
                     }
                     continue
                 }
+                refusal = .unavailable(Namespace.notLeading)
             case .decide:
                 break
+            }
+            if let refusal {
+                state.count(operation, by: .realtime(connection), refusal: refusal)
+                if let number { block.refusals.append(Outgoing(to: connection, message: Answer.refused(refusal).wireResponse(number))) }
+                continue
             }
             switch operation {
             case .get(let path, let query), .listen(let path, let query, _, _, _):
