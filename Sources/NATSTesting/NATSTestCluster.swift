@@ -43,18 +43,18 @@ public final class NATSTestCluster: Sendable {
         let cluster = NATSTestCluster(servers: servers, directory: directory)
         do {
             let running = servers.prefix(launched ?? size)
-            for server in running { try server.launch() }
+            for server in running { try await server.launch() }
             for server in running { try await server.waitUntilHealthy(timeout: .seconds(30)) }
         } catch {
-            cluster.shutdown()
+            await cluster.shutdown()
             throw error
         }
         return cluster
     }
 
     /// Stops every server and removes the directory.
-    public func shutdown() {
-        for server in servers { server.stop() }
+    public func shutdown() async {
+        for server in servers { await server.stop() }
         try? FileManager.default.removeItem(at: directory)
     }
 }

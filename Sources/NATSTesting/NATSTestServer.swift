@@ -1,9 +1,11 @@
 import Foundation
+import KindlingTesting
+import Synchronization
 
 /// One real `nats-server` process for tests, on its own free loopback ports with its own storage
 /// directory. It can be killed with SIGKILL and restarted on the same ports and storage, which is
 /// how reconnect and failover are tested.
-public final class NATSTestServer: @unchecked Sendable {
+public final class NATSTestServer: Sendable {
     /// The server name (JetStream cluster info names leaders by it).
     public let name: String
     /// The client port.
@@ -15,8 +17,7 @@ public final class NATSTestServer: @unchecked Sendable {
     /// The directory with this server's config, log and JetStream storage.
     public let directory: URL
     private let executable: URL
-    private let lock = NSLock()
-    private var process: Process?
+    private let process = Mutex<ChildProcess?>(nil)
 
     /// The URL clients connect to.
     public var url: String { "nats://127.0.0.1:\(port)" }
@@ -73,10 +74,10 @@ public final class NATSTestServer: @unchecked Sendable {
             name: "solo", directory: directory, clusterName: nil, clusterPort: nil, routePorts: [], port: LoopbackPorts.free(),
             monitorPort: LoopbackPorts.free())
         do {
-            try server.launch()
+            try await server.launch()
             try await server.waitUntilHealthy(timeout: .seconds(15))
         } catch {
-            server.stop()
+            await server.stop()
             server.removeFiles()
             throw error
         }
@@ -84,18 +85,13 @@ public final class NATSTestServer: @unchecked Sendable {
     }
 
     /// Starts the process (again, after `kill`) with the same config, ports and storage.
-    public func launch() throws(NATSTestingError) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["-c", directory.appendingPathComponent("server.conf").path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+    public func launch() async throws(NATSTestingError) {
         do {
-            try process.run()
+            let child = try await ChildProcess.start(executable.path, arguments: ["-c", directory.appendingPathComponent("server.conf").path])
+            process.withLock { $0 = child }
         } catch {
             throw NATSTestingError("cannot run \(executable.path): \(error)")
         }
-        lock.withLock { self.process = process }
     }
 
     /// Waits until /healthz answers 200, which on 2.9 also means JetStream is up and, in a cluster,
@@ -114,30 +110,22 @@ public final class NATSTestServer: @unchecked Sendable {
 
     /// Whether the process is alive.
     public var isRunning: Bool {
-        lock.withLock { process?.isRunning ?? false }
+        process.withLock { $0?.isRunning ?? false }
     }
 
     /// Kills the process with SIGKILL (no goodbye to clients or routes) and waits for it to exit.
-    public func kill() {
-        let process = lock.withLock { self.process }
-        guard let process, process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    public func kill() async {
+        await process.withLock { $0 }?.kill()
     }
 
     /// Stops the process with SIGTERM, or SIGKILL after two seconds.
-    public func stop() {
-        let process = lock.withLock { self.process }
-        guard let process, process.isRunning else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(2)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill() }
+    public func stop() async {
+        await process.withLock { $0 }?.stop(grace: .seconds(2))
     }
 
     /// Stops the server and deletes its directory.
-    public func shutdown() {
-        stop()
+    public func shutdown() async {
+        await stop()
         removeFiles()
     }
 

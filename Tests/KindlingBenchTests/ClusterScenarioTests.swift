@@ -29,10 +29,10 @@ struct ClusterScenarioTests {
                 }
             }
         } catch {
-            nats.shutdown()
+            await nats.shutdown()
             throw error
         }
-        nats.shutdown()
+        await nats.shutdown()
     }
 
     /// True when every node opened a namespace whose name starts with `prefix`.

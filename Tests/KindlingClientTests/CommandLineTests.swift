@@ -2,7 +2,6 @@ import Foundation
 import KindlingTesting
 import KindlingServer
 import Logging
-import Synchronization
 import Testing
 
 /// The `kindling` executable end to end: `watch` against a server while `set` and `push` write.
@@ -26,24 +25,14 @@ struct CommandLineTests {
     /// exit status and standard output.
     static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
         guard let executable = Self.executable else { throw CLINotBuilt() }
-        return try await offPool { try Self.runToEnd(executable, arguments, environment: environment) }
+        let run = try await ChildProcess.run(executable.path, arguments: arguments, environment: environment)
+        switch run.ending {
+        case .exited(let status): return (status, run.output)
+        case .signalled(let signal): return (128 + signal, run.output)
+        }
     }
 
     func run(_ arguments: [String]) async throws -> (status: Int32, output: String) { try await Self.run(arguments) }
-
-    private static func runToEnd(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
 
     @Test func watchPrintsWritesMadeWithSetAndPush() async throws {
         guard Self.executable != nil else {
@@ -55,26 +44,8 @@ struct CommandLineTests {
         let server = try await KindlingServer.start(ServerConfiguration(port: 0, logger: logger))
         let url = "http://127.0.0.1:\(server.port)"
 
-        let watch = Process()
-        watch.executableURL = Self.executable
-        watch.arguments = ["watch", "rooms", "--url", url, "--ns", "cli"]
-        let lines = Mutex("")
-        let errors = Mutex("")
-        let stdout = Pipe()
-        let stderr = Pipe()
-        stdout.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            lines.withLock { $0 += text }
-        }
-        stderr.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            errors.withLock { $0 += text }
-        }
-        watch.standardOutput = stdout
-        watch.standardError = stderr
-        try watch.run()
-        defer { if watch.isRunning { watch.terminate() } }
-        #expect(try await eventually { errors.withLock { $0.contains("watch: connected") } })
+        let watch = try await ChildProcess.start(try #require(Self.executable).path, arguments: ["watch", "rooms", "--url", url, "--ns", "cli"])
+        #expect(try await watch.waitFor(inErrors: true, timeout: .seconds(10)) { $0.contains("watch: connected") })
 
         let set = try await run(["set", "rooms/a", #"{"n":1}"#, "--url", url, "--ns", "cli"])
         #expect(set.status == 0)
@@ -82,8 +53,8 @@ struct CommandLineTests {
         #expect(push.status == 0)
         let id = push.output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(id.count == 20)
-        #expect(try await eventually { lines.withLock { $0.contains("child_added   /rooms/\(id) \"hello\"") } })
-        #expect(lines.withLock { $0.contains(#"child_added   /rooms/a {"n":1}"#) })
+        #expect(try await watch.waitFor(timeout: .seconds(10)) { $0.contains("child_added   /rooms/\(id) \"hello\"") })
+        #expect(watch.output.contains(#"child_added   /rooms/a {"n":1}"#))
 
         let get = try await run(["get", "rooms/a", "--url", url, "--ns", "cli"])
         #expect(get.status == 0 && get.output == "{\"n\":1}\n")
@@ -94,9 +65,8 @@ struct CommandLineTests {
         let export = try await run(["export", "--url", url, "--ns", "cli", "--path", "rooms/a"])
         #expect(export.status == 0 && export.output == "{\"n\":1}\n")
 
-        watch.interrupt()
-        watch.waitUntilExit()
-        #expect(watch.terminationStatus == 130)
+        watch.signal(SIGINT)
+        #expect(try await watch.wait() == .exited(130))
         try await server.shutdown()
         #expect(try await run(["get", "rooms", "--url", url, "--ns", "cli"]).status == 2)
     }

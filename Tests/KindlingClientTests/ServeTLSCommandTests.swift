@@ -1,6 +1,5 @@
 import Foundation
 import KindlingTesting
-import Synchronization
 import Testing
 
 /// `kindling serve --tls-cert --tls-key` as an operator runs it: refusals at start, the https
@@ -16,22 +15,6 @@ struct ServeTLSCommandTests {
         func remove() { try? FileManager.default.removeItem(at: url) }
     }
 
-    /// Collects a pipe's text as it arrives.
-    final class Collected: Sendable {
-        let text = Mutex("")
-        init(_ pipe: Pipe) {
-            pipe.fileHandleForReading.readabilityHandler = { handle in
-                let chunk = String(decoding: handle.availableData, as: UTF8.self)
-                self.text.withLock { $0 += chunk }
-            }
-        }
-        var value: String { text.withLock { $0 } }
-
-        func wait(for needle: String, seconds: Double = 20) async -> Bool {
-            (try? await eventually(within: .seconds(seconds)) { value.contains(needle) }) ?? false
-        }
-    }
-
     @Test func aKeyThatDoesNotMatchRefusesTheStartNamingBothFiles() async throws {
         let executable = try #require(CommandLineTests.executable, "kindling executable not built")
         let folder = try Folder()
@@ -39,24 +22,13 @@ struct ServeTLSCommandTests {
         let authority = try TestCertificateAuthority()
         try folder.write("cert.pem", try authority.issue(serial: 0x3001).certificatePEM)
         try folder.write("key.pem", try authority.issue(serial: 0x3002).keyPEM)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["serve", "--port", "0", "--in-memory", "--tls-cert", folder.path("cert.pem"), "--tls-key", folder.path("key.pem")]
-        let errors = Pipe()
-        process.standardOutput = Pipe()
-        process.standardError = errors
-        let log = Collected(errors)
-        try process.run()
-        // Waited for without blocking a thread of the test pool, which other tests share.
-        try await eventually(within: .seconds(30)) { !process.isRunning }
-        guard !process.isRunning else {
-            process.terminate()
-            Issue.record("kindling serve kept running with a key that does not match")
-            return
-        }
-        #expect(process.terminationStatus != 0)
-        #expect(await log.wait(for: "does not match the certificate"))
-        #expect(log.value.contains(folder.path("cert.pem")) && log.value.contains(folder.path("key.pem")))
+        let process = try await ChildProcess.start(
+            executable.path,
+            arguments: ["serve", "--port", "0", "--in-memory", "--tls-cert", folder.path("cert.pem"), "--tls-key", folder.path("key.pem")])
+        let ending = try await process.wait()
+        #expect(ending != .exited(0))
+        #expect(process.errorOutput.contains("does not match the certificate"))
+        #expect(process.errorOutput.contains(folder.path("cert.pem")) && process.errorOutput.contains(folder.path("key.pem")))
     }
 
     @Test func oneSIGHUPReloadsTheRulesAndTheCertificate() async throws {
@@ -68,24 +40,16 @@ struct ServeTLSCommandTests {
         try folder.write("cert.pem", first.certificatePEM)
         try folder.write("key.pem", first.keyPEM)
         try folder.write("rules.json", #"{"rules": {".read": true}}"#)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = [
-            "serve", "--port", "0", "--in-memory", "--log-level", "notice", "--rules", folder.path("rules.json"),
-            "--tls-cert", folder.path("cert.pem"), "--tls-key", folder.path("key.pem"),
-        ]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let banner = Collected(output)
-        let log = Collected(errors)
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        #expect(await banner.wait(for: "Data:"))
-        let line = try #require(banner.value.split(separator: "\n").first { $0.contains("realtime:") })
+        let process = try await ChildProcess.start(
+            executable.path,
+            arguments: [
+                "serve", "--port", "0", "--in-memory", "--log-level", "notice", "--rules", folder.path("rules.json"),
+                "--tls-cert", folder.path("cert.pem"), "--tls-key", folder.path("key.pem"),
+            ])
+        #expect(try await process.waitFor { $0.contains("Data:") })
+        let line = try #require(process.output.split(separator: "\n").first { $0.contains("realtime:") })
         #expect(line.contains("wss://127.0.0.1:"))
-        #expect(banner.value.contains("rest:     https://127.0.0.1:"))
+        #expect(process.output.contains("rest:     https://127.0.0.1:"))
         let address = try #require(line.range(of: "wss://127.0.0.1:"))
         let port = try #require(Int(line[address.upperBound...].prefix { $0.isNumber }))
         let trust = try TestTLS.trusting(caPEM: authority.certificatePEM)
@@ -99,9 +63,9 @@ struct ServeTLSCommandTests {
         try folder.write("key.pem", second.keyPEM)
         // New rules too, so the reload is seen in what they decide, not only in the log.
         try folder.write("rules.json", #"{"rules": {".read": false}}"#)
-        kill(process.processIdentifier, SIGHUP)
-        #expect(await log.wait(for: "TLS certificate reloaded: new connections get serial \(second.serial)"))
-        #expect(await log.wait(for: "rules reloaded"))
+        process.signal(SIGHUP)
+        #expect(try await process.waitFor(inErrors: true) { $0.contains("TLS certificate reloaded: new connections get serial \(second.serial)") })
+        #expect(try await process.waitFor(inErrors: true) { $0.contains("rules reloaded") })
         let after = try await TestHTTPConnection.connect(port: port, tls: trust)
         defer { after.close() }
         #expect(try await after.request("GET", "/.json").status == 401)

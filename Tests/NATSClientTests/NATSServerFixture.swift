@@ -6,10 +6,10 @@ func withNATSServer<T>(_ body: (NATSTestServer) async throws -> T) async throws 
     let server = try await NATSTestServer.start()
     do {
         let result = try await body(server)
-        server.shutdown()
+        await server.shutdown()
         return result
     } catch {
-        server.shutdown()
+        await server.shutdown()
         throw error
     }
 }
@@ -19,10 +19,10 @@ func withNATSCluster<T>(_ body: (NATSTestCluster) async throws -> T) async throw
     let cluster = try await NATSTestCluster.start()
     do {
         let result = try await body(cluster)
-        cluster.shutdown()
+        await cluster.shutdown()
         return result
     } catch {
-        cluster.shutdown()
+        await cluster.shutdown()
         throw error
     }
 }

@@ -31,7 +31,7 @@ extension ClusterNodeTests {
                 #expect(forwarded.status == 200, "\(forwarded.status): \(forwarded.text); leader: \(leader.errorOutput)")
                 acknowledged.append(20)
                 _ = try await listener.nextMessage()
-                leader.kill()
+                await leader.kill()
                 let killed = ContinuousClock.now
                 var resumed: Duration?
                 try await eventually(within: .seconds(15) - (ContinuousClock.now - killed), every: .milliseconds(100)) {
@@ -72,7 +72,7 @@ extension ClusterNodeTests {
                 let victim = try #require(nats.server(named: info.cluster?.leader ?? ""))
                 let started = ContinuousClock.now
                 for index in 0..<40 {
-                    if index == 10 { victim.kill() }
+                    if index == 10 { await victim.kill() }
                     let put = try await TestHTTPConnection.request(
                         port: server.port, "PUT", "/w/k\(index).json?ns=natskill", body: "\(index)", timeout: .seconds(30))
                     if put.status == 200 { acknowledged.append(index) }

@@ -10,13 +10,13 @@ extension ClusterNodeTests {
         try await Self.withNATS { nats in
             try await KindlingServer.run(Self.configuration(nats, node: "lonely")) { node in
                 #expect(try await TestHTTPConnection.request(port: node.port, "GET", "/.ready").status == 200)
-                for server in nats.servers { server.kill() }
+                for server in nats.servers { await server.kill() }
                 try #require(
                     try await eventually(within: .seconds(10)) {
                         let ready = try await TestHTTPConnection.request(port: node.port, "GET", "/.ready")
                         return ready.status == 503 && ready.text.contains("NATS")
                     }, "not within 10 s")
-                for server in nats.servers { try server.launch() }
+                for server in nats.servers { try await server.launch() }
                 for server in nats.servers { try await server.waitUntilHealthy() }
                 try #require(
                     try await eventually(within: .seconds(15)) {

@@ -14,7 +14,6 @@ extension ClusterNodeTests {
         try await Self.withNATS { nats in
             let directory = ScratchDirectory()
             let leader = try await Self.startNodeProcess(nats, node: "hung", dataDirectory: directory)
-            defer { leader.kill() }
             let opened = try await TestHTTPConnection.request(port: leader.port, "PUT", "/started.json?ns=hang", body: "true")
             #expect(opened.status == 200, "\(opened.text); \(leader.errorOutput)")
             try await KindlingServer.run(Self.configuration(nats, node: "heir", leaseTime: .seconds(1))) { heir in

@@ -51,7 +51,7 @@ extension ClusterNodeTests {
                     }
                     // Deliberate: the kill comes after 1.5 s of load, not after an event.
                     try await Task.sleep(for: .milliseconds(1500))
-                    try await offPool { leader.kill() }
+                    await leader.kill()
                     let killed = ContinuousClock.now
                     // Load until every writer has had writes acknowledged well after the take-over.
                     try await eventually(within: .seconds(10) - (ContinuousClock.now - killed), every: .milliseconds(200)) {

@@ -91,12 +91,11 @@ extension ClusterNodeTests {
                     return stored >= 4
                 }
                 #expect(stored >= 4)
-                mortal.kill()
+                await mortal.kill()
                 let killed = ContinuousClock.now
                 // Restarted at once with the same id: a new member, so its earlier process's
                 // registrations are still run once that one's liveness key expires.
                 let reborn = try await Self.startNodeProcess(nats, node: "mortal", dataDirectory: directory)
-                defer { reborn.kill() }
                 var ran: Duration?
                 try await eventually(within: .seconds(20) - (ContinuousClock.now - killed), every: .milliseconds(100)) {
                     let data = try await TestHTTPConnection.request(port: leader.port, "GET", "/presence.json?ns=crash").json()
@@ -144,7 +143,7 @@ extension ClusterNodeTests {
                         (try? await js.streamInfo("KV_kindling_ondisconnect").state.messages) ?? 0 >= 1
                     }, "the registration never reached NATS")
                 await nc.close()
-                leader.kill()
+                await leader.kill()
                 let killed = ContinuousClock.now
                 // Nobody writes: the survivor takes the free lease by itself and runs them.
                 try #require(

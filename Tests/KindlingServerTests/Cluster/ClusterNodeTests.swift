@@ -56,10 +56,10 @@ struct ClusterNodeTests {
         do {
             try await body(nats)
         } catch {
-            nats.shutdown()
+            await nats.shutdown()
             throw error
         }
-        nats.shutdown()
+        await nats.shutdown()
     }
 
     /// A cluster whose servers do not advertise their own addresses, each behind a `TCPProxy`
@@ -129,34 +129,39 @@ struct ClusterNodeTests {
     /// JetStream cannot place three replicas) waits for it instead of exiting.
     @Test func waitsForAFormingClusterToPlaceItsReplicas() async throws {
         let nats = try await NATSTestCluster.start(size: 3, launched: 2)
-        defer { nats.shutdown() }
-        // What the node meets: the refusal of a cluster still forming.
-        let (client, js) = try await Self.jetStream(nats)
-        var probe = StreamConfig(name: "PROBE", subjects: ["probe"])
-        probe.replicas = 3
-        var refusal: Int?
-        do throws(JetStreamError) {
-            _ = try await js.createStream(probe)
+        do {
+            // What the node meets: the refusal of a cluster still forming.
+            let (client, js) = try await Self.jetStream(nats)
+            var probe = StreamConfig(name: "PROBE", subjects: ["probe"])
+            probe.replicas = 3
+            var refusal: Int?
+            do throws(JetStreamError) {
+                _ = try await js.createStream(probe)
+            } catch {
+                refusal = error.apiError?.errCode
+            }
+            await client.close()
+            #expect(refusal == JetStreamAPIError.noSuitablePeers)
+            let absent = nats.servers[2]
+            // The last server joins once the node has met the refusal and said it waits.
+            let lines = LogLines()
+            var configuration = Self.configuration(nats, node: "early")
+            configuration.logger = Logger(label: "kindling-cluster-test") { _ in LineCollector(lines: lines) }
+            configuration.logger.logLevel = .warning
+            async let launched: Void = {
+                #expect(await lines.waitFor("NATS JetStream is not ready yet"))
+                try await absent.launch()
+            }()
+            try await KindlingServer.run(configuration) { server in
+                let put = try await TestHTTPConnection.request(port: server.port, "PUT", "/a.json?ns=forming", body: "1")
+                #expect(put.status == 200)
+            }
+            try await launched
         } catch {
-            refusal = error.apiError?.errCode
+            await nats.shutdown()
+            throw error
         }
-        await client.close()
-        #expect(refusal == JetStreamAPIError.noSuitablePeers)
-        let absent = nats.servers[2]
-        // The last server joins once the node has met the refusal and said it waits.
-        let lines = LogLines()
-        var configuration = Self.configuration(nats, node: "early")
-        configuration.logger = Logger(label: "kindling-cluster-test") { _ in LineCollector(lines: lines) }
-        configuration.logger.logLevel = .warning
-        async let launched: Void = {
-            #expect(await lines.waitFor("NATS JetStream is not ready yet"))
-            try absent.launch()
-        }()
-        try await KindlingServer.run(configuration) { server in
-            let put = try await TestHTTPConnection.request(port: server.port, "PUT", "/a.json?ns=forming", body: "1")
-            #expect(put.status == 200)
-        }
-        try await launched
+        await nats.shutdown()
     }
 
     @Test func refusesToStartWhenNATSIsUnreachable() async throws {

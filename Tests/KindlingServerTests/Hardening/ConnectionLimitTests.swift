@@ -88,7 +88,6 @@ struct ConnectionLimitTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-fd-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try await ServerProcess.start(dataDirectory: directory, arguments: ["--log-level", "notice"], descriptorLimit: 128)
-        defer { server.kill() }
         var idle: [RawConnection] = []
         defer { idle.forEach { $0.close() } }
         for _ in 0..<200 {
@@ -109,7 +108,6 @@ struct ConnectionLimitTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try await ServerProcess.start(
             dataDirectory: directory, arguments: ["--log-level", "notice"], descriptorLimit: 64, softLimitOnly: true)
-        defer { server.kill() }
         var open: [TestHTTPConnection] = []
         defer { open.forEach { $0.close() } }
         // 150 connections, each answered: more than 64 descriptors in use at once.
@@ -127,7 +125,6 @@ struct ConnectionLimitTests {
         // A connection limit above the descriptor limit: accept itself runs out (EMFILE).
         let server = try await ServerProcess.start(
             dataDirectory: directory, arguments: ["--log-level", "notice", "--max-connections", "100000"], descriptorLimit: 64)
-        defer { server.kill() }
         var idle: [RawConnection] = []
         defer { idle.forEach { $0.close() } }
         for _ in 0..<100 {

@@ -182,7 +182,7 @@ struct NamespaceFloodTests {
         }
         let server = try await ServerProcess.start(dataDirectory: directory)
         #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/.json?ns=n3").text == #"{"x":3,"y":4}"#)
-        server.kill()
+        await server.kill()
     }
 
     @Test func startsWithMoreNamespacesThanOpenFilesAllowed() async throws {
@@ -202,6 +202,6 @@ struct NamespaceFloodTests {
         for index in stride(from: 0, to: 300, by: 3) {
             #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/w.json?ns=db\(index)", body: "1").status == 200)
         }
-        server.kill()
+        await server.kill()
     }
 }

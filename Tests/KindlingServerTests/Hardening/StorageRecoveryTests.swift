@@ -43,7 +43,7 @@ struct StorageRecoveryTests {
         await writer.abort()
         await other.abort()
 
-        server.kill()
+        await server.kill()
         server = try await ServerProcess.start(dataDirectory: directory)
         let reader = try await TestClient.connect(port: server.port, namespace: "disk")
         let data =
@@ -53,7 +53,7 @@ struct StorageRecoveryTests {
         #expect(data["refused"] == nil)
         #expect(data["fill"]?["f39"] == filler)
         await reader.abort()
-        server.kill()
+        await server.kill()
     }
 
     @Test func startUpRemovesFilesOfAnInterruptedSnapshot() async throws {
@@ -61,7 +61,7 @@ struct StorageRecoveryTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var server = try await ServerProcess.start(dataDirectory: directory)
         #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/a.json?ns=tmp", body: "1").status == 200)
-        server.kill()
+        await server.kill()
         let folder = StorageLayout.directory(dataDirectory: directory, namespace: "tmp")
         let leftover = StorageLayout.snapshotPath(folder, sequence: 1) + ".tmp"
         #expect(FileManager.default.createFile(atPath: leftover, contents: Data(repeating: 0x1F, count: 4096)))
@@ -70,6 +70,6 @@ struct StorageRecoveryTests {
         #expect(try await server.waitForLog(containing: "removed an unfinished file"))
         #expect(!FileManager.default.fileExists(atPath: leftover))
         #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/a.json?ns=tmp").text == "1")
-        server.kill()
+        await server.kill()
     }
 }

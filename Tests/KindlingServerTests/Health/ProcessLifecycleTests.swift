@@ -41,7 +41,7 @@ struct ProcessLifecycleTests {
         }
         #expect(status == 200)
         await writer.abort()
-        server.kill()
+        await server.kill()
     }
 
     @Test func sigtermDrainsRunsOnDisconnectWritesAndExitsZero() async throws {
@@ -56,11 +56,10 @@ struct ProcessLifecycleTests {
                 try await client.request("p", .object([JSONMember("p", .string("/presence/me")), JSONMember("d", .string("online"))]))) == "ok")
 
         let signalled = ContinuousClock.now
-        server.process.terminate()  // SIGTERM
-        try await eventually(within: .seconds(7) - (ContinuousClock.now - signalled)) { !server.process.isRunning }
-        #expect(!server.process.isRunning, "still running after the drain time")
-        #expect(server.process.terminationReason == .exit)
-        #expect(server.process.terminationStatus == 0)
+        server.child.signal(SIGTERM)  // SIGTERM
+        try await eventually(within: .seconds(7) - (ContinuousClock.now - signalled)) { !server.child.isRunning }
+        #expect(!server.child.isRunning, "still running after the drain time")
+        #expect(server.child.ending == .exited(0))
         #expect(await client.waitForClose())
 
         server = try await ServerProcess.start(dataDirectory: directory)
@@ -68,7 +67,7 @@ struct ProcessLifecycleTests {
         let read = try await reader.request("g", .object([JSONMember("p", .string("/presence/me")), JSONMember("q", .object([]))]))
         #expect(read.last?["d"]?["b"]?["d"]?.stringValue == "offline")
         await reader.abort()
-        server.kill()
+        await server.kill()
     }
 
     /// A disk refusing writes does not hold the shutdown: the write it holds was never
@@ -84,11 +83,10 @@ struct ProcessLifecycleTests {
         #expect(try await server.waitForLog(containing: "writes to the log are failing"))
 
         let signalled = ContinuousClock.now
-        server.process.terminate()
-        try await eventually(within: .seconds(4) - (ContinuousClock.now - signalled)) { !server.process.isRunning }
-        #expect(!server.process.isRunning, "still running past the drain time")
-        #expect(server.process.terminationReason == .exit)
-        #expect(server.process.terminationStatus == 0)
+        server.child.signal(SIGTERM)
+        try await eventually(within: .seconds(4) - (ContinuousClock.now - signalled)) { !server.child.isRunning }
+        #expect(!server.child.isRunning, "still running past the drain time")
+        #expect(server.child.ending == .exited(0))
         // The held write was never acknowledged.
         #expect(!writer.receivedFrames().contains { $0.contains("\"r\":\(number)") && $0.contains("\"ok\"") })
         await writer.abort()

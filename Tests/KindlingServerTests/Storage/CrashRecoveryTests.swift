@@ -56,7 +56,7 @@ struct CrashRecoveryTests {
                 group.addTask { try await Self.transactions(port: port, until: deadline, history: history) }
                 // Deliberate: the kill lands at a random moment of the writes (the deadline), not after an event.
                 try await Task.sleep(until: deadline)
-                server.kill()
+                await server.kill()
                 try await group.waitForAll()
             }
         }
@@ -67,7 +67,7 @@ struct CrashRecoveryTests {
         try await verify(data, against: history, round: 20)
         #expect(await history.incrementsAcknowledged > 0)
         #expect(await history.transactionsAcknowledged > 0)
-        server.kill()
+        await server.kill()
     }
 
     func verify(_ data: JSONValue, against history: History, round: Int) async throws {

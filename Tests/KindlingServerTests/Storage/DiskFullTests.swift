@@ -50,7 +50,7 @@ struct DiskFullTests {
         await other.abort()
 
         // Everything acknowledged is on disk; the refused write never happened.
-        server.kill()
+        await server.kill()
         server = try await ServerProcess.start(dataDirectory: directory)
         let reader = try await TestClient.connect(port: server.port, namespace: "full")
         let data =
@@ -60,7 +60,7 @@ struct DiskFullTests {
         #expect(data["after"]?.numberValue == 4)
         #expect(data["refused"] == nil)
         await reader.abort()
-        server.kill()
+        await server.kill()
     }
 
     /// A REST GET never shows a write that is not yet durable: while a write waits for the log,
@@ -69,7 +69,6 @@ struct DiskFullTests {
         let directory = NSTemporaryDirectory() + "kindling-durable-read-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try await ServerProcess.start(dataDirectory: directory)
-        defer { server.kill() }
         let port = server.port
         let before = try await TestHTTPConnection.request(port: port, "PUT", "/v.json?ns=held", body: "1")
         #expect(before.status == 200)

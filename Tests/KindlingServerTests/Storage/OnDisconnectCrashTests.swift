@@ -46,7 +46,7 @@ struct OnDisconnectCrashTests {
         _ = try await dave.request("o", .object([Self.path("/dave"), JSONMember("d", .string("first"))]))
         _ = try await dave.request("o", .object([Self.path("/dave"), JSONMember("d", .string("gone"))]))
         #expect(try await tree(server.port)["presence"]?["alice"]?.stringValue == "online")
-        server.kill()
+        await server.kill()
         for start in 1...2 {
             let again = try await ServerProcess.start(dataDirectory: directory)
             let data = try await tree(again.port)
@@ -55,7 +55,7 @@ struct OnDisconnectCrashTests {
             #expect(data["cancelled"] == nil, "start \(start)")
             #expect(data["left"]?.numberValue == 1, "start \(start)")
             #expect(data["dave"]?.stringValue == "gone", "start \(start)")
-            again.kill()
+            await again.kill()
         }
         for client in [alice, bob, dave] { await client.abort() }
     }

@@ -1,11 +1,10 @@
 import Foundation
 import KindlingTesting
-import Synchronization
 import Testing
 
 /// The real `kindling serve` process on a free port, for the tests that kill it, limit it or
 /// signal it.
-final class ServerProcess: @unchecked Sendable {
+final class ServerProcess: Sendable {
     /// The `kindling` executable built beside the test bundle.
     static var binary: String {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -13,70 +12,51 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// util-linux's `prlimit`, which sets a process's resource limits at its start or later.
-    static let prlimit = URL(fileURLWithPath: "/usr/bin/prlimit")
+    static let prlimit = "/usr/bin/prlimit"
 
-    let process = Process()
+    /// The process: its output, signals and how it ended.
+    let child: ChildProcess
     let port: Int
     /// Kept until the process is gone (a data directory that removes itself, say).
     private let keeping: (any Sendable & AnyObject)?
-    var pid: Int32 { process.processIdentifier }
-    private let errors = ErrorOutput()
+    var pid: Int32 { child.pid }
 
-    /// Starts the server on `dataDirectory` and waits for its banner; `descriptorLimit` starts it
-    /// under util-linux's `prlimit` with that many open files at most (`softLimitOnly`: only the
-    /// soft limit, which the server may raise up to the hard one).
-    init(
-        dataDirectory: String, arguments: [String] = [], descriptorLimit: Int? = nil, softLimitOnly: Bool = false,
-        keeping: (any Sendable & AnyObject)? = nil
-    ) throws {
-        self.keeping = keeping
-        let serve = ["serve", "--port", "0", "--data-dir", dataDirectory, "--log-level", "error"] + arguments
-        if let descriptorLimit {
-            process.executableURL = ServerProcess.prlimit
-            let hard = softLimitOnly ? "" : "\(descriptorLimit)"
-            process.arguments = ["--nofile=\(descriptorLimit):\(hard)", "--", ServerProcess.binary] + serve
-        } else {
-            process.executableURL = URL(fileURLWithPath: ServerProcess.binary)
-            process.arguments = serve
-        }
-        let output = Pipe()
-        process.standardOutput = output
-        let errorPipe = Pipe()
-        process.standardError = errorPipe
-        errorPipe.fileHandleForReading.readabilityHandler = { [errors] handle in errors.append(handle.availableData) }
-        try process.run()
-        var text = ""
-        let deadline = Date().addingTimeInterval(30)
-        while !text.contains("\n"), Date() < deadline {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
-        guard let line = text.split(separator: "\n").first, let port = line.split(separator: ":").last.flatMap({ Int($0) }) else {
-            process.terminate()
-            throw TestClientError.timedOut
-        }
+    private init(child: ChildProcess, port: Int, keeping: (any Sendable & AnyObject)?) {
+        self.child = child
         self.port = port
+        self.keeping = keeping
     }
 
     /// What the server has written to standard error so far.
-    var errorOutput: String { errors.text.withLock { $0 } }
+    var errorOutput: String { child.errorOutput }
 
     /// Waits until the server's log (standard error) says `text`; false after `timeout`.
     func waitForLog(containing text: String, timeout: Duration = .seconds(10)) async throws -> Bool {
-        try await eventually(within: timeout) { errors.text.withLock { $0.contains(text) } }
+        try await child.waitFor(inErrors: true, timeout: timeout) { $0.contains(text) }
     }
 
-    /// Starts the server off the concurrency pool (see `offPool`): the banner may take a while.
-    /// `keeping` lives as long as the process does.
+    /// Starts the server on `dataDirectory` and waits for its banner; `descriptorLimit` starts it
+    /// under util-linux's `prlimit` with that many open files at most (`softLimitOnly`: only the
+    /// soft limit, which the server may raise up to the hard one). `keeping` lives as long as the
+    /// process does.
     static func start(
         dataDirectory: String, arguments: [String] = [], descriptorLimit: Int? = nil, softLimitOnly: Bool = false,
         keeping: (any Sendable & AnyObject)? = nil
     ) async throws -> ServerProcess {
-        try await offPool {
-            try ServerProcess(
-                dataDirectory: dataDirectory, arguments: arguments, descriptorLimit: descriptorLimit, softLimitOnly: softLimitOnly, keeping: keeping)
+        let serve = ["serve", "--port", "0", "--data-dir", dataDirectory, "--log-level", "error"] + arguments
+        let child: ChildProcess
+        if let descriptorLimit {
+            let hard = softLimitOnly ? "" : "\(descriptorLimit)"
+            child = try await ChildProcess.start(prlimit, arguments: ["--nofile=\(descriptorLimit):\(hard)", "--", binary] + serve)
+        } else {
+            child = try await ChildProcess.start(binary, arguments: serve)
         }
+        _ = try await child.waitFor(timeout: .seconds(30)) { $0.contains("\n") }
+        guard let line = child.output.split(separator: "\n").first, let port = line.split(separator: ":").last.flatMap({ Int($0) }) else {
+            await child.kill()
+            throw TestClientError.timedOut
+        }
+        return ServerProcess(child: child, port: port, keeping: keeping)
     }
 
     /// The CPU seconds (user and system) the server has used so far; nil when `/proc` does not
@@ -93,38 +73,19 @@ final class ServerProcess: @unchecked Sendable {
     /// Sets the largest file the server may write to `bytes` (nil lifts the limit): its next
     /// append past it fails, as on a full disk.
     func limitFileSize(to bytes: Int?) async throws {
-        let pid = self.pid
-        let status = try await offPool {
-            let tool = Process()
-            tool.executableURL = ServerProcess.prlimit
-            tool.arguments = ["--pid", "\(pid)", "--fsize=\(bytes.map(String.init) ?? "unlimited"):unlimited"]
-            try tool.run()
-            tool.waitUntilExit()
-            return tool.terminationStatus
-        }
-        #expect(status == 0, "prlimit failed")
+        let tool = try await ChildProcess.run(
+            ServerProcess.prlimit, arguments: ["--pid", "\(pid)", "--fsize=\(bytes.map(String.init) ?? "unlimited"):unlimited"])
+        #expect(tool.ending == .exited(0), "prlimit failed: \(tool.errors)")
     }
 
     /// Stops the process without ending it (SIGSTOP), as a hung server: its sockets stay open
     /// and nothing answers on them. `kill()` still ends it.
     func freeze() {
-        Foundation.kill(process.processIdentifier, SIGSTOP)
+        child.signal(SIGSTOP)
     }
 
-    func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    /// Ends the server with SIGKILL and waits until it has.
+    func kill() async {
+        await child.kill()
     }
-
-    /// A test that fails part-way must not leave its server running.
-    deinit {
-        if process.isRunning { kill() }
-    }
-}
-
-/// What a server process has written to standard error so far.
-private final class ErrorOutput: Sendable {
-    let text = Mutex("")
-
-    func append(_ data: Data) { text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
 }

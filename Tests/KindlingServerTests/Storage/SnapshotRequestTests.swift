@@ -9,22 +9,12 @@ import Testing
 /// the data survives a restart from the new snapshot.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct SnapshotRequestTests {
-    /// Runs `kindling snapshot --data-dir directory`; returns its exit status and output.
+    /// Runs `kindling snapshot --data-dir directory`; returns its exit status and output (standard
+    /// output, then standard error).
     static func requestSnapshot(_ directory: String) async throws -> (status: Int32, output: String) {
-        try await offPool { try runSnapshotTool(directory) }
-    }
-
-    private static func runSnapshotTool(_ directory: String) throws -> (status: Int32, output: String) {
-        let tool = Process()
-        tool.executableURL = URL(fileURLWithPath: ServerProcess.binary)
-        tool.arguments = ["snapshot", "--data-dir", directory]
-        let output = Pipe()
-        tool.standardOutput = output
-        tool.standardError = output
-        try tool.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        tool.waitUntilExit()
-        return (tool.terminationStatus, text)
+        let tool = try await ChildProcess.run(ServerProcess.binary, arguments: ["snapshot", "--data-dir", directory])
+        guard case .exited(let status) = tool.ending else { return (-1, tool.output + tool.errors) }
+        return (status, tool.output + tool.errors)
     }
 
     @Test func aRequestedSnapshotReplacesTheLog() async throws {
@@ -62,7 +52,7 @@ struct SnapshotRequestTests {
         #expect(try await Self.requestSnapshot(directory).status == 0)
         #expect(try await server.waitForLog(containing: "already covers all its writes"))
 
-        server.kill()
+        await server.kill()
         server = try await ServerProcess.start(dataDirectory: directory)
         let reader = try await TestClient.connect(port: server.port, namespace: "snap")
         let data = try await reader.request("g", .object([JSONMember("p", .string("/items")), JSONMember("q", .object([]))])).last?["d"]?["b"]?["d"]
@@ -73,6 +63,6 @@ struct SnapshotRequestTests {
         #expect(members.count == 50)
         #expect(data?["i49"]?.numberValue == 49)
         await reader.abort()
-        server.kill()
+        await server.kill()
     }
 }

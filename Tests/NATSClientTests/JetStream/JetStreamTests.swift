@@ -119,7 +119,7 @@ import Testing
             let total = 200
             var acknowledged: [UInt64: Int] = [:]
             for index in 0..<total {
-                if index == total / 3 { leader.kill() }
+                if index == total / 3 { await leader.kill() }
                 while true {
                     do {
                         let ack = try await js.publish(
