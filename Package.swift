@@ -219,7 +219,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KindlingClientTests",
-            dependencies: ["KindlingClient", "KindlingServer", "KindlingTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["KindlingClient", "KindlingServer", "KindlingSync", "KindlingTesting", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness
         ),
         .testTarget(

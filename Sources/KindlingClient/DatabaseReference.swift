@@ -102,7 +102,7 @@ public struct DatabaseReference: DatabaseQuerying {
                 do {
                     _ = try await repo.request(.put(path: path, data: value, hash: current.hash))
                 } catch {
-                    if case .server(status: "datastale", _) = error { continue }
+                    if error.serverStatus == "datastale" { continue }
                     throw error
                 }
                 return TransactionOutcome(committed: true, snapshot: DataSnapshot(path: path, node: written))

@@ -87,6 +87,11 @@ final class Repo: Sendable {
             if let socket, socket.id == id { scheduleKeepAlive(socket) }
         case .deliver(let delivery):
             delivery.run()
+        case .expire(let request, let delay):
+            Task { [weak self] in
+                try? await Task.sleep(for: delay)
+                self?.withMachine { machine, _ in ((), machine.expire(request)) }
+            }
         }
     }
 
@@ -226,28 +231,71 @@ final class Repo: Sendable {
     }
 
     /// Authenticates the connection as `credential` (nil signs out), now and after every
-    /// reconnect. Fails when the server refuses the credential.
+    /// reconnect. Fails when the server refuses the credential, when no connection comes within
+    /// the connect timeout to decide it, or when the task is cancelled.
     func authenticate(_ credential: String?) async throws(DatabaseError) {
-        let connected = state.withLock { $0.machine.setCredential(credential) }
-        guard connected else { return }
-        _ = try await request(credential.map(ConnectionStateMachine.authAction) ?? .unauth)
+        _ = try await awaitAnswer(operation: ("authenticate", "/")) { machine, id, completion in
+            machine.authenticate(credential, id: id, completion: completion)
+        }
     }
 
-    /// Any request whose answer the caller awaits; queued while offline.
-    func request(_ action: KindlingProtocol.Action) async throws(DatabaseError) -> JSONValue {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<JSONValue, DatabaseError>, Never>) in
-            withMachine { machine, _ in ((), machine.request(action) { continuation.resume(returning: $0) }) }
+    /// Any request whose answer the caller awaits; queued while offline. `expiresOffline` (a
+    /// read) fails as offline when no connection takes it in time. A cancelled task stops
+    /// waiting at once.
+    func request(_ action: KindlingProtocol.Action, expiresOffline: Bool = false) async throws(DatabaseError) -> JSONValue {
+        try await awaitAnswer(operation: action.operation) { machine, id, completion in
+            machine.request(action, id: id, expiresOffline: expiresOffline, completion: completion)
+        }
+    }
+
+    /// Registers a caller with the state machine (`register` gets its id and completion) and
+    /// waits for the answer, or until the task is cancelled.
+    private func awaitAnswer(
+        operation: (name: String, path: String),
+        _ register:
+            @escaping (inout ConnectionStateMachine, Int, @escaping @Sendable (Result<JSONValue, DatabaseError>) -> Void) ->
+            [ConnectionStateMachine.Action]
+    ) async throws(DatabaseError) -> JSONValue {
+        let id = state.withLock { $0.machine.reserveCallerID() }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<JSONValue, DatabaseError>, Never>) in
+                let completion: @Sendable (Result<JSONValue, DatabaseError>) -> Void = { continuation.resume(returning: $0) }
+                withMachine { machine, _ in
+                    // Checked in the critical section `cancel` also takes: a cancellation is
+                    // seen here or finds the caller registered, never neither.
+                    if Task.isCancelled {
+                        let cancelled = DatabaseError.cancelled(operation: operation.name, path: operation.path)
+                        return ((), [.deliver(Delivery(queue: nil) { completion(.failure(cancelled)) })])
+                    }
+                    return ((), register(&machine, id, completion))
+                }
+            }
+        } onCancel: {
+            self.withMachine { machine, _ in ((), machine.cancel(id)) }
         }
         return try result.get()
     }
 
-    /// Reads once from the server.
+    /// Reads once: from a listener's cache when one holds all of it (as the Firebase SDKs
+    /// answer), else from the server; offline past the connect timeout, from the cache if a
+    /// listener has filled it meanwhile, else the read fails as offline.
     func get(path: Path, query: Query) async throws(DatabaseError) -> Node {
-        let data = try await request(.get(path: path, query: query))
+        if let cached = cachedServerValue(path: path, query: query) { return cached }
+        let data: JSONValue
+        do {
+            data = try await request(.get(path: path, query: query), expiresOffline: true)
+        } catch {
+            if case .offline = error, let cached = cachedServerValue(path: path, query: query) { return cached }
+            throw error
+        }
         do {
             return try Node(json: data, at: path)
         } catch {
             throw .invalidArgument("The server sent data the client cannot read: \(error)")
         }
+    }
+
+    private func cachedServerValue(path: Path, query: Query) -> Node? {
+        state.withLock { $0.machine.engine.syncTree.serverValue(at: path, query: query) }
     }
 }

@@ -28,6 +28,19 @@ struct ConnectionStateMachine: Sendable {
         case keepAlive(id: Int)
         /// Run a callback.
         case deliver(Delivery)
+        /// Call `expire(request)` after `after`: a read or authentication still without a
+        /// connection then fails as offline.
+        case expire(request: Int, after: Duration)
+    }
+
+    /// How long a read or an authentication waits for a connection before it fails as offline:
+    /// the Firebase SDKs' 3 s.
+    static let connectTimeout: Duration = .seconds(3)
+
+    /// An `authenticate` call waiting for the server's decision on the credential.
+    private struct AuthWaiter: Sendable {
+        var id: Int
+        var completion: @Sendable (Result<JSONValue, DatabaseError>) -> Void
     }
 
     private(set) var lifecycle = ConnectionState.waiting(attempt: 0)
@@ -37,6 +50,9 @@ struct ConnectionStateMachine: Sendable {
     private var nextConnectionID = 1
     private var inflight: [Int: PendingRequest] = [:]
     private var queued: [QueuedRequest] = []
+    private var nextCallerID = 1
+    /// The `authenticate` calls the next answer to the credential decides.
+    private var authWaiters: [AuthWaiter] = []
     /// The credential the connection authenticates with, sent first on every connection.
     private(set) var credential: String?
     /// Server time minus local time, in milliseconds, from the last handshake.
@@ -89,6 +105,9 @@ struct ConnectionStateMachine: Sendable {
         let requests = queued
         queued = []
         for request in requests { actions.append(.deliver(Delivery(queue: nil) { request.completion(.failure(.disconnected)) })) }
+        let waiters = authWaiters
+        authWaiters = []
+        for waiter in waiters { actions.append(.deliver(Delivery(queue: nil) { waiter.completion(.failure(.disconnected)) })) }
         for write in engine.takeWrites() { actions.append(.deliver(Delivery(queue: nil) { write.completion(.disconnected) })) }
         return actions
     }
@@ -112,6 +131,9 @@ struct ConnectionStateMachine: Sendable {
         queued = requeued + queued
         inflight = [:]
         lifecycle = next
+        // What waits for the next connection fails as offline if none comes in time.
+        for request in requeued where request.expiresOffline { actions.append(.expire(request: request.id, after: Self.connectTimeout)) }
+        if wasConnected { for waiter in authWaiters { actions.append(.expire(request: waiter.id, after: Self.connectTimeout)) } }
         if wasConnected { perform({ engine, effects in engine.connectionChanged(connected: false, into: &effects) }, into: &actions) }
     }
 
@@ -139,11 +161,11 @@ struct ConnectionStateMachine: Sendable {
                 break
             case .response(let response):
                 guard let pending = inflight.removeValue(forKey: response.number) else { break }
-                let error: DatabaseError? =
-                    response.isOK ? nil : .server(status: response.status, message: response.data.stringValue ?? response.data.description)
-                perform({ engine, effects in engine.answer(pending, error: error, data: response.data, into: &effects) }, into: &actions)
-                if error != nil, case .request(let request) = pending, case .auth(let auth) = request.action {
-                    signOut(refused: auth.credential, on: id, into: &actions)
+                let error = response.isOK ? nil : refusal(response, of: pending)
+                if case .auth(let credential) = pending {
+                    decideAuthentication(of: credential, error: error, on: id, into: &actions)
+                } else {
+                    perform({ engine, effects in engine.answer(pending, error: error, data: response.data, into: &effects) }, into: &actions)
                 }
             case .push(.authRevoked):
                 if let credential { signOut(refused: credential, on: id, into: &actions) }
@@ -174,15 +196,38 @@ struct ConnectionStateMachine: Sendable {
             serverTimeOffset = serverTime - now.timeIntervalSince1970 * 1000
         }
         lifecycle = .connected(id: id)
-        if let credential {
-            send(Self.authAction(credential), pending: .request(QueuedRequest(action: Self.authAction(credential)) { _ in }), into: &actions)
-        }
+        if let credential { send(Self.authAction(credential), pending: .auth(credential: credential), into: &actions) }
         perform({ engine, effects in engine.resend(into: &effects) }, into: &actions)
         let requests = queued
         queued = []
         for request in requests { send(request.action, pending: .request(request), into: &actions) }
         perform({ engine, effects in engine.connectionChanged(connected: true, into: &effects) }, into: &actions)
         actions.append(.keepAlive(id: id))
+    }
+
+    /// The server's error for a request, naming what was refused and where.
+    private func refusal(_ response: ServerResponse, of pending: PendingRequest) -> DatabaseError {
+        let operation: (name: String, path: String)
+        switch pending {
+        case .write(let writeID): operation = engine.writes.first { $0.writeID == writeID }?.action.operation ?? ("write", "/")
+        case .listen(let listen): operation = ("listen", listen.path.description)
+        case .request(let request): operation = request.action.operation
+        case .auth: operation = ("authenticate", "/")
+        }
+        return .server(
+            status: response.status, message: response.data.stringValue ?? response.data.description, operation: operation.name,
+            path: operation.path)
+    }
+
+    /// The server decided the credential sent: the `authenticate` calls waiting learn it, and a
+    /// refusal signs the client out. An answer for a credential replaced since decides nothing.
+    private mutating func decideAuthentication(of sent: String, error: DatabaseError?, on id: Int, into actions: inout [Action]) {
+        guard credential == sent else { return }
+        let waiters = authWaiters
+        authWaiters = []
+        let result: Result<JSONValue, DatabaseError> = error.map { .failure($0) } ?? .success(.null)
+        for waiter in waiters { actions.append(.deliver(Delivery(queue: nil) { waiter.completion(result) })) }
+        if error != nil { signOut(refused: sent, on: id, into: &actions) }
     }
 
     /// The server refused `refused`: when it was first sent, again first thing after a
@@ -233,11 +278,61 @@ struct ConnectionStateMachine: Sendable {
 
     // MARK: User operations
 
-    /// Any request whose answer the caller awaits; queued while offline.
-    mutating func request(_ action: KindlingProtocol.Action, completion: @escaping @Sendable (Result<JSONValue, DatabaseError>) -> Void) -> [Action] {
+    /// A handle for a caller's request or `authenticate`, to cancel or expire it by.
+    mutating func reserveCallerID() -> Int {
+        defer { nextCallerID += 1 }
+        return nextCallerID
+    }
+
+    /// Any request whose answer the caller awaits; queued while offline. `expiresOffline` (a
+    /// read) fails it as offline when no connection takes it within `connectTimeout`.
+    mutating func request(
+        _ action: KindlingProtocol.Action, id: Int = 0, expiresOffline: Bool = false,
+        completion: @escaping @Sendable (Result<JSONValue, DatabaseError>) -> Void
+    ) -> [Action] {
         var actions: [Action] = []
-        send(action, pending: .request(QueuedRequest(action: action, completion: completion)), into: &actions)
+        send(action, pending: .request(QueuedRequest(action: action, id: id, expiresOffline: expiresOffline, completion: completion)), into: &actions)
+        if expiresOffline, !isConnected { actions.append(.expire(request: id, after: Self.connectTimeout)) }
         return actions
+    }
+
+    /// The caller of request `id` stopped waiting (its task was cancelled): it is answered
+    /// `cancelled` now and its answer, if one comes, is dropped. A write it made stays made.
+    mutating func cancel(_ id: Int) -> [Action] {
+        var cancelled: [(operation: (name: String, path: String), completion: @Sendable (Result<JSONValue, DatabaseError>) -> Void)] = []
+        if let index = queued.firstIndex(where: { $0.id == id }) {
+            let request = queued.remove(at: index)
+            cancelled.append((request.action.operation, request.completion))
+        }
+        for (number, pending) in inflight {
+            if case .request(let request) = pending, request.id == id {
+                inflight[number] = nil
+                cancelled.append((request.action.operation, request.completion))
+            }
+        }
+        if let index = authWaiters.firstIndex(where: { $0.id == id }) {
+            cancelled.append((("authenticate", "/"), authWaiters.remove(at: index).completion))
+        }
+        return cancelled.map { entry in
+            .deliver(Delivery(queue: nil) { entry.completion(.failure(.cancelled(operation: entry.operation.name, path: entry.operation.path))) })
+        }
+    }
+
+    /// The connect timeout of request (or `authenticate`) `id` passed: still without a
+    /// connection, it fails as offline.
+    mutating func expire(_ id: Int) -> [Action] {
+        guard !isConnected else { return [] }
+        var expired: [(operation: (name: String, path: String), completion: @Sendable (Result<JSONValue, DatabaseError>) -> Void)] = []
+        if let index = queued.firstIndex(where: { $0.id == id && $0.expiresOffline }) {
+            let request = queued.remove(at: index)
+            expired.append((request.action.operation, request.completion))
+        }
+        if let index = authWaiters.firstIndex(where: { $0.id == id }) {
+            expired.append((("authenticate", "/"), authWaiters.remove(at: index).completion))
+        }
+        return expired.map { entry in
+            .deliver(Delivery(queue: nil) { entry.completion(.failure(.offline(operation: entry.operation.name, path: entry.operation.path))) })
+        }
     }
 
     mutating func observe(
@@ -296,11 +391,36 @@ struct ConnectionStateMachine: Sendable {
         return engine.nextPushID(timestamp: Int64(milliseconds))
     }
 
-    /// Sets the credential sent first on every connection; true when connected (the caller then
-    /// sends it now, awaiting the answer).
-    mutating func setCredential(_ credential: String?) -> Bool {
+    /// Sets the credential sent first on every connection (nil signs out) and waits, as caller
+    /// `id`, for the server's decision on it: now when connected, else on the next connection
+    /// (failing as offline if none comes within `connectTimeout`; the credential stays set). An
+    /// earlier call still waiting is answered `cancelled`: this one replaced its credential.
+    mutating func authenticate(
+        _ credential: String?, id: Int, completion: @escaping @Sendable (Result<JSONValue, DatabaseError>) -> Void
+    ) -> [Action] {
+        var actions: [Action] = []
+        let replaced = authWaiters
+        authWaiters = []
+        for waiter in replaced {
+            actions.append(.deliver(Delivery(queue: nil) { waiter.completion(.failure(.cancelled(operation: "authenticate", path: "/"))) }))
+        }
         self.credential = credential
-        return isConnected
+        guard let credential else {
+            // Signing out: the server forgets the credential; a later connection starts anonymous.
+            if isConnected {
+                send(.unauth, pending: .request(QueuedRequest(action: .unauth, id: id, completion: completion)), into: &actions)
+            } else {
+                actions.append(.deliver(Delivery(queue: nil) { completion(.success(.null)) }))
+            }
+            return actions
+        }
+        authWaiters.append(AuthWaiter(id: id, completion: completion))
+        if isConnected {
+            send(Self.authAction(credential), pending: .auth(credential: credential), into: &actions)
+        } else {
+            actions.append(.expire(request: id, after: Self.connectTimeout))
+        }
+        return actions
     }
 
     /// `auth` for a JWT (an ID token), `gauth` for anything else (an access token, an admin

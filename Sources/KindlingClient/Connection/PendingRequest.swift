@@ -10,10 +10,16 @@ enum PendingRequest: Sendable {
     case listen(ServerListen)
     /// Anything else: the caller is waiting for the result.
     case request(QueuedRequest)
+    /// The connection's credential; its answer decides every `authenticate` waiting for it.
+    case auth(credential: String)
 }
 
 /// A request made while offline (or in flight when the connection dropped), sent on connect.
 struct QueuedRequest: Sendable {
     var action: Action
+    /// The caller's handle on it, to cancel it or to fail it offline (0 for the client's own).
+    var id = 0
+    /// A read that fails as offline when no connection takes it within the connect timeout.
+    var expiresOffline = false
     var completion: @Sendable (Result<JSONValue, DatabaseError>) -> Void
 }

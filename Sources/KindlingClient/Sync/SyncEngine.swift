@@ -70,6 +70,9 @@ struct SyncEngine: Sendable {
         case .request(let request):
             let result: Result<JSONValue, DatabaseError> = error.map { .failure($0) } ?? .success(data)
             effects.append(.deliver(Delivery(queue: nil) { request.completion(result) }))
+        case .auth:
+            // The state machine decides its authentication itself.
+            break
         }
     }
 

@@ -106,6 +106,17 @@ public struct SyncTree: Sendable {
             at: path, serverCache: serverCache, excluding: excluding, includeHidden: true) ?? .empty
     }
 
+    /// The server's data for `query` at `path` when a listener's cache holds all of it, nil
+    /// otherwise: a one-time read is answered from it at once, as the Firebase SDKs answer
+    /// `getData` while a listener is active (and while offline, where the server cannot).
+    public func serverValue(at path: Path, query: Query) -> Node? {
+        let whole = syncPoints.firstOnPath(path) { syncPointPath, syncPoint in
+            syncPoint.completeServerCache(at: path.dropFirst(syncPointPath.count))
+        }
+        if let whole { return query.loadsAllData ? whole : query.result(of: whole) }
+        return syncPoints.value(at: path)?.view(for: query)?.cache.completeServerSnap
+    }
+
     /// The hash of the server data cached for a listen, sent with it so the server can skip
     /// resending data the client already has (`""` when nothing is cached).
     public func serverCacheHash(for listen: ServerListen) -> String {

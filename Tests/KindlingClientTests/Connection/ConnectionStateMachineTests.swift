@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import KindlingCore
 import KindlingProtocol
+import KindlingSync
 import Synchronization
 import Testing
 
@@ -104,8 +105,9 @@ struct ConnectionStateMachineTests {
 
     @Test func aCredentialRefusedAfterAReconnectSignsOutAndDropsTheConnection() throws {
         var machine = ConnectionStateMachine()
-        let connectedAlready = machine.setCredential("header.payload.signature")
-        #expect(!connectedAlready)
+        let answers = Answers()
+        let waiting = machine.authenticate("header.payload.signature", id: 7, completion: answers.record)
+        #expect(waiting.contains { if case .expire(request: 7, _) = $0 { return true } else { return false } })
         let states = Mutex<[Bool]>([])
         Self.deliverAll(
             machine.observeConnected(queue: DispatchQueue(label: "test")) { event in
@@ -121,6 +123,7 @@ struct ConnectionStateMachineTests {
         let refused = machine.received(#"{"t":"d","d":{"r":1,"b":{"s":"expired_token","d":"Auth token is expired."}}}"#, on: 1)
         Self.deliverAll(refused)
         #expect(machine.credential == nil)
+        #expect(answers.all == [.failure(.server(status: "expired_token", message: "Auth token is expired.", operation: "authenticate", path: "/"))])
         let close = try #require(Self.closeError(refused))
         #expect(close == nil)
         #expect(refused.contains { if case .reconnect = $0 { return true } else { return false } })
@@ -137,10 +140,10 @@ struct ConnectionStateMachineTests {
 
     @Test func aCredentialReplacedWhileItsAnswerWasInFlightStays() {
         var machine = ConnectionStateMachine()
-        _ = machine.setCredential("old.token.x")
+        _ = machine.authenticate("old.token.x", id: 1) { _ in }
         _ = machine.connect()
         _ = machine.received(Self.hello, on: 1)
-        _ = machine.setCredential("new.token.y")
+        _ = machine.authenticate("new.token.y", id: 2) { _ in }
         let refused = machine.received(#"{"t":"d","d":{"r":1,"b":{"s":"invalid_token","d":"bad"}}}"#, on: 1)
         #expect(machine.credential == "new.token.y")
         #expect(Self.closeError(refused) == nil)
@@ -158,5 +161,92 @@ struct ConnectionStateMachineTests {
             #expect(Self.closeError(actions) != nil)
             #expect(machine.lifecycle == .waiting(attempt: expected))
         }
+    }
+
+    /// What completions were called with, in order.
+    final class Answers: Sendable {
+        private let results = Mutex<[Result<JSONValue, DatabaseError>]>([])
+        var all: [Result<JSONValue, DatabaseError>] { results.withLock { $0 } }
+        var record: @Sendable (Result<JSONValue, DatabaseError>) -> Void { { result in self.results.withLock { $0.append(result) } } }
+    }
+
+    @Test func anAuthenticationMadeBeforeTheConnectionIsDecidedByTheFirstOne() {
+        var machine = ConnectionStateMachine()
+        let answers = Answers()
+        Self.deliverAll(machine.authenticate("a.b.c", id: 3, completion: answers.record))
+        #expect(answers.all.isEmpty)
+        _ = machine.connect()
+        let hello = machine.received(Self.hello, on: 1)
+        #expect(Self.sent(hello) == [#"{"t":"d","d":{"r":1,"a":"auth","b":{"cred":"a.b.c"}}}"#])
+        Self.deliverAll(machine.received(#"{"t":"d","d":{"r":1,"b":{"s":"invalid_token","d":"Could not parse auth token."}}}"#, on: 1))
+        #expect(
+            answers.all == [.failure(.server(status: "invalid_token", message: "Could not parse auth token.", operation: "authenticate", path: "/"))])
+        #expect(machine.credential == nil)
+    }
+
+    @Test func anAuthenticationWithNoConnectionFailsAsOfflineAndKeepsItsCredential() {
+        var machine = ConnectionStateMachine()
+        let answers = Answers()
+        Self.deliverAll(machine.authenticate("a.b.c", id: 4, completion: answers.record))
+        Self.deliverAll(machine.expire(4))
+        #expect(answers.all == [.failure(.offline(operation: "authenticate", path: "/"))])
+        #expect(machine.credential == "a.b.c")
+        // A later connection still sends it first.
+        _ = machine.connect()
+        #expect(Self.sent(machine.received(Self.hello, on: 1)).first?.contains(#""a":"auth""#) == true)
+    }
+
+    @Test func aLaterAuthenticationCancelsAnEarlierOneStillWaiting() {
+        var machine = ConnectionStateMachine()
+        let first = Answers()
+        let second = Answers()
+        Self.deliverAll(machine.authenticate("a.b.c", id: 1, completion: first.record))
+        Self.deliverAll(machine.authenticate(nil, id: 2, completion: second.record))
+        #expect(first.all == [.failure(.cancelled(operation: "authenticate", path: "/"))])
+        #expect(second.all == [.success(.null)])
+    }
+
+    @Test func aReadWithNoConnectionFailsAsOfflineOnlyWhileStillUnsent() throws {
+        var machine = ConnectionStateMachine()
+        let answers = Answers()
+        let path = try Path("rooms/a")
+        let asked = machine.request(.get(path: path, query: .all), id: 9, expiresOffline: true, completion: answers.record)
+        #expect(
+            asked.contains { if case .expire(request: 9, after: ConnectionStateMachine.connectTimeout) = $0 { return true } else { return false } })
+        Self.deliverAll(machine.expire(9))
+        #expect(answers.all == [.failure(.offline(operation: "get", path: "/rooms/a"))])
+
+        // Sent on a connection: the timeout no longer applies; the answer does.
+        let later = Answers()
+        _ = machine.request(.get(path: path, query: .all), id: 10, expiresOffline: true, completion: later.record)
+        _ = machine.connect()
+        _ = machine.received(Self.hello, on: 1)
+        #expect(machine.expire(10).isEmpty)
+        Self.deliverAll(machine.received(#"{"t":"d","d":{"r":1,"b":{"s":"ok","d":5}}}"#, on: 1))
+        #expect(later.all == [.success(.number(5))])
+    }
+
+    @Test func aCancelledRequestIsAnsweredAtOnceAndItsLateAnswerDropped() throws {
+        var (machine, _) = Self.connected()
+        let answers = Answers()
+        _ = machine.request(.get(path: try Path("rooms"), query: .all), id: 5, completion: answers.record)
+        Self.deliverAll(machine.cancel(5))
+        #expect(answers.all == [.failure(.cancelled(operation: "get", path: "/rooms"))])
+        Self.deliverAll(machine.received(#"{"t":"d","d":{"r":2,"b":{"s":"ok","d":1}}}"#, on: 1))
+        #expect(answers.all.count == 1)
+    }
+
+    @Test func aRefusedWriteNamesItsOperationAndPath() throws {
+        var (machine, _) = Self.connected()
+        let errors = Mutex<[DatabaseError?]>([])
+        let path = try Path("rooms/a")
+        let write = try machine.write(.put(path: path, data: .number(1), hash: nil), completion: { error in errors.withLock { $0.append(error) } }) {
+            tree, writeID in tree.applyUserOverwrite(path: path, node: try Node(json: .number(1)), writeID: writeID)
+        }
+        #expect(Self.sent(write) == [#"{"t":"d","d":{"r":2,"a":"p","b":{"p":"/rooms/a","d":1}}}"#])
+        Self.deliverAll(machine.received(#"{"t":"d","d":{"r":2,"b":{"s":"permission_denied","d":"Permission denied"}}}"#, on: 1))
+        let error = try #require(errors.withLock { $0.first } ?? nil)
+        #expect(error == .server(status: "permission_denied", message: "Permission denied", operation: "set", path: "/rooms/a"))
+        #expect(error.localizedDescription == "Set at /rooms/a was refused (permission_denied): Permission denied")
     }
 }

@@ -24,7 +24,7 @@ struct SyncEngineTests {
         func cancel(_ name: String) -> @Sendable (DatabaseError) -> Void {
             { error in
                 var reason = "\(error)"
-                if case .server(let status, _) = error { reason = status }
+                if let status = error.serverStatus { reason = status }
                 self.lines.withLock { $0.append("\(name) cancelled \(reason)") }
             }
         }

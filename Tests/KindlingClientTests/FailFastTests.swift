@@ -1,0 +1,85 @@
+import Foundation
+import KindlingClient
+import KindlingCore
+import KindlingServer
+import KindlingTesting
+import Logging
+import Testing
+
+/// Every awaited call of the SDK ends: a refused credential throws whenever it is decided, and a
+/// read with no server fails as offline, or answers from a listener's data, and stops when its
+/// task is cancelled.
+@Suite(.timeLimit(.minutes(2)))
+struct FailFastTests {
+    /// A server that verifies tokens (no key configured, so every token is refused) and lets
+    /// anyone read.
+    static func withVerifyingServer(_ body: (Int) async throws -> Void) async throws {
+        var logger = Logger(label: "kindling-client-test")
+        logger.logLevel = .critical
+        var configuration = ServerConfiguration(port: 0, logger: logger)
+        configuration.auth = AuthSettings(emulatorMode: false)
+        configuration.rules = try RulesDocument.parse(#"{"rules":{".read":true}}"#)
+        try await KindlingServer.run(configuration) { server in try await body(server.port) }
+    }
+
+    @Test func aRefusedCredentialThrowsBeforeAndAfterTheConnectionIsUp() async throws {
+        try await Self.withVerifyingServer { port in
+            // Before: called right after the database is made, while it connects.
+            let early = try Database(url: "http://127.0.0.1:\(port)?ns=early")
+            defer { early.shutdown() }
+            let before = await #expect(throws: DatabaseError.self) {
+                try await early.authenticate(with: AuthenticatedDatabaseTests.token("alice"))
+            }
+            #expect(before?.serverStatus != nil, "\(String(describing: before))")
+            #expect(before?.localizedDescription.hasPrefix("Authenticate at / was refused") == true)
+
+            // After: the connection is up (a read has been answered).
+            let late = try Database(url: "http://127.0.0.1:\(port)?ns=late")
+            defer { late.shutdown() }
+            _ = try await late.reference("x").getData()
+            let after = await #expect(throws: DatabaseError.self) { try await late.authenticate(with: "not.a.token") }
+            #expect(after?.serverStatus != nil, "\(String(describing: after))")
+        }
+    }
+
+    @Test func aReadWithNoServerFailsAsOfflineAfterTheConnectTimeout() async throws {
+        // Port 1 refuses every connection on loopback.
+        let database = try Database(url: "http://127.0.0.1:1?ns=nowhere")
+        defer { database.shutdown() }
+        let started = ContinuousClock.now
+        let error = await #expect(throws: DatabaseError.self) { try await database.reference("rooms/a").getData() }
+        #expect(error == .offline(operation: "get", path: "/rooms/a"))
+        #expect(ContinuousClock.now - started < .seconds(30))
+        let denied = await #expect(throws: DatabaseError.self) { try await database.authenticate(with: "a.b.c") }
+        #expect(denied == .offline(operation: "authenticate", path: "/"))
+    }
+
+    @Test func aCancelledReadStopsWaitingAtOnce() async throws {
+        let database = try Database(url: "http://127.0.0.1:1?ns=nowhere")
+        defer { database.shutdown() }
+        let reference = try database.reference("rooms")
+        let read = Task { try await reference.getData() }
+        read.cancel()
+        let result = await read.result
+        #expect(throws: DatabaseError.cancelled(operation: "get", path: "/rooms")) { try result.get() }
+    }
+
+    @Test func aReadOfflineIsAnsweredFromWhatAListenerHolds() async throws {
+        try await KindlingTesting.withServer(label: "kindling-client-test") { server in
+            let database = try Database(url: "http://127.0.0.1:\(server.port)?ns=cached")
+            defer { database.shutdown() }
+            let rooms = try database.reference("rooms")
+            try await rooms.child("a").setValue(.number(1))
+            let (values, continuation) = AsyncStream.makeStream(of: String.self)
+            rooms.observe(.value) { continuation.yield($0.snapshot.exportText) }
+            var iterator = values.makeAsyncIterator()
+            #expect(await iterator.next() == #"{"a":1}"#)
+            database.goOffline()
+            // At once, from the listener's data: no connection is waited for.
+            #expect(try await rooms.child("a").getData().exportText == "1")
+            #expect(try await rooms.queryOrderedByKey().queryLimited(toFirst: 1).getData().exportText == #"{"a":1}"#)
+            // A location no listener covers has no data to answer from.
+            await #expect(throws: DatabaseError.offline(operation: "get", path: "/other")) { try await database.reference("other").getData() }
+        }
+    }
+}
