@@ -12,6 +12,6 @@ extension DataSnapshot {
     public func data<T: Decodable>(as type: T.Type = T.self, decoder: JSONValueDecoder = JSONValueDecoder())
         throws(DecodingError) -> T
     {
-        try decoder.decode(type, from: value)
+        try decoder.decode(type, from: jsonValue)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import KindlingCore
 
 /// An immutable copy of the data at a location, as an event or a read delivered it.
@@ -18,17 +19,34 @@ public struct DataSnapshot: Sendable {
     /// The last key of the path; nil at the root.
     public var key: String? { path.last?.string }
 
-    public var exists: Bool { !node.isEmpty }
+    /// Whether there is data here, as Firebase's `exists()`.
+    public func exists() -> Bool { !node.isEmpty }
+
+    /// The data as Firebase's `value` holds it, for code written against the Firebase SDKs:
+    /// `[String: Any]`, `[Any]`, `String`, and `NSNumber` for numbers and booleans (so `as? Int`,
+    /// `as? Double` and `as? Bool` all work); `NSNull` when there is no data. `jsonValue` is
+    /// the same data, typed.
+    public var value: Any? { jsonValue.foundationObject }
 
     /// The data as plain JSON (no priorities; index-keyed objects as arrays); `.null` when empty.
-    public var value: JSONValue { (try? JSONParser.parse(node.jsonText(format: .plain))) ?? .null }
+    public var jsonValue: JSONValue { (try? JSONParser.parse(node.jsonText(format: .plain))) ?? .null }
+
+    /// Whether the child at the relative path `path` (`"a/b"`) has data; false for a path that
+    /// is not valid.
+    public func hasChild(_ path: String) -> Bool {
+        guard let relative = try? Path(path) else { return false }
+        return !node.child(at: relative).isEmpty
+    }
+
+    /// Whether this data has children (an object, not a leaf or nothing).
+    public func hasChildren() -> Bool { node.childCount > 0 }
 
     /// The data as export-form JSON text (with priorities), as the server sends it.
     public var exportText: String { node.jsonText(format: .export) }
 
     public var priority: Priority? { node.priority }
 
-    public var childrenCount: Int { node.childCount }
+    public var childrenCount: UInt { UInt(node.childCount) }
 
     /// The direct children, in the query's order.
     public var children: [DataSnapshot] {
@@ -36,10 +54,25 @@ public struct DataSnapshot: Sendable {
         return unlimited.window(of: node).map { DataSnapshot(path: path.child($0.key), node: $0.node, query: unlimited) }
     }
 
-    /// The child at a relative path (empty when absent).
-    public func childSnapshot(forPath relative: String) throws -> DataSnapshot {
-        let relativePath = try Path(relative)
-        return DataSnapshot(path: path.appending(relativePath), node: node.child(at: relativePath))
+    /// The child at a relative path (empty when absent). A path that is not valid (`"a..b"`,
+    /// `"a#"`) is a programming error and stops the program, as in the Firebase SDKs; for a path
+    /// built from input, use `childSnapshot(checkingPath:)`.
+    public func childSnapshot(forPath relative: String) -> DataSnapshot {
+        do {
+            return try childSnapshot(checkingPath: relative)
+        } catch {
+            preconditionFailure("\(error.localizedDescription)")
+        }
+    }
+
+    /// The child at a relative path (empty when absent); throws for a path that is not valid.
+    public func childSnapshot(checkingPath relative: String) throws(DatabaseError) -> DataSnapshot {
+        do {
+            let relativePath = try Path(relative)
+            return DataSnapshot(path: path.appending(relativePath), node: node.child(at: relativePath))
+        } catch {
+            throw .invalidArgument("Bad path \(relative): \(error)")
+        }
     }
 }
 
@@ -50,4 +83,11 @@ public struct DataEvent: Sendable {
     /// The key of the child before this one in the query's order, for `childAdded`,
     /// `childChanged` and `childMoved`.
     public let previousSiblingKey: String?
+
+    /// An event as an observer receives it (for code that records or replays events).
+    public init(type: DataEventType, snapshot: DataSnapshot, previousSiblingKey: String?) {
+        self.type = type
+        self.snapshot = snapshot
+        self.previousSiblingKey = previousSiblingKey
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import KindlingCore
 import KindlingProtocol
+import Synchronization
 
 /// A connection to one Kindling (or Firebase Realtime Database-compatible) namespace.
 ///
@@ -8,6 +9,8 @@ import KindlingProtocol
 /// is up are kept and sent, in order, once it is.
 public final class Database: Sendable {
     let repo: Repo
+    /// The observers `keepSynced(true)` holds, by path and query.
+    private let keptSynced = Mutex<[String: Int]>([:])
     /// Where observer callbacks run when the caller names no queue.
     public let callbackQueue: DispatchQueue
 
@@ -38,9 +41,45 @@ public final class Database: Sendable {
     /// The root of the database.
     public func reference() -> DatabaseReference { DatabaseReference(database: self, path: .root) }
 
-    /// The location at `path` (`"rooms/a"`; `".info/connected"` is the client's own status).
-    public func reference(_ path: String) throws(DatabaseError) -> DatabaseReference {
-        try reference().child(path)
+    /// The location at `path` (`"rooms/a"`; `".info/connected"` is the client's own status). A
+    /// path that is not valid stops the program, as in the Firebase SDKs; for one built from
+    /// input use `reference(validating:)`.
+    public func reference(_ path: String) -> DatabaseReference { reference().child(path) }
+
+    /// The same, named as in the Firebase SDKs.
+    public func reference(withPath path: String) -> DatabaseReference { reference().child(path) }
+
+    /// The location at `path`; throws `.invalidArgument` for a path that is not valid.
+    public func reference(validating path: String) throws(DatabaseError) -> DatabaseReference {
+        try reference().child(validating: path)
+    }
+
+    /// The database at `url`, one instance per URL for the life of the process, as Firebase's
+    /// `Database.database(url:)`; a URL that is not a database URL stops the program.
+    public static func database(url: String) -> Database {
+        shared.withLock { databases in
+            if let existing = databases[url] { return existing }
+            do {
+                let database = try Database(url: url)
+                databases[url] = database
+                return database
+            } catch {
+                preconditionFailure(error.localizedDescription)
+            }
+        }
+    }
+
+    private static let shared = Mutex<[String: Database]>([:])
+
+    /// The URL of `path` in this database.
+    func url(of path: Path) -> String {
+        var components = URLComponents()
+        components.scheme = repo.tls == nil ? "http" : "https"
+        components.host = repo.host
+        components.port = repo.port
+        components.path = path.description
+        components.queryItems = [URLQueryItem(name: "ns", value: namespace)]
+        return components.string ?? "\(repo.host)\(path)"
     }
 
     /// Acts as the holder of `credential` (an ID token, or an admin secret) from now on, also
@@ -59,6 +98,19 @@ public final class Database: Sendable {
 
     /// Reconnects after `goOffline`.
     public func goOnline() { repo.goOnline() }
+
+    /// Holds (or releases) a listen at `path` for `query` with no callback of the app's.
+    func keepSynced(_ keep: Bool, path: Path, query: Query) {
+        let key = "\(path)|\(query.identifier)"
+        let repo = self.repo
+        keptSynced.withLock { kept in
+            if keep, kept[key] == nil {
+                kept[key] = repo.observe(path: path, query: query, eventType: .value, queue: callbackQueue, callback: { _ in })
+            } else if !keep, let handle = kept.removeValue(forKey: key) {
+                repo.removeObserver(handle)
+            }
+        }
+    }
 
     /// Closes the connection for good; operations still waiting fail with `.disconnected`.
     public func shutdown() { repo.shutdown() }

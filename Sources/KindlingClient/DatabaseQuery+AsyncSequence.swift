@@ -35,7 +35,7 @@ extension DatabaseQuerying {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Element.self)
         // A serial queue of its own keeps the events in order without holding up the database's.
         let queue = DispatchQueue(label: "kindling.snapshots")
-        let handle = observe(
+        let handle = observeEvents(
             eventType, on: queue,
             with: { event in
                 switch transform(event) {
@@ -45,7 +45,7 @@ extension DatabaseQuerying {
             },
             withCancel: { continuation.finish(throwing: $0) })
         let repo = asQuery.database.repo
-        continuation.onTermination = { _ in repo.removeObserver(handle) }
+        continuation.onTermination = { _ in repo.removeObserver(Int(handle)) }
         return stream
     }
 }

@@ -11,13 +11,19 @@ public struct DatabaseQuery: DatabaseQuerying {
     public let query: Query
     /// Set for `.info/connected`, which the client answers itself.
     let isConnectedInfo: Bool
+    /// Set for a reference's own query: `removeAllObservers` then reaches every query at the path.
+    let isReference: Bool
 
-    init(database: Database, path: Path, query: Query = .all, isConnectedInfo: Bool = false) {
+    init(database: Database, path: Path, query: Query = .all, isConnectedInfo: Bool = false, isReference: Bool = false) {
         self.database = database
         self.path = path
         self.query = query
         self.isConnectedInfo = isConnectedInfo
+        self.isReference = isReference
     }
+
+    /// The location this query reads, as a reference.
+    public var ref: DatabaseReference { DatabaseReference(database: database, path: path, isConnectedInfo: isConnectedInfo) }
 
     /// This query itself (a reference gives the query at its location).
     public var asQuery: DatabaseQuery { self }
@@ -46,50 +52,119 @@ public struct DatabaseQuery: DatabaseQuerying {
 extension DatabaseQuerying {
     // MARK: Observing
 
-    /// Calls `block` for every `eventType` event on `queue` (the database's by default), starting
-    /// with the data already known. If the server refuses the listen or later revokes it (the
-    /// security rules deny reading here), `cancel` is called once with the reason and the
-    /// observer is gone. Returns the handle for `removeObserver(withHandle:)`.
+    /// Calls `block` with the snapshot of every `eventType` event on `queue` (the database's by
+    /// default), starting with the data already known, as the Firebase SDKs do. If the server
+    /// refuses the listen or later revokes it (the security rules deny reading here), `cancel`
+    /// is called once with the reason and the observer is gone. Returns the handle for
+    /// `removeObserver(withHandle:)`.
+    @discardableResult
+    public func observe(
+        _ eventType: DataEventType, on queue: DispatchQueue? = nil, with block: @escaping @Sendable (DataSnapshot) -> Void,
+        withCancel cancel: (@Sendable (DatabaseError) -> Void)? = nil
+    ) -> DatabaseHandle {
+        observeEvents(eventType, on: queue, with: { block($0.snapshot) }, withCancel: cancel)
+    }
+
+    /// The same, with the key of the child before this one in the query's order (for
+    /// `childAdded`, `childChanged` and `childMoved`; nil for the first child and other events).
     @discardableResult
     public func observe(
         _ eventType: DataEventType, on queue: DispatchQueue? = nil,
-        with block: @escaping @Sendable (DataEvent) -> Void,
+        andPreviousSiblingKeyWith block: @escaping @Sendable (DataSnapshot, String?) -> Void,
         withCancel cancel: (@Sendable (DatabaseError) -> Void)? = nil
-    ) -> Int {
+    ) -> DatabaseHandle {
+        observeEvents(eventType, on: queue, with: { block($0.snapshot, $0.previousSiblingKey) }, withCancel: cancel)
+    }
+
+    /// The same, with the whole event (its type, snapshot and previous sibling's key): one
+    /// callback can serve several event types.
+    @discardableResult
+    public func observeEvents(
+        _ eventType: DataEventType, on queue: DispatchQueue? = nil, with block: @escaping @Sendable (DataEvent) -> Void,
+        withCancel cancel: (@Sendable (DatabaseError) -> Void)? = nil
+    ) -> DatabaseHandle {
         let target = asQuery
         let repo = target.database.repo
         let queue = queue ?? target.database.callbackQueue
-        if target.isConnectedInfo { return repo.observeConnected(queue: queue, callback: block) }
-        return repo.observe(path: target.path, query: target.query, eventType: eventType, queue: queue, callback: block, cancel: cancel)
+        if target.isConnectedInfo { return DatabaseHandle(repo.observeConnected(queue: queue, callback: block)) }
+        return DatabaseHandle(
+            repo.observe(path: target.path, query: target.query, eventType: eventType, queue: queue, callback: block, cancel: cancel))
     }
 
-    /// Calls `block` once, for the first `eventType` event.
+    /// Calls `block` once, for the first `eventType` event (or `cancel`, if the listen is refused).
+    public func observeSingleEvent(
+        of eventType: DataEventType, on queue: DispatchQueue? = nil, with block: @escaping @Sendable (DataSnapshot) -> Void,
+        withCancel cancel: (@Sendable (DatabaseError) -> Void)? = nil
+    ) {
+        observeSingleEvent(of: eventType, on: queue, andPreviousSiblingKeyWith: { snapshot, _ in block(snapshot) }, withCancel: cancel)
+    }
+
+    /// The same, with the previous sibling's key.
     public func observeSingleEvent(
         of eventType: DataEventType, on queue: DispatchQueue? = nil,
-        with block: @escaping @Sendable (DataEvent) -> Void
+        andPreviousSiblingKeyWith block: @escaping @Sendable (DataSnapshot, String?) -> Void,
+        withCancel cancel: (@Sendable (DatabaseError) -> Void)? = nil
     ) {
         let box = HandleBox()
         let repo = asQuery.database.repo
-        let id = observe(eventType, on: queue) { event in
-            guard box.fire(remove: { repo.removeObserver($0) }) else { return }
-            block(event)
-        }
-        box.set(id, remove: { repo.removeObserver($0) })
+        let id = observeEvents(
+            eventType, on: queue,
+            with: { event in
+                guard box.fire(remove: { repo.removeObserver(Int($0)) }) else { return }
+                block(event.snapshot, event.previousSiblingKey)
+            }, withCancel: cancel)
+        box.set(id, remove: { repo.removeObserver(Int($0)) })
     }
 
-    public func removeObserver(withHandle handle: Int) { asQuery.database.repo.removeObserver(handle) }
+    /// Removes the observer `handle` names; its listen ends when it was the last one.
+    public func removeObserver(withHandle handle: DatabaseHandle) {
+        guard let id = Int(exactly: handle) else { return }
+        asQuery.database.repo.removeObserver(id)
+    }
+
+    /// Reads the data once (see `getData()`), with Firebase's completion block, called on the
+    /// database's callback queue; the error is a `DatabaseError`.
+    public func getData(completion: @escaping @Sendable ((any Error)?, DataSnapshot?) -> Void) {
+        let queue = asQuery.database.callbackQueue
+        Task {
+            do throws(DatabaseError) {
+                let snapshot = try await getData()
+                queue.async { completion(nil, snapshot) }
+            } catch {
+                queue.async { completion(error, nil) }
+            }
+        }
+    }
 
     /// The events as an async sequence; the observer goes away when iteration ends.
     public func events(_ eventType: DataEventType) -> AsyncStream<DataEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: DataEvent.self)
         let queue = DispatchQueue(label: "kindling.events")
-        let handle = observe(eventType, on: queue) { continuation.yield($0) }
+        let handle = Int(observeEvents(eventType, on: queue) { continuation.yield($0) })
         let repo = asQuery.database.repo
         continuation.onTermination = { _ in repo.removeObserver(handle) }
         return stream
     }
 
-    /// Reads the data once from the server.
+    /// Removes every observer this location or query has: at a reference, those of every query
+    /// at its path (not those at its children), as in the Firebase SDKs; at a query, its own.
+    public func removeAllObservers() {
+        let target = asQuery
+        target.database.repo.removeObservers(
+            path: target.path, query: target.isReference ? nil : target.query, isConnectedInfo: target.isConnectedInfo)
+    }
+
+    /// Keeps the location's data synced (its listen open, its cache fresh) while `keepSynced`
+    /// is true, with no observer of the app's own, as Firebase does for data a screen will need.
+    public func keepSynced(_ keepSynced: Bool) {
+        let target = asQuery
+        guard !target.isConnectedInfo else { return }
+        target.database.keepSynced(keepSynced, path: target.path, query: target.query)
+    }
+
+    /// Reads the data once: at once from an active listener's data when it holds all of it,
+    /// else from the server; with no connection for 3 s, throws `.offline`; a cancelled task
+    /// throws `.cancelled` at once.
     public func getData() async throws(DatabaseError) -> DataSnapshot {
         let target = asQuery
         let node = try await target.database.repo.get(path: target.path, query: target.query)
@@ -98,12 +173,14 @@ extension DatabaseQuerying {
 
     // MARK: Building queries
 
-    public func queryOrdered(byChild child: String) throws(DatabaseError) -> DatabaseQuery {
+    /// Orders by the value at a child path; a path that is not valid stops the program, as in
+    /// the Firebase SDKs.
+    public func queryOrdered(byChild child: String) -> DatabaseQuery {
         do {
             let childPath = try Path(child)
             return asQuery.with { $0.index = .child(childPath) }
         } catch {
-            throw .invalidArgument("Bad child path \(child): \(error)")
+            preconditionFailure("queryOrdered(byChild:): bad child path \(child): \(error)")
         }
     }
 
@@ -142,9 +219,9 @@ extension DatabaseQuerying {
 /// Holds an observer handle for `observeSingleEvent`: the first event removes the observer,
 /// even when it runs before `observe` has returned the handle.
 private final class HandleBox: Sendable {
-    private let state = Mutex<(id: Int?, fired: Bool)>((nil, false))
+    private let state = Mutex<(id: DatabaseHandle?, fired: Bool)>((nil, false))
 
-    func set(_ id: Int, remove: (Int) -> Void) {
+    func set(_ id: DatabaseHandle, remove: (DatabaseHandle) -> Void) {
         let fired = state.withLock { state in
             state.id = id
             return state.fired
@@ -153,8 +230,8 @@ private final class HandleBox: Sendable {
     }
 
     /// True for the first event only.
-    func fire(remove: (Int) -> Void) -> Bool {
-        let (first, id) = state.withLock { state -> (Bool, Int?) in
+    func fire(remove: (DatabaseHandle) -> Void) -> Bool {
+        let (first, id) = state.withLock { state -> (Bool, DatabaseHandle?) in
             defer { state.fired = true }
             return (!state.fired, state.id)
         }

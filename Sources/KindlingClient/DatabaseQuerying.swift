@@ -5,3 +5,6 @@ public protocol DatabaseQuerying: Sendable {
     /// The query this reads through.
     var asQuery: DatabaseQuery { get }
 }
+
+/// What `observe` returns and `removeObserver(withHandle:)` takes, as in the Firebase SDKs.
+public typealias DatabaseHandle = UInt

@@ -1,3 +1,4 @@
+import Foundation
 import Dispatch
 import KindlingCore
 import KindlingProtocol
@@ -20,14 +21,25 @@ public struct DatabaseReference: DatabaseQuerying {
 
     /// The location as a query with no order, range or limit.
     public var asQuery: DatabaseQuery {
-        DatabaseQuery(database: database, path: path, isConnectedInfo: isConnectedInfo)
+        DatabaseQuery(database: database, path: path, isConnectedInfo: isConnectedInfo, isReference: true)
     }
 
     public var parent: DatabaseReference? { path.parent.map { DatabaseReference(database: database, path: $0) } }
 
     /// The location at a relative path (`"a/b"`). `.info/connected` at the root is the client's
-    /// own connection status.
-    public func child(_ relative: String) throws(DatabaseError) -> DatabaseReference {
+    /// own connection status. A path that is not valid (`"a..b"`, `"a#b"`) is a programming
+    /// error and stops the program, as in the Firebase SDKs; for a path built from input, use
+    /// `child(validating:)`.
+    public func child(_ relative: String) -> DatabaseReference {
+        do {
+            return try child(validating: relative)
+        } catch {
+            preconditionFailure(error.localizedDescription)
+        }
+    }
+
+    /// The location at a relative path; throws `.invalidArgument` for a path that is not valid.
+    public func child(validating relative: String) throws(DatabaseError) -> DatabaseReference {
         if path.isRoot && relative.split(separator: "/") == [".info", "connected"] {
             return DatabaseReference(database: database, path: .root, isConnectedInfo: true)
         }
@@ -37,6 +49,12 @@ public struct DatabaseReference: DatabaseQuerying {
             throw .invalidArgument("Bad path \(relative): \(error)")
         }
     }
+
+    /// The root of the database.
+    public var root: DatabaseReference { DatabaseReference(database: database, path: .root) }
+
+    /// The location's URL (`http://host:port/rooms/a?ns=NAME`), as Firebase's `url`.
+    public var url: String { database.url(of: isConnectedInfo ? Path(keys: [".info", "connected"]) : path) }
 
     /// A new child with a push id: chronologically ordered and unique without asking the server.
     public func childByAutoId() -> DatabaseReference {
@@ -62,11 +80,6 @@ public struct DatabaseReference: DatabaseQuerying {
         try await perform { repo, done in repo.setPriority(path: path, priority: priority, completion: done) }
     }
 
-    /// Starts a write without waiting for the server; `completion` runs when it answers.
-    public func setValue(_ value: JSONValue, withCompletionBlock completion: @escaping @Sendable (DatabaseError?) -> Void) {
-        database.repo.set(path: path, value: value, completion: completion)
-    }
-
     private func perform(
         _ start: (Repo, @escaping @Sendable (DatabaseError?) -> Void) -> Void
     ) async throws(DatabaseError) {
@@ -78,46 +91,74 @@ public struct DatabaseReference: DatabaseQuerying {
 
     // MARK: Transactions
 
-    /// Runs `block` on the current data and writes its result only if the data has not changed
-    /// meanwhile (compare-and-set on the data's hash). When it has, the server answers
-    /// `datastale` and the block runs again on fresh data, up to 25 times.
+    /// Runs `block` on the current data and writes what it returns only if the data has not
+    /// changed meanwhile (compare-and-set on the data's hash), as Firebase's transactions do.
+    /// When it has, the server answers `datastale` and the block runs again on fresh data, up to
+    /// 25 times. The first run may see a listener's data; the server's decides. Returns whether
+    /// it committed and the data after it (what the block saw, when it aborted).
     public func runTransactionBlock(
-        _ block: @Sendable (JSONValue) -> TransactionResult
-    ) async throws(DatabaseError) -> TransactionOutcome {
+        _ block: @Sendable (MutableData) -> TransactionResult
+    ) async throws(DatabaseError) -> (committed: Bool, snapshot: DataSnapshot) {
         let repo = database.repo
+        var fromCache = true
         for _ in 0..<25 {
-            let current = try await repo.get(path: path, query: .all)
+            let current = try await repo.get(path: path, query: .all, fromCache: fromCache)
+            fromCache = false
             let snapshot = DataSnapshot(path: path, node: current)
-            switch block(snapshot.value) {
-            case .abort:
-                return TransactionOutcome(committed: false, snapshot: snapshot)
-            case .success(let value):
-                // Built first: a value the tree cannot hold is refused before anything is sent.
-                let written: Node
-                do throws(ValidationError) {
-                    written = try Node(json: value, at: path, serverValues: ServerValues(timestamp: repo.estimatedServerTime))
-                } catch {
-                    throw .invalidArgument(error.message)
-                }
-                do {
-                    _ = try await repo.request(.put(path: path, data: value, hash: current.hash))
-                } catch {
-                    if error.serverStatus == "datastale" { continue }
-                    throw error
-                }
-                return TransactionOutcome(committed: true, snapshot: DataSnapshot(path: path, node: written))
+            let decision = block(MutableData(value: snapshot.jsonValue, key: path.last?.string))
+            if let error = decision.error { throw error }
+            guard let value = decision.value else { return (false, snapshot) }
+            // Built first: a value the tree cannot hold is refused before anything is sent.
+            let written: Node
+            do throws(ValidationError) {
+                written = try Node(json: value, at: path, serverValues: ServerValues(timestamp: repo.estimatedServerTime))
+            } catch {
+                throw .invalidArgument(error.message)
             }
+            do {
+                _ = try await repo.request(.put(path: path, data: value, hash: current.hash))
+            } catch {
+                if error.serverStatus == "datastale" { continue }
+                throw error
+            }
+            return (true, DataSnapshot(path: path, node: written))
         }
         throw .maxRetries
     }
 
-    /// The same, in the style of the official SDKs: return the new value, or nil to abort.
+    /// The same, with Firebase's completion block (error, committed, snapshot), called on the
+    /// database's callback queue; the error is a `DatabaseError`.
     public func runTransactionBlock(
-        _ block: @Sendable (JSONValue) -> JSONValue?
-    ) async throws(DatabaseError) -> TransactionOutcome {
-        try await runTransactionBlock { (current: JSONValue) -> TransactionResult in
-            block(current).map { .success($0) } ?? .abort
+        _ block: @escaping @Sendable (MutableData) -> TransactionResult,
+        andCompletionBlock completion: @escaping @Sendable ((any Error)?, Bool, DataSnapshot?) -> Void
+    ) {
+        runTransactionBlock(block, andCompletionBlock: completion, withLocalEvents: false)
+    }
+
+    /// The same; `withLocalEvents` is accepted for Firebase's signature, and listeners see the
+    /// transaction's value only once the server has taken it either way.
+    public func runTransactionBlock(
+        _ block: @escaping @Sendable (MutableData) -> TransactionResult,
+        andCompletionBlock completion: @escaping @Sendable ((any Error)?, Bool, DataSnapshot?) -> Void,
+        withLocalEvents: Bool
+    ) {
+        let queue = database.callbackQueue
+        Task {
+            do throws(DatabaseError) {
+                let (committed, snapshot) = try await runTransactionBlock(block)
+                queue.async { completion(nil, committed, snapshot) }
+            } catch {
+                queue.async { completion(error, false, nil) }
+            }
         }
+    }
+
+    /// Kindling's typed transaction: the block gets the current data as `JSONValue` and returns
+    /// the new value, or nil to abort.
+    public func runTransaction(
+        _ block: @Sendable (JSONValue) -> JSONValue?
+    ) async throws(DatabaseError) -> (committed: Bool, snapshot: DataSnapshot) {
+        try await runTransactionBlock { data in block(data.jsonValue).map { .success($0) } ?? .abort() }
     }
 
     // MARK: onDisconnect

@@ -183,6 +183,16 @@ final class Repo: Sendable {
 
     func removeObserver(_ handle: Int) { withMachine { machine, _ in ((), machine.removeObserver(handle)) } }
 
+    /// Removes, in one step, the observers at `path` of `query` (of every query when nil).
+    func removeObservers(path: Path, query: Query?, isConnectedInfo: Bool) {
+        withMachine { machine, _ in
+            let handles = machine.engine.observers.filter { _, observer in
+                observer.isConnectedInfo == isConnectedInfo && observer.path == path && (query == nil || observer.query == query)
+            }.keys.sorted()
+            return ((), handles.flatMap { machine.removeObserver($0) })
+        }
+    }
+
     /// A local write: shown to observers at once, sent now or after the next connect.
     /// `apply` builds the sync tree's change from what is there now.
     private func write(
@@ -279,8 +289,10 @@ final class Repo: Sendable {
     /// Reads once: from a listener's cache when one holds all of it (as the Firebase SDKs
     /// answer), else from the server; offline past the connect timeout, from the cache if a
     /// listener has filled it meanwhile, else the read fails as offline.
-    func get(path: Path, query: Query) async throws(DatabaseError) -> Node {
-        if let cached = cachedServerValue(path: path, query: query) { return cached }
+    /// `fromCache` false asks the server even when a listener holds the data (a transaction
+    /// retried after the server found its data stale).
+    func get(path: Path, query: Query, fromCache: Bool = true) async throws(DatabaseError) -> Node {
+        if fromCache, let cached = cachedServerValue(path: path, query: query) { return cached }
         let data: JSONValue
         do {
             data = try await request(.get(path: path, query: query), expiresOffline: true)

@@ -53,8 +53,8 @@ struct Watch: AsyncParsableCommand {
     }
 
     func buildQuery(_ database: Database) throws -> DatabaseQuery {
-        var query = try database.reference(path).asQuery
-        if let orderByChild { query = try query.queryOrdered(byChild: orderByChild) }
+        var query = database.reference(path).asQuery
+        if let orderByChild { query = query.queryOrdered(byChild: orderByChild) }
         if orderByKey { query = query.queryOrderedByKey() }
         if orderByValue { query = query.queryOrderedByValue() }
         if let startAt { query = try query.queryStarting(atValue: parseJSONArgument(startAt, name: "--start-at value")) }
@@ -83,9 +83,9 @@ struct Watch: AsyncParsableCommand {
         let colour = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
         let printer = EventPrinter(json: json, width: width, colour: colour)
         let state = ConnectionReporter(server: target.server)
-        try database.reference(".info/connected").observe(.value, on: queue) { state.report($0.snapshot.value == .bool(true)) }
+        database.reference(".info/connected").observeEvents(.value, on: queue) { state.report($0.snapshot.jsonValue == .bool(true)) }
         for type in types {
-            query.observe(type, on: queue) { printer.print($0) }
+            query.observeEvents(type, on: queue) { printer.print($0) }
         }
         // Runs until Ctrl-C (or SIGTERM), which closes the connection and exits with 130 / 143.
         let stops = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
@@ -128,12 +128,12 @@ struct EventPrinter: Sendable {
                 JSONMember("time", .string(Date().ISO8601Format(.iso8601(timeZone: .gmt, includingFractionalSeconds: true)))),
                 JSONMember("event", .string(event.type.name)),
                 JSONMember("path", .string(snapshot.path.description)),
-                JSONMember("value", snapshot.value),
+                JSONMember("value", snapshot.jsonValue),
             ]
             if let previous = event.previousSiblingKey { members.append(JSONMember("previous", .string(previous))) }
             line = JSONWriter.string(.object(members))
         } else {
-            var text = JSONWriter.string(snapshot.value)
+            var text = JSONWriter.string(snapshot.jsonValue)
             if text.count > width { text = String(text.prefix(max(width - 1, 0))) + "…" }
             var name = event.type.name.padding(toLength: 13, withPad: " ", startingAt: 0)
             if colour { name = "\u{1B}[\(Self.colourCode(event.type))m\(name)\u{1B}[0m" }

@@ -17,7 +17,7 @@ struct AsyncSequenceTests {
         try await DatabaseTests.withServer { _, url in
             let db = try Database(url: url)
             defer { db.shutdown() }
-            let spot = try db.reference("spots/a")
+            let spot = db.reference("spots/a")
             try await spot.setValue(["free": 3])
             var seen: [Int] = []
             for try await value in spot.values(as: Spot.self) {
@@ -34,7 +34,7 @@ struct AsyncSequenceTests {
         try await DatabaseTests.withServer { _, url in
             let db = try Database(url: url)
             defer { db.shutdown() }
-            let ref = try db.reference("rooms")
+            let ref = db.reference("rooms")
             let first = AsyncStream.makeStream(of: String.self)
             let consumer = Task {
                 for try await snapshot in ref.snapshots() { first.continuation.yield(snapshot.description) }

@@ -27,7 +27,7 @@ struct ClientTLSTests {
             let database = try Database(url: "https://127.0.0.1:\(server.port)?ns=sdktls", trustedCertificatesPEM: authority.certificatePEM)
             defer { database.shutdown() }
             #expect(database.namespace == "sdktls")
-            let ref = try database.reference("rooms/a")
+            let ref = database.reference("rooms/a")
             try await ref.setValue(try JSONParser.parse(#"{"name":"Ada"}"#))
             #expect(try await ref.getData().exportText == #"{"name":"Ada"}"#)
             // The write went to the server, over TLS: a REST read sees it.

@@ -34,9 +34,9 @@ struct ConnectionTests {
             let database = try Database(url: url)
             defer { database.shutdown() }
             let text = String(repeating: "x", count: 100_000)
-            let ref = try database.reference("big")
+            let ref = database.reference("big")
             try await ref.setValue(.string(text))
-            #expect(try await ref.getData().value == .string(text))
+            #expect(try await ref.getData().jsonValue == .string(text))
         }
     }
 
@@ -49,22 +49,22 @@ struct ConnectionTests {
         let database = try Database(url: url)
         defer { database.shutdown() }
         let connected = Recorder()
-        try database.reference(".info/connected").observe(.value, on: connected.queue) { connected.record($0) }
+        database.reference(".info/connected").observeEvents(.value, on: connected.queue) { connected.record($0) }
         let values = Recorder()
-        try database.reference("room").observe(.value, on: values.queue) { values.record($0) }
+        database.reference("room").observeEvents(.value, on: values.queue) { values.record($0) }
         try await values.waitForValue("null")
         _ = try await connected.wait { $0.last?.snapshot.exportText == "true" }
         let before = connected.all.count
         try await first.shutdown()
         _ = try await connected.wait { $0.dropFirst(before).map(\.snapshot.exportText) == ["false"] }
         // Written while the server is down: kept, and sent after the reconnect.
-        try database.reference().child("room").setValue(.string("while down")) { _ in }
+        database.reference().child("room").setValue("while down", withCompletionBlock: nil)
         let second = try await KindlingServer.start(ServerConfiguration(port: port, logger: logger))
         defer { Task { try await second.shutdown() } }
         _ = try await connected.wait { $0.last?.snapshot.exportText == "true" }
         let other = try Database(url: url)
         defer { other.shutdown() }
-        #expect(try await eventually { try await other.reference("room").getData().value == .string("while down") })
+        #expect(try await eventually { try await other.reference("room").getData().jsonValue == .string("while down") })
         try await other.reference("room").setValue(.string("after restart"))
         try await values.waitForValue(#""after restart""#)
     }
@@ -78,11 +78,11 @@ struct ConnectionTests {
                 victim.shutdown()
             }
             let connected = Recorder()
-            try victim.reference(".info/connected").observe(.value, on: connected.queue) { connected.record($0) }
+            victim.reference(".info/connected").observeEvents(.value, on: connected.queue) { connected.record($0) }
             try await connected.waitForValue("true")
             try await victim.reference("presence/v").onDisconnect.setValue(.string("gone"))
             let seen = Recorder()
-            try watcher.reference("presence/v").observe(.value, on: seen.queue) { seen.record($0) }
+            watcher.reference("presence/v").observeEvents(.value, on: seen.queue) { seen.record($0) }
             try await seen.waitForValue("null")
             let before = connected.all.count
             victim.repo.abortConnection()
@@ -103,11 +103,11 @@ struct ConnectionTests {
             }
             try await writer.reference("race").setValue(
                 try JSONParser.parse(#"{"a":{"lap":1},"b":{"lap":2},"c":{"lap":3}}"#))
-            let top = try reader.reference("race").queryOrdered(byChild: "lap").queryLimited(toLast: 2)
+            let top = reader.reference("race").queryOrdered(byChild: "lap").queryLimited(toLast: 2)
             let moves = Recorder()
-            top.observe(.childMoved, on: moves.queue) { moves.record($0) }
+            top.observeEvents(.childMoved, on: moves.queue) { moves.record($0) }
             let values = Recorder()
-            top.observe(.value, on: values.queue) { values.record($0) }
+            top.observeEvents(.value, on: values.queue) { values.record($0) }
             try await values.waitForValue(#"{"b":{"lap":2},"c":{"lap":3}}"#)
             try await writer.reference("race/b/lap").setValue(.number(4))
             let moved = try await moves.wait { !$0.isEmpty }

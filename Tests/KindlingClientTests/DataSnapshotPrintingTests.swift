@@ -10,7 +10,7 @@ struct DataSnapshotPrintingTests {
         let snapshot = DataSnapshot(path: Path(keys: ["spots", "library-3"]), node: node.withPriority(.number(1)))
         #expect("\(snapshot)" == #"{"free":2,"name":"Library","tags":["quiet","sunny"]}"#)
         #expect(String(reflecting: snapshot) == #"Snap (library-3) {"free":2,"name":"Library","tags":{"0":"quiet","1":"sunny"},".priority":1}"#)
-        #expect("\(snapshot.value)" == "\(snapshot)")
+        #expect("\(snapshot.jsonValue)" == "\(snapshot)")
         let empty = DataSnapshot(path: .root, node: .empty)
         #expect("\(empty)" == "null")
         #expect(String(reflecting: empty) == "Snap (/) null")

@@ -22,7 +22,7 @@ struct DatabaseTests {
         try await Self.withServer { _, url in
             let database = try Database(url: url)
             defer { database.shutdown() }
-            let ref = try database.reference("rooms/a")
+            let ref = database.reference("rooms/a")
             try await ref.setValue(json(#"{"name":"Ada","n":1}"#))
             let snapshot = try await ref.getData()
             #expect(snapshot.exportText == #"{"n":1,"name":"Ada"}"#)
@@ -45,7 +45,7 @@ struct DatabaseTests {
                 bob.shutdown()
             }
             let recorder = Recorder()
-            try bob.reference("chat").observe(.value, on: recorder.queue) { recorder.record($0) }
+            bob.reference("chat").observeEvents(.value, on: recorder.queue) { recorder.record($0) }
             try await recorder.waitForValue("null")
             try await alice.reference("chat/m1").setValue(.string("hi"))
             try await recorder.waitForValue(#"{"m1":"hi"}"#)
@@ -64,9 +64,9 @@ struct DatabaseTests {
             }
             try await writer.reference("list").setValue(json(#"{"a":1,"b":2}"#))
             let recorder = Recorder()
-            let list = try reader.reference("list")
+            let list = reader.reference("list")
             for type in [DataEventType.childAdded, .childChanged, .childRemoved] {
-                list.observe(type, on: recorder.queue) { recorder.record($0) }
+                list.observeEvents(type, on: recorder.queue) { recorder.record($0) }
             }
             _ = try await recorder.wait { $0.count == 2 }
             try await writer.reference("list/c").setValue(.number(3))
@@ -87,10 +87,10 @@ struct DatabaseTests {
             let database = try Database(url: url)
             defer { database.shutdown() }
             let recorder = Recorder()
-            let ref = try database.reference("local")
-            ref.observe(.value, on: recorder.queue) { recorder.record($0) }
+            let ref = database.reference("local")
+            ref.observeEvents(.value, on: recorder.queue) { recorder.record($0) }
             try await recorder.waitForValue("null")
-            ref.setValue(.number(7)) { _ in }
+            ref.setValue(7, withCompletionBlock: nil)
             // The local event comes before the server has answered.
             try await recorder.waitForValue("7")
         }
@@ -100,11 +100,11 @@ struct DatabaseTests {
         try await Self.withServer { _, url in
             let database = try Database(url: url)
             defer { database.shutdown() }
-            let scores = try database.reference("scores")
+            let scores = database.reference("scores")
             try await scores.setValue(json(#"{"a":{"s":3},"b":{"s":1},"c":{"s":2}}"#))
             let recorder = Recorder()
-            let query = try scores.queryOrdered(byChild: "s").queryLimited(toLast: 2)
-            query.observe(.value, on: recorder.queue) { recorder.record($0) }
+            let query = scores.queryOrdered(byChild: "s").queryLimited(toLast: 2)
+            query.observeEvents(.value, on: recorder.queue) { recorder.record($0) }
             try await recorder.waitForValue(#"{"a":{"s":3},"c":{"s":2}}"#)
             try await scores.child("b/s").setValue(.number(9))
             try await recorder.waitForValue(#"{"a":{"s":3},"b":{"s":9}}"#)
@@ -124,10 +124,10 @@ struct DatabaseTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for client in clients {
                     group.addTask {
-                        let counter = try client.reference("counter")
+                        let counter = client.reference("counter")
                         for _ in 0..<1 {
-                            let outcome = try await counter.runTransactionBlock { current in
-                                .success(.number((current.numberValue ?? 0) + 1))
+                            let outcome = try await counter.runTransaction { current in
+                                .number((current.numberValue ?? 0) + 1)
                             }
                             #expect(outcome.committed)
                         }
@@ -135,20 +135,20 @@ struct DatabaseTests {
                 }
                 try await group.waitForAll()
             }
-            #expect(try await clients[0].reference("counter").getData().value == .number(20))
+            #expect(try await clients[0].reference("counter").getData().jsonValue == .number(20))
             #expect(
-                try await clients[2].reference("counter").runTransactionBlock { .success(.number(($0.numberValue ?? 0) + 1)) }.snapshot.value
+                try await clients[2].reference("counter").runTransaction { .number(($0.numberValue ?? 0) + 1) }.snapshot.jsonValue
                     == .number(21))
-            let aborted = try await clients[1].reference("counter").runTransactionBlock { _ in .abort }
-            let abortedByNil = try await clients[1].reference("counter").runTransactionBlock { (_: JSONValue) -> JSONValue? in nil }
+            let aborted = try await clients[1].reference("counter").runTransactionBlock { _ in .abort() }
+            let abortedByNil = try await clients[1].reference("counter").runTransaction { _ in nil }
             #expect(!abortedByNil.committed)
-            let doubled = try await clients[3].reference("counter").runTransactionBlock { (current: JSONValue) -> JSONValue? in
+            let doubled = try await clients[3].reference("counter").runTransaction { current in
                 .number((current.numberValue ?? 0) * 2)
             }
-            #expect(doubled.committed && doubled.snapshot.value == .number(42))
+            #expect(doubled.committed && doubled.snapshot.jsonValue == .number(42))
             try await clients[3].reference("counter").setValue(.number(21))
             #expect(!aborted.committed)
-            #expect(aborted.snapshot.value == .number(21))
+            #expect(aborted.snapshot.jsonValue == .number(21))
         }
     }
 
@@ -160,14 +160,14 @@ struct DatabaseTests {
                 watcher.shutdown()
                 leaver.shutdown()
             }
-            let presence = try leaver.reference("presence/ada")
+            let presence = leaver.reference("presence/ada")
             try await presence.setValue(.bool(true))
             try await presence.onDisconnect.removeValue()
             try await leaver.reference("status").onDisconnect.setValue(.string("gone"))
             try await leaver.reference("cancelled").onDisconnect.setValue(.string("never"))
             try await leaver.reference("cancelled").onDisconnect.cancel()
             let recorder = Recorder()
-            watcher.reference().observe(.value, on: recorder.queue) { recorder.record($0) }
+            watcher.reference().observeEvents(.value, on: recorder.queue) { recorder.record($0) }
             try await recorder.waitForValue(#"{"presence":{"ada":true}}"#)
             leaver.goOffline()
             try await recorder.waitForValue(#"{"status":"gone"}"#)
@@ -183,21 +183,21 @@ struct DatabaseTests {
                 other.shutdown()
             }
             let connected = Recorder()
-            try database.reference(".info/connected").observe(.value, on: connected.queue) { connected.record($0) }
+            database.reference(".info/connected").observeEvents(.value, on: connected.queue) { connected.record($0) }
             try await connected.waitForValue("true")
             database.goOffline()
             try await connected.waitForValue("false")
-            let first = try database.reference("offline/a")
-            let second = try database.reference("offline/b")
-            first.setValue(.number(1)) { _ in }
-            second.setValue(.number(2)) { _ in }
-            first.setValue(.number(3)) { _ in }
+            let first = database.reference("offline/a")
+            let second = database.reference("offline/b")
+            first.setValue(1, withCompletionBlock: nil)
+            second.setValue(2, withCompletionBlock: nil)
+            first.setValue(3, withCompletionBlock: nil)
             // Shown locally while offline (where the writes make the data complete).
             let local = Recorder()
-            first.observe(.value, on: local.queue) { local.record($0) }
+            first.observeEvents(.value, on: local.queue) { local.record($0) }
             try await local.waitForValue("3")
             let remote = Recorder()
-            try other.reference("offline").observe(.value, on: remote.queue) { remote.record($0) }
+            other.reference("offline").observeEvents(.value, on: remote.queue) { remote.record($0) }
             try await remote.waitForValue("null")
             database.goOnline()
             try await connected.waitForValue("true")
@@ -212,7 +212,7 @@ struct DatabaseTests {
         try await Self.withServer { _, url in
             let database = try Database(url: url)
             defer { database.shutdown() }
-            let list = try database.reference("items")
+            let list = database.reference("items")
             let first = list.childByAutoId()
             let second = list.childByAutoId()
             #expect(first.key!.count == 20)
@@ -221,8 +221,8 @@ struct DatabaseTests {
             try await first.child("n").setValue(ServerValue.increment(2))
             try await first.child("n").setValue(ServerValue.increment(3))
             let snapshot = try await first.getData()
-            #expect(snapshot.value["n"] == .number(5))
-            let at = try #require(snapshot.value["at"]?.numberValue)
+            #expect(snapshot.jsonValue["n"] == .number(5))
+            let at = try #require(snapshot.jsonValue["at"]?.numberValue)
             #expect(abs(at - Date().timeIntervalSince1970 * 1000) < 60_000)
         }
     }
@@ -235,10 +235,10 @@ struct DatabaseTests {
                 database.shutdown()
                 writer.shutdown()
             }
-            let ref = try database.reference("feed")
+            let ref = database.reference("feed")
             try await writer.reference("feed").setValue(json(#"{"a":1}"#))
             let once = Recorder()
-            ref.observeSingleEvent(of: .value, on: once.queue) { once.record($0) }
+            ref.observeSingleEvent(of: .value, on: once.queue) { once.record(DataEvent(type: .value, snapshot: $0, previousSiblingKey: nil)) }
             try await once.waitForValue(#"{"a":1}"#)
 
             let stream = ref.events(.childAdded)
@@ -250,7 +250,7 @@ struct DatabaseTests {
             #expect(added?.previousSiblingKey == "a")
 
             let removed = Recorder()
-            let handle = ref.observe(.childAdded, on: removed.queue) { removed.record($0) }
+            let handle = ref.observeEvents(.childAdded, on: removed.queue) { removed.record($0) }
             _ = try await removed.wait { $0.count == 2 }
             ref.removeObserver(withHandle: handle)
             try await writer.reference("feed/c").setValue(.number(3))
@@ -268,11 +268,11 @@ struct DatabaseTests {
             defer { database.shutdown() }
             try await database.reference("known").setValue(json(#"{"x":{"y":1}}"#))
             let parent = Recorder()
-            try database.reference("known").observe(.value, on: parent.queue) { parent.record($0) }
+            database.reference("known").observeEvents(.value, on: parent.queue) { parent.record($0) }
             try await parent.waitForValue(#"{"x":{"y":1}}"#)
             // Under a location already listened to, the cache answers without the server.
             let child = Recorder()
-            try database.reference("known/x").observe(.value, on: child.queue) { child.record($0) }
+            database.reference("known/x").observeEvents(.value, on: child.queue) { child.record($0) }
             try await child.waitForValue(#"{"y":1}"#)
         }
     }
@@ -310,13 +310,13 @@ struct AuthenticatedDatabaseTests {
         let server = try await KindlingServer.start(configuration)
         let database = try Database(url: "http://127.0.0.1:\(server.port)?ns=signed")
         do {
-            let mine = try database.reference("notes/alice")
+            let mine = database.reference("notes/alice")
             await #expect(throws: DatabaseError.self) { try await mine.setValue(.string("anonymous")) }
             try await database.authenticate(with: Self.token("alice"))
             try await mine.setValue(.string("hello"))
             let values = AsyncStream.makeStream(of: String.self)
-            mine.observe(
-                .value, with: { values.continuation.yield("value \($0.snapshot.value)") },
+            mine.observeEvents(
+                .value, with: { values.continuation.yield("value \($0.snapshot.jsonValue)") },
                 withCancel: { values.continuation.yield("cancelled \($0)") })
             var events = values.stream.makeAsyncIterator()
             #expect(await events.next()?.hasPrefix("value") == true)
@@ -345,12 +345,12 @@ struct AuthenticatedDatabaseTests {
         let log = Lines()
         let queue = DispatchQueue(label: "auth-test")
         do {
-            try database.reference(".info/connected").observe(.value, on: queue) { event in
-                log.append("connected \(event.snapshot.value)")
+            database.reference(".info/connected").observeEvents(.value, on: queue) { event in
+                log.append("connected \(event.snapshot.jsonValue)")
             }
             try await database.authenticate(with: Self.token("alice"))
-            try database.reference("notes/alice").observe(
-                .value, on: queue, with: { event in log.append("value \(event.snapshot.value)") },
+            database.reference("notes/alice").observeEvents(
+                .value, on: queue, with: { event in log.append("value \(event.snapshot.jsonValue)") },
                 withCancel: { error in log.append("cancelled \(error)") })
             #expect(try await eventually { log.all.contains("value null") && log.connected.last == "connected true" })
             let before = log.connected.count

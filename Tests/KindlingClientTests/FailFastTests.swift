@@ -57,7 +57,7 @@ struct FailFastTests {
     @Test func aCancelledReadStopsWaitingAtOnce() async throws {
         let database = try Database(url: "http://127.0.0.1:1?ns=nowhere")
         defer { database.shutdown() }
-        let reference = try database.reference("rooms")
+        let reference = database.reference("rooms")
         let read = Task { try await reference.getData() }
         read.cancel()
         let result = await read.result
@@ -68,10 +68,10 @@ struct FailFastTests {
         try await KindlingTesting.withServer(label: "kindling-client-test") { server in
             let database = try Database(url: "http://127.0.0.1:\(server.port)?ns=cached")
             defer { database.shutdown() }
-            let rooms = try database.reference("rooms")
+            let rooms = database.reference("rooms")
             try await rooms.child("a").setValue(.number(1))
             let (values, continuation) = AsyncStream.makeStream(of: String.self)
-            rooms.observe(.value) { continuation.yield($0.snapshot.exportText) }
+            rooms.observe(.value) { continuation.yield($0.exportText) }
             var iterator = values.makeAsyncIterator()
             #expect(await iterator.next() == #"{"a":1}"#)
             database.goOffline()

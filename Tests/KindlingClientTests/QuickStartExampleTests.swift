@@ -32,14 +32,14 @@ struct QuickStartExampleTests {
             try await ref.child("users").child(userID).setValue(["username": "Ada"])
 
             // Read once: ref.child("users/\(uid)/username").getData { … }
-            let userName = try await ref.child("users/\(userID)/username").getData().value.stringValue
+            let userName = try await ref.child("users/\(userID)/username").getData().jsonValue.stringValue
             #expect(userName == "Ada")
             #expect(try await ref.child("users/\(userID)").getData().data(as: User.self) == User(username: "Ada"))
 
             // Listen for value events: postRef.observe(DataEventType.value) { snapshot in … }
             let feed = Task {
                 var titles: [[String]] = []
-                for try await posts in try ref.child("posts").values(as: [String: Post].self) {
+                for try await posts in ref.child("posts").values(as: [String: Post].self) {
                     titles.append(posts.values.map(\.title).sorted())
                     if posts.values.contains(where: { $0.starCount > 0 }) { break }
                 }
@@ -47,7 +47,7 @@ struct QuickStartExampleTests {
             }
 
             // Update specific fields: a new post under /posts and under /user-posts/$uid at once.
-            guard let key = try ref.child("posts").childByAutoId().key else {
+            guard let key = ref.child("posts").childByAutoId().key else {
                 Issue.record("a push id has a key")
                 return
             }
@@ -61,7 +61,7 @@ struct QuickStartExampleTests {
             #expect(abs(createdAt.timeIntervalSinceNow) < 60)
 
             // Save data as transactions: a star count that concurrent clients cannot lose.
-            let starred = try await ref.child("posts/\(key)/starCount").runTransactionBlock { count in
+            let starred = try await ref.child("posts/\(key)/starCount").runTransaction { count in
                 .number((count.numberValue ?? 0) + 1)
             }
             #expect(starred.committed)
@@ -70,8 +70,8 @@ struct QuickStartExampleTests {
             // Delete data: removeValue (or setValue(nil)).
             try await ref.child("posts/\(key)").removeValue()
             try await ref.child("user-posts/\(userID)/\(key)").setValue(nil)
-            #expect(try await ref.child("posts").getData().exists == false)
-            #expect(try await ref.child("user-posts").getData().exists == false)
+            #expect(try await ref.child("posts").getData().exists() == false)
+            #expect(try await ref.child("user-posts").getData().exists() == false)
         }
     }
 }

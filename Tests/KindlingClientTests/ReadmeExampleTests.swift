@@ -11,29 +11,29 @@ struct ReadmeExampleTests {
         try await DatabaseTests.withServer { _, url in
             let db = try Database(url: url, callbackQueue: DispatchQueue(label: "ui"))
             defer { db.shutdown() }
-            let spot = try db.reference("spots/library-3")
+            let spot = db.reference("spots/library-3")
             let seen = Recorder()
-            spot.observe(.value, on: seen.queue) { seen.record($0) }
+            spot.observeEvents(.value, on: seen.queue) { seen.record($0) }
             try await spot.child("free").setValue(.number(1))
 
-            let outcome = try await spot.child("free").runTransactionBlock { free in
-                guard let seats = free.numberValue, seats > 0 else { return .abort }
-                return .success(.number(seats - 1))
+            let outcome = try await spot.child("free").runTransaction { free in
+                guard let seats = free.numberValue, seats > 0 else { return nil }
+                return .number(seats - 1)
             }
             #expect(outcome.committed)
             if outcome.committed {
-                let me = try spot.child("checkins").childByAutoId()
+                let me = spot.child("checkins").childByAutoId()
                 try await me.setValue(.object([JSONMember("at", ServerValue.timestamp())]))
                 try await me.onDisconnect.removeValue()
                 try await spot.child("free").onDisconnect.setValue(ServerValue.increment(1))
             }
             // The last seat is gone: a second check-in aborts.
-            let second = try await spot.child("free").runTransactionBlock { free in
-                guard let seats = free.numberValue, seats > 0 else { return .abort }
-                return .success(.number(seats - 1))
+            let second = try await spot.child("free").runTransaction { free in
+                guard let seats = free.numberValue, seats > 0 else { return nil }
+                return .number(seats - 1)
             }
             #expect(!second.committed)
-            _ = try await seen.wait { $0.last?.snapshot.value["free"] == .number(0) && $0.last?.snapshot.childrenCount == 2 }
+            _ = try await seen.wait { $0.last?.snapshot.jsonValue["free"] == .number(0) && $0.last?.snapshot.childrenCount == 2 }
 
             // Leaving gives the seat back and removes the check-in.
             let other = try Database(url: url)

@@ -15,7 +15,7 @@ struct ReadmeModelExampleTests {
         try await DatabaseTests.withServer { _, url in
             let db = try Database(url: url)
             defer { db.shutdown() }
-            let spot = try db.reference("spots/library-3")
+            let spot = db.reference("spots/library-3")
             try await spot.setValue(["free": 1, "name": "Library, 3rd floor"])
 
             // Watch the spot: each value prints as JSON text.
@@ -23,18 +23,18 @@ struct ReadmeModelExampleTests {
                 var printed: [String] = []
                 for try await snapshot in spot.snapshots() {
                     printed.append("now: \(snapshot)")
-                    if snapshot.value["free"] == 0 { break }
+                    if snapshot.jsonValue["free"] == 0 { break }
                 }
                 return printed
             }
 
             // Take a seat only if one is free; several students can race for the last one safely.
-            let outcome = try await spot.child("free").runTransactionBlock { free in
-                guard let seats = free.numberValue, seats > 0 else { return .abort }
-                return .success(.number(seats - 1))
+            let outcome = try await spot.child("free").runTransaction { free in
+                guard let seats = free.numberValue, seats > 0 else { return nil }
+                return .number(seats - 1)
             }
             if outcome.committed {
-                let me = try spot.child("checkins").childByAutoId()
+                let me = spot.child("checkins").childByAutoId()
                 try await me.setValue(from: CheckIn(student: "ada"))  // "at" becomes the server's clock
                 try await me.onDisconnect.removeValue()  // leave when the app goes away
                 try await spot.child("free").onDisconnect.setValue(ServerValue.increment(1))

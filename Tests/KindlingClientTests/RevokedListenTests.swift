@@ -35,7 +35,7 @@ struct RevokedListenTests {
                 reader.shutdown()
             }
             try await writer.reference("items").setValue(try JSONParser.parse(#"{"a":1,"b":2}"#))
-            try await body(server, writer, try reader.reference("items"))
+            try await body(server, writer, reader.reference("items"))
         }
     }
 
@@ -45,9 +45,9 @@ struct RevokedListenTests {
             let first = Recorder()
             let last = Recorder()
             let cancellations = Cancellations()
-            items.queryLimited(toFirst: 1).observe(
+            items.queryLimited(toFirst: 1).observeEvents(
                 .value, on: first.queue, with: { first.record($0) }, withCancel: cancellations.callback("first"))
-            items.queryLimited(toLast: 1).observe(
+            items.queryLimited(toLast: 1).observeEvents(
                 .value, on: last.queue, with: { last.record($0) }, withCancel: cancellations.callback("last"))
             try await first.waitForValue(#"{"a":1}"#)
             try await last.waitForValue(#"{"b":2}"#)
@@ -66,8 +66,8 @@ struct RevokedListenTests {
             let all = Recorder()
             let first = Recorder()
             let cancellations = Cancellations()
-            items.observe(.value, on: all.queue, with: { all.record($0) }, withCancel: cancellations.callback("all"))
-            items.queryLimited(toFirst: 1).observe(
+            items.observeEvents(.value, on: all.queue, with: { all.record($0) }, withCancel: cancellations.callback("all"))
+            items.queryLimited(toFirst: 1).observeEvents(
                 .value, on: first.queue, with: { first.record($0) }, withCancel: cancellations.callback("first"))
             try await all.waitForValue(#"{"a":1,"b":2}"#)
             try await first.waitForValue(#"{"a":1}"#)

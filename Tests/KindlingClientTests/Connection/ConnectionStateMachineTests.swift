@@ -111,7 +111,7 @@ struct ConnectionStateMachineTests {
         let states = Mutex<[Bool]>([])
         Self.deliverAll(
             machine.observeConnected(queue: DispatchQueue(label: "test")) { event in
-                states.withLock { $0.append(event.snapshot.value == .bool(true)) }
+                states.withLock { $0.append(event.snapshot.jsonValue == .bool(true)) }
             }.1)
         _ = machine.connect()
         let hello = machine.received(Self.hello, on: 1)
