@@ -222,6 +222,13 @@ let package = Package(
             dependencies: ["KindlingClient", "KindlingServer", "KindlingSync", "KindlingTesting", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness
         ),
+        // Code written against the Firebase iOS SDK, in the Swift 5 language mode most such apps
+        // use, with only its import changed: it must compile and run unchanged.
+        .testTarget(
+            name: "FirebasePortTests",
+            dependencies: ["KindlingClient", "KindlingServer", "KindlingTesting"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .testTarget(
             name: "KindlingBenchTests",
             dependencies: [

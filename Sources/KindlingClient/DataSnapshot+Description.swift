@@ -5,5 +5,5 @@ import KindlingCore
 extension DataSnapshot: CustomStringConvertible, CustomDebugStringConvertible {
     public var description: String { jsonValue.description }
 
-    public var debugDescription: String { "Snap (\(key ?? "/")) \(exportText)" }
+    public var debugDescription: String { "Snap (\(key.isEmpty ? "/" : key)) \(exportText)" }
 }

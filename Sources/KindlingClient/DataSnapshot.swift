@@ -9,15 +9,27 @@ public struct DataSnapshot: Sendable {
     public let node: Node
     /// The query whose order `children` follows.
     let query: Query
+    /// The database it came from, for `ref`; set on every snapshot handed to the app.
+    let database: Database?
 
-    init(path: Path, node: Node, query: Query = .all) {
+    init(path: Path, node: Node, query: Query = .all, database: Database? = nil) {
         self.path = path
         self.node = node
         self.query = query
+        self.database = database
     }
 
-    /// The last key of the path; nil at the root.
-    public var key: String? { path.last?.string }
+    /// The same snapshot, knowing its database.
+    func attached(to database: Database) -> DataSnapshot { DataSnapshot(path: path, node: node, query: query, database: database) }
+
+    /// The location the data comes from, as a reference (Firebase's `snapshot.ref`).
+    public var ref: DatabaseReference {
+        guard let database else { preconditionFailure("A snapshot made outside a database has no reference") }
+        return DatabaseReference(database: database, path: path)
+    }
+
+    /// The last key of the path (`""` at the root), as Firebase's non-optional `key`.
+    public var key: String { path.last?.string ?? "" }
 
     /// Whether there is data here, as Firebase's `exists()`.
     public func exists() -> Bool { !node.isEmpty }
@@ -48,10 +60,26 @@ public struct DataSnapshot: Sendable {
 
     public var childrenCount: UInt { UInt(node.childCount) }
 
-    /// The direct children, in the query's order.
-    public var children: [DataSnapshot] {
+    /// The direct children, in the query's order: a collection of snapshots, which also has
+    /// Firebase's `allObjects` (`snapshot.children.allObjects as! [DataSnapshot]`).
+    public var children: Children {
         let unlimited = Query(index: query.index)
-        return unlimited.window(of: node).map { DataSnapshot(path: path.child($0.key), node: $0.node, query: unlimited) }
+        return Children(
+            snapshots: unlimited.window(of: node).map {
+                DataSnapshot(path: path.child($0.key), node: $0.node, query: unlimited, database: database)
+            })
+    }
+
+    /// A snapshot's children, in order.
+    public struct Children: RandomAccessCollection, Sendable {
+        let snapshots: [DataSnapshot]
+
+        /// Every child, untyped, as Firebase's enumerator's `allObjects` gives them.
+        public var allObjects: [Any] { snapshots }
+
+        public var startIndex: Int { snapshots.startIndex }
+        public var endIndex: Int { snapshots.endIndex }
+        public subscript(position: Int) -> DataSnapshot { snapshots[position] }
     }
 
     /// The child at a relative path (empty when absent). A path that is not valid (`"a..b"`,
@@ -69,7 +97,7 @@ public struct DataSnapshot: Sendable {
     public func childSnapshot(checkingPath relative: String) throws(DatabaseError) -> DataSnapshot {
         do {
             let relativePath = try Path(relative)
-            return DataSnapshot(path: path.appending(relativePath), node: node.child(at: relativePath))
+            return DataSnapshot(path: path.appending(relativePath), node: node.child(at: relativePath), database: database)
         } catch {
             throw .invalidArgument("Bad path \(relative): \(error)")
         }
@@ -83,6 +111,11 @@ public struct DataEvent: Sendable {
     /// The key of the child before this one in the query's order, for `childAdded`,
     /// `childChanged` and `childMoved`.
     public let previousSiblingKey: String?
+
+    /// The same event, its snapshot knowing its database.
+    func attached(to database: Database) -> DataEvent {
+        DataEvent(type: type, snapshot: snapshot.attached(to: database), previousSiblingKey: previousSiblingKey)
+    }
 
     /// An event as an observer receives it (for code that records or replays events).
     public init(type: DataEventType, snapshot: DataSnapshot, previousSiblingKey: String?) {

@@ -34,17 +34,16 @@ public struct DatabaseQuery: DatabaseQuerying {
         return DatabaseQuery(database: database, path: path, query: query)
     }
 
-    static func bound(_ value: JSONValue, childKey: String?, default name: BoundName) throws(DatabaseError)
-        -> QueryBound
-    {
+    /// A range bound from a value and an optional key. A value that cannot bound a range (an
+    /// object, an array, a type JSON lacks) or a key that is not valid is a programming error
+    /// and stops the program, as Firebase raises for it.
+    static func bound(_ value: Any?, childKey: String?, default name: BoundName, in call: String) -> QueryBound {
         do {
-            let node = try Node(json: value)
-            guard node.isEmpty || node.isLeaf else { throw DatabaseError.invalidArgument("A query bound must be a leaf") }
+            let node = try Node(json: try JSONValue(foundationObject: value))
+            guard node.isEmpty || node.isLeaf else { throw DatabaseError.invalidArgument("a query bound must be a leaf, not \(value ?? "nil")") }
             return QueryBound(value: node, name: try childKey.map { .key(try Key($0)) } ?? name)
-        } catch let error as DatabaseError {
-            throw error
         } catch {
-            throw .invalidArgument("Bad query bound: \(error)")
+            preconditionFailure("\(call): \(error)")
         }
     }
 }
@@ -84,11 +83,13 @@ extension DatabaseQuerying {
         withCancel cancel: (@Sendable (DatabaseError) -> Void)? = nil
     ) -> DatabaseHandle {
         let target = asQuery
-        let repo = target.database.repo
-        let queue = queue ?? target.database.callbackQueue
-        if target.isConnectedInfo { return DatabaseHandle(repo.observeConnected(queue: queue, callback: block)) }
+        let database = target.database
+        let repo = database.repo
+        let queue = queue ?? database.callbackQueue
+        let callback: @Sendable (DataEvent) -> Void = { block($0.attached(to: database)) }
+        if target.isConnectedInfo { return DatabaseHandle(repo.observeConnected(queue: queue, callback: callback)) }
         return DatabaseHandle(
-            repo.observe(path: target.path, query: target.query, eventType: eventType, queue: queue, callback: block, cancel: cancel))
+            repo.observe(path: target.path, query: target.query, eventType: eventType, queue: queue, callback: callback, cancel: cancel))
     }
 
     /// Calls `block` once, for the first `eventType` event (or `cancel`, if the listen is refused).
@@ -168,7 +169,7 @@ extension DatabaseQuerying {
     public func getData() async throws(DatabaseError) -> DataSnapshot {
         let target = asQuery
         let node = try await target.database.repo.get(path: target.path, query: target.query)
-        return DataSnapshot(path: target.path, node: node, query: target.query)
+        return DataSnapshot(path: target.path, node: node, query: target.query, database: target.database)
     }
 
     // MARK: Building queries
@@ -188,31 +189,51 @@ extension DatabaseQuerying {
     public func queryOrderedByValue() -> DatabaseQuery { asQuery.with { $0.index = .value } }
     public func queryOrderedByPriority() -> DatabaseQuery { asQuery.with { $0.index = .priority } }
 
-    public func queryStarting(atValue value: JSONValue, childKey: String? = nil) throws(DatabaseError) -> DatabaseQuery {
-        let bound = try DatabaseQuery.bound(value, childKey: childKey, default: .min)
+    /// Children from `value` on (and, among equal values, from the key `childKey` on).
+    public func queryStarting(atValue value: Any?, childKey: String? = nil) -> DatabaseQuery {
+        let bound = DatabaseQuery.bound(value, childKey: childKey, default: .min, in: "queryStarting(atValue:)")
         return asQuery.with { $0.start = bound }
     }
 
-    public func queryEnding(atValue value: JSONValue, childKey: String? = nil) throws(DatabaseError) -> DatabaseQuery {
-        let bound = try DatabaseQuery.bound(value, childKey: childKey, default: .max)
+    /// The same for a typed value (`.number(3)`).
+    public func queryStarting(atValue value: JSONValue, childKey: String? = nil) -> DatabaseQuery {
+        queryStarting(atValue: value as Any?, childKey: childKey)
+    }
+
+    /// Children up to `value` (and, among equal values, up to the key `childKey`).
+    public func queryEnding(atValue value: Any?, childKey: String? = nil) -> DatabaseQuery {
+        let bound = DatabaseQuery.bound(value, childKey: childKey, default: .max, in: "queryEnding(atValue:)")
         return asQuery.with { $0.end = bound }
     }
 
-    public func queryEqual(toValue value: JSONValue, childKey: String? = nil) throws(DatabaseError) -> DatabaseQuery {
-        let start = try DatabaseQuery.bound(value, childKey: childKey, default: .min)
-        let end = try DatabaseQuery.bound(value, childKey: childKey, default: .max)
+    /// The same for a typed value.
+    public func queryEnding(atValue value: JSONValue, childKey: String? = nil) -> DatabaseQuery {
+        queryEnding(atValue: value as Any?, childKey: childKey)
+    }
+
+    /// Children whose value is `value` (and key `childKey`, when given).
+    public func queryEqual(toValue value: Any?, childKey: String? = nil) -> DatabaseQuery {
+        let start = DatabaseQuery.bound(value, childKey: childKey, default: .min, in: "queryEqual(toValue:)")
+        let end = DatabaseQuery.bound(value, childKey: childKey, default: .max, in: "queryEqual(toValue:)")
         return asQuery.with {
             $0.start = start
             $0.end = end
         }
     }
 
-    public func queryLimited(toFirst count: Int) -> DatabaseQuery {
-        asQuery.with { $0.limit = QueryLimit(count: count, fromEnd: false) }
+    /// The same for a typed value.
+    public func queryEqual(toValue value: JSONValue, childKey: String? = nil) -> DatabaseQuery {
+        queryEqual(toValue: value as Any?, childKey: childKey)
     }
 
-    public func queryLimited(toLast count: Int) -> DatabaseQuery {
-        asQuery.with { $0.limit = QueryLimit(count: count, fromEnd: true) }
+    /// The first `count` children in the order.
+    public func queryLimited(toFirst count: UInt) -> DatabaseQuery {
+        asQuery.with { $0.limit = QueryLimit(count: Int(clamping: count), fromEnd: false) }
+    }
+
+    /// The last `count` children in the order.
+    public func queryLimited(toLast count: UInt) -> DatabaseQuery {
+        asQuery.with { $0.limit = QueryLimit(count: Int(clamping: count), fromEnd: true) }
     }
 }
 

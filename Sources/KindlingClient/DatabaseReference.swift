@@ -104,7 +104,7 @@ public struct DatabaseReference: DatabaseQuerying {
         for _ in 0..<25 {
             let current = try await repo.get(path: path, query: .all, fromCache: fromCache)
             fromCache = false
-            let snapshot = DataSnapshot(path: path, node: current)
+            let snapshot = DataSnapshot(path: path, node: current, database: database)
             let decision = block(MutableData(value: snapshot.jsonValue, key: path.last?.string))
             if let error = decision.error { throw error }
             guard let value = decision.value else { return (false, snapshot) }
@@ -121,7 +121,7 @@ public struct DatabaseReference: DatabaseQuerying {
                 if error.serverStatus == "datastale" { continue }
                 throw error
             }
-            return (true, DataSnapshot(path: path, node: written))
+            return (true, DataSnapshot(path: path, node: written, database: database))
         }
         throw .maxRetries
     }

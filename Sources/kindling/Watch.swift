@@ -53,16 +53,36 @@ struct Watch: AsyncParsableCommand {
     }
 
     func buildQuery(_ database: Database) throws -> DatabaseQuery {
-        var query = database.reference(path).asQuery
-        if let orderByChild { query = query.queryOrdered(byChild: orderByChild) }
+        // Everything here comes from the command line: checked, so a bad path or bound is a
+        // usage error rather than a stop of the program.
+        var query = try database.reference(validating: path).asQuery
+        if let orderByChild {
+            guard (try? Path(orderByChild)) != nil else { throw ValidationError("Invalid --order-by-child path \(orderByChild)") }
+            query = query.queryOrdered(byChild: orderByChild)
+        }
         if orderByKey { query = query.queryOrderedByKey() }
         if orderByValue { query = query.queryOrderedByValue() }
-        if let startAt { query = try query.queryStarting(atValue: parseJSONArgument(startAt, name: "--start-at value")) }
-        if let endAt { query = try query.queryEnding(atValue: parseJSONArgument(endAt, name: "--end-at value")) }
-        if let equalTo { query = try query.queryEqual(toValue: parseJSONArgument(equalTo, name: "--equal-to value")) }
-        if let limitToFirst { query = query.queryLimited(toFirst: limitToFirst) }
-        if let limitToLast { query = query.queryLimited(toLast: limitToLast) }
+        if let startAt { query = query.queryStarting(atValue: try Self.bound(startAt, name: "--start-at value")) }
+        if let endAt { query = query.queryEnding(atValue: try Self.bound(endAt, name: "--end-at value")) }
+        if let equalTo { query = query.queryEqual(toValue: try Self.bound(equalTo, name: "--equal-to value")) }
+        if let limitToFirst { query = query.queryLimited(toFirst: try Self.limit(limitToFirst, name: "--limit-to-first")) }
+        if let limitToLast { query = query.queryLimited(toLast: try Self.limit(limitToLast, name: "--limit-to-last")) }
         return query
+    }
+
+    /// A range bound from the command line: a JSON leaf (a number, string, boolean or null).
+    static func bound(_ text: String, name: String) throws -> JSONValue {
+        let value = try parseJSONArgument(text, name: name)
+        switch value {
+        case .object, .array: throw ValidationError("The \(name) must be a number, a string, a boolean or null")
+        default: return value
+        }
+    }
+
+    /// A limit from the command line: a positive count.
+    static func limit(_ count: Int, name: String) throws -> UInt {
+        guard count > 0, let limit = UInt(exactly: count) else { throw ValidationError("\(name) must be a positive count") }
+        return limit
     }
 
     func run() async throws {

@@ -73,7 +73,7 @@ struct DatabaseTests {
             try await writer.reference("list/a").setValue(.number(10))
             try await writer.reference("list/b").removeValue()
             let events = try await recorder.wait { $0.count == 5 }
-            let lines = events.map { "\($0.type.name) \($0.snapshot.key ?? "") \($0.snapshot.exportText) \($0.previousSiblingKey ?? "-")" }
+            let lines = events.map { "\($0.type.name) \($0.snapshot.key) \($0.snapshot.exportText) \($0.previousSiblingKey ?? "-")" }
             #expect(
                 lines == [
                     "child_added a 1 -", "child_added b 2 a", "child_added c 3 b", "child_changed a 10 -",
