@@ -71,13 +71,13 @@ public final class Database: Sendable {
 
     private static let shared = Mutex<[String: Database]>([:])
 
-    /// The URL of `path` in this database.
-    func url(of path: Path) -> String {
+    /// The URL of `path` (`/rooms/a`) in this database.
+    func url(ofPath path: String) -> String {
         var components = URLComponents()
         components.scheme = repo.tls == nil ? "http" : "https"
         components.host = repo.host
         components.port = repo.port
-        components.path = path.description
+        components.path = path
         components.queryItems = [URLQueryItem(name: "ns", value: namespace)]
         return components.string ?? "\(repo.host)\(path)"
     }

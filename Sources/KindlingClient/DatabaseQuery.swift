@@ -9,21 +9,21 @@ public struct DatabaseQuery: DatabaseQuerying {
     public let database: Database
     public let path: Path
     public let query: Query
-    /// Set for `.info/connected`, which the client answers itself.
-    let isConnectedInfo: Bool
+    /// Set for the client's own `.info` data, which it answers itself.
+    let info: InfoPath?
     /// Set for a reference's own query: `removeAllObservers` then reaches every query at the path.
     let isReference: Bool
 
-    init(database: Database, path: Path, query: Query = .all, isConnectedInfo: Bool = false, isReference: Bool = false) {
+    init(database: Database, path: Path, query: Query = .all, info: InfoPath? = nil, isReference: Bool = false) {
         self.database = database
         self.path = path
         self.query = query
-        self.isConnectedInfo = isConnectedInfo
+        self.info = info
         self.isReference = isReference
     }
 
     /// The location this query reads, as a reference.
-    public var ref: DatabaseReference { DatabaseReference(database: database, path: path, isConnectedInfo: isConnectedInfo) }
+    public var ref: DatabaseReference { DatabaseReference(database: database, path: path, info: info) }
 
     /// This query itself (a reference gives the query at its location).
     public var asQuery: DatabaseQuery { self }
@@ -87,7 +87,7 @@ extension DatabaseQuerying {
         let repo = database.repo
         let queue = queue ?? database.callbackQueue
         let callback: @Sendable (DataEvent) -> Void = { block($0.attached(to: database)) }
-        if target.isConnectedInfo { return DatabaseHandle(repo.observeConnected(queue: queue, callback: callback)) }
+        if let info = target.info { return DatabaseHandle(repo.observeInfo(info, queue: queue, callback: callback)) }
         return DatabaseHandle(
             repo.observe(path: target.path, query: target.query, eventType: eventType, queue: queue, callback: callback, cancel: cancel))
     }
@@ -152,14 +152,14 @@ extension DatabaseQuerying {
     public func removeAllObservers() {
         let target = asQuery
         target.database.repo.removeObservers(
-            path: target.path, query: target.isReference ? nil : target.query, isConnectedInfo: target.isConnectedInfo)
+            path: target.path, query: target.isReference ? nil : target.query, info: target.info)
     }
 
     /// Keeps the location's data synced (its listen open, its cache fresh) while `keepSynced`
     /// is true, with no observer of the app's own, as Firebase does for data a screen will need.
     public func keepSynced(_ keepSynced: Bool) {
         let target = asQuery
-        guard !target.isConnectedInfo else { return }
+        guard target.info == nil else { return }
         target.database.keepSynced(keepSynced, path: target.path, query: target.query)
     }
 
@@ -168,6 +168,10 @@ extension DatabaseQuerying {
     /// throws `.cancelled` at once.
     public func getData() async throws(DatabaseError) -> DataSnapshot {
         let target = asQuery
+        if let info = target.info {
+            let value = target.database.repo.infoValue(info)
+            return DataSnapshot(path: info.path, node: (try? Node(json: value)) ?? .empty, database: target.database)
+        }
         let node = try await target.database.repo.get(path: target.path, query: target.query)
         return DataSnapshot(path: target.path, node: node, query: target.query, database: target.database)
     }

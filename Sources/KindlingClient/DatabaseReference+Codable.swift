@@ -14,6 +14,16 @@ extension DatabaseReference {
         try await setValue(Self.encode(value, encoder))
     }
 
+    /// Writes a `Codable` model here without waiting, as FirebaseDatabaseSwift's `setValue(from:)`:
+    /// throws when the model cannot be encoded; `completion` runs on the callback queue when the
+    /// server has answered.
+    public func setValue(
+        from value: some Encodable, encoder: JSONValueEncoder = JSONValueEncoder(), completion: (@Sendable ((any Error)?) -> Void)? = nil
+    ) throws(DatabaseError) {
+        let json = try Self.encode(value, encoder)
+        setValue(json) { error, _ in completion?(error) }
+    }
+
     /// Encodes a model for a write, with the encoder's complaint as the reason.
     static func encode(_ value: some Encodable, _ encoder: JSONValueEncoder) throws(DatabaseError) -> JSONValue {
         do {

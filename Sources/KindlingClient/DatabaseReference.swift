@@ -8,20 +8,21 @@ import KindlingProtocol
 public struct DatabaseReference: DatabaseQuerying {
     public let database: Database
     public let path: Path
-    let isConnectedInfo: Bool
+    /// Set for the client's own `.info` data.
+    let info: InfoPath?
 
-    init(database: Database, path: Path, isConnectedInfo: Bool = false) {
+    init(database: Database, path: Path, info: InfoPath? = nil) {
         self.database = database
         self.path = path
-        self.isConnectedInfo = isConnectedInfo
+        self.info = info
     }
 
     /// The last key; nil at the root.
-    public var key: String? { isConnectedInfo ? "connected" : path.last?.string }
+    public var key: String? { info?.rawValue ?? path.last?.string }
 
     /// The location as a query with no order, range or limit.
     public var asQuery: DatabaseQuery {
-        DatabaseQuery(database: database, path: path, isConnectedInfo: isConnectedInfo, isReference: true)
+        DatabaseQuery(database: database, path: path, info: info, isReference: true)
     }
 
     public var parent: DatabaseReference? { path.parent.map { DatabaseReference(database: database, path: $0) } }
@@ -40,8 +41,8 @@ public struct DatabaseReference: DatabaseQuerying {
 
     /// The location at a relative path; throws `.invalidArgument` for a path that is not valid.
     public func child(validating relative: String) throws(DatabaseError) -> DatabaseReference {
-        if path.isRoot && relative.split(separator: "/") == [".info", "connected"] {
-            return DatabaseReference(database: database, path: .root, isConnectedInfo: true)
+        if path.isRoot, let info = InfoPath(relative) {
+            return DatabaseReference(database: database, path: .root, info: info)
         }
         do {
             return DatabaseReference(database: database, path: path.appending(try Path(relative)))
@@ -54,7 +55,7 @@ public struct DatabaseReference: DatabaseQuerying {
     public var root: DatabaseReference { DatabaseReference(database: database, path: .root) }
 
     /// The location's URL (`http://host:port/rooms/a?ns=NAME`), as Firebase's `url`.
-    public var url: String { database.url(of: isConnectedInfo ? Path(keys: [".info", "connected"]) : path) }
+    public var url: String { database.url(ofPath: info?.urlPath ?? path.description) }
 
     /// A new child with a push id: chronologically ordered and unique without asking the server.
     public func childByAutoId() -> DatabaseReference {

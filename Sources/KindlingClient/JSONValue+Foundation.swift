@@ -38,12 +38,15 @@ extension JSONValue {
         case let value as JSONValue: self = value
         case is NSNull: self = .null
         case let value as String: self = .string(value)
+        // Swift's own numbers first, by their type: a cast to `Int` or `Double` would go through
+        // `NSNumber` and round an `Int64` beyond 2^53 silently.
+        case let value as any BinaryInteger where !(type(of: object) is NSNumber.Type): self = try Self.integer(value)
+        case let value as any BinaryFloatingPoint where !(type(of: object) is NSNumber.Type): self = .number(Double(value))
+        case let value as NSNumber where type(of: object) is NSNumber.Type: self = try Self.number(value)
+        // Numbers in a box (an `AnyObject` holding an `Int`, say).
         case let value as Int: self = try Self.integer(value)
         case let value as Double: self = .number(value)
-        case let value as NSNumber: self = .number(value.doubleValue)
         case let value as Bool: self = .bool(value)
-        case let value as any BinaryInteger: self = try Self.integer(value)
-        case let value as any BinaryFloatingPoint: self = .number(Double(value))
         case let elements as [Any?]:
             var array: [JSONValue] = []
             for element in elements { array.append(try JSONValue(foundationObject: element)) }
@@ -70,6 +73,14 @@ extension JSONValue {
             throw .invalidArgument("The integer \(value) is beyond 2^53, which a JSON number holds exactly")
         }
         return .number(number)
+    }
+
+    /// An `NSNumber`'s value: integral kinds as integers (refused beyond 2^53), others as doubles.
+    private static func number(_ value: NSNumber) throws(DatabaseError) -> JSONValue {
+        let kind = String(cString: value.objCType)
+        if ["q", "l", "i", "s", "c"].contains(kind) { return try integer(value.int64Value) }
+        if ["Q", "L", "I", "S", "C"].contains(kind) { return try integer(value.uint64Value) }
+        return .number(value.doubleValue)
     }
 
     /// The value inside any layers of `Optional` (an `AnyObject?` stored in a dictionary of

@@ -177,17 +177,17 @@ final class Repo: Sendable {
     }
 
     /// Observes `.info/connected`: the current value at once, then every change.
-    func observeConnected(queue: DispatchQueue, callback: @escaping @Sendable (DataEvent) -> Void) -> Int {
-        withMachine { machine, _ in machine.observeConnected(queue: queue, callback: callback) }
+    func observeInfo(_ info: InfoPath, queue: DispatchQueue, callback: @escaping @Sendable (DataEvent) -> Void) -> Int {
+        withMachine { machine, _ in machine.observeInfo(info, queue: queue, callback: callback) }
     }
 
     func removeObserver(_ handle: Int) { withMachine { machine, _ in ((), machine.removeObserver(handle)) } }
 
     /// Removes, in one step, the observers at `path` of `query` (of every query when nil).
-    func removeObservers(path: Path, query: Query?, isConnectedInfo: Bool) {
+    func removeObservers(path: Path, query: Query?, info: InfoPath?) {
         withMachine { machine, _ in
             let handles = machine.engine.observers.filter { _, observer in
-                observer.isConnectedInfo == isConnectedInfo && observer.path == path && (query == nil || observer.query == query)
+                observer.info == info && observer.path == path && (query == nil || observer.query == query)
             }.keys.sorted()
             return ((), handles.flatMap { machine.removeObserver($0) })
         }
@@ -306,6 +306,9 @@ final class Repo: Sendable {
             throw .invalidArgument("The server sent data the client cannot read: \(error)")
         }
     }
+
+    /// The client's own `info` value now.
+    func infoValue(_ info: InfoPath) -> JSONValue { state.withLock { $0.machine.infoValue(info) } }
 
     private func cachedServerValue(path: Path, query: Query) -> Node? {
         state.withLock { $0.machine.engine.syncTree.serverValue(at: path, query: query) }

@@ -11,4 +11,7 @@ public enum ServerValue {
     public static func increment(_ delta: Double) -> JSONValue {
         .object([JSONMember(".sv", .object([JSONMember("increment", .number(delta))]))])
     }
+
+    /// The same for an integer delta (beyond 2^53 it is rounded, as a JSON number holds it).
+    public static func increment(_ delta: Int) -> JSONValue { increment(Double(delta)) }
 }

@@ -82,4 +82,22 @@ struct FailFastTests {
             await #expect(throws: DatabaseError.offline(operation: "get", path: "/other")) { try await database.reference("other").getData() }
         }
     }
+
+    @Test func theClientsOwnInfoIsAnsweredByTheClient() async throws {
+        try await KindlingTesting.withServer(label: "kindling-client-test") { server in
+            let database = try Database(url: "http://127.0.0.1:\(server.port)?ns=info")
+            defer { database.shutdown() }
+            let (offsets, continuation) = AsyncStream.makeStream(of: Double.self)
+            database.reference(".info/serverTimeOffset").observe(.value) { continuation.yield(($0.value as? Double) ?? .nan) }
+            var iterator = offsets.makeAsyncIterator()
+            // The value before the handshake (0), then the handshake's, in whole milliseconds.
+            #expect(await iterator.next() == 0)
+            _ = try await database.reference("x").getData()
+            let offset = try #require(await iterator.next())
+            #expect(offset == offset.rounded() && abs(offset) < 60_000)
+            // A read of the client's own data never reaches the server (which has none).
+            #expect(try await database.reference(".info/connected").getData().value as? Bool == true)
+            #expect(database.reference(".info/serverTimeOffset").key == "serverTimeOffset")
+        }
+    }
 }

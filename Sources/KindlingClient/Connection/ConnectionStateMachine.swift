@@ -134,7 +134,7 @@ struct ConnectionStateMachine: Sendable {
         // What waits for the next connection fails as offline if none comes in time.
         for request in requeued where request.expiresOffline { actions.append(.expire(request: request.id, after: Self.connectTimeout)) }
         if wasConnected { for waiter in authWaiters { actions.append(.expire(request: waiter.id, after: Self.connectTimeout)) } }
-        if wasConnected { perform({ engine, effects in engine.connectionChanged(connected: false, into: &effects) }, into: &actions) }
+        if wasConnected { perform({ engine, effects in engine.infoChanged(.connected, to: .bool(false), into: &effects) }, into: &actions) }
     }
 
     /// True when socket `id` has been quiet for `interval`; the caller then sends a keepalive.
@@ -193,7 +193,11 @@ struct ConnectionStateMachine: Sendable {
         guard !isConnected else { return }
         // A clock before 1970 or from 2^53 ms on is no clock; the local one stands in for it.
         if let serverTime = hello.timestamp, let milliseconds = serverTime.rounded(.down).exactJSONInteger, milliseconds >= 0 {
-            serverTimeOffset = serverTime - now.timeIntervalSince1970 * 1000
+            let offset = (serverTime - now.timeIntervalSince1970 * 1000).rounded()
+            if offset != serverTimeOffset {
+                serverTimeOffset = offset
+                perform({ engine, effects in engine.infoChanged(.serverTimeOffset, to: .number(offset), into: &effects) }, into: &actions)
+            }
         }
         lifecycle = .connected(id: id)
         if let credential { send(Self.authAction(credential), pending: .auth(credential: credential), into: &actions) }
@@ -201,7 +205,7 @@ struct ConnectionStateMachine: Sendable {
         let requests = queued
         queued = []
         for request in requests { send(request.action, pending: .request(request), into: &actions) }
-        perform({ engine, effects in engine.connectionChanged(connected: true, into: &effects) }, into: &actions)
+        perform({ engine, effects in engine.infoChanged(.connected, to: .bool(true), into: &effects) }, into: &actions)
         actions.append(.keepAlive(id: id))
     }
 
@@ -351,14 +355,21 @@ struct ConnectionStateMachine: Sendable {
         return (id, actions)
     }
 
-    mutating func observeConnected(queue: DispatchQueue, callback: @escaping @Sendable (DataEvent) -> Void) -> (Int, [Action]) {
+    /// Observes the client's own `info` (`.info/connected`, `.info/serverTimeOffset`).
+    mutating func observeInfo(_ info: InfoPath, queue: DispatchQueue, callback: @escaping @Sendable (DataEvent) -> Void) -> (Int, [Action]) {
         var actions: [Action] = []
         var id = 0
-        let connected = isConnected
-        perform(
-            { engine, effects in id = engine.observeConnected(queue: queue, callback: callback, connected: connected, into: &effects) },
-            into: &actions)
+        let value = infoValue(info)
+        perform({ engine, effects in id = engine.observeInfo(info, value: value, queue: queue, callback: callback, into: &effects) }, into: &actions)
         return (id, actions)
+    }
+
+    /// The value of the client's own `info` now.
+    func infoValue(_ info: InfoPath) -> JSONValue {
+        switch info {
+        case .connected: return .bool(isConnected)
+        case .serverTimeOffset: return .number(serverTimeOffset)
+        }
     }
 
     mutating func removeObserver(_ handle: Int) -> [Action] {
@@ -381,8 +392,9 @@ struct ConnectionStateMachine: Sendable {
     }
 
     /// The server's clock as best known, in milliseconds: local time corrected by the last
-    /// handshake's offset.
-    func estimatedServerTime(now: Date = Date()) -> Double { now.timeIntervalSince1970 * 1000 + serverTimeOffset }
+    /// handshake's offset; whole milliseconds, as the server's own timestamps are (a fractional
+    /// estimate would show a value no server ever writes).
+    func estimatedServerTime(now: Date = Date()) -> Double { (now.timeIntervalSince1970 * 1000 + serverTimeOffset).rounded(.down) }
 
     /// A push id for the estimated server time, clamped into what its eight time characters
     /// hold (0 to 2^48 - 1 ms), so no offset a server's handshake implies can trap the encoding.

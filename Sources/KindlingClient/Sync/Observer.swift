@@ -8,8 +8,8 @@ struct Observer: Sendable {
     var eventType: DataEventType
     var queue: DispatchQueue
     var callback: @Sendable (DataEvent) -> Void
-    /// Observers of `.info/connected` live outside the sync tree.
-    var isConnectedInfo: Bool
+    /// Observers of the client's own `.info` data live outside the sync tree.
+    var info: InfoPath?
     /// Called once if the server refuses or revokes the listen behind this observer.
     var cancel: (@Sendable (DatabaseError) -> Void)?
 }

@@ -34,15 +34,15 @@ struct SyncEngine: Sendable {
         for write in writes { effects.append(.send(write.action, .write(writeID: write.writeID))) }
     }
 
-    /// Tells the `.info/connected` observers.
-    func connectionChanged(connected: Bool, into effects: inout [Effect]) {
-        for observer in observers.values where observer.isConnectedInfo {
-            effects.append(Self.connectedEvent(observer, connected: connected))
+    /// Tells the observers of `info` its new value.
+    func infoChanged(_ info: InfoPath, to value: JSONValue, into effects: inout [Effect]) {
+        for observer in observers.values where observer.info == info {
+            effects.append(Self.infoEvent(observer, info: info, value: value))
         }
     }
 
-    private static func connectedEvent(_ observer: Observer, connected: Bool) -> Effect {
-        let snapshot = DataSnapshot(path: Path(keys: [Key("connected")]), node: Node(.bool(connected)))
+    private static func infoEvent(_ observer: Observer, info: InfoPath, value: JSONValue) -> Effect {
+        let snapshot = DataSnapshot(path: info.path, node: (try? Node(json: value)) ?? .empty)
         let event = DataEvent(type: .value, snapshot: snapshot, previousSiblingKey: nil)
         let callback = observer.callback
         return .deliver(Delivery(queue: observer.queue) { callback(event) })
@@ -156,28 +156,27 @@ struct SyncEngine: Sendable {
         let id = nextRegistration
         nextRegistration += 1
         observers[id] = Observer(
-            path: path, query: query, eventType: eventType, queue: queue, callback: callback, isConnectedInfo: false,
+            path: path, query: query, eventType: eventType, queue: queue, callback: callback, info: nil,
             cancel: cancel)
         raise(syncTree.addListen(path: path, query: query, registration: RegistrationID(id)), into: &effects)
         listenChanges(connected: connected, into: &effects)
         return id
     }
 
-    /// Observes `.info/connected`: the current value at once, then every change.
-    mutating func observeConnected(
-        queue: DispatchQueue, callback: @escaping @Sendable (DataEvent) -> Void, connected: Bool, into effects: inout [Effect]
+    /// Observes the client's own `info`: `value`, its value now, at once, then every change.
+    mutating func observeInfo(
+        _ info: InfoPath, value: JSONValue, queue: DispatchQueue, callback: @escaping @Sendable (DataEvent) -> Void, into effects: inout [Effect]
     ) -> Int {
         let id = nextRegistration
         nextRegistration += 1
-        let observer = Observer(
-            path: .root, query: .all, eventType: .value, queue: queue, callback: callback, isConnectedInfo: true, cancel: nil)
+        let observer = Observer(path: .root, query: .all, eventType: .value, queue: queue, callback: callback, info: info, cancel: nil)
         observers[id] = observer
-        effects.append(Self.connectedEvent(observer, connected: connected))
+        effects.append(Self.infoEvent(observer, info: info, value: value))
         return id
     }
 
     mutating func removeObserver(_ handle: Int, connected: Bool, into effects: inout [Effect]) {
-        guard let observer = observers.removeValue(forKey: handle), !observer.isConnectedInfo else { return }
+        guard let observer = observers.removeValue(forKey: handle), observer.info == nil else { return }
         raise(
             syncTree.removeListen(path: observer.path, query: observer.query, registration: RegistrationID(handle)),
             into: &effects)

@@ -96,6 +96,8 @@ struct ConnectionStateMachineTests {
         #expect(first.string.utf8.count == 20)
         #expect(first.string < second.string)
         #expect(machine.estimatedServerTime().isFinite)
+        let estimate = machine.estimatedServerTime(now: Date(timeIntervalSince1970: 1_700_000_000.123456))
+        #expect(estimate == estimate.rounded(.down))
     }
 
     /// Runs the deliveries among `actions` (observer callbacks and completions) at once.
@@ -110,7 +112,7 @@ struct ConnectionStateMachineTests {
         #expect(waiting.contains { if case .expire(request: 7, _) = $0 { return true } else { return false } })
         let states = Mutex<[Bool]>([])
         Self.deliverAll(
-            machine.observeConnected(queue: DispatchQueue(label: "test")) { event in
+            machine.observeInfo(.connected, queue: DispatchQueue(label: "test")) { event in
                 states.withLock { $0.append(event.snapshot.jsonValue == .bool(true)) }
             }.1)
         _ = machine.connect()
