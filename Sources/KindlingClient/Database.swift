@@ -11,6 +11,8 @@ public final class Database: Sendable {
     let repo: Repo
     /// The observers `keepSynced(true)` holds, by path and query.
     private let keptSynced = Mutex<[String: Int]>([:])
+    /// Persistence settings, read when it is turned on.
+    private let persistenceSettings = Mutex<(cacheSize: UInt, directory: URL?)>((10 * 1024 * 1024, nil))
     /// Where observer callbacks run when the caller names no queue.
     public let callbackQueue: DispatchQueue
 
@@ -109,6 +111,60 @@ public final class Database: Sendable {
             } else if !keep, let handle = kept.removeValue(forKey: key) {
                 repo.removeObserver(handle)
             }
+        }
+    }
+
+    // MARK: Persistence
+
+    /// Keeps the data of listened locations and every write the server has not acknowledged on
+    /// disk, as Firebase's `isPersistenceEnabled`: an app killed while offline sends its writes,
+    /// once each and in order, when it next runs, and its listeners start from the data they
+    /// last had, offline too. Set it before any other use of the database (a reference's
+    /// observer or write), as Firebase requires; setting it later stops the program, as
+    /// Firebase raises. Off by default. `enablePersistence()` is the same, throwing.
+    public var isPersistenceEnabled: Bool {
+        get { repo.isPersistent }
+        set {
+            guard newValue, !repo.isPersistent else { return }
+            do {
+                try enablePersistence()
+            } catch {
+                preconditionFailure(error.localizedDescription)
+            }
+        }
+    }
+
+    /// The most bytes of server data kept on disk (10 MB by default, as Firebase; 1 MB to
+    /// 100 MB); the data of locations no longer listened to goes first. Set before persistence.
+    public var persistenceCacheSizeBytes: UInt {
+        get { persistenceSettings.withLock { $0.cacheSize } }
+        set { persistenceSettings.withLock { $0.cacheSize = min(max(newValue, 1024 * 1024), 100 * 1024 * 1024) } }
+    }
+
+    /// Where persistence keeps its files: by default a folder per database (host, port and
+    /// namespace) under the user's Application Support folder (`~/.local/share` on Linux). Set
+    /// before persistence.
+    public var persistenceDirectory: URL {
+        get { persistenceSettings.withLock { $0.directory } ?? defaultPersistenceDirectory }
+        set { persistenceSettings.withLock { $0.directory = newValue } }
+    }
+
+    private var defaultPersistenceDirectory: URL {
+        let base =
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+        let name = "\(repo.host)_\(repo.port)_\(namespace)".map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" }
+        return base.appendingPathComponent("Kindling").appendingPathComponent(String(name))
+    }
+
+    /// Turns persistence on (see `isPersistenceEnabled`). Throws when its folder cannot be used,
+    /// or when the database was already used.
+    public func enablePersistence() throws(DatabaseError) {
+        let settings = persistenceSettings.withLock { $0 }
+        let store = try PersistentStore(directory: persistenceDirectory, cacheLimit: Int(settings.cacheSize))
+        guard repo.enablePersistence(store) else {
+            store.close()
+            throw .invalidArgument("Persistence must be enabled before any other use of the database")
         }
     }
 

@@ -24,6 +24,8 @@ final class Repo: Sendable {
     /// Set for an `https://` database.
     let tls: NIOSSLContext?
     private let state = Mutex(State())
+    /// The disk store when persistence is on.
+    private let persistence = Mutex<PersistentStore?>(nil)
 
     private struct State: Sendable {
         var machine = ConnectionStateMachine()
@@ -152,7 +154,72 @@ final class Repo: Sendable {
     }
 
     /// Ends the connection for good (no reconnect) and fails what waits on it.
-    func shutdown() { withMachine { machine, _ in ((), machine.shutdown()) } }
+    func shutdown() {
+        flushCache()
+        persistence.withLock { store in
+            store?.close()
+            store = nil
+        }
+        withMachine { machine, _ in ((), machine.shutdown()) }
+    }
+
+    // MARK: Persistence
+
+    /// Turns persistence on with `store`: the writes it kept are made again, in order (shown at
+    /// once, sent on the connection), and listens start from the data it kept. Only before any
+    /// other use, as in Firebase: false when the database was already used.
+    func enablePersistence(_ store: PersistentStore) -> Bool {
+        let fresh = state.withLock { state in
+            guard state.machine.engine.observers.isEmpty, state.machine.engine.writes.isEmpty else { return false }
+            state.machine.seedServerData { path, queryID in store.cached(path: path, queryID: queryID) }
+            return true
+        }
+        guard fresh,
+            persistence.withLock({ current in
+                guard current == nil else { return false }
+                current = store
+                return true
+            })
+        else { return false }
+        for write in store.pendingWrites { remake(write) }
+        Task.detached { [weak self] in
+            while let repo = self, repo.persistence.withLock({ $0 != nil }) {
+                try? await Task.sleep(for: .seconds(1))
+                self?.flushCache()
+            }
+        }
+        return true
+    }
+
+    /// Makes a write kept from an earlier run again; one that no longer applies is forgotten.
+    private func remake(_ write: PersistentStore.PendingWrite) {
+        let forget: @Sendable (DatabaseError?) -> Void = { _ in }
+        switch write.action {
+        case .put(let path, let data, nil) where path.last == Key.priority:
+            setPriority(path: path.parent ?? .root, priority: data, recorded: write.token, completion: forget)
+        case .put(let path, let data, nil):
+            set(path: path, value: data, recorded: write.token, completion: forget)
+        case .merge(let path, let members):
+            update(path: path, values: members.map { ($0.key, $0.value) }, recorded: write.token, completion: forget)
+        default:
+            persistence.withLock { $0 }?.acknowledge(write.token)
+        }
+    }
+
+    /// Writes the server data of every listen to the store where it changed.
+    func flushCache() {
+        guard let store = persistence.withLock({ $0 }) else { return }
+        let entries = state.withLock { state -> [(path: Path, queryID: String, node: Node)] in
+            let engine = state.machine.engine
+            return engine.listens.compactMap { listen in
+                engine.syncTree.serverValue(at: listen.path, query: listen.query).map { (listen.path, listen.query.identifier, $0) }
+            }
+        }
+        store.store(entries, active: Set(entries.map { PersistentStore.key(path: $0.path, queryID: $0.queryID) }))
+    }
+
+    /// Whether persistence is on.
+    var isPersistent: Bool { persistence.withLock { $0 != nil } }
 
     /// The listens the server holds for this client and the observers registered, for tests that
     /// check an observer's end reached the wire.
@@ -195,32 +262,45 @@ final class Repo: Sendable {
 
     /// A local write: shown to observers at once, sent now or after the next connect.
     /// `apply` builds the sync tree's change from what is there now.
+    /// With persistence on, the write is recorded on disk first (`recorded`: it already was,
+    /// in an earlier run) and forgotten there once the server has answered it; a database
+    /// shut down before that keeps it for the next run.
     private func write(
-        _ action: KindlingProtocol.Action, completion: @escaping @Sendable (DatabaseError?) -> Void,
+        _ action: KindlingProtocol.Action, recorded: Int? = nil, completion: @escaping @Sendable (DatabaseError?) -> Void,
         apply: (inout SyncTree, Int) throws -> [Event]
     ) {
+        let store = persistence.withLock { $0 }
         let failure: DatabaseError? = withMachine { machine, _ in
+            // Recorded inside the critical section, so the log has the writes in the order sent.
+            let token = recorded ?? store?.record(action)
+            let done: @Sendable (DatabaseError?) -> Void = { error in
+                if let token, error != .disconnected { store?.acknowledge(token) }
+                completion(error)
+            }
             do throws(DatabaseError) {
-                return (nil, try machine.write(action, completion: completion, apply: apply))
+                return (nil, try machine.write(action, completion: done, apply: apply))
             } catch {
+                if let token { store?.acknowledge(token) }
                 return (error, [])
             }
         }
         if let failure { completion(failure) }
     }
 
-    func set(path: Path, value: JSONValue, completion: @escaping @Sendable (DatabaseError?) -> Void) {
+    func set(path: Path, value: JSONValue, recorded: Int? = nil, completion: @escaping @Sendable (DatabaseError?) -> Void) {
         let serverValues = ServerValues(timestamp: estimatedServerTime)
-        write(.put(path: path, data: value, hash: nil), completion: completion) { tree, writeID in
+        write(.put(path: path, data: value, hash: nil), recorded: recorded, completion: completion) { tree, writeID in
             let existing = tree.completeEventCache(at: path)
             let node = try Node(json: value, at: path, existing: existing, serverValues: serverValues)
             return tree.applyUserOverwrite(path: path, node: node, writeID: writeID)
         }
     }
 
-    func update(path: Path, values: [(String, JSONValue)], completion: @escaping @Sendable (DatabaseError?) -> Void) {
+    func update(
+        path: Path, values: [(String, JSONValue)], recorded: Int? = nil, completion: @escaping @Sendable (DatabaseError?) -> Void
+    ) {
         let serverValues = ServerValues(timestamp: estimatedServerTime)
-        write(.merge(path: path, data: values.map { JSONMember($0.0, $0.1) }), completion: completion) { tree, writeID in
+        write(.merge(path: path, data: values.map { JSONMember($0.0, $0.1) }), recorded: recorded, completion: completion) { tree, writeID in
             var changes: [(path: Path, node: Node)] = []
             for (relativeText, value) in values {
                 let relative = try Path(relativeText)
@@ -232,8 +312,8 @@ final class Repo: Sendable {
         }
     }
 
-    func setPriority(path: Path, priority: JSONValue, completion: @escaping @Sendable (DatabaseError?) -> Void) {
-        write(.put(path: path.child(Key.priority), data: priority, hash: nil), completion: completion) { tree, writeID in
+    func setPriority(path: Path, priority: JSONValue, recorded: Int? = nil, completion: @escaping @Sendable (DatabaseError?) -> Void) {
+        write(.put(path: path.child(Key.priority), data: priority, hash: nil), recorded: recorded, completion: completion) { tree, writeID in
             let current = tree.completeEventCache(at: path)
             let parsed = try Node(json: priority).leaf.flatMap(Priority.init)
             return tree.applyUserOverwrite(path: path, node: current.withPriority(parsed), writeID: writeID)

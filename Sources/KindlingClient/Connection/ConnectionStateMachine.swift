@@ -355,6 +355,12 @@ struct ConnectionStateMachine: Sendable {
         return (id, actions)
     }
 
+    /// Listens start from `seed`'s data for their location and query, when it has some (the
+    /// data persistence kept from an earlier run).
+    mutating func seedServerData(_ seed: @escaping @Sendable (Path, String) -> Node?) {
+        engine.seed = seed
+    }
+
     /// Observes the client's own `info` (`.info/connected`, `.info/serverTimeOffset`).
     mutating func observeInfo(_ info: InfoPath, queue: DispatchQueue, callback: @escaping @Sendable (DataEvent) -> Void) -> (Int, [Action]) {
         var actions: [Action] = []

@@ -21,6 +21,9 @@ struct SyncEngine: Sendable {
     private var nextWriteID = 1
     private var nextRegistration = 1
     private var pushIDs = PushIDGenerator()
+    /// Server data kept from an earlier run, by location and query identifier: a listen starts
+    /// from it, so observers see data at once, offline too.
+    var seed: (@Sendable (Path, String) -> Node?)?
 
     static let permissionDenied = DatabaseError.server(
         status: WireStatus.permissionDenied.rawValue, message: "Client doesn't have permission to access the desired data.")
@@ -231,6 +234,10 @@ struct SyncEngine: Sendable {
             case .start(let listen):
                 listens.removeAll { $0.path == listen.path && $0.query.identifier == listen.query.identifier }
                 listens.append(listen)
+                if let kept = seed?(listen.path, listen.query.identifier) {
+                    raise(syncTree.applyServerOverwrite(path: listen.path, node: kept, tag: listen.tag), into: &effects)
+                    raise(syncTree.applyListenComplete(path: listen.path, tag: listen.tag), into: &effects)
+                }
                 effects.append(listenRequest(listen))
             case .stop(let listen):
                 listens.removeAll { $0.path == listen.path && $0.query.identifier == listen.query.identifier }
