@@ -219,7 +219,10 @@ let package = Package(
         ),
         .testTarget(
             name: "KindlingClientTests",
-            dependencies: ["KindlingClient", "KindlingServer", "KindlingSync", "KindlingTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "KindlingClient", "KindlingServer", "KindlingSync", "KindlingTesting", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictness
         ),
         // Code written against the Firebase iOS SDK, in the Swift 5 language mode most such apps

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import KindlingClient
 import KindlingCore
@@ -98,6 +99,50 @@ struct FailFastTests {
             // A read of the client's own data never reaches the server (which has none).
             #expect(try await database.reference(".info/connected").getData().value as? Bool == true)
             #expect(database.reference(".info/serverTimeOffset").key == "serverTimeOffset")
+        }
+    }
+
+    /// An HS256 token with `claims`, signed with `secret`.
+    static func hs256(_ claims: String, secret: String) -> String {
+        func encode(_ data: Data) -> String {
+            data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        let signed = encode(Data(#"{"alg":"HS256","typ":"JWT"}"#.utf8)) + "." + encode(Data(claims.utf8))
+        let signature = HMAC<SHA256>.authenticationCode(for: Data(signed.utf8), using: SymmetricKey(data: Data(secret.utf8)))
+        return signed + "." + encode(Data(signature))
+    }
+
+    @Test(arguments: ["expired", "foreign key", "good"])
+    func anExpiredOrForeignTokenThrowsBeforeAndAfterTheConnectionIsUp(kind: String) async throws {
+        let secret = "kindling-client-test-secret-of-32-bytes"
+        let now = Int(Date().timeIntervalSince1970)
+        let token: String
+        switch kind {
+        case "expired": token = Self.hs256(#"{"sub":"ada","iat":\#(now - 7200),"exp":\#(now - 3600)}"#, secret: secret)
+        case "foreign key": token = Self.hs256(#"{"sub":"ada","iat":\#(now),"exp":\#(now + 3600)}"#, secret: "a-key-this-server-does-not-know-0123")
+        default: token = Self.hs256(#"{"sub":"ada","iat":\#(now),"exp":\#(now + 3600)}"#, secret: secret)
+        }
+        var logger = Logger(label: "kindling-client-test")
+        logger.logLevel = .critical
+        var configuration = ServerConfiguration(port: 0, logger: logger)
+        configuration.auth = AuthSettings(hmacSecrets: [secret])
+        configuration.rules = try RulesDocument.parse(#"{"rules":{".read":true}}"#)
+        try await KindlingServer.run(configuration) { server in
+            let url = "http://127.0.0.1:\(server.port)?ns=tokens"
+            let early = try Database(url: url)
+            defer { early.shutdown() }
+            let late = try Database(url: url)
+            defer { late.shutdown() }
+            _ = try await late.reference("x").getData()
+            for database in [early, late] {
+                if kind == "good" {
+                    try await database.authenticate(with: token)
+                } else {
+                    let error = await #expect(throws: DatabaseError.self) { try await database.authenticate(with: token) }
+                    #expect(error?.serverStatus != nil, "\(String(describing: error))")
+                }
+            }
         }
     }
 }
