@@ -204,6 +204,15 @@ extension DatabaseQuerying {
         queryStarting(atValue: value as Any?, childKey: childKey)
     }
 
+    /// Children after `value` (and, among equal values, after the key `childKey`), as the JS
+    /// SDK sends it: an exclusive bound.
+    public func queryStarting(afterValue value: Any?, childKey: String? = nil) -> DatabaseQuery {
+        let byKey = asQuery.query.index == .key
+        var bound = DatabaseQuery.bound(value, childKey: childKey, default: byKey ? .min : .max, in: "queryStarting(afterValue:)")
+        bound.inclusive = false
+        return asQuery.with { $0.start = bound }
+    }
+
     /// Children up to `value` (and, among equal values, up to the key `childKey`).
     public func queryEnding(atValue value: Any?, childKey: String? = nil) -> DatabaseQuery {
         let bound = DatabaseQuery.bound(value, childKey: childKey, default: .max, in: "queryEnding(atValue:)")
@@ -213,6 +222,14 @@ extension DatabaseQuerying {
     /// The same for a typed value.
     public func queryEnding(atValue value: JSONValue, childKey: String? = nil) -> DatabaseQuery {
         queryEnding(atValue: value as Any?, childKey: childKey)
+    }
+
+    /// Children before `value` (and, among equal values, before the key `childKey`).
+    public func queryEnding(beforeValue value: Any?, childKey: String? = nil) -> DatabaseQuery {
+        let byKey = asQuery.query.index == .key
+        var bound = DatabaseQuery.bound(value, childKey: childKey, default: byKey ? .max : .min, in: "queryEnding(beforeValue:)")
+        bound.inclusive = false
+        return asQuery.with { $0.end = bound }
     }
 
     /// Children whose value is `value` (and key `childKey`, when given).

@@ -114,6 +114,16 @@ struct DatabaseTests {
             #expect(fetched.exportText == #"{"a":{"s":3},"b":{"s":9}}"#)
             let equal = try await scores.queryOrdered(byChild: "s").queryEqual(toValue: .number(2)).getData()
             #expect(equal.exportText == #"{"c":{"s":2}}"#)
+            // Exclusive bounds, on a child's value and on the key, from the server and from a listener.
+            let after = try await scores.queryOrdered(byChild: "s").queryStarting(afterValue: 2).getData()
+            #expect(after.exportText == #"{"a":{"s":3},"b":{"s":9}}"#)
+            let before = try await scores.queryOrdered(byChild: "s").queryEnding(beforeValue: 9).getData()
+            #expect(before.exportText == #"{"a":{"s":3},"c":{"s":2}}"#)
+            let keys = scores.queryOrderedByKey().queryStarting(afterValue: "a").queryEnding(beforeValue: "c")
+            #expect(try await keys.getData().exportText == #"{"b":{"s":9}}"#)
+            let live = Recorder()
+            keys.observeEvents(.value, on: live.queue) { live.record($0) }
+            try await live.waitForValue(#"{"b":{"s":9}}"#)
         }
     }
 
