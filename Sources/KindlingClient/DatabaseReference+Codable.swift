@@ -24,6 +24,16 @@ extension DatabaseReference {
         setValue(json) { error, _ in completion?(error) }
     }
 
+    /// Writes the members of a `Codable` model here, each as its own child, leaving the other
+    /// children alone (an update, where `setValue(from:)` replaces everything): a model's nil
+    /// optional leaves its child as it is.
+    public func updateChildValues(from value: some Encodable, encoder: JSONValueEncoder = JSONValueEncoder()) async throws(DatabaseError) {
+        guard case .object(let members) = try Self.encode(value, encoder) else {
+            throw .invalidArgument("An update needs a model with members, not \(type(of: value))")
+        }
+        try await updateChildValues(Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }))
+    }
+
     /// Encodes a model for a write, with the encoder's complaint as the reason.
     static func encode(_ value: some Encodable, _ encoder: JSONValueEncoder) throws(DatabaseError) -> JSONValue {
         do {

@@ -42,6 +42,10 @@ struct ReadmeModelExampleTests {
             let checkIns = try await spot.child("checkins").getData().data(as: [String: CheckIn].self)
             #expect(checkIns.values.map(\.student) == ["ada"])
             #expect(checkIns.values.allSatisfy { $0.at != nil })
+            // An update from a model changes its members and leaves the rest.
+            struct Rename: Encodable { var name: String }
+            try await spot.updateChildValues(from: Rename(name: "Library, 3rd floor"))
+            #expect(try await spot.child("free").getData().value as? Int == 0)
             let printed = try await watcher.value
             #expect(printed.first?.hasPrefix(#"now: {"free":"#) == true)
             #expect(printed.last == #"now: {"free":0,"name":"Library, 3rd floor"}"#)
