@@ -234,7 +234,9 @@ struct SyncEngine: Sendable {
             case .start(let listen):
                 listens.removeAll { $0.path == listen.path && $0.query.identifier == listen.query.identifier }
                 listens.append(listen)
-                if let kept = seed?(listen.path, listen.query.identifier) {
+                // Kept data stands in only where nothing fresher is known: never over the data a
+                // listen of this session already has for the location.
+                if syncTree.serverValue(at: listen.path, query: listen.query) == nil, let kept = seed?(listen.path, listen.query.identifier) {
                     raise(syncTree.applyServerOverwrite(path: listen.path, node: kept, tag: listen.tag), into: &effects)
                     raise(syncTree.applyListenComplete(path: listen.path, tag: listen.tag), into: &effects)
                 }
