@@ -145,4 +145,34 @@ final class GetStartedGuide {
         }
         ref.child("posts").removeAllObservers()
     }
+
+    // The guide's async variants
+    func writeAndReadAsync(uid: String, username: String) async -> String? {
+        do {
+            try await ref.child("users").child(uid).setValue(["username": username])
+            let snapshot = try await ref.child("users/\(uid)/username").getData()
+            return snapshot.value as? String ?? "Unknown"
+        } catch {
+            print(error)
+            return nil
+        }
+    }
+
+    func starAsync(_ postRef: DatabaseReference, uid: String) async throws -> Bool {
+        let (committed, _) = try await postRef.runTransactionBlock { currentData in
+            var post = currentData.value as? [String: Any] ?? [:]
+            var stars = post["stars"] as? [String: Bool] ?? [:]
+            stars[uid] = true
+            post["stars"] = stars
+            post["starCount"] = stars.count
+            currentData.value = post
+            return TransactionResult.success(withValue: currentData)
+        }
+        return committed
+    }
+
+    func fanOutAsync(userID: String, key: String, post: [String: Any]) async throws {
+        let childUpdates = ["/posts/\(key)": post, "/user-posts/\(userID)/\(key)/": post]
+        try await ref.updateChildValues(childUpdates)
+    }
 }

@@ -43,6 +43,13 @@ struct GetStartedGuidePortTests {
             guide.deletePost(key)
             #expect(try await eventually { guide.lock.withLock { guide.postTitles }.isEmpty })
             guide.detach()
+
+            // The async variants.
+            #expect(await guide.writeAndReadAsync(uid: "u9", username: "cy") == "cy")
+            try await guide.fanOutAsync(userID: "u9", key: "p9", post: ["title": "Async", "starCount": 0])
+            #expect(try await guide.starAsync(guide.ref.child("posts/p9"), uid: "u1"))
+            #expect(try await reader.reference("posts/p9/starCount").getData().value as? Int == 1)
+            #expect(try await reader.reference("user-posts/u9/p9/title").getData().value as? String == "Async")
         }
     }
 }
