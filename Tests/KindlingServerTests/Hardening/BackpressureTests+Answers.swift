@@ -69,18 +69,20 @@ extension BackpressureTests {
         }
     }
 
-    /// Connections that send `request` and read nothing until resumed, each given time to be
-    /// answered before the next.
-    static func unreadRequests(_ count: Int, _ request: String, port: Int) async throws -> [RawConnection] {
+    /// Connections that send `request` and read nothing until resumed. Each of the first `held`
+    /// is waited for until its answer holds `bytesEach` more of the budget
+    /// (`kindling_unfinished_bytes`): the server has rendered it and the socket cannot take it.
+    static func unreadRequests(_ count: Int, _ request: String, port: Int, held: Int, bytesEach: Double) async throws -> [RawConnection] {
         var readers: [RawConnection] = []
-        for _ in 0..<count {
+        for index in 0..<count {
             let reader = try await RawConnection.connect(port: port, receiveBufferBytes: 4096)
             reader.pauseReading()
             try await reader.send(request)
             readers.append(reader)
-            // Left as a time window: the answer's hold on the budget (taken after it renders) shows
-            // no event, and reading its start would let the socket take part of it.
-            try await Task.sleep(for: .milliseconds(300))
+            if index < held {
+                let holding = bytesEach * Double(index + 1)
+                #expect(try await eventually(within: .seconds(20)) { try await PrometheusText.unfinishedBytes(port: port) >= holding })
+            }
         }
         return readers
     }
@@ -94,7 +96,7 @@ extension BackpressureTests {
     @Test func restAnswersWaitingForTheirReadersShareTheBudget() async throws {
         try await HardeningServer.with({ $0.inFlightBudgetBytes = 16 * 1024 * 1024 }) { server, _ in
             try await Self.putThreeChunks(of: "r", port: server.port)
-            let readers = try await Self.unreadRequests(3, Self.restRead, port: server.port)
+            let readers = try await Self.unreadRequests(3, Self.restRead, port: server.port, held: 2, bytesEach: 6_000_000)
             defer { for reader in readers { reader.close() } }
             // Neither of the first two has read; the socket holds at most a few megabytes of each.
             readers[2].resumeReading()
@@ -114,7 +116,7 @@ extension BackpressureTests {
     @Test func anEventStreamsFirstEventSharesTheBudget() async throws {
         try await HardeningServer.with({ $0.inFlightBudgetBytes = 16 * 1024 * 1024 }) { server, _ in
             try await Self.putThreeChunks(of: "s", port: server.port)
-            let readers = try await Self.unreadRequests(2, Self.restRead, port: server.port)
+            let readers = try await Self.unreadRequests(2, Self.restRead, port: server.port, held: 2, bytesEach: 6_000_000)
             defer { for reader in readers { reader.close() } }
             let refused = try await RawConnection.connect(port: server.port)
             defer { refused.close() }
@@ -139,7 +141,7 @@ extension BackpressureTests {
     @Test func anUnreadFirstEventStaysHeld() async throws {
         try await HardeningServer.with({ $0.inFlightBudgetBytes = 16 * 1024 * 1024 }) { server, _ in
             try await Self.putThreeChunks(of: "u", port: server.port)
-            let stream = try await Self.unreadRequests(1, Self.streamRead, port: server.port)[0]
+            let stream = try await Self.unreadRequests(1, Self.streamRead, port: server.port, held: 1, bytesEach: 12_000_000)[0]
             defer { stream.close() }
             #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/data.json?ns=t").status == 503)
             stream.resumeReading()

@@ -145,14 +145,14 @@ extension PrometheusText {
         try PrometheusText(try await TestHTTPConnection.request(port: port, "GET", "/.metrics").text)
     }
 
-    /// How many requests of `action` the server on `port` has decided with `outcome` so far
-    /// (`kindling_requests_total`; 0 before the first): the tests wait for it to know a
-    /// request reached its namespace.
     /// The bytes of unfinished requests the server holds (`kindling_unfinished_bytes`).
     static func unfinishedBytes(port: Int) async throws -> Double {
         try await scrape(port: port).value("kindling_unfinished_bytes") ?? 0
     }
 
+    /// How many requests of `action` the server on `port` has decided with `outcome` so far
+    /// (`kindling_requests_total`; 0 before the first): the tests wait for it to know a
+    /// request reached its namespace.
     static func requests(port: Int, _ action: String, outcome: String = "ok") async throws -> Double {
         try await scrape(port: port).value("kindling_requests_total", ["action": action, "outcome": outcome]) ?? 0
     }
