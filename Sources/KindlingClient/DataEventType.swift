@@ -1,13 +1,13 @@
 import KindlingCore
 import KindlingSync
 
-/// The kinds of events an observer can ask for, named as in the Firebase SDKs.
-public enum DataEventType: Sendable, Hashable, CaseIterable {
-    case value
-    case childAdded
-    case childChanged
-    case childRemoved
-    case childMoved
+/// The kinds of events an observer can ask for, named and numbered as in the Firebase SDKs.
+public enum DataEventType: Int, Sendable, Hashable, CaseIterable {
+    case childAdded = 0
+    case childRemoved = 1
+    case childChanged = 2
+    case childMoved = 3
+    case value = 4
 
     /// The sync tree's kind of event this observer receives.
     var eventKind: EventKind {

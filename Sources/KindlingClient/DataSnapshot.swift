@@ -40,6 +40,12 @@ public struct DataSnapshot: Sendable {
     /// the same data, typed.
     public var value: Any? { jsonValue.foundationObject }
 
+    /// The data with its priorities (`.value` and `.priority` members), as Firebase's
+    /// `valueInExportFormat()`, in the same Foundation types as `value`.
+    public func valueInExportFormat() -> Any? {
+        ((try? JSONParser.parse(node.jsonText(format: .export))) ?? .null).foundationObject
+    }
+
     /// The data as plain JSON (no priorities; index-keyed objects as arrays); `.null` when empty.
     public var jsonValue: JSONValue { (try? JSONParser.parse(node.jsonText(format: .plain))) ?? .null }
 

@@ -13,8 +13,13 @@ public final class Database: Sendable {
     private let keptSynced = Mutex<[String: Int]>([:])
     /// Persistence settings, read when it is turned on.
     private let persistenceSettings = Mutex<(cacheSize: UInt, directory: URL?)>((10 * 1024 * 1024, nil))
-    /// Where observer callbacks run when the caller names no queue.
-    public let callbackQueue: DispatchQueue
+    /// Where observer callbacks and completion blocks run when the caller names no queue (the
+    /// main queue by default); an observer keeps the queue it was registered with.
+    public var callbackQueue: DispatchQueue {
+        get { queue.withLock { $0 } }
+        set { queue.withLock { $0 = newValue } }
+    }
+    private let queue: Mutex<DispatchQueue>
 
     /// `url` is `http://host:port?ns=NAME` (or `ws://…`); without `ns`, the first label of the
     /// host names the namespace, as the server itself would pick it. `https://` (or `wss://`)
@@ -29,13 +34,19 @@ public final class Database: Sendable {
         var namespace = components.queryItems?.last(where: { $0.name == "ns" })?.value ?? ""
         if namespace.isEmpty { namespace = NamespaceName.named(byHost: host) ?? "kindling" }
         self.repo = Repo(host: host, port: port, namespace: namespace, tls: secure ? try ClientTLS.context(trusting: trustedCertificatesPEM) : nil)
-        self.callbackQueue = callbackQueue
+        self.queue = Mutex(callbackQueue)
         repo.connect()
+        let identifier = ObjectIdentifier(self)
+        Self.live.withLock { $0[identifier] = WeakDatabase(database: self) }
     }
 
     /// Nothing can reach the database any more (every reference holds it), so its socket and
     /// reconnect timer must not outlive it.
-    deinit { repo.shutdown() }
+    deinit {
+        let identifier = ObjectIdentifier(self)
+        Self.live.withLock { $0[identifier] = nil }
+        repo.shutdown()
+    }
 
     /// The namespace this database talks to.
     public var namespace: String { repo.namespace }
@@ -72,6 +83,42 @@ public final class Database: Sendable {
     }
 
     private static let shared = Mutex<[String: Database]>([:])
+
+    /// Points this database at a server on `host`:`port` (Firebase's emulator switch), keeping
+    /// its namespace; call it before any other use, as Firebase requires (later, it stops the
+    /// program, as Firebase raises). With Kindling the database URL already names the server,
+    /// so this is for code written for Firebase's emulator.
+    public func useEmulator(withHost host: String, port: Int) {
+        guard repo.retarget(host: host, port: port) else {
+            preconditionFailure("useEmulator(withHost:port:) must be called before any other use of the database")
+        }
+    }
+
+    /// The location a full URL names (`http://host:port/rooms/a?ns=NAME`), which must be this
+    /// database's (its host, port and namespace), as Firebase's `reference(fromURL:)`; a URL of
+    /// another database, or not a URL, stops the program, as Firebase raises.
+    public func reference(fromURL url: String) -> DatabaseReference {
+        guard let components = URLComponents(string: url), let host = components.host else {
+            preconditionFailure("reference(fromURL:): not a URL: \(url)")
+        }
+        let secure = components.scheme == "https" || components.scheme == "wss"
+        let port = components.port ?? (secure ? 443 : 80)
+        let named = components.queryItems?.last(where: { $0.name == "ns" })?.value ?? NamespaceName.named(byHost: host) ?? "kindling"
+        guard host == repo.host, port == repo.port, named == namespace else {
+            preconditionFailure("reference(fromURL:): \(url) is not this database (\(self.url(ofPath: "/")))")
+        }
+        let path = components.path.isEmpty ? "/" : components.path
+        return path == "/" ? reference() : reference(String(path.dropFirst()))
+    }
+
+    /// Every database made in this process that is still in use, for `goOffline()` and
+    /// `goOnline()` on all of them.
+    static let live = Mutex<[ObjectIdentifier: WeakDatabase]>([:])
+
+    /// A database held weakly.
+    struct WeakDatabase: Sendable {
+        weak var database: Database?
+    }
 
     /// The URL of `path` (`/rooms/a`) in this database.
     func url(ofPath path: String) -> String {

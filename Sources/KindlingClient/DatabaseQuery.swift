@@ -51,17 +51,18 @@ public struct DatabaseQuery: DatabaseQuerying {
 extension DatabaseQuerying {
     // MARK: Observing
 
-    /// Calls `block` with the snapshot of every `eventType` event on `queue` (the database's by
-    /// default), starting with the data already known, as the Firebase SDKs do. If the server
-    /// refuses the listen or later revokes it (the security rules deny reading here), `cancel`
-    /// is called once with the reason and the observer is gone. Returns the handle for
-    /// `removeObserver(withHandle:)`.
+    /// Calls `block` with the snapshot of every `eventType` event on `queue` (the database's
+    /// `callbackQueue` by default), starting with the data already known, as the Firebase SDKs
+    /// do. If the server refuses the listen or later revokes it (the security rules deny reading
+    /// here), `cancel` is called once with the reason and the observer is gone. Returns the
+    /// handle for `removeObserver(withHandle:)`.
     @discardableResult
     public func observe(
-        _ eventType: DataEventType, on queue: DispatchQueue? = nil, with block: @escaping @Sendable (DataSnapshot) -> Void,
-        withCancel cancel: (@Sendable (DatabaseError) -> Void)? = nil
+        _ eventType: DataEventType, on queue: DispatchQueue? = nil, with block: @escaping (DataSnapshot) -> Void,
+        withCancel cancel: ((DatabaseError) -> Void)? = nil
     ) -> DatabaseHandle {
-        observeEvents(eventType, on: queue, with: { block($0.snapshot) }, withCancel: cancel)
+        let callback = Callback(block: block)
+        return observeEvents(eventType, on: queue, with: { callback.block($0.snapshot) }, withCancel: cancel)
     }
 
     /// The same, with the key of the child before this one in the query's order (for
@@ -69,52 +70,77 @@ extension DatabaseQuerying {
     @discardableResult
     public func observe(
         _ eventType: DataEventType, on queue: DispatchQueue? = nil,
-        andPreviousSiblingKeyWith block: @escaping @Sendable (DataSnapshot, String?) -> Void,
-        withCancel cancel: (@Sendable (DatabaseError) -> Void)? = nil
+        andPreviousSiblingKeyWith block: @escaping (DataSnapshot, String?) -> Void,
+        withCancel cancel: ((DatabaseError) -> Void)? = nil
     ) -> DatabaseHandle {
-        observeEvents(eventType, on: queue, with: { block($0.snapshot, $0.previousSiblingKey) }, withCancel: cancel)
+        let callback = Callback(block: block)
+        return observeEvents(eventType, on: queue, with: { callback.block($0.snapshot, $0.previousSiblingKey) }, withCancel: cancel)
     }
 
     /// The same, with the whole event (its type, snapshot and previous sibling's key): one
     /// callback can serve several event types.
     @discardableResult
     public func observeEvents(
-        _ eventType: DataEventType, on queue: DispatchQueue? = nil, with block: @escaping @Sendable (DataEvent) -> Void,
-        withCancel cancel: (@Sendable (DatabaseError) -> Void)? = nil
+        _ eventType: DataEventType, on queue: DispatchQueue? = nil, with block: @escaping (DataEvent) -> Void,
+        withCancel cancel: ((DatabaseError) -> Void)? = nil
     ) -> DatabaseHandle {
         let target = asQuery
         let database = target.database
         let repo = database.repo
         let queue = queue ?? database.callbackQueue
-        let callback: @Sendable (DataEvent) -> Void = { block($0.attached(to: database)) }
+        let boxed = Callback(block: block)
+        let callback: @Sendable (DataEvent) -> Void = { boxed.block($0.attached(to: database)) }
+        let cancelled = cancel.map { cancel in
+            let boxed = Callback(block: cancel)
+            return { @Sendable (error: DatabaseError) in boxed.block(error) }
+        }
         if let info = target.info { return DatabaseHandle(repo.observeInfo(info, queue: queue, callback: callback)) }
         return DatabaseHandle(
-            repo.observe(path: target.path, query: target.query, eventType: eventType, queue: queue, callback: callback, cancel: cancel))
+            repo.observe(path: target.path, query: target.query, eventType: eventType, queue: queue, callback: callback, cancel: cancelled))
     }
 
     /// Calls `block` once, for the first `eventType` event (or `cancel`, if the listen is refused).
     public func observeSingleEvent(
-        of eventType: DataEventType, on queue: DispatchQueue? = nil, with block: @escaping @Sendable (DataSnapshot) -> Void,
-        withCancel cancel: (@Sendable (DatabaseError) -> Void)? = nil
+        of eventType: DataEventType, on queue: DispatchQueue? = nil, with block: @escaping (DataSnapshot) -> Void,
+        withCancel cancel: ((DatabaseError) -> Void)? = nil
     ) {
-        observeSingleEvent(of: eventType, on: queue, andPreviousSiblingKeyWith: { snapshot, _ in block(snapshot) }, withCancel: cancel)
+        let callback = Callback(block: block)
+        observeSingleEvent(of: eventType, on: queue, andPreviousSiblingKeyWith: { snapshot, _ in callback.block(snapshot) }, withCancel: cancel)
     }
 
     /// The same, with the previous sibling's key.
     public func observeSingleEvent(
         of eventType: DataEventType, on queue: DispatchQueue? = nil,
-        andPreviousSiblingKeyWith block: @escaping @Sendable (DataSnapshot, String?) -> Void,
-        withCancel cancel: (@Sendable (DatabaseError) -> Void)? = nil
+        andPreviousSiblingKeyWith block: @escaping (DataSnapshot, String?) -> Void,
+        withCancel cancel: ((DatabaseError) -> Void)? = nil
     ) {
         let box = HandleBox()
         let repo = asQuery.database.repo
+        let callback = Callback(block: block)
         let id = observeEvents(
             eventType, on: queue,
             with: { event in
                 guard box.fire(remove: { repo.removeObserver(Int($0)) }) else { return }
-                block(event.snapshot, event.previousSiblingKey)
+                callback.block(event.snapshot, event.previousSiblingKey)
             }, withCancel: cancel)
         box.set(id, remove: { repo.removeObserver(Int($0)) })
+    }
+
+    /// The first `eventType` event's snapshot, as Firebase's `async` `observeSingleEvent(of:)`;
+    /// throws when the listen is refused.
+    public func observeSingleEvent(of eventType: DataEventType) async throws(DatabaseError) -> DataSnapshot {
+        try await observeSingleEventAndPreviousSiblingKey(of: eventType).0
+    }
+
+    /// The same, with the previous sibling's key.
+    public func observeSingleEventAndPreviousSiblingKey(of eventType: DataEventType) async throws(DatabaseError) -> (DataSnapshot, String?) {
+        let queue = DispatchQueue(label: "kindling.single-event")
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<(DataSnapshot, String?), DatabaseError>, Never>) in
+            observeSingleEvent(
+                of: eventType, on: queue, andPreviousSiblingKeyWith: { continuation.resume(returning: .success(($0, $1))) },
+                withCancel: { continuation.resume(returning: .failure($0)) })
+        }
+        return try result.get()
     }
 
     /// Removes the observer `handle` names; its listen ends when it was the last one.
@@ -125,14 +151,15 @@ extension DatabaseQuerying {
 
     /// Reads the data once (see `getData()`), with Firebase's completion block, called on the
     /// database's callback queue; the error is a `DatabaseError`.
-    public func getData(completion: @escaping @Sendable ((any Error)?, DataSnapshot?) -> Void) {
+    public func getData(completion: @escaping ((any Error)?, DataSnapshot?) -> Void) {
         let queue = asQuery.database.callbackQueue
+        let callback = Callback(block: completion)
         Task {
             do throws(DatabaseError) {
                 let snapshot = try await getData()
-                queue.async { completion(nil, snapshot) }
+                queue.async { callback.block(nil, snapshot) }
             } catch {
-                queue.async { completion(error, nil) }
+                queue.async { callback.block(error, nil) }
             }
         }
     }

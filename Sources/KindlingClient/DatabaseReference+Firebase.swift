@@ -1,5 +1,6 @@
 import Foundation
 import KindlingCore
+import Synchronization
 
 /// The writes in the Firebase iOS SDK's shapes, for code ported from it: values as Foundation
 /// objects (`Any?`: `[String: Any]`, numbers, strings, `NSNull`), fire-and-forget calls,
@@ -10,7 +11,7 @@ import KindlingCore
 extension DatabaseReference {
     /// A completion block as Firebase's writes take it.
     /// The error is a `DatabaseError`; the type is Firebase's, so blocks written for it fit.
-    public typealias CompletionBlock = @Sendable ((any Error)?, DatabaseReference) -> Void
+    public typealias CompletionBlock = ((any Error)?, DatabaseReference) -> Void
 
     // MARK: setValue
 
@@ -29,7 +30,6 @@ extension DatabaseReference {
     @discardableResult
     public func setValue(_ value: Any?) async throws(DatabaseError) -> DatabaseReference {
         try await setValue(try JSONValue(foundationObject: value))
-        return self
     }
 
     /// Writes `value` with `priority` (a number, a string, or nil for none), as one write.
@@ -60,8 +60,7 @@ extension DatabaseReference {
     @discardableResult
     public func updateChildValues(_ values: [AnyHashable: Any]) async throws(DatabaseError) -> DatabaseReference {
         let members = try Self.members(values)
-        try await updateChildValues(Dictionary(members, uniquingKeysWith: { $1 }))
-        return self
+        return try await updateChildValues(Dictionary(members, uniquingKeysWith: { $1 }))
     }
 
     // MARK: removeValue and setPriority
@@ -80,6 +79,18 @@ extension DatabaseReference {
     public func setPriority(_ priority: Any?, withCompletionBlock completion: CompletionBlock? = nil) {
         let json = Self.required(priority, for: "setPriority")
         database.repo.setPriority(path: path, priority: json, completion: reporting(to: completion))
+    }
+
+    /// Sets the priority and returns once the server has taken it.
+    @discardableResult
+    public func setPriority(_ priority: Any?) async throws(DatabaseError) -> DatabaseReference {
+        try await setPriority(try JSONValue(foundationObject: priority))
+    }
+
+    /// Writes `value` with `priority` and returns once the server has taken it.
+    @discardableResult
+    public func setValue(_ value: Any?, andPriority priority: Any?) async throws(DatabaseError) -> DatabaseReference {
+        try await setValue(Self.withPriority(try JSONValue(foundationObject: value), try JSONValue(foundationObject: priority)))
     }
 
     // MARK: onDisconnect, as Firebase iOS names it
@@ -112,32 +123,83 @@ extension DatabaseReference {
         return self
     }
 
-    /// Queues a write of `value` for when the connection ends; `completion` runs once queued.
-    public func onDisconnectSetValue(_ value: Any?, withCompletionBlock completion: @escaping CompletionBlock) {
-        let json = Self.required(value, for: "onDisconnectSetValue")
-        let queue = database.callbackQueue
-        Task {
-            do throws(DatabaseError) {
-                try await onDisconnect.setValue(json)
-                queue.async { completion(nil, self) }
-            } catch {
-                queue.async { completion(error, self) }
-            }
-        }
+    /// Queues a write of `value` for when the connection ends, without waiting.
+    public func onDisconnectSetValue(_ value: Any?) {
+        onDisconnectSetValue(value, withCompletionBlock: nil)
     }
 
-    /// Queues a delete for when the connection ends; `completion` runs once queued.
-    public func onDisconnectRemoveValue(withCompletionBlock completion: @escaping CompletionBlock) {
-        onDisconnectSetValue(nil, withCompletionBlock: completion)
+    /// The same; `completion` runs once the server has queued it.
+    public func onDisconnectSetValue(_ value: Any?, withCompletionBlock completion: CompletionBlock?) {
+        let json = Self.required(value, for: "onDisconnectSetValue")
+        queueOnDisconnect(completion) { try await $0.setValue(json) }
+    }
+
+    /// Queues a write of `value` with `priority` for when the connection ends.
+    public func onDisconnectSetValue(_ value: Any?, andPriority priority: Any?, withCompletionBlock completion: CompletionBlock? = nil) {
+        let json = Self.withPriority(
+            Self.required(value, for: "onDisconnectSetValue"), Self.required(priority, for: "onDisconnectSetValue(andPriority:)"))
+        queueOnDisconnect(completion) { try await $0.setValue(json) }
+    }
+
+    /// Queues an update for when the connection ends, without waiting.
+    public func onDisconnectUpdateChildValues(_ values: [AnyHashable: Any]) {
+        onDisconnectUpdateChildValues(values, withCompletionBlock: nil)
+    }
+
+    /// The same; `completion` runs once the server has queued it.
+    public func onDisconnectUpdateChildValues(_ values: [AnyHashable: Any], withCompletionBlock completion: CompletionBlock?) {
+        let members: [String: JSONValue]
+        do throws(DatabaseError) {
+            members = Dictionary(try Self.members(values), uniquingKeysWith: { $1 })
+        } catch {
+            preconditionFailure("onDisconnectUpdateChildValues at \(path): \(error.localizedDescription)")
+        }
+        queueOnDisconnect(completion) { try await $0.updateChildValues(members) }
+    }
+
+    /// Queues a delete for when the connection ends, without waiting.
+    public func onDisconnectRemoveValue() {
+        onDisconnectRemoveValue(withCompletionBlock: nil)
+    }
+
+    /// The same; `completion` runs once the server has queued it.
+    public func onDisconnectRemoveValue(withCompletionBlock completion: CompletionBlock?) {
+        queueOnDisconnect(completion) { try await $0.removeValue() }
+    }
+
+    /// Cancels what is queued here and below for when the connection ends, without waiting.
+    public func cancelDisconnectOperations() {
+        cancelDisconnectOperations(withCompletionBlock: nil)
+    }
+
+    /// The same; `completion` runs once the server has cancelled them.
+    public func cancelDisconnectOperations(withCompletionBlock completion: CompletionBlock?) {
+        queueOnDisconnect(completion) { try await $0.cancel() }
+    }
+
+    /// Runs an onDisconnect request and reports its answer to `completion` on the callback queue.
+    private func queueOnDisconnect(_ completion: CompletionBlock?, _ request: @escaping @Sendable (OnDisconnect) async throws -> Void) {
+        let callback = completion.map { Callback(block: $0) }
+        let queue = database.callbackQueue
+        let onDisconnect = self.onDisconnect
+        Task {
+            do {
+                try await request(onDisconnect)
+                if let callback { queue.async { callback.block(nil, self) } }
+            } catch {
+                if let callback { queue.async { callback.block(error, self) } }
+            }
+        }
     }
 
     // MARK: Helpers
 
     /// A write's completion, moved to the callback queue and given this reference.
-    private func reporting(to completion: CompletionBlock?) -> @Sendable (DatabaseError?) -> Void {
+    func reporting(to completion: CompletionBlock?) -> @Sendable (DatabaseError?) -> Void {
         guard let completion else { return { _ in } }
+        let callback = Callback(block: completion)
         let queue = database.callbackQueue
-        return { error in queue.async { completion(error, self) } }
+        return { error in queue.async { callback.block(error, self) } }
     }
 
     /// A value a call that cannot throw was given; one JSON cannot hold stops the program.
@@ -166,5 +228,18 @@ extension DatabaseReference {
             return .object(members.filter { $0.key != ".priority" } + [JSONMember(".priority", priority)])
         }
         return .object([JSONMember(".value", value), JSONMember(".priority", priority)])
+    }
+}
+
+extension DatabaseReference {
+    /// Takes every database of this process offline (`Database.goOffline()` on each), as
+    /// Firebase's class method does.
+    public static func goOffline() {
+        for database in Database.live.withLock({ $0.values.compactMap(\.database) }) { database.goOffline() }
+    }
+
+    /// Brings every database of this process back online.
+    public static func goOnline() {
+        for database in Database.live.withLock({ $0.values.compactMap(\.database) }) { database.goOnline() }
     }
 }

@@ -64,21 +64,30 @@ public struct DatabaseReference: DatabaseQuerying {
 
     // MARK: Writes (shown locally at once; each returns when the server has acknowledged it)
 
-    public func setValue(_ value: JSONValue) async throws(DatabaseError) {
+    /// Writes `value` here and returns once the server has taken it.
+    @discardableResult
+    public func setValue(_ value: JSONValue) async throws(DatabaseError) -> DatabaseReference {
         try await perform { repo, done in repo.set(path: path, value: value, completion: done) }
+        return self
     }
 
     /// Writes each relative path (`"a/b"`) to its value, atomically.
-    public func updateChildValues(_ values: [String: JSONValue]) async throws(DatabaseError) {
+    @discardableResult
+    public func updateChildValues(_ values: [String: JSONValue]) async throws(DatabaseError) -> DatabaseReference {
         let ordered = values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         try await perform { repo, done in repo.update(path: path, values: ordered, completion: done) }
+        return self
     }
 
-    public func removeValue() async throws(DatabaseError) { try await setValue(.null) }
+    /// Deletes the data here and returns once the server has taken it.
+    @discardableResult
+    public func removeValue() async throws(DatabaseError) -> DatabaseReference { try await setValue(.null) }
 
     /// Sets the priority (a number, a string, or null for none).
-    public func setPriority(_ priority: JSONValue) async throws(DatabaseError) {
+    @discardableResult
+    public func setPriority(_ priority: JSONValue) async throws(DatabaseError) -> DatabaseReference {
         try await perform { repo, done in repo.setPriority(path: path, priority: priority, completion: done) }
+        return self
     }
 
     private func perform(
@@ -95,18 +104,24 @@ public struct DatabaseReference: DatabaseQuerying {
     /// Runs `block` on the current data and writes what it returns only if the data has not
     /// changed meanwhile (compare-and-set on the data's hash), as Firebase's transactions do.
     /// When it has, the server answers `datastale` and the block runs again on fresh data, up to
-    /// 25 times. The first run may see a listener's data; the server's decides. Returns whether
-    /// it committed and the data after it (what the block saw, when it aborted).
+    /// 25 times. The first run may see a listener's data; the server's decides. The block runs
+    /// on the database's `callbackQueue`, as Firebase's does. Returns whether it committed and
+    /// the data after it (what the block saw, when it aborted).
     public func runTransactionBlock(
-        _ block: @Sendable (MutableData) -> TransactionResult
+        _ block: @escaping (MutableData) -> TransactionResult
     ) async throws(DatabaseError) -> (committed: Bool, snapshot: DataSnapshot) {
         let repo = database.repo
+        let callback = Callback(block: block)
         var fromCache = true
         for _ in 0..<25 {
             let current = try await repo.get(path: path, query: .all, fromCache: fromCache)
             fromCache = false
             let snapshot = DataSnapshot(path: path, node: current, database: database)
-            let decision = block(MutableData(value: snapshot.jsonValue, key: path.last?.string))
+            let data = MutableData(value: snapshot.jsonValue, key: path.last?.string)
+            let queue = database.callbackQueue
+            let decision = await withCheckedContinuation { (continuation: CheckedContinuation<TransactionResult, Never>) in
+                queue.async { continuation.resume(returning: callback.block(data)) }
+            }
             if let error = decision.error { throw error }
             guard let value = decision.value else { return (false, snapshot) }
             // Built first: a value the tree cannot hold is refused before anything is sent.
@@ -127,11 +142,16 @@ public struct DatabaseReference: DatabaseQuerying {
         throw .maxRetries
     }
 
+    /// The same, without waiting for the outcome.
+    public func runTransactionBlock(_ block: @escaping (MutableData) -> TransactionResult) {
+        runTransactionBlock(block, andCompletionBlock: nil, withLocalEvents: false)
+    }
+
     /// The same, with Firebase's completion block (error, committed, snapshot), called on the
     /// database's callback queue; the error is a `DatabaseError`.
     public func runTransactionBlock(
-        _ block: @escaping @Sendable (MutableData) -> TransactionResult,
-        andCompletionBlock completion: @escaping @Sendable ((any Error)?, Bool, DataSnapshot?) -> Void
+        _ block: @escaping (MutableData) -> TransactionResult,
+        andCompletionBlock completion: (((any Error)?, Bool, DataSnapshot?) -> Void)?
     ) {
         runTransactionBlock(block, andCompletionBlock: completion, withLocalEvents: false)
     }
@@ -139,17 +159,19 @@ public struct DatabaseReference: DatabaseQuerying {
     /// The same; `withLocalEvents` is accepted for Firebase's signature, and listeners see the
     /// transaction's value only once the server has taken it either way.
     public func runTransactionBlock(
-        _ block: @escaping @Sendable (MutableData) -> TransactionResult,
-        andCompletionBlock completion: @escaping @Sendable ((any Error)?, Bool, DataSnapshot?) -> Void,
+        _ block: @escaping (MutableData) -> TransactionResult,
+        andCompletionBlock completion: (((any Error)?, Bool, DataSnapshot?) -> Void)?,
         withLocalEvents: Bool
     ) {
         let queue = database.callbackQueue
+        let transaction = Callback(block: block)
+        let callback = completion.map { Callback(block: $0) }
         Task {
             do throws(DatabaseError) {
-                let (committed, snapshot) = try await runTransactionBlock(block)
-                queue.async { completion(nil, committed, snapshot) }
+                let (committed, snapshot) = try await runTransactionBlock(transaction.block)
+                if let callback { queue.async { callback.block(nil, committed, snapshot) } }
             } catch {
-                queue.async { completion(error, false, nil) }
+                if let callback { queue.async { callback.block(error, false, nil) } }
             }
         }
     }
@@ -157,7 +179,7 @@ public struct DatabaseReference: DatabaseQuerying {
     /// Kindling's typed transaction: the block gets the current data as `JSONValue` and returns
     /// the new value, or nil to abort.
     public func runTransaction(
-        _ block: @Sendable (JSONValue) -> JSONValue?
+        _ block: @escaping (JSONValue) -> JSONValue?
     ) async throws(DatabaseError) -> (committed: Bool, snapshot: DataSnapshot) {
         try await runTransactionBlock { data in block(data.jsonValue).map { .success($0) } ?? .abort() }
     }

@@ -18,8 +18,10 @@ import Synchronization
 /// state changes. This is the "single serial owner" of the sync tree without the reentrancy and
 /// ordering pitfalls of `await`ing an actor from synchronous APIs like `observe`.
 final class Repo: Sendable {
-    let host: String
-    let port: Int
+    /// Where the server is; `useEmulator` may move it before the first use.
+    private let endpoint: Mutex<(host: String, port: Int)>
+    var host: String { endpoint.withLock { $0.host } }
+    var port: Int { endpoint.withLock { $0.port } }
     let namespace: String
     /// Set for an `https://` database.
     let tls: NIOSSLContext?
@@ -34,8 +36,7 @@ final class Repo: Sendable {
     }
 
     init(host: String, port: Int, namespace: String, tls: NIOSSLContext? = nil) {
-        self.host = host
-        self.port = port
+        self.endpoint = Mutex((host, port))
         self.namespace = namespace
         self.tls = tls
     }
@@ -216,6 +217,16 @@ final class Repo: Sendable {
             }
         }
         store.store(entries, active: Set(entries.map { PersistentStore.key(path: $0.path, queryID: $0.queryID) }))
+    }
+
+    /// Moves the database to the server at `host`:`port` (Firebase's `useEmulator`): only
+    /// before any other use; false after it. A connection under way starts again there.
+    func retarget(host: String, port: Int) -> Bool {
+        let fresh = state.withLock { $0.machine.engine.observers.isEmpty && $0.machine.engine.writes.isEmpty }
+        guard fresh else { return false }
+        endpoint.withLock { $0 = (host, port) }
+        withMachine { machine, _ in ((), machine.goOffline() + machine.goOnline()) }
+        return true
     }
 
     /// Whether persistence is on.

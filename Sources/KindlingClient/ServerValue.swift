@@ -1,3 +1,4 @@
+import Foundation
 import KindlingCore
 
 /// Placeholders the server replaces when it commits a write.
@@ -14,4 +15,7 @@ public enum ServerValue {
 
     /// The same for an integer delta (beyond 2^53 it is rounded, as a JSON number holds it).
     public static func increment(_ delta: Int) -> JSONValue { increment(Double(delta)) }
+
+    /// The same for an `NSNumber`, as Firebase's `increment(_:)` takes it.
+    public static func increment(_ delta: NSNumber) -> JSONValue { increment(delta.doubleValue) }
 }

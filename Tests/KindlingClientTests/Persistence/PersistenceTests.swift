@@ -43,7 +43,13 @@ struct PersistenceTests {
             #expect(try await eventually { try await reader.reference("rooms/r1/count").getData().value as? Int == 1 })
             let log = try await reader.reference("rooms/r1/log").getData()
             #expect(log.children.map { $0.value as? String } == ["first", "second"])
-            // Acknowledged, so never sent again: a third run sends nothing.
+            // Once the server's acknowledgements are on disk (the log's `a` lines), a third run
+            // sends nothing.
+            let logFile = folder.appendingPathComponent("writes.log")
+            #expect(
+                try await eventually {
+                    ((try? String(contentsOf: logFile, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.hasPrefix("a ") }.count == 3
+                })
             database.shutdown()
             let third = try Database(url: "http://127.0.0.1:\(server.port)?ns=persist")
             defer { third.shutdown() }
