@@ -215,6 +215,15 @@ public final class Database: Sendable {
         }
     }
 
+    /// Turns the SDK's log on or off for every database, as Firebase's: the connection's life and
+    /// every frame sent and received, on standard error.
+    public static func setLoggingEnabled(_ enabled: Bool) { ClientLog.isEnabled = enabled }
+
+    /// Drops every write the server has not acknowledged, as Firebase's
+    /// `purgeOutstandingWrites()`: each is undone locally, its completion gets `.cancelled`, and
+    /// persistence forgets it. One already sent may still be applied by the server.
+    public func purgeOutstandingWrites() { repo.purgeWrites() }
+
     /// Closes the connection for good; operations still waiting fail with `.disconnected`.
     public func shutdown() { repo.shutdown() }
 }

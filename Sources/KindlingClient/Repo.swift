@@ -73,9 +73,13 @@ final class Repo: Sendable {
     private func perform(_ action: ConnectionStateMachine.Action, socket: inout WebSocketConnection?) {
         switch action {
         case .open(let id):
+            ClientLog.log("connecting to \(host):\(port) (connection \(id), namespace \(namespace))")
             Task { await open(id) }
         case .send(let id, let message):
-            if let socket, socket.id == id { socket.send(message) }
+            if let socket, socket.id == id {
+                ClientLog.log("sent \(ClientLog.frame(message))")
+                socket.send(message)
+            }
         case .close(let id, _):
             if let current = socket, current.id == id {
                 current.close()
@@ -110,6 +114,7 @@ final class Repo: Sendable {
     }
 
     private func received(_ frame: String, on connection: WebSocketConnection) {
+        ClientLog.log("received \(ClientLog.frame(frame))")
         withMachine { machine, socket in
             // The frame names its socket; when it is the current one, that is where requests go.
             if machine.lifecycle.connectionID == connection.id { socket = connection }
@@ -119,6 +124,7 @@ final class Repo: Sendable {
 
     /// The socket `id` closed or could not be opened.
     private func closed(_ id: Int) {
+        ClientLog.log("connection \(id) closed")
         withMachine { machine, socket in
             if socket?.id == id { socket = nil }
             return ((), machine.closed(id))
@@ -163,6 +169,9 @@ final class Repo: Sendable {
         }
         withMachine { machine, _ in ((), machine.shutdown()) }
     }
+
+    /// Drops every write the server has not acknowledged (Firebase's `purgeOutstandingWrites`).
+    func purgeWrites() { withMachine { machine, _ in ((), machine.purgeWrites()) } }
 
     // MARK: Persistence
 

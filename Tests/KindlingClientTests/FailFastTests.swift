@@ -145,4 +145,40 @@ struct FailFastTests {
             }
         }
     }
+
+    @Test func purgedWritesAreUndoneAndTheirCompletionsCancelled() async throws {
+        try await KindlingTesting.withServer(label: "kindling-client-test") { server in
+            let database = try Database(url: "http://127.0.0.1:\(server.port)?ns=purge")
+            defer { database.shutdown() }
+            try await database.reference("a").setValue(0)
+            let (values, continuation) = AsyncStream.makeStream(of: String.self)
+            database.reference("a").observe(.value, on: DispatchQueue(label: "purge")) { continuation.yield($0.jsonValue.description) }
+            var seen = values.makeAsyncIterator()
+            #expect(await seen.next() == "0")
+            database.goOffline()
+            let (errors, reported) = AsyncStream.makeStream(of: String.self)
+            database.reference("a").setValue(1) { error, _ in reported.yield(error?.localizedDescription ?? "none") }
+            #expect(await seen.next() == "1")
+            database.purgeOutstandingWrites()
+            // Undone: the server's data shows again, and the write is never sent.
+            #expect(await seen.next() == "0")
+            var completions = errors.makeAsyncIterator()
+            #expect(await completions.next() == "Set at /a was cancelled")
+            database.goOnline()
+            #expect(try await database.reference("a").getData().value as? Int == 0)
+        }
+    }
+
+    @Test func theLogShowsTheConnectionWhenTurnedOn() async throws {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            Database.setLoggingEnabled(true)
+            let database = try Database(url: "http://127.0.0.1:1?ns=logged")
+            // Fails as offline after the connect timeout, by when a connection was tried.
+            _ = try? await database.reference("x").getData()
+            database.shutdown()
+        }
+        let log = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(log.contains("[Kindling] connecting to 127.0.0.1:1 (connection 1, namespace logged)"), "\(log)")
+        #expect(log.contains("[Kindling] connection 1 closed"), "\(log)")
+    }
 }

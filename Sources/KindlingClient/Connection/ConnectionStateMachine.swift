@@ -355,6 +355,13 @@ struct ConnectionStateMachine: Sendable {
         return (id, actions)
     }
 
+    /// Drops every write the server has not acknowledged (see `SyncEngine.purgeWrites`).
+    mutating func purgeWrites() -> [Action] {
+        var actions: [Action] = []
+        perform({ engine, effects in engine.purgeWrites(into: &effects) }, into: &actions)
+        return actions
+    }
+
     /// Listens start from `seed`'s data for their location and query, when it has some (the
     /// data persistence kept from an earlier run).
     mutating func seedServerData(_ seed: @escaping @Sendable (Path, String) -> Node?) {

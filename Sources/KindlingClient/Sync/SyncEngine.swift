@@ -218,6 +218,18 @@ struct SyncEngine: Sendable {
         return writes
     }
 
+    /// Drops every write the server has not acknowledged, as Firebase's `purgeOutstandingWrites`:
+    /// each is undone locally (listeners see the server's data again) and its completion gets
+    /// `cancelled`. One already sent may still be applied by the server; its answer is ignored.
+    mutating func purgeWrites(into effects: inout [Effect]) {
+        for write in takeWrites() {
+            raise(syncTree.ackUserWrite(writeID: write.writeID, revert: true), into: &effects)
+            let operation = write.action.operation
+            let error = DatabaseError.cancelled(operation: operation.name, path: operation.path)
+            effects.append(.deliver(Delivery(queue: nil) { write.completion(error) }))
+        }
+    }
+
     // MARK: Listens and events
 
     private func listenRequest(_ listen: ServerListen) -> Effect {
