@@ -25,7 +25,9 @@ struct HTTPTimeoutTests {
         try await HardeningServer.with(Self.short) { server, _ in
             let raw = try await RawConnection.connect(port: server.port)
             defer { raw.close() }
-            try await raw.send("GET /a.json HTTP/1.1\r\n")
+            // On a loaded machine the server's 1 s limit may end the connection before even this
+            // first line goes out; the connection must end either way.
+            try? await raw.send("GET /a.json HTTP/1.1\r\n")
             // Keeps sending, slower than a request could complete in time.
             for _ in 0..<100 where !raw.isClosed {
                 try? await raw.send("X")
