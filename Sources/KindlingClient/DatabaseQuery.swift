@@ -48,6 +48,19 @@ public struct DatabaseQuery: DatabaseQuerying {
     }
 }
 
+extension DatabaseQuery {
+    /// An exclusive bound, as the JS SDK sends after/before: without a key, on an index other
+    /// than the key, the name that sorts past every key with that value (`[MAX_NAME]` to start
+    /// after it, `[MIN_NAME]` to end before it).
+    func exclusiveBound(_ value: Any?, childKey: String?, atStart: Bool, in call: String) -> QueryBound {
+        let byKey = query.index == .key
+        let name: BoundName = atStart == byKey ? .min : .max
+        var bound = DatabaseQuery.bound(value, childKey: childKey, default: name, in: call)
+        bound.inclusive = false
+        return bound
+    }
+}
+
 extension DatabaseQuerying {
     // MARK: Observing
 
@@ -234,9 +247,7 @@ extension DatabaseQuerying {
     /// Children after `value` (and, among equal values, after the key `childKey`), as the JS
     /// SDK sends it: an exclusive bound.
     public func queryStarting(afterValue value: Any?, childKey: String? = nil) -> DatabaseQuery {
-        let byKey = asQuery.query.index == .key
-        var bound = DatabaseQuery.bound(value, childKey: childKey, default: byKey ? .min : .max, in: "queryStarting(afterValue:)")
-        bound.inclusive = false
+        let bound = asQuery.exclusiveBound(value, childKey: childKey, atStart: true, in: "queryStarting(afterValue:)")
         return asQuery.with { $0.start = bound }
     }
 
@@ -253,9 +264,7 @@ extension DatabaseQuerying {
 
     /// Children before `value` (and, among equal values, before the key `childKey`).
     public func queryEnding(beforeValue value: Any?, childKey: String? = nil) -> DatabaseQuery {
-        let byKey = asQuery.query.index == .key
-        var bound = DatabaseQuery.bound(value, childKey: childKey, default: byKey ? .max : .min, in: "queryEnding(beforeValue:)")
-        bound.inclusive = false
+        let bound = asQuery.exclusiveBound(value, childKey: childKey, atStart: false, in: "queryEnding(beforeValue:)")
         return asQuery.with { $0.end = bound }
     }
 
