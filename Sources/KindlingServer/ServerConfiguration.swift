@@ -189,6 +189,9 @@ public struct StorageConfiguration: Sendable {
     /// How long a namespace's log file stays open without writes before it is closed (it is
     /// opened again at the next write), so idle namespaces hold no descriptors.
     public var logIdleTimeout: Duration
+    /// How much of each namespace's past is kept for point-in-time restore; nil keeps none
+    /// (what a snapshot makes redundant is deleted).
+    public var history: HistoryPolicy?
 
     public init(
         directory: String,
@@ -196,8 +199,10 @@ public struct StorageConfiguration: Sendable {
         snapshotAfterBytes: Int = 64 * 1024 * 1024,
         snapshotInterval: Duration = .seconds(600),
         repair: Bool = false,
-        logIdleTimeout: Duration = .seconds(60)
+        logIdleTimeout: Duration = .seconds(60),
+        history: HistoryPolicy? = .standard
     ) {
+        self.history = history
         self.logIdleTimeout = logIdleTimeout
         self.directory = directory
         self.snapshotInterval = snapshotInterval

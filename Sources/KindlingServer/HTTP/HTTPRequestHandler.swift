@@ -37,7 +37,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     let resources: ServerResources
     private let verifier: CredentialVerifier
     /// Parse and render large bodies away from the event loop.
-    private let workers: NIOThreadPool
+    let workers: NIOThreadPool
     private let metrics: ServerMetrics
     private let health: ServerHealth
     private let policy: BrowserAccessPolicy
@@ -220,7 +220,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
         let namespace = registry.namespace(request.namespace)
-        if request.isEventStream {
+        if let past = request.past {
+            readPast(past, request, as: auth, namespace: namespace, keepAlive: keepAlive, context: context)
+        } else if request.isEventStream {
             openStream(request, as: auth, namespace: namespace, context: context)
         } else if request.method == .get {
             read(request, as: auth, namespace: namespace, keepAlive: keepAlive, context: context)

@@ -1,7 +1,7 @@
 /// What a request asked for, the `action` label of `kindling_requests_total`: realtime actions
 /// by name, REST reads and writes apart from them (they reach the namespace as the same
 /// operations), the opening of an event stream, an admin's reading, setting or simulating of a
-/// namespace's rules (`/.settings/rules`), and the queued onDisconnect writes that ran (apart
+/// namespace's rules (`/.settings/rules`), an admin's read of the past (`at=`, `changes=`), and the queued onDisconnect writes that ran (apart
 /// from `ondisconnect`, the queuing of one).
 ///
 /// A write a cluster follower forwards is counted on the leader under its client's action (a
@@ -10,7 +10,7 @@
 /// write.
 enum RequestAction: Int, Sendable, CaseIterable {
     case listen, unlisten, get, set, update, push, transaction, ondisconnect, auth, stream
-    case restRead, restWrite, rules
+    case restRead, restWrite, rules, history
     case ondisconnectSet, ondisconnectUpdate
 
     var label: String {

@@ -106,6 +106,13 @@ enum RESTRendering {
         return finish(writer.bytes, print)
     }
 
+    /// Any JSON value (a server endpoint's answer).
+    static func json(_ value: JSONValue, print: RESTRequest.Print) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.write(value)
+        return finish(writer.bytes, print)
+    }
+
     private static func finish(_ compact: [UInt8], _ print: RESTRequest.Print) -> [UInt8] {
         print == .pretty ? JSONIndenter.indent(compact) : compact
     }

@@ -46,6 +46,8 @@ struct RESTRequest: Sendable {
     /// `auth_variable_override`: the identity an admin caller acts as (an object, or null for
     /// an unauthenticated user).
     var authOverride: JSONValue?
+    /// `at=` or `changes=true`: a read of the data's past instead of its present.
+    var past: PastRead?
 
     /// The path of a REST URI (`/a/b.json` is `/a/b`), or nil when it does not end in `.json`.
     static func dataPath(_ uriPath: String) -> String? {
@@ -102,6 +104,7 @@ struct RESTRequest: Sendable {
         isRelayed = MetricsAccess.proxyHeaders.contains { head.headers.contains(name: $0) }
         credential = RESTRequest.credential(head, parameters)
         authOverride = try RESTRequest.authOverride(parameters)
+        past = try PastRead(parameters: parameters, method: method, isEventStream: isEventStream)
         if isEventStream, callback != nil || download != nil {
             throw RESTError(.badRequest, "callback and download are not supported on an event stream")
         }

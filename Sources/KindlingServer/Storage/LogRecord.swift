@@ -1,14 +1,19 @@
 import KindlingCore
 
-/// One committed write in the log: its sequence number and the write as resolved (server values
-/// and push ids already fixed, so replaying it gives the same tree).
+/// One committed write in the log: its sequence number, when it was committed, and the write as
+/// resolved (server values and push ids already fixed, so replaying it gives the same tree).
 ///
 /// On disk: `[length: UInt32 LE][crc32: UInt32 LE][sequence: UInt64 LE][payload]`, where length
 /// and the CRC-32 cover the sequence and the payload, and the payload is JSON:
-/// `{"s":PATH,"d":DATA}` for a set, `{"m":PATH,"d":{REL:DATA,…}}` for a merge, data in export form.
+/// `{"s":PATH,"d":DATA,"t":MS}` for a set, `{"m":PATH,"d":{REL:DATA,…},"t":MS}` for a merge, data
+/// in export form. `t` (the commit time, which history and point-in-time restore read) is last,
+/// so `time(ofBody:)` finds it without parsing the data; records written before it existed
+/// have none (time 0).
 struct LogRecord: Sendable, Equatable {
     var sequence: UInt64
     var write: Write
+    /// Milliseconds since 1970 when the write was committed; 0 when not known (an older record).
+    var time: Int64 = 0
 
     static let headerSize = 8
 
@@ -39,6 +44,10 @@ struct LogRecord: Sendable, Equatable {
             writer.writeRaw(#","d":"#.utf8)
             writer.write(entries, format: .export)
         }
+        if time > 0 {
+            writer.writeRaw(#","t":"#.utf8)
+            writer.writeRaw(String(time).utf8)
+        }
         writer.writeRaw("}".utf8)
         swap(&writer.bytes, &bytes)
         let bodyStart = start + LogRecord.headerSize
@@ -57,9 +66,10 @@ struct LogRecord: Sendable, Equatable {
         guard body.count >= 8 else { throw StorageError.corrupt("record shorter than its sequence number") }
         let sequence = readUInt64(body, at: body.startIndex)
         let json = try JSONParser.parse(Array(body.dropFirst(8)))
+        let time = json["t"]?.numberValue.flatMap { Int64(exactly: $0) } ?? 0
         if let pathText = json["s"]?.stringValue, let data = json["d"] {
             let path = try Path(pathText)
-            return LogRecord(sequence: sequence, write: .set(path, try decodeNode(data, at: path)))
+            return LogRecord(sequence: sequence, write: .set(path, try decodeNode(data, at: path)), time: time)
         }
         if let pathText = json["m"]?.stringValue, case .object(let members)? = json["d"] {
             let path = try Path(pathText)
@@ -68,9 +78,26 @@ struct LogRecord: Sendable, Equatable {
                 let relative = try Path(member.key)
                 entries.append(MergeEntry(path: relative, node: try decodeNode(member.value, at: path.appending(relative))))
             }
-            return LogRecord(sequence: sequence, write: .merge(path, entries))
+            return LogRecord(sequence: sequence, write: .merge(path, entries), time: time)
         }
         throw StorageError.corrupt("record payload is neither a set nor a merge")
+    }
+
+    /// The commit time of a record from its body alone (the digits of a trailing `,"t":MS}`),
+    /// without parsing its data; 0 for a record that has none.
+    static func time(ofBody body: ArraySlice<UInt8>) -> Int64 {
+        guard body.count > 8, body.last == UInt8(ascii: "}") else { return 0 }
+        var index = body.endIndex - 1
+        var time: Int64 = 0
+        var scale: Int64 = 1
+        while index > body.startIndex + 8, let digit = body[index - 1].asciiDigit, scale <= 100_000_000_000_000_000 {
+            time += Int64(digit) * scale
+            scale *= 10
+            index -= 1
+        }
+        let marker = Array(#","t":"#.utf8)
+        guard scale > 1, index - marker.count >= body.startIndex + 8, Array(body[(index - marker.count)..<index]) == marker else { return 0 }
+        return time
     }
 
     private static func decodeNode(_ json: JSONValue, at path: Path) throws -> Node {
@@ -99,6 +126,13 @@ struct LogRecord: Sendable, Equatable {
 
     static func readUInt64(_ bytes: ArraySlice<UInt8>, at index: Int) -> UInt64 {
         (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[index + $1]) << (8 * UInt64($1)) }
+    }
+}
+
+extension UInt8 {
+    /// The value of an ASCII digit, or nil.
+    fileprivate var asciiDigit: Int? {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) ? Int(self - UInt8(ascii: "0")) : nil
     }
 }
 

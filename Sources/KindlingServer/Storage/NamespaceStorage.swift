@@ -16,10 +16,15 @@ final class NamespaceStorage: Sendable {
         var snapshotBytes: Int
         var replayedRecords: Int
         var warnings: [String]
+        /// When the last write in the files was committed, or an instant no earlier than it (the
+        /// snapshot's time, when no record follows it); 0 when not known.
+        var lastTime: Int64 = 0
     }
 
     let directory: String
     let log: WriteAheadLog
+    /// The namespace's past: what snapshots make redundant is kept here, or deleted.
+    let history: NamespaceHistory
     private let configuration: StorageConfiguration
     private let snapshots: DispatchQueue
     private let logger: Logger
@@ -40,6 +45,7 @@ final class NamespaceStorage: Sendable {
         self.logger = logger
         self.snapshots = DispatchQueue(label: "kindling.snapshots.\(directory)")
         try StorageLayout.createDirectory(directory)
+        self.history = NamespaceHistory(directory: directory, policy: configuration.history, logger: logger)
         self.log = WriteAheadLog(
             directory: directory, mode: configuration.fsync, startSequence: startSequence, idleTimeout: configuration.logIdleTimeout,
             budget: budget, logger: logger, metrics: metrics, onDurable: onDurable
@@ -63,7 +69,7 @@ final class NamespaceStorage: Sendable {
     func snapshot(_ root: Node, sequence: UInt64) {
         lastSnapshot.withLock { $0 = ContinuousClock.now }
         log.rotate(startingAt: sequence + 1)
-        snapshots.async { [directory, logger, log, metrics] in
+        snapshots.async { [directory, logger, log, metrics, history] in
             let started = ContinuousClock.now
             do {
                 let written = try SnapshotFile.write(root, to: StorageLayout.snapshotPath(directory, sequence: sequence))
@@ -73,12 +79,7 @@ final class NamespaceStorage: Sendable {
                 // The rotation must have happened before the old segments are listed, or a
                 // segment opened after the listing would outlive the snapshot that covers it.
                 log.drain()
-                for segment in StorageLayout.segments(in: directory) where segment.start <= sequence {
-                    try? FileManager.default.removeItem(atPath: segment.path)
-                }
-                for old in StorageLayout.snapshots(in: directory) where old.start < sequence {
-                    try? FileManager.default.removeItem(atPath: old.path)
-                }
+                history.retire(through: sequence)
                 metrics?.snapshotDuration.record(duration: ContinuousClock.now - started)
                 metrics?.snapshotBytes.set(written.compressedBytes)
                 logger.info(
@@ -92,6 +93,12 @@ final class NamespaceStorage: Sendable {
                 logger.error("snapshot at sequence \(sequence) failed; the log is kept: \(error)")
             }
         }
+    }
+
+    /// Purges history the policy no longer keeps, in the background (at start: a namespace that
+    /// takes no writes retires nothing, so it would never purge otherwise).
+    func purgeHistory() {
+        snapshots.async { [history] in history.purge() }
     }
 
     /// Waits for queued snapshots and log writes.
@@ -115,10 +122,12 @@ final class NamespaceStorage: Sendable {
         var root = Node.empty
         var snapshotSequence: UInt64 = 0
         var snapshotBytes = 0
+        var lastTime: Int64 = 0
         for snapshot in StorageLayout.snapshots(in: directory).reversed() {
             do {
                 (root, snapshotBytes) = try SnapshotFile.read(snapshot.path)
                 snapshotSequence = snapshot.start
+                lastTime = StorageLayout.stamp(snapshot.path)?.time ?? 0
                 break
             } catch {
                 warnings.append("skipped \(error)")
@@ -142,6 +151,7 @@ final class NamespaceStorage: Sendable {
             for record in contents.records where record.sequence > lastSequence {
                 tree.apply(record.write)
                 lastSequence = record.sequence
+                lastTime = record.time
                 replayed += 1
             }
         }
@@ -152,7 +162,8 @@ final class NamespaceStorage: Sendable {
             snapshotSequence: snapshotSequence,
             snapshotBytes: snapshotBytes,
             replayedRecords: replayed,
-            warnings: warnings
+            warnings: warnings,
+            lastTime: lastTime
         )
     }
 

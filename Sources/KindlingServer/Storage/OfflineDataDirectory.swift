@@ -41,10 +41,10 @@ public enum OfflineDataDirectory {
         progress("writing the snapshot")
         let sequence = recovered.lastSequence + 1
         let written = try SnapshotFile.write(tree.root, to: StorageLayout.snapshotPath(folder, sequence: sequence))
-        for segment in StorageLayout.segments(in: folder) { try? FileManager.default.removeItem(atPath: segment.path) }
-        for old in StorageLayout.snapshots(in: folder) where old.start < sequence {
-            try? FileManager.default.removeItem(atPath: old.path)
-        }
+        // What the import replaces stays in the history, when the namespace keeps one, so the
+        // import can be undone; the server's next start purges it by its own policy.
+        let keeps = FileManager.default.fileExists(atPath: StorageLayout.historyDirectory(folder))
+        NamespaceHistory(directory: folder, policy: keeps ? .keepAll : nil, logger: logger).retire(through: sequence)
         progress("done: \(json.count) bytes of JSON stored as a \(written.compressedBytes)-byte snapshot in \(folder)")
     }
 }

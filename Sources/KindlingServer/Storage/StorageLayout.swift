@@ -48,7 +48,7 @@ enum StorageLayout {
         numbered(in: directory, prefix: "snapshot-", suffix: ".ksnap.gz")
     }
 
-    private static func numbered(in directory: String, prefix: String, suffix: String) -> [(start: UInt64, path: String)] {
+    fileprivate static func numbered(in directory: String, prefix: String, suffix: String) -> [(start: UInt64, path: String)] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.compactMap { name -> (UInt64, String)? in
             guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
@@ -127,5 +127,38 @@ enum StorageLayout {
 extension String {
     func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+extension StorageLayout {
+    /// The folder inside a namespace's directory where retired log segments (compressed) and
+    /// snapshots are kept for history (`HistoryPolicy`).
+    static func historyDirectory(_ directory: String) -> String { directory + "/history" }
+
+    static func historySegmentPath(_ directory: String, startingAt sequence: UInt64) -> String {
+        historyDirectory(directory) + "/log-" + String(sequence).leftPadded(to: 20) + ".klog.gz"
+    }
+
+    static func historySnapshotPath(_ directory: String, sequence: UInt64) -> String {
+        historyDirectory(directory) + "/snapshot-" + String(sequence).leftPadded(to: 20) + ".ksnap.gz"
+    }
+
+    /// Kept log segments as (first sequence, path), in order.
+    static func historySegments(in directory: String) -> [(start: UInt64, path: String)] {
+        numbered(in: historyDirectory(directory), prefix: "log-", suffix: ".klog.gz")
+    }
+
+    /// Kept snapshots as (sequence, path), in order.
+    static func historySnapshots(in directory: String) -> [(start: UInt64, path: String)] {
+        numbered(in: historyDirectory(directory), prefix: "snapshot-", suffix: ".ksnap.gz")
+    }
+
+    /// A file's last modification, in milliseconds since 1970, and its size; nil when it is gone.
+    static func stamp(_ path: String) -> (time: Int64, bytes: Int)? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let date = attributes[.modificationDate] as? Date
+        else { return nil }
+        let bytes = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        return (Int64((date.timeIntervalSince1970 * 1000).rounded(.up)), bytes)
     }
 }

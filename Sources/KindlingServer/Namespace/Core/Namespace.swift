@@ -41,6 +41,9 @@ actor Namespace {
     var durability: NamespaceDurability
     /// The sequence number of the last write handed to the log.
     var lastSequence: UInt64 = 0
+    /// When the last logged write was committed (milliseconds since 1970): the history's clock,
+    /// which never runs back within a run even if the system clock is stepped back.
+    var lastCommitTime: Int64 = 0
     /// Outputs waiting for the log to make their writes durable, released by the log's thread.
     let held: HeldDeliveries
     /// Rules set for this namespace alone (`PUT /.settings/rules.json`); they override the
@@ -196,11 +199,14 @@ actor Namespace {
     /// Makes the namespace durable: writes from now on are logged after `lastSequence`; the
     /// newest snapshot on disk covers the writes through `snapshotSequence`.
     nonisolated func attachStorage(
-        directory: String, configuration: StorageConfiguration, budget: OpenLogBudget? = nil, lastSequence: UInt64, snapshotSequence: UInt64
+        directory: String, configuration: StorageConfiguration, budget: OpenLogBudget? = nil, lastSequence: UInt64, snapshotSequence: UInt64,
+        lastTime: Int64 = 0
     ) throws {
         let storage = try makeStorage(directory: directory, configuration: configuration, budget: budget, lastSequence: lastSequence)
+        storage.purgeHistory()
         runNow { namespace in
             namespace.lastSequence = lastSequence
+            namespace.lastCommitTime = lastTime
             let left = namespace.takeLeftRegistrations(directory: directory)
             let disk = NamespaceDisk(
                 storage: storage, rulesFile: NamespaceRulesFile(directory: directory), journal: namespace.startJournal(directory: directory),
@@ -362,9 +368,10 @@ actor Namespace {
             held.send(delivery, after: 0, then: then, refused: refused)
             return
         }
+        lastCommitTime = max(lastCommitTime, Namespace.now())
         let records = writes.map { write -> LogRecord in
             lastSequence += 1
-            return LogRecord(sequence: lastSequence, write: write)
+            return LogRecord(sequence: lastSequence, write: write, time: lastCommitTime)
         }
         // Held before the log has the records, so their sync cannot be reported first.
         held.send(delivery, after: lastSequence, then: then, refused: refused)

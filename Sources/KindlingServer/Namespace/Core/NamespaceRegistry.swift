@@ -115,7 +115,7 @@ final class NamespaceRegistry: NamespaceLifecycle {
             let namespace = makeNamespace(name, root: recovered.root)
             try namespace.attachStorage(
                 directory: directory, configuration: storage, budget: openLogs, lastSequence: recovered.lastSequence,
-                snapshotSequence: recovered.snapshotSequence
+                snapshotSequence: recovered.snapshotSequence, lastTime: recovered.lastTime
             )
             let claimed = namespaces.withLock { all in
                 all.byName[name] = Entry(namespace: namespace, uses: 0, claimed: true)

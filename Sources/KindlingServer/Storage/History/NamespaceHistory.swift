@@ -1,0 +1,178 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import KindlingCore
+import Logging
+import Synchronization
+
+/// A namespace's past, from its data directory: keeps what a new snapshot makes redundant (when a
+/// `HistoryPolicy` is set), purges what is older than the policy allows, and rebuilds the tree
+/// as of any kept instant or lists the writes in a window.
+///
+/// Files move between the namespace's folder and `history/` only under `lock`, and a read holds
+/// it while it lists and reads, so a read never misses a segment being retired. Compressing a
+/// segment happens outside the lock. Every step is crash-safe on its own: a kept copy is written
+/// atomically before the live one is deleted, and a rebuild lists a segment found in both
+/// places once, so a crash between steps leaves files the next retirement finishes.
+final class NamespaceHistory: Sendable {
+    let directory: String
+    let policy: HistoryPolicy?
+    private let lock = Mutex(())
+    private let logger: Logger
+
+    init(directory: String, policy: HistoryPolicy?, logger: Logger) {
+        self.directory = directory
+        self.policy = policy
+        self.logger = logger
+    }
+
+    /// After a snapshot at `sequence` is safely on disk, on the storage's snapshot queue: the
+    /// segments and older snapshots it makes redundant are kept (segments compressed, snapshots
+    /// at most one per `snapshotSpacing`) or, without a policy, deleted; then the purge runs.
+    func retire(through sequence: UInt64, now: Int64 = HistoryTime.now()) {
+        let segments = StorageLayout.segments(in: directory).filter { $0.start <= sequence }
+        let snapshots = StorageLayout.snapshots(in: directory).filter { $0.start < sequence }
+        guard let policy else {
+            lock.withLock { _ in
+                for file in segments + snapshots { try? FileManager.default.removeItem(atPath: file.path) }
+            }
+            return
+        }
+        do {
+            try StorageLayout.createDirectory(StorageLayout.historyDirectory(directory))
+            for segment in segments {
+                let kept = StorageLayout.historySegmentPath(directory, startingAt: segment.start)
+                if !FileManager.default.fileExists(atPath: kept) { try compress(segment.path, to: kept) }
+            }
+        } catch {
+            // The live files stay: recovery ignores what the snapshot covers, and the next
+            // retirement tries again.
+            logger.error("could not keep the log for history; trying again at the next snapshot: \(error)")
+            return
+        }
+        lock.withLock { _ in
+            for segment in segments { try? FileManager.default.removeItem(atPath: segment.path) }
+            for snapshot in snapshots {
+                let newestKept = HistoryFiles.scan(directory: directory).bases.last { !$0.isLive || $0.path == nil }
+                let time = StorageLayout.stamp(snapshot.path)?.time ?? now
+                if newestKept.map({ time - $0.time >= policy.spacingMilliseconds }) ?? true {
+                    if rename(snapshot.path, StorageLayout.historySnapshotPath(directory, sequence: snapshot.start)) == 0 { continue }
+                }
+                try? FileManager.default.removeItem(atPath: snapshot.path)
+            }
+            StorageLayout.syncDirectory(StorageLayout.historyDirectory(directory))
+            StorageLayout.syncDirectory(directory)
+            purgeLocked(now: now)
+        }
+    }
+
+    /// Deletes what the policy no longer keeps (at start, and after each retirement).
+    func purge(now: Int64 = HistoryTime.now()) {
+        lock.withLock { _ in purgeLocked(now: now) }
+    }
+
+    private func purgeLocked(now: Int64) {
+        guard let policy else { return }
+        let deletions = HistoryPurgePlan.deletions(.scan(directory: directory), policy: policy, now: now)
+        guard !deletions.isEmpty else { return }
+        for path in deletions { try? FileManager.default.removeItem(atPath: path) }
+        logger.debug("purged history", metadata: ["files": "\(deletions.count)"])
+    }
+
+    /// The oldest instant the files can rebuild, nil when they keep nothing.
+    var earliest: Int64? { lock.withLock { _ in HistoryFiles.scan(directory: directory).earliest } }
+
+    /// The whole tree as it was at `time` (milliseconds since 1970): the newest base no later
+    /// than it, with every later write committed at or before it.
+    func tree(at time: Int64) throws(HistoryError) -> Node {
+        try lock.withLock { _ throws(HistoryError) -> Node in
+            let files = HistoryFiles.scan(directory: directory)
+            guard let base = files.base(atOrBefore: time) else { throw .beforeHistory(earliest: files.earliest) }
+            var tree = DataTree(root: try load(base))
+            try replay(files, after: base.sequence, until: { $0.time > time }) { tree.apply($0.write) }
+            return tree.root
+        }
+    }
+
+    /// The writes committed from `from` through `to` that wrote at, above or below `path`, the
+    /// most recent `limit` of them, oldest first.
+    func changes(at path: Path, from: Int64, through to: Int64, limit: Int) throws(HistoryError) -> [HistoryChange] {
+        try lock.withLock { _ throws(HistoryError) -> [HistoryChange] in
+            let files = HistoryFiles.scan(directory: directory)
+            // Every write up to a base older than `from` is older still.
+            let start = files.bases.last { $0.time < from } ?? files.bases.first
+            guard let start else { return [] }
+            var found: [HistoryChange] = []
+            try replay(files, after: start.sequence, until: { $0.time > to }) { record in
+                if record.time >= from, HistoryChange.touches(record, path) {
+                    found.append(HistoryChange(record))
+                    if found.count > limit { found.removeFirst() }
+                }
+            }
+            return found
+        }
+    }
+
+    /// Hands `body` every record after `sequence`, in order, up to the first for which `until`
+    /// is true; a record missing before that is a `HistoryError.gap`. (A snapshot an import
+    /// wrote stands for a sequence number no record has: only a replay through it needs it.)
+    private func replay(
+        _ files: HistoryFiles, after sequence: UInt64, until: (LogRecord) -> Bool, _ body: (LogRecord) -> Void
+    ) throws(HistoryError) {
+        var next = sequence + 1
+        for (index, segment) in files.segments.enumerated() {
+            if let end = files.end(ofSegment: index), end < next { continue }
+            for record in try records(of: segment) where record.sequence >= next {
+                if until(record) { return }
+                guard record.sequence == next else { throw .gap(after: next - 1) }
+                body(record)
+                next += 1
+            }
+        }
+    }
+
+    private func load(_ base: HistoryFiles.Base) throws(HistoryError) -> Node {
+        guard let path = base.path else { return .empty }
+        do {
+            return try SnapshotFile.read(path).root
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    /// A segment's records; a live segment's unfinished last record (a write under way) is left
+    /// out, as recovery would cut it.
+    private func records(of segment: HistoryFiles.Segment) throws(HistoryError) -> [LogRecord] {
+        do {
+            let bytes = segment.isLive ? try StorageLayout.readFile(segment.path) : try NamespaceHistory.decompress(segment.path)
+            return try LogSegmentReader.read(bytes, file: segment.path, repair: false).records
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    /// Writes `path` gzipped to `kept`, atomically.
+    private func compress(_ path: String, to kept: String) throws {
+        let bytes = try StorageLayout.readFile(path)
+        try StorageLayout.writeAtomically(to: kept) { descriptor, temporary in
+            let gzip = try GzipWriter(descriptor: descriptor, path: temporary)
+            try bytes.withUnsafeBytes { try gzip.write($0) }
+            try gzip.finish()
+        }
+    }
+
+    /// The whole of a gzipped file.
+    static func decompress(_ path: String) throws -> [UInt8] {
+        let gzip = try GzipReader(path: path)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        while true {
+            let count = try chunk.withUnsafeMutableBytes { try gzip.read(into: $0) }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+    }
+}
