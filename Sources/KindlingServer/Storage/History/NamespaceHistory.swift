@@ -106,7 +106,7 @@ final class NamespaceHistory: Sendable {
             let start = files.bases.last { $0.time < from } ?? files.bases.first
             guard let start else { return [] }
             var found: [HistoryChange] = []
-            try replay(files, after: start.sequence, until: { $0.time > to }) { record in
+            try replay(files, after: start.sequence, acrossImports: true, until: { $0.time > to }) { record in
                 if record.time >= from, HistoryChange.touches(record, path) {
                     found.append(HistoryChange(record))
                     if found.count > limit { found.removeFirst() }
@@ -117,17 +117,23 @@ final class NamespaceHistory: Sendable {
     }
 
     /// Hands `body` every record after `sequence`, in order, up to the first for which `until`
-    /// is true; a record missing before that is a `HistoryError.gap`. (A snapshot an import
-    /// wrote stands for a sequence number no record has: only a replay through it needs it.)
+    /// is true; a record missing is a `HistoryError.gap`, but for one: an import stores its
+    /// data as a snapshot standing for a sequence number no record has, so a replay that finds
+    /// just that number missing, with that snapshot, stops there (a rebuild that needed the
+    /// import would have started from its snapshot), or with `acrossImports` goes on after it.
     private func replay(
-        _ files: HistoryFiles, after sequence: UInt64, until: (LogRecord) -> Bool, _ body: (LogRecord) -> Void
+        _ files: HistoryFiles, after sequence: UInt64, acrossImports: Bool = false, until: (LogRecord) -> Bool, _ body: (LogRecord) -> Void
     ) throws(HistoryError) {
         var next = sequence + 1
         for (index, segment) in files.segments.enumerated() {
             if let end = files.end(ofSegment: index), end < next { continue }
             for record in try records(of: segment) where record.sequence >= next {
+                if record.sequence != next {
+                    guard record.sequence == next + 1, files.bases.contains(where: { $0.sequence == next }) else { throw .gap(after: next - 1) }
+                    guard acrossImports else { return }
+                    next = record.sequence
+                }
                 if until(record) { return }
-                guard record.sequence == next else { throw .gap(after: next - 1) }
                 body(record)
                 next += 1
             }
