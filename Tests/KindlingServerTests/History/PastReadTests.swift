@@ -1,0 +1,98 @@
+import Foundation
+import KindlingCore
+import KindlingTesting
+import Testing
+
+@testable import KindlingServer
+
+/// Reads of the past over REST: `at=` and `changes=true`, for admins only.
+struct PastReadTests {
+    static let admin = [("Authorization", "Bearer owner")]
+
+    static func withStoredServer(_ body: (KindlingServer, TestHTTPConnection) async throws -> Void) async throws {
+        let directory = NSTemporaryDirectory() + "kindling-past-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await withServer(label: "past-read-tests", { $0.storage = StorageConfiguration(directory: directory) }) { server in
+            let http = try await TestHTTPConnection.connect(port: server.port)
+            defer { http.close() }
+            try await body(server, http)
+        }
+    }
+
+    static func first(_ list: JSONValue) -> JSONValue? {
+        if case .array(let items) = list { return items.first }
+        return nil
+    }
+
+    /// Waits until the clock has passed `time`, so the next write is committed after it.
+    static func pass(_ time: Int64) async {
+        while HistoryTime.now() <= time { await Task.yield() }
+    }
+
+    @Test func anAdminReadsTheDataAsItWasAndTheWritesThatChangedIt() async throws {
+        try await Self.withStoredServer { _, http in
+            #expect(try await http.request("PUT", "/users/ada.json?ns=app", body: #"{"n":1,"pet":"cat"}"#).status == 200)
+            #expect(try await http.request("PUT", "/rooms/r1.json?ns=app", body: #""open""#).status == 200)
+            var response = try await http.request("GET", "/users.json?ns=app&changes=true", headers: Self.admin)
+            #expect(response.status == 200)
+            let listed = try response.json()
+            guard case .array(let changes) = listed, changes.count == 1 else {
+                Issue.record("expected one change, got \(response.text)")
+                return
+            }
+            #expect(changes[0]["kind"]?.stringValue == "set")
+            #expect(changes[0]["path"]?.stringValue == "/users/ada")
+            #expect(changes[0]["sequence"]?.numberValue == 1)
+            let written = try #require(changes[0]["time"]?.numberValue.map { Int64($0) })
+            await Self.pass(written)
+            // The mistake.
+            #expect(try await http.request("PUT", "/users.json?ns=app", body: "null").status == 200)
+            #expect(try await http.request("GET", "/users.json?ns=app").text == "null")
+
+            response = try await http.request("GET", "/users.json?ns=app&at=\(written)", headers: Self.admin)
+            #expect(response.status == 200)
+            #expect(response.text == #"{"ada":{"n":1,"pet":"cat"}}"#)
+            #expect(try await http.request("GET", "/users/ada/pet.json?ns=app&at=\(written)", headers: Self.admin).text == #""cat""#)
+            #expect(try await http.request("GET", "/users.json?ns=app&at=\(written - 1)", headers: Self.admin).text == "null")
+            let iso = HistoryTime.iso8601(written)
+            #expect(try await http.request("GET", "/users.json?ns=app&at=\(iso)&print=pretty", headers: Self.admin).status == 200)
+            // Now and later are the present.
+            #expect(try await http.request("GET", "/.json?ns=app&at=\(HistoryTime.now() + 60_000)", headers: Self.admin).text == #"{"rooms":{"r1":"open"}}"#)
+
+            response = try await http.request("GET", "/users/ada.json?ns=app&changes=true&from=\(written + 1)", headers: Self.admin)
+            let later = Self.first(try response.json())
+            #expect(later?["kind"]?.stringValue == "remove")
+            #expect(later?["path"]?.stringValue == "/users")
+            let rooms = Self.first(try await http.request("GET", "/rooms.json?ns=app&changes=true&limit=5", headers: Self.admin).json())
+            #expect(rooms?["sequence"]?.numberValue == 2)
+        }
+    }
+
+    @Test func thePastIsForAdminsAndAsksForAValidInstant() async throws {
+        try await Self.withStoredServer { _, http in
+            #expect(try await http.request("PUT", "/a.json?ns=app", body: "1").status == 200)
+            #expect(try await http.request("GET", "/a.json?ns=app&at=1").status == 401)
+            #expect(try await http.request("GET", "/a.json?ns=app&changes=true").status == 401)
+            let bad = try await http.request("GET", "/a.json?ns=app&at=yesterday", headers: Self.admin)
+            #expect(bad.status == 400)
+            #expect(bad.text.contains("ISO 8601"))
+            #expect(try await http.request("GET", "/a.json?ns=app&at=1&orderBy=%22n%22", headers: Self.admin).status == 400)
+            #expect(try await http.request("PUT", "/a.json?ns=app&at=1", headers: Self.admin, body: "2").status == 400)
+            #expect(try await http.request("GET", "/a.json?ns=app&changes=true&limit=0", headers: Self.admin).status == 400)
+            // Before the first write the namespace was empty; a namespace never written has no past.
+            #expect(try await http.request("GET", "/a.json?ns=app&at=1", headers: Self.admin).text == "null")
+            #expect(try await http.request("GET", "/a.json?ns=never&at=1", headers: Self.admin).text == "null")
+        }
+    }
+
+    @Test func aServerWithoutADataDirectorySaysItKeepsNoHistory() async throws {
+        try await withServer(label: "past-read-tests") { server in
+            let http = try await TestHTTPConnection.connect(port: server.port)
+            defer { http.close() }
+            #expect(try await http.request("PUT", "/a.json?ns=app", body: "1").status == 200)
+            let response = try await http.request("GET", "/a.json?ns=app&at=1", headers: Self.admin)
+            #expect(response.status == 400)
+            #expect(response.text.contains("--in-memory"))
+        }
+    }
+}
