@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KindlingCore
+import KindlingServer
 import NIOHTTP1
 
 /// Exit codes of the client commands, stable for scripts: 0 success, 1 the server refused the
@@ -69,10 +70,18 @@ struct GetCommand: AsyncParsableCommand {
 
     @Argument(help: "Path to read ('/' for the root).") var path: String
     @Flag(help: "Include priorities (export form).") var export = false
+    @Option(help: "Read the data as it was at this instant (milliseconds since 1970 or ISO 8601; admin only).") var at: String?
     @OptionGroup var remote: RemoteOptions
 
+    func validate() throws {
+        if let at, HistoryTime.parse(at) == nil {
+            throw ValidationError("--at must be milliseconds since 1970 or ISO 8601, such as 2026-12-05T09:30:00Z.")
+        }
+    }
+
     func run() async throws {
-        printBody(try await restRequest("GET", try remote.target().restURL(path: path, export ? "&format=export" : "")))
+        let instant = at.flatMap(HistoryTime.parse).map { "&at=\($0)" } ?? ""
+        printBody(try await restRequest("GET", try remote.target().restURL(path: path, (export ? "&format=export" : "") + instant)))
     }
 }
 

@@ -47,6 +47,17 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("snapshot-mb"), help: "Log megabytes after which a namespace writes a snapshot and starts a new log.")
     var snapshotMegabytes = 64
 
+    @Option(
+        help: ArgumentHelp(
+            "How long each namespace's past is kept for point-in-time restore: 90m, 24h, 7d, … or off.",
+            discussion:
+                "The log segments and snapshots a new snapshot makes redundant are kept (compressed) under <data-dir>/<namespace>/history instead of deleted, so `kindling restore --at` and `GET /<path>.json?at=` can rebuild any instant in the window. On by default for a day: a bad write found the next morning can still be undone. Keeping it costs disk only; writes and start-up do not read it."
+        ))
+    var history = "24h"
+
+    @Option(name: .customLong("history-max-mb"), help: "Most megabytes of history one namespace keeps; past it the oldest goes first.")
+    var historyMegabytes = 1024
+
     @Flag(help: "Cut a damaged log at the damage instead of refusing to start (the writes after it are lost).")
     var repair = false
 
@@ -135,7 +146,19 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("max-ondisconnect-mb"), help: "Megabytes of onDisconnect data one realtime connection may queue.")
     var maxOnDisconnectMegabytes = ConnectionLimits().maxOnDisconnectBytes / (1024 * 1024)
 
+    /// The history `--history` and `--history-max-mb` ask for; nil for `off`. A kept snapshot
+    /// every twenty-fourth of the window (at most an hour apart) bounds what a restore replays.
+    func historyPolicy() throws -> HistoryPolicy? {
+        guard history != "off", history != "0" else { return nil }
+        guard let retention = DurationArgument.parse(history), retention >= .seconds(60) else {
+            throw ValidationError("--history must be off or a duration of a minute or more, such as 90m, 24h or 7d.")
+        }
+        guard historyMegabytes >= 1, historyMegabytes <= 1 << 30 else { throw ValidationError("--history-max-mb must be between 1 and \(1 << 30).") }
+        return HistoryPolicy(retention: retention, maxBytes: historyMegabytes << 20, snapshotSpacing: min(.seconds(3600), retention / 24))
+    }
+
     func validate() throws {
+        _ = try historyPolicy()
         for (name, value, limit) in [
             ("--max-listens", maxListens, 10_000_000), ("--max-ondisconnect", maxOnDisconnect, 10_000_000),
             ("--max-ondisconnect-mb", maxOnDisconnectMegabytes, 1 << 20),
@@ -219,7 +242,8 @@ struct Serve: AsyncParsableCommand {
                             directory: dataDirectory,
                             fsync: FsyncMode(rawValue: fsync) ?? .always,
                             snapshotAfterBytes: snapshotMegabytes * 1024 * 1024,
-                            repair: repair
+                            repair: repair,
+                            history: try historyPolicy()
                         ),
                     defaultNamespace: namespace,
                     maxPendingOutboundBytes: maxPendingBytes,

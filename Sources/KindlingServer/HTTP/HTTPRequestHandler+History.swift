@@ -25,7 +25,7 @@ extension HTTPRequestHandler {
                         return .success(RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print))
                     case .changes(let from, let to, let limit):
                         let changes = try access.changes(at: request.path, from: from, to: to, limit: limit)
-                        return .success(RESTRendering.json(.array(changes.map(\.json)), print: request.print))
+                        return .success(RESTRendering.json(.array(changes.map(\.jsonValue)), print: request.print))
                     }
                 } catch {
                     return .failure(error)

@@ -1,12 +1,12 @@
 /// A REST read of the past (admin only): `GET /<path>.json?at=TIME` answers the data as it was at
 /// that instant; `GET /<path>.json?changes=true&from=TIME&to=TIME&limit=N` lists the writes that
 /// changed it in a window (`HistoryChange`). TIME is milliseconds since 1970 or ISO 8601.
-enum PastRead: Sendable, Equatable {
+public enum PastRead: Sendable, Equatable {
     case at(Int64)
     case changes(from: Int64, to: Int64, limit: Int)
 
     /// The most changes one request lists.
-    static let maxChanges = 10_000
+    public static let maxChangesListed = 10_000
 
     /// The past read `parameters` ask for, nil for a read of the present.
     init?(parameters: [String: String], method: RESTRequest.Method, isEventStream: Bool) throws(RESTError) {
@@ -29,8 +29,8 @@ enum PastRead: Sendable, Equatable {
         guard from <= to else { throw RESTError(.badRequest, "from must not be after to") }
         var limit = 100
         if let text = parameters["limit"] {
-            guard let number = Int(text), (1...PastRead.maxChanges).contains(number) else {
-                throw RESTError(.badRequest, "limit must be a whole number from 1 to \(PastRead.maxChanges)")
+            guard let number = Int(text), (1...PastRead.maxChangesListed).contains(number) else {
+                throw RESTError(.badRequest, "limit must be a whole number from 1 to \(PastRead.maxChangesListed)")
             }
             limit = number
         }

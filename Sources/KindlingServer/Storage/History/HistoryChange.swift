@@ -46,7 +46,7 @@ public struct HistoryChange: Sendable, Equatable {
     }
 
     /// As JSON: `{"time":…,"sequence":…,"kind":"set","path":"/…","bytes":…}`.
-    var json: JSONValue {
+    public var jsonValue: JSONValue {
         .object([
             JSONMember("time", .number(Double(time))), JSONMember("sequence", .number(Double(sequence))),
             JSONMember("kind", .string(kind.rawValue)), JSONMember("path", .string(path.description)),
