@@ -61,7 +61,13 @@ struct HistoryCommand: AsyncParsableCommand {
             let sequence = change["sequence"]?.numberValue.map { String(Int64($0)) } ?? "?"
             let kind = change["kind"]?.stringValue ?? "?"
             let bytes = change["bytes"]?.numberValue.map { String(Int64($0)) } ?? "?"
-            print("\(time)  #\(sequence)  \(kind.padding(toLength: 6, withPad: " ", startingAt: 0))  \(change["path"]?.stringValue ?? "?")  \(bytes) B")
+            let writer: String =
+                switch change["writer"] {
+                case nil: ""
+                case .null?: "  by an unauthenticated client"
+                case let who?: who["admin"] == .bool(true) ? "  by admin" : "  by \(who["uid"]?.stringValue ?? "?")"
+                }
+            print("\(time)  #\(sequence)  \(kind.padding(toLength: 6, withPad: " ", startingAt: 0))  \(change["path"]?.stringValue ?? "?")  \(bytes) B\(writer)")
         }
         if changes.isEmpty { printError("history: no writes to \(path) in that window") }
     }

@@ -58,6 +58,11 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("history-max-mb"), help: "Most megabytes of history one namespace keeps; past it the oldest goes first.")
     var historyMegabytes = 1024
 
+    @Flag(
+        name: .customLong("history-writers"),
+        help: "Record who made each write (uid, admin or unauthenticated) in the history, for `kindling history`.")
+    var historyWriters = false
+
     @Flag(help: "Cut a damaged log at the damage instead of refusing to start (the writes after it are lost).")
     var repair = false
 
@@ -154,7 +159,9 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--history must be off or a duration of a minute or more, such as 90m, 24h or 7d.")
         }
         guard historyMegabytes >= 1, historyMegabytes <= 1 << 30 else { throw ValidationError("--history-max-mb must be between 1 and \(1 << 30).") }
-        return HistoryPolicy(retention: retention, maxBytes: historyMegabytes << 20, snapshotSpacing: min(.seconds(3600), retention / 24))
+        return HistoryPolicy(retention: retention, maxBytes: historyMegabytes << 20, snapshotSpacing: min(.seconds(3600), retention / 24),
+            recordsWriters: historyWriters
+        )
     }
 
     func validate() throws {

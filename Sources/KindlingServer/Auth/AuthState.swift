@@ -40,6 +40,15 @@ public enum AuthState: Sendable, Equatable {
 
     /// The `auth` value rules see: null for anonymous, the user's value, and for the admin (who
     /// bypasses rules, so this is only ever shown) `{"uid":"owner","admin":true}`.
+    /// Who made a write, as the history records it: `{"uid":…}`, `{"admin":true}`, or null.
+    var writerValue: JSONValue {
+        switch self {
+        case .anonymous: .null
+        case .admin: .object([JSONMember("admin", .bool(true))])
+        case .user(let user): .object([JSONMember("uid", .string(user.uid))])
+        }
+    }
+
     public var ruleValue: JSONValue {
         switch self {
         case .anonymous: .null

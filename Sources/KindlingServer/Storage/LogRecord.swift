@@ -6,7 +6,7 @@ import KindlingCore
 /// On disk: `[length: UInt32 LE][crc32: UInt32 LE][sequence: UInt64 LE][payload]`, where length
 /// and the CRC-32 cover the sequence and the payload, and the payload is JSON:
 /// `{"s":PATH,"d":DATA,"t":MS}` for a set, `{"m":PATH,"d":{REL:DATA,…},"t":MS}` for a merge, data
-/// in export form. `t` (the commit time, which history and point-in-time restore read) is last,
+/// in export form, with `"w":WRITER` before `t` when writers are recorded. `t` (the commit time, which history and point-in-time restore read) is last,
 /// so `time(ofBody:)` finds it without parsing the data; records written before it existed
 /// have none (time 0).
 struct LogRecord: Sendable, Equatable {
@@ -14,6 +14,9 @@ struct LogRecord: Sendable, Equatable {
     var write: Write
     /// Milliseconds since 1970 when the write was committed; 0 when not known (an older record).
     var time: Int64 = 0
+    /// Who wrote it, when the server records writers (`HistoryPolicy.recordsWriters`):
+    /// `{"uid":…}`, `{"admin":true}`, or null for an unauthenticated client.
+    var writer: JSONValue? = nil
 
     static let headerSize = 8
 
@@ -44,6 +47,10 @@ struct LogRecord: Sendable, Equatable {
             writer.writeRaw(#","d":"#.utf8)
             writer.write(entries, format: .export)
         }
+        if let who = self.writer {
+            writer.writeRaw(#","w":"#.utf8)
+            writer.write(who)
+        }
         if time > 0 {
             writer.writeRaw(#","t":"#.utf8)
             writer.writeRaw(String(time).utf8)
@@ -67,9 +74,10 @@ struct LogRecord: Sendable, Equatable {
         let sequence = readUInt64(body, at: body.startIndex)
         let json = try JSONParser.parse(Array(body.dropFirst(8)))
         let time = json["t"]?.numberValue.flatMap { Int64(exactly: $0) } ?? 0
+        let writer = json["w"]
         if let pathText = json["s"]?.stringValue, let data = json["d"] {
             let path = try Path(pathText)
-            return LogRecord(sequence: sequence, write: .set(path, try decodeNode(data, at: path)), time: time)
+            return LogRecord(sequence: sequence, write: .set(path, try decodeNode(data, at: path)), time: time, writer: writer)
         }
         if let pathText = json["m"]?.stringValue, case .object(let members)? = json["d"] {
             let path = try Path(pathText)
@@ -78,7 +86,7 @@ struct LogRecord: Sendable, Equatable {
                 let relative = try Path(member.key)
                 entries.append(MergeEntry(path: relative, node: try decodeNode(member.value, at: path.appending(relative))))
             }
-            return LogRecord(sequence: sequence, write: .merge(path, entries), time: time)
+            return LogRecord(sequence: sequence, write: .merge(path, entries), time: time, writer: writer)
         }
         throw StorageError.corrupt("record payload is neither a set nor a merge")
     }

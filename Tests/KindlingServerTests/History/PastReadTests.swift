@@ -96,3 +96,28 @@ struct PastReadTests {
         }
     }
 }
+
+/// With `--history-writers`, each listed change says who made it.
+struct HistoryWritersTests {
+    @Test func eachChangeNamesItsWriter() async throws {
+        let directory = NSTemporaryDirectory() + "kindling-writers-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var policy = HistoryPolicy.standard
+        policy.recordsWriters = true
+        try await withServer(label: "history-writers-tests", { $0.storage = StorageConfiguration(directory: directory, history: policy) }) { server in
+            let http = try await TestHTTPConnection.connect(port: server.port)
+            defer { http.close() }
+            let asAda = "auth_variable_override=" + #"{"uid":"ada"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            #expect(try await http.request("PUT", "/notes/a.json?ns=app&\(asAda)", headers: PastReadTests.admin, body: "1").status == 200)
+            #expect(try await http.request("PATCH", "/notes.json?ns=app", headers: PastReadTests.admin, body: #"{"b":2}"#).status == 200)
+            #expect(try await http.request("DELETE", "/notes/a.json?ns=app").status == 200)
+            let listed = try await http.request("GET", "/notes.json?ns=app&changes=true", headers: PastReadTests.admin).json()
+            guard case .array(let changes) = listed else {
+                Issue.record("expected a list")
+                return
+            }
+            #expect(changes.map { $0["writer"] } == [.object([JSONMember("uid", .string("ada"))]), .object([JSONMember("admin", .bool(true))]), .null])
+            #expect(changes.map { $0["kind"]?.stringValue } == ["set", "update", "remove"])
+        }
+    }
+}

@@ -93,6 +93,18 @@ struct NamespaceState: Sendable {
         return journal
     }
 
+    /// Record who made each committed write (`HistoryPolicy.recordsWriters`).
+    var recordsWriters = false
+    /// The writer of each write in the journal, while `recordsWriters`.
+    private var journalWriters: [JSONValue] = []
+
+    /// Hands over the writers of the writes committed since the last call (empty unless
+    /// `recordsWriters`), in the journal's order.
+    mutating func takeWriters() -> [JSONValue] {
+        defer { journalWriters = [] }
+        return journalWriters
+    }
+
     /// Hands over the refused requests noted since the last call, and how many more were
     /// refused beyond the notes kept.
     mutating func takeRefusals() -> (notes: [RefusalNote], more: Int) {
@@ -132,7 +144,12 @@ struct NamespaceState: Sendable {
     /// Decides and carries out one operation, a client's request. Nothing is changed unless the
     /// answer says so. Counted by action and outcome, and a refusal is noted for the log.
     mutating func apply(_ operation: Operation, by caller: Caller, now: Int64, into out: inout [Outgoing]) -> Answer {
+        let journaled = journal.count
         let answer = decide(operation, by: caller, now: now, into: &out)
+        if recordsWriters, journal.count > journaled {
+            let writer = auth(of: caller).writerValue
+            journalWriters.append(contentsOf: repeatElement(writer, count: journal.count - journaled))
+        }
         if case .refused(let refusal) = answer {
             count(operation, by: caller, refusal: refusal)
         } else {

@@ -350,6 +350,7 @@ actor Namespace {
         then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil
     ) {
         let writes = state.takeJournal()
+        let writers = state.takeWriters()
         if !writes.isEmpty {
             claim()
             committedWrites += UInt64(writes.count)
@@ -369,9 +370,9 @@ actor Namespace {
             return
         }
         lastCommitTime = max(lastCommitTime, Namespace.now())
-        let records = writes.map { write -> LogRecord in
+        let records = writes.enumerated().map { index, write -> LogRecord in
             lastSequence += 1
-            return LogRecord(sequence: lastSequence, write: write, time: lastCommitTime)
+            return LogRecord(sequence: lastSequence, write: write, time: lastCommitTime, writer: index < writers.count ? writers[index] : nil)
         }
         // Held before the log has the records, so their sync cannot be reported first.
         held.send(delivery, after: lastSequence, then: then, refused: refused)

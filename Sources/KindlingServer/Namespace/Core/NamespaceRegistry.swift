@@ -80,6 +80,7 @@ final class NamespaceRegistry: NamespaceLifecycle {
             answerBudget: answerBudget, lifecycle: self, metrics: metrics
         )
         if joining, let cluster { namespace.joinCluster(cluster) }
+        if storage?.history?.recordsWriters == true { namespace.recordWriters() }
         return namespace
     }
 

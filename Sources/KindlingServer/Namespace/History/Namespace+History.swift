@@ -32,3 +32,10 @@ extension Namespace {
         }
     }
 }
+
+extension Namespace {
+    /// From now on, each logged write says who made it (`HistoryPolicy.recordsWriters`).
+    nonisolated func recordWriters() {
+        runNow { namespace in namespace.state.recordsWriters = true }
+    }
+}

@@ -20,6 +20,8 @@ public struct HistoryChange: Sendable, Equatable {
     public var path: Path
     /// The size of the write as logged.
     public var bytes: Int
+    /// Who made it, when the server recorded writers (`{"uid":…}`, `{"admin":true}`, null).
+    public var writer: JSONValue?
 
     init(_ record: LogRecord) {
         time = record.time
@@ -30,6 +32,7 @@ public struct HistoryChange: Sendable, Equatable {
         case .merge: kind = .update
         }
         bytes = record.encoded().count
+        writer = record.writer
     }
 
     /// True when `record` wrote at, above or below `path`.
@@ -51,6 +54,6 @@ public struct HistoryChange: Sendable, Equatable {
             JSONMember("time", .number(Double(time))), JSONMember("sequence", .number(Double(sequence))),
             JSONMember("kind", .string(kind.rawValue)), JSONMember("path", .string(path.description)),
             JSONMember("bytes", .number(Double(bytes))),
-        ])
+        ] + (writer.map { [JSONMember("writer", $0)] } ?? []))
     }
 }

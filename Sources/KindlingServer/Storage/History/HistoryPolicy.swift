@@ -12,6 +12,9 @@ public struct HistoryPolicy: Sendable, Equatable {
     /// from the snapshot before it, and a busy namespace does not keep a snapshot per
     /// `--snapshot-mb` of writes.
     public var snapshotSpacing: Duration
+    /// Each write's log record says who made it (its uid, admin, or unauthenticated), for the
+    /// list of changes. Off by default: a uid is personal data an operator decides to keep.
+    public var recordsWriters: Bool
 
     /// On by default for a day, within a gigabyte per namespace: a bad write found the next
     /// morning can still be undone, and the disk a busy namespace's day of log would need is
@@ -22,7 +25,8 @@ public struct HistoryPolicy: Sendable, Equatable {
     /// leave the purge to its next start.
     static let keepAll = HistoryPolicy(retention: .seconds(Int64.max / 1000), maxBytes: .max, snapshotSpacing: .zero)
 
-    public init(retention: Duration, maxBytes: Int, snapshotSpacing: Duration) {
+    public init(retention: Duration, maxBytes: Int, snapshotSpacing: Duration, recordsWriters: Bool = false) {
+        self.recordsWriters = recordsWriters
         self.retention = retention
         self.maxBytes = maxBytes
         self.snapshotSpacing = snapshotSpacing
