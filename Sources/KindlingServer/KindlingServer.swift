@@ -22,14 +22,18 @@ public final class KindlingServer: Sendable {
     private let perEventLoop: PerEventLoop
     private let memoryReturn: FreedMemoryReturn
     private let lifecycle: Mutex<ServerLifecycle>
+    /// Scheduled backups (`configuration.backup`); nil without.
+    let backups: BackupScheduler?
 
     /// The port actually bound (useful when the configuration asked for 0).
     public var port: Int { channel.localAddress?.port ?? configuration.port }
 
     private init(
         configuration: ServerConfiguration, group: MultiThreadedEventLoopGroup, channel: any Channel, workers: NIOThreadPool, tls: ServerTLS?,
-        registry: NamespaceRegistry, health: ServerHealth, perEventLoop: PerEventLoop, memoryReturn: FreedMemoryReturn, lifecycle: ServerLifecycle
+        registry: NamespaceRegistry, health: ServerHealth, perEventLoop: PerEventLoop, memoryReturn: FreedMemoryReturn, lifecycle: ServerLifecycle,
+        backups: BackupScheduler?
     ) {
+        self.backups = backups
         self.lifecycle = Mutex(lifecycle)
         self.memoryReturn = memoryReturn
         self.health = health
@@ -95,6 +99,11 @@ public final class KindlingServer: Sendable {
         )
         cleanup.registry = registry
         try registry.recoverAll()
+        let backups = try configuration.backup.map { backup throws(BackupError) in
+            guard cluster == nil else { throw BackupError.invalidSettings("backups are not available in cluster mode yet") }
+            return try BackupScheduler(
+                configuration: backup, registry: registry, metrics: BackupMetrics(registry: metrics.registry), logger: configuration.logger)
+        }
         let perEventLoop = PerEventLoop(idleTimeout: configuration.idleTimeout, parseBudget: budget)
         let maxConnections = configuration.maxConnections ?? DescriptorLimit.connections(under: descriptors)
         let workers = NIOThreadPool(numberOfThreads: 2)
@@ -136,7 +145,7 @@ public final class KindlingServer: Sendable {
             }
         let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
         lifecycle.bound()
-        return KindlingServer(
+        let server = KindlingServer(
             configuration: configuration, group: group, channel: channel, workers: workers, tls: tls, registry: registry, health: resources.health,
             perEventLoop: perEventLoop,
             // Checked every 10 s; 64 MiB free is well past what steady work leaves in the
@@ -144,8 +153,11 @@ public final class KindlingServer: Sendable {
             memoryReturn: FreedMemoryReturn(
                 eventLoop: group.any(), workers: workers, interval: .seconds(10), threshold: 64 << 20, logger: configuration.logger
             ),
-            lifecycle: lifecycle
+            lifecycle: lifecycle,
+            backups: backups
         )
+        backups?.start()
+        return server
     }
 
     /// Stops serving, in the order a load balancer and the clients need: readiness (`/.ready`)
@@ -183,6 +195,7 @@ public final class KindlingServer: Sendable {
     private func drain(within limit: Duration) async throws -> Bool {
         let started = ContinuousClock.now
         health.startDraining()
+        await backups?.stop()
         try? await channel.close()
         // Half the time allowed at most: the logs still have to be synced.
         await perEventLoop.closeAll(reason: "server shutting down", within: limit / 2)

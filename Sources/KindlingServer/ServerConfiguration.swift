@@ -84,6 +84,8 @@ public struct ServerConfiguration: Sendable {
     /// Serve as a node of a cluster on NATS JetStream (`--cluster`); nil for a single server.
     /// Cluster mode keeps no data directory (`storage` must be nil): the log is the stream.
     public var cluster: ClusterConfiguration?
+    /// Scheduled backups of every namespace holding data (`--backup-dir`); nil for none.
+    public var backup: BackupConfiguration?
     public var logger: Logger
 
     public init(
@@ -117,8 +119,10 @@ public struct ServerConfiguration: Sendable {
         tls: TLSFiles? = nil,
         metricsTopNamespaces: Int = 20,
         cluster: ClusterConfiguration? = nil,
+        backup: BackupConfiguration? = nil,
         logger: Logger = Logger(label: "kindling")
     ) {
+        self.backup = backup
         self.cluster = cluster
         self.tls = tls
         self.metricsTopNamespaces = metricsTopNamespaces

@@ -8,7 +8,7 @@ struct Kindling: AsyncParsableCommand {
         abstract: "A self-hosted realtime JSON database that speaks the Firebase Realtime Database protocols.",
         subcommands: [
             Serve.self, SnapshotCommand.self, Export.self, Import.self, Watch.self, GetCommand.self, SetCommand.self, UpdateCommand.self,
-            PushCommand.self, RemoveCommand.self, RulesCommand.self, HealthCommand.self, HistoryCommand.self,
+            PushCommand.self, RemoveCommand.self, RulesCommand.self, HealthCommand.self, HistoryCommand.self, RestoreCommand.self,
         ]
     )
 }

@@ -119,6 +119,8 @@ struct Serve: AsyncParsableCommand {
     var security: SecurityOptions
     @OptionGroup(title: "TLS")
     var tls: TLSOptions
+    @OptionGroup(title: "Backups")
+    var backups: BackupOptions
     // Limits on what one client may hold, and who may connect from a browser.
     @Option(name: .customLong("header-timeout"), help: "Seconds an HTTP connection may take to send a request's headers.")
     var headerTimeoutSeconds = 20.0
@@ -210,6 +212,7 @@ struct Serve: AsyncParsableCommand {
         guard leaseSeconds >= 0.3, leaseSeconds <= 600 else { throw ValidationError("--lease-seconds must be between 0.3 and 600.") }
         if let nodeID, !ClusterConfiguration.isValidNodeID(nodeID) { throw ValidationError("--node-id must be 1 to 64 letters, digits, '-' or '_'.") }
         if cluster != nil, clusterURLs.isEmpty { throw ValidationError("--cluster needs at least one nats:// URL.") }
+        if cluster != nil, backups.directory != nil { throw ValidationError("--backup-dir is not available with --cluster yet.") }
     }
 
     /// The NATS URLs of `--cluster`.
@@ -276,6 +279,7 @@ struct Serve: AsyncParsableCommand {
                     tls: tls.files,
                     metricsTopNamespaces: metricsTopNamespaces,
                     cluster: clusterConfiguration,
+                    backup: backups.configuration,
                     logger: logger
                 ))
         } catch let refusal as ProtectedMode.Refusal {
@@ -286,6 +290,8 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("TLS: \(error)")
         } catch let error as ClusterError {
             throw ValidationError("Cluster: \(error)")
+        } catch let error as BackupError {
+            throw ValidationError("Backups: \(error)")
         }
         // Before the banner, so a supervisor that signals once it reads the banner is heard.
         let watcher = security.rules.map { RulesFileWatcher(path: $0, server: server, logger: logger, loadedText: rulesText) }

@@ -247,6 +247,12 @@ final class NamespaceRegistry: NamespaceLifecycle {
             })
     }
 
+    /// The namespaces that exist (written to, or found on disk), in name order: what a backup
+    /// covers. Transient ones are not namespaces yet.
+    func existingNamespaces() -> [Namespace] {
+        namespaces.withLock { $0.byName.values.filter(\.claimed).map(\.namespace) }.sorted { $0.name < $1.name }
+    }
+
     /// The names of the namespaces that exist or are in use, sorted.
     var names: [String] { namespaces.withLock { Array($0.byName.keys) }.sorted() }
 
