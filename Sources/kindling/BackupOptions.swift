@@ -41,7 +41,7 @@ struct BackupOptions: ParsableArguments {
         guard let directory else { return nil }
         return BackupConfiguration(
             directory: directory,
-            interval: every.map { BackupConfiguration.interval(parsing: $0) ?? .zero } ?? BackupConfiguration.defaultInterval,
+            interval: every.map { DurationText.parse($0) ?? .zero } ?? BackupConfiguration.defaultInterval,
             keep: keep ?? BackupConfiguration.defaultKeep)
     }
 }

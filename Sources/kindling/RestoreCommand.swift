@@ -1,15 +1,25 @@
 import ArgumentParser
 import Foundation
 import KindlingCore
+import KindlingProtocol
 import KindlingServer
 
-/// `kindling restore`: puts a backup back into a namespace, as one write, through a running
-/// server or offline on a data directory; the backup's rules too when it has them.
+/// `kindling restore`: puts a backup back into a namespace, or rebuilds a namespace (or a path
+/// in it) as it was at an instant of its history, as one write, through a running server or
+/// offline on a data directory; a backup's rules too when it has them.
 struct RestoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
-        abstract: "Replace a namespace's data (and rules) with a backup, as one write.",
+        abstract: "Replace a namespace's data with a backup, or with what it was at an instant of its history, as one write.",
         discussion: """
+            --at TIME (milliseconds since 1970 or ISO 8601) rebuilds the data at --path as it was
+            then from the namespace's history (see `kindling serve --history`) and writes it into
+            the namespace named by --to, or back in place with --in-place. The restore is itself
+            a write in the history: restoring the instant before it undoes it. Find the instant
+            with `kindling history`.
+              kindling restore --ns app --at 2026-12-05T09:29:00Z --path /users --in-place
+              kindling restore --ns app --at 1764926940000 --to app-yesterday
+
             --from takes a data file that `kindling serve --backup-dir` wrote
             (<time>_<namespace>_data.json.gz), a hosted Firebase backup or any JSON
             export, gzipped or not (told by its first bytes). The backup's rules file
@@ -28,6 +38,8 @@ struct RestoreCommand: AsyncParsableCommand {
     enum Source: Equatable {
         /// A backup or export file (`--from`).
         case backupFile(path: String)
+        /// The namespace's own history at an instant (`--at`), into `target`.
+        case pointInTime(Int64, target: String)
     }
 
     /// What a source gives: the JSON to write, and rules to set when there are any.
@@ -38,6 +50,15 @@ struct RestoreCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("from"), help: "The backup file to restore (gzipped or plain JSON).")
     var from: String?
+
+    @Option(help: "The instant to restore from the namespace's history (milliseconds since 1970 or ISO 8601).")
+    var at: String?
+
+    @Option(name: .customLong("to"), help: "With --at: the namespace to write the restored data into (it may be new).")
+    var targetNamespace: String?
+
+    @Flag(name: .customLong("in-place"), help: "With --at: write the restored data back into the namespace it came from.")
+    var inPlace = false
 
     @OptionGroup var location: DataLocation
 
@@ -55,7 +76,21 @@ struct RestoreCommand: AsyncParsableCommand {
 
     /// The source the options name.
     func source() throws -> Source {
-        guard let from else { throw ValidationError("Name the backup to restore with --from FILE.") }
+        if let at {
+            guard from == nil else { throw ValidationError("Restore either a backup (--from) or an instant (--at), not both.") }
+            guard let time = HistoryTime.parse(at) else {
+                throw ValidationError("--at must be milliseconds since 1970 or ISO 8601, such as 2026-12-05T09:30:00Z.")
+            }
+            switch (targetNamespace, inPlace) {
+            case (let target?, false):
+                guard NamespaceName.isValid(target) else { throw ValidationError("Invalid namespace \(target) for --to: \(NamespaceName.rule)") }
+                return .pointInTime(time, target: target)
+            case (nil, true): return .pointInTime(time, target: try location.remote.target().namespace)
+            default: throw ValidationError("With --at, say where the restored data goes: --to NAMESPACE or --in-place.")
+            }
+        }
+        if targetNamespace != nil || inPlace { throw ValidationError("--to and --in-place go with --at.") }
+        guard let from else { throw ValidationError("Name the backup to restore with --from FILE, or an instant with --at TIME.") }
         return .backupFile(path: from)
     }
 
@@ -64,6 +99,7 @@ struct RestoreCommand: AsyncParsableCommand {
         let payload: Payload
         switch try source() {
         case .backupFile(let path): payload = try loadBackupFile(path, progress: progress)
+        case .pointInTime(let time, let target): return try await restore(at: time, into: target, progress: progress)
         }
         let target = try location.remote.target()
         let path = try parsePath(location.path)
@@ -126,5 +162,35 @@ struct RestoreCommand: AsyncParsableCommand {
             throw ExitCode(64)
         }
         return Payload(json: json, rules: (rulesPath, text))
+    }
+}
+
+extension RestoreCommand {
+    /// `--at`: the data at `--path` as it was at `time`, written to the same path of `target`.
+    /// Offline the data directory's history is read directly; through a server, an admin read
+    /// of the past (`at=`, export form) and one write.
+    func restore(at time: Int64, into target: String, progress: (String) -> Void) async throws {
+        let source = try location.remote.target()
+        let instant = "\(HistoryTime.iso8601(time)) (\(time))"
+        if let directory = location.dataDirectory {
+            let bytes: Int
+            do {
+                bytes = try OfflineDataDirectory.restore(
+                    directory: directory, namespace: source.namespace, at: time, path: try parsePath(location.path), into: target,
+                    logger: quietLogger())
+            } catch let error as HistoryError {
+                printError("error: \(error)")
+                throw ExitCode(64)
+            }
+            progress("wrote \(source.namespace) \(location.path) as of \(instant), \(bytes) bytes, into \(target) as one write")
+        } else {
+            let data = try await restRequest("GET", source.restURL(path: location.path, "&format=export&at=\(time)"))
+            progress("read \(source.namespace) \(location.path) as of \(instant): \(data.count) bytes")
+            var destination = source
+            destination.namespace = target
+            _ = try await restRequest("PUT", destination.restURL(path: location.path, "&print=silent"), bytes: Data(data))
+            progress("wrote it into \(target) as one write")
+        }
+        progress("done; to undo, restore the instant before now with --in-place")
     }
 }

@@ -157,7 +157,7 @@ struct Serve: AsyncParsableCommand {
     /// every twenty-fourth of the window (at most an hour apart) bounds what a restore replays.
     func historyPolicy() throws -> HistoryPolicy? {
         guard history != "off", history != "0" else { return nil }
-        guard let retention = DurationArgument.parse(history), retention >= .seconds(60) else {
+        guard let retention = DurationText.parse(history), retention >= .seconds(60) else {
             throw ValidationError("--history must be off or a duration of a minute or more, such as 90m, 24h or 7d.")
         }
         guard historyMegabytes >= 1, historyMegabytes <= 1 << 30 else { throw ValidationError("--history-max-mb must be between 1 and \(1 << 30).") }

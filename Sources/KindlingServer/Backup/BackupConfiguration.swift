@@ -37,24 +37,6 @@ public struct BackupConfiguration: Sendable, Equatable {
         }
     }
 
-    /// An interval as `--backup-every` takes it: a whole number and a unit, `s`, `m`, `h` or `d`
-    /// (`90s`, `30m`, `1h`, `1d`); nil for anything else. Bounds are `validate`'s.
-    public static func interval(parsing text: String) -> Duration? {
-        guard let unit = text.last, text.count >= 2, text.count <= 12 else { return nil }
-        let seconds: Int64
-        switch unit {
-        case "s": seconds = 1
-        case "m": seconds = 60
-        case "h": seconds = 3600
-        case "d": seconds = 86_400
-        default: return nil
-        }
-        let digits = text.dropLast()
-        guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int64(digits) else { return nil }
-        let (total, overflow) = count.multipliedReportingOverflow(by: seconds)
-        return overflow ? nil : .seconds(total)
-    }
-
     /// Milliseconds in `interval`, for `BackupSchedule` (bounded by `validate`).
     var intervalMilliseconds: Int64 {
         let (seconds, attoseconds) = interval.components

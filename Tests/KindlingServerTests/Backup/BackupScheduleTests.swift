@@ -83,12 +83,12 @@ struct BackupScheduleTests {
     }
 
     @Test func intervalsReadAsTheOptionTakesThem() {
-        #expect(BackupConfiguration.interval(parsing: "30m") == .seconds(1800))
-        #expect(BackupConfiguration.interval(parsing: "1h") == .seconds(3600))
-        #expect(BackupConfiguration.interval(parsing: "1d") == .seconds(86_400))
-        #expect(BackupConfiguration.interval(parsing: "90s") == .seconds(90))
+        #expect(DurationText.parse("30m") == .seconds(1800))
+        #expect(DurationText.parse("1h") == .seconds(3600))
+        #expect(DurationText.parse("1d") == .seconds(86_400))
+        #expect(DurationText.parse("90s") == .seconds(90))
         for bad in ["", "h", "1", "1.5h", "-1h", "1w", "1 h", "9999999999999d", "１h"] {
-            #expect(BackupConfiguration.interval(parsing: bad) == nil, "\(bad)")
+            #expect(DurationText.parse(bad) == nil, "\(bad)")
         }
         #expect(throws: BackupError.self) { try BackupConfiguration(directory: "/tmp/x", interval: .seconds(59)).validate() }
         #expect(throws: BackupError.self) { try BackupConfiguration(directory: "/tmp/x", interval: .seconds(31 * 86_400)).validate() }
