@@ -19,6 +19,8 @@ public final class KindlingServer: Sendable {
     private let tls: ServerTLS?
     let registry: NamespaceRegistry
     private let health: ServerHealth
+    /// The connections over the limit being answered 503 (in-process tests watch them).
+    let overLimit: OverLimitConnections
     private let perEventLoop: PerEventLoop
     private let memoryReturn: FreedMemoryReturn
     private let lifecycle: Mutex<ServerLifecycle>
@@ -30,11 +32,12 @@ public final class KindlingServer: Sendable {
 
     private init(
         configuration: ServerConfiguration, group: MultiThreadedEventLoopGroup, channel: any Channel, workers: NIOThreadPool, tls: ServerTLS?,
-        registry: NamespaceRegistry, health: ServerHealth, perEventLoop: PerEventLoop, memoryReturn: FreedMemoryReturn, lifecycle: ServerLifecycle,
-        backups: BackupScheduler?
+        registry: NamespaceRegistry, health: ServerHealth, overLimit: OverLimitConnections, perEventLoop: PerEventLoop,
+        memoryReturn: FreedMemoryReturn, lifecycle: ServerLifecycle, backups: BackupScheduler?
     ) {
         self.backups = backups
         self.lifecycle = Mutex(lifecycle)
+        self.overLimit = overLimit
         self.memoryReturn = memoryReturn
         self.health = health
         self.perEventLoop = perEventLoop
@@ -147,7 +150,7 @@ public final class KindlingServer: Sendable {
         lifecycle.bound()
         let server = KindlingServer(
             configuration: configuration, group: group, channel: channel, workers: workers, tls: tls, registry: registry, health: resources.health,
-            perEventLoop: perEventLoop,
+            overLimit: resources.overLimit, perEventLoop: perEventLoop,
             // Checked every 10 s; 64 MiB free is well past what steady work leaves in the
             // arenas, so only what a burst freed is trimmed.
             memoryReturn: FreedMemoryReturn(

@@ -32,6 +32,9 @@ final class OverLimitConnections: Sendable {
         return admitted
     }
 
+    /// How many connections are being answered 503 now (tests wait for one to be let go).
+    var count: Int { state.withLock { $0.channels.count } }
+
     /// True for a channel taken to be answered 503 (asked when its pipeline is set up).
     func contains(_ channel: any Channel) -> Bool {
         let id = ObjectIdentifier(channel)

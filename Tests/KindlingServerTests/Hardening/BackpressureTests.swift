@@ -61,7 +61,8 @@ struct BackpressureTests {
         let observer = try await TestHTTPConnection.connect(port: port)
         defer { observer.close() }
         for _ in 0..<checks {
-            // Negative check: a window in which the marker must NOT be written.
+            // Deliberate hold, not a wait: a negative check (the marker must NOT be written in
+            // this window), which no event can show.
             try await Task.sleep(for: .milliseconds(250))
             #expect(try await observer.request("GET", "/marker.json?ns=t").text == "null")
         }
@@ -92,10 +93,10 @@ struct BackpressureTests {
         try await HardeningServer.with { server, _ in
             let raw = try await Self.readerFallingBehind(port: server.port, valueBytes: 100 * 1024, gets: 300)
             defer { raw.close() }
-            // Sent once the reads are in: a server still reading would take it. Left as a time
-            // window: the server shows no event for "stopped reading" (how many of the 300 it
-            // reads first is its own business).
-            try await Task.sleep(for: .milliseconds(500))
+            // Sent once the server has stopped reading (how many of the 300 it read first is its
+            // own business): a server still reading would take it. It stops once more than its
+            // pause mark waits for the reader, which the backlog it then counts shows.
+            #expect(try await eventually { try await PrometheusText.backlogBytes(port: server.port) > 0 })
             try await raw.send(RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":301,"a":"p","b":{"p":"/marker","d":1}}}"#.utf8)))
             try await Self.expectNoMarker(port: server.port, checks: 8)
             raw.resumeReading()
@@ -295,9 +296,9 @@ struct BackpressureTests {
             defer { first.close() }
             try await first.upgradeToWebSocket()
             try await first.send(RawConnection.frame(opcode: 1, Array("10".utf8)) + piece + piece + piece + piece)
-            // A time window both ways: the server shows no event for having read the first's
-            // bytes, and the first must NOT be closed for them.
-            try await Task.sleep(for: .milliseconds(300))
+            // Once the server holds the first's four pieces (65,536 bytes) against the budget:
+            // taken, not refused, so the first is not closed for them.
+            #expect(try await eventually { try await PrometheusText.unfinishedBytes(port: server.port) >= 65_536 })
             #expect(!first.isClosed)
             let second = try await RawConnection.connect(port: server.port)
             defer { second.close() }
@@ -318,9 +319,9 @@ struct BackpressureTests {
             defer { first.close() }
             try await first.upgradeToWebSocket()
             try await first.send(unfinished)
-            // A time window both ways: the server shows no event for having read the first's
-            // bytes, and the first must NOT be closed for them.
-            try await Task.sleep(for: .milliseconds(300))
+            // Once the server holds the first's unfinished frame (70,000 bytes of payload, and
+            // its header) against the budget: taken, not refused, so the first is not closed for it.
+            #expect(try await eventually { try await PrometheusText.unfinishedBytes(port: server.port) >= 70_000 })
             #expect(!first.isClosed)
             let second = try await RawConnection.connect(port: server.port)
             defer { second.close() }

@@ -1,7 +1,8 @@
 import Foundation
-import KindlingServer
 import KindlingTesting
 import Testing
+
+@testable import KindlingServer
 
 /// The descriptor limit is not a cliff: connections are capped below it, the longest-idle HTTP
 /// connection makes room for a new client, and a server started with a low `ulimit -n` keeps
@@ -63,9 +64,9 @@ struct ConnectionLimitTests {
             #expect(write.status == 503)
             let health = try await overLimit("GET", "/.health")
             #expect(health.status == 200)
-            // Left as a time window: the probe's connection is let go only once the server sees
-            // it closed, and nothing the client can observe tells when that was.
-            try await Task.sleep(for: .milliseconds(200))
+            // Once the server has let the probe's connection go (when it sees it closed): then
+            // `silent` takes its place among the connections being answered.
+            #expect(try await eventually { server.overLimit.count == 0 })
             let silent = try await RawConnection.connect(port: server.port)
             defer { silent.close() }
             // No wait: the server takes connections in the order they were made, so `silent` is

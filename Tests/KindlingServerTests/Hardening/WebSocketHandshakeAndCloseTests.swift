@@ -132,11 +132,11 @@ struct WebSocketHandshakeAndCloseTests {
         #expect(await raw.waitFor(#""t":"h""#))
         try await raw.send(RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":1,"a":"g","b":{"p":"/big","q":{}}}}"#.utf8)))
         // The answer is on its way (given to the connection whole); then the client stops
-        // reading, and the server, its socket full, stops reading too.
+        // reading, and the server, with far more than its pause mark waiting, stops reading too:
+        // the backlog it then counts shows it.
         #expect(await raw.waitFor("xxxxxxxx"))
         raw.pauseReading()
-        // Left as a time window: nothing the client sees tells that the server stopped reading.
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await eventually { try await PrometheusText.backlogBytes(port: server.port) > 0 })
         // Requests the paused server has not read: closing over them must not reset the
         // connection, which would throw away the rest of the answer.
         for request in 2...50 {

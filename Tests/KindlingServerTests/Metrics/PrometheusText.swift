@@ -150,6 +150,13 @@ extension PrometheusText {
         try await scrape(port: port).value("kindling_unfinished_bytes") ?? 0
     }
 
+    /// The bytes waiting for realtime readers that fell behind (`kindling_backlog_bytes`): above
+    /// 0 once a session has more waiting than its pause mark, and so has stopped reading its
+    /// client's requests until the client catches up.
+    static func backlogBytes(port: Int) async throws -> Double {
+        try await scrape(port: port).value("kindling_backlog_bytes") ?? 0
+    }
+
     /// How many requests of `action` the server on `port` has decided with `outcome` so far
     /// (`kindling_requests_total`; 0 before the first): the tests wait for it to know a
     /// request reached its namespace.
