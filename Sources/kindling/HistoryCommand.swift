@@ -34,7 +34,9 @@ struct HistoryCommand: AsyncParsableCommand {
                 throw ValidationError("\(name) must be milliseconds since 1970 or ISO 8601, such as 2026-12-05T09:30:00Z.")
             }
         }
-        guard (1...PastRead.maxChangesListed).contains(limit) else { throw ValidationError("--limit must be from 1 to \(PastRead.maxChangesListed).") }
+        guard (1...PastRead.maxChangesListed).contains(limit) else {
+            throw ValidationError("--limit must be from 1 to \(PastRead.maxChangesListed).")
+        }
     }
 
     func run() async throws {
@@ -49,7 +51,9 @@ struct HistoryCommand: AsyncParsableCommand {
             ).map(\.jsonValue)
         } else {
             let body = try await restRequest("GET", target.restURL(path: path, "&changes=true&from=\(start)&to=\(end)&limit=\(limit)"))
-            guard case .array(let items) = try JSONParser.parse(body) else { throw ValidationError("The server answered something other than a list") }
+            guard case .array(let items) = try JSONParser.parse(body) else {
+                throw ValidationError("The server answered something other than a list")
+            }
             changes = items
         }
         if json {
@@ -67,7 +71,9 @@ struct HistoryCommand: AsyncParsableCommand {
                 case .null?: "  by an unauthenticated client"
                 case let who?: who["admin"] == .bool(true) ? "  by admin" : "  by \(who["uid"]?.stringValue ?? "?")"
                 }
-            print("\(time)  #\(sequence)  \(kind.padding(toLength: 6, withPad: " ", startingAt: 0))  \(change["path"]?.stringValue ?? "?")  \(bytes) B\(writer)")
+            print(
+                "\(time)  #\(sequence)  \(kind.padding(toLength: 6, withPad: " ", startingAt: 0))  \(change["path"]?.stringValue ?? "?")  \(bytes) B\(writer)"
+            )
         }
         if changes.isEmpty { printError("history: no writes to \(path) in that window") }
     }

@@ -161,7 +161,8 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--history must be off or a duration of a minute or more, such as 90m, 24h or 7d.")
         }
         guard historyMegabytes >= 1, historyMegabytes <= 1 << 30 else { throw ValidationError("--history-max-mb must be between 1 and \(1 << 30).") }
-        return HistoryPolicy(retention: retention, maxBytes: historyMegabytes << 20, snapshotSpacing: min(.seconds(3600), retention / 24),
+        return HistoryPolicy(
+            retention: retention, maxBytes: historyMegabytes << 20, snapshotSpacing: min(.seconds(3600), retention / 24),
             recordsWriters: historyWriters
         )
     }

@@ -7,7 +7,8 @@ import NIOPosix
 /// files; rebuilding a tree or scanning the log happens on a worker thread, never on the event
 /// loop or the namespace's executor, so writes go on meanwhile.
 extension HTTPRequestHandler {
-    func readPast(_ past: PastRead, _ request: RESTRequest, as auth: AuthState, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
+    func readPast(_ past: PastRead, _ request: RESTRequest, as auth: AuthState, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext)
+    {
         let promise = context.eventLoop.makePromise(of: Result<HistoryAccess, Refusal>.self)
         namespace.historyAccess(as: auth, promise: promise)  // which ends this use
         promise.futureResult.assumeIsolated().whenSuccess { result in
@@ -33,11 +34,13 @@ extension HTTPRequestHandler {
             }.assumeIsolated().whenComplete { outcome in
                 switch outcome {
                 case .success(.success(let body)):
-                    self.send(request.print == .silent ? HTTPResponse(.noContent) : HTTPResponse(.ok, body: body), keepAlive: keepAlive, context: context)
+                    self.send(
+                        request.print == .silent ? HTTPResponse(.noContent) : HTTPResponse(.ok, body: body), keepAlive: keepAlive, context: context)
                 case .success(.failure(let error)):
                     self.send(.error(error.httpStatus, error.description, print: request.print), keepAlive: keepAlive, context: context)
                 case .failure:
-                    self.send(.error(.serviceUnavailable, "The server is shutting down", print: request.print), keepAlive: keepAlive, context: context)
+                    self.send(
+                        .error(.serviceUnavailable, "The server is shutting down", print: request.print), keepAlive: keepAlive, context: context)
                 }
             }
         }

@@ -57,7 +57,9 @@ struct PastReadTests {
             let iso = HistoryTime.iso8601(written)
             #expect(try await http.request("GET", "/users.json?ns=app&at=\(iso)&print=pretty", headers: Self.admin).status == 200)
             // Now and later are the present.
-            #expect(try await http.request("GET", "/.json?ns=app&at=\(HistoryTime.now() + 60_000)", headers: Self.admin).text == #"{"rooms":{"r1":"open"}}"#)
+            #expect(
+                try await http.request("GET", "/.json?ns=app&at=\(HistoryTime.now() + 60_000)", headers: Self.admin).text
+                    == #"{"rooms":{"r1":"open"}}"#)
 
             response = try await http.request("GET", "/users/ada.json?ns=app&changes=true&from=\(written + 1)", headers: Self.admin)
             let later = Self.first(try response.json())
@@ -116,7 +118,8 @@ struct HistoryWritersTests {
                 Issue.record("expected a list")
                 return
             }
-            #expect(changes.map { $0["writer"] } == [.object([JSONMember("uid", .string("ada"))]), .object([JSONMember("admin", .bool(true))]), .null])
+            #expect(
+                changes.map { $0["writer"] } == [.object([JSONMember("uid", .string("ada"))]), .object([JSONMember("admin", .bool(true))]), .null])
             #expect(changes.map { $0["kind"]?.stringValue } == ["set", "update", "remove"])
         }
     }

@@ -50,10 +50,11 @@ public struct HistoryChange: Sendable, Equatable {
 
     /// As JSON: `{"time":…,"sequence":…,"kind":"set","path":"/…","bytes":…}`.
     public var jsonValue: JSONValue {
-        .object([
-            JSONMember("time", .number(Double(time))), JSONMember("sequence", .number(Double(sequence))),
-            JSONMember("kind", .string(kind.rawValue)), JSONMember("path", .string(path.description)),
-            JSONMember("bytes", .number(Double(bytes))),
-        ] + (writer.map { [JSONMember("writer", $0)] } ?? []))
+        .object(
+            [
+                JSONMember("time", .number(Double(time))), JSONMember("sequence", .number(Double(sequence))),
+                JSONMember("kind", .string(kind.rawValue)), JSONMember("path", .string(path.description)),
+                JSONMember("bytes", .number(Double(bytes))),
+            ] + (writer.map { [JSONMember("writer", $0)] } ?? []))
     }
 }

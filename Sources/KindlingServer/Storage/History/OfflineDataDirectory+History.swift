@@ -16,7 +16,9 @@ extension OfflineDataDirectory {
         let lock = try DataDirectoryLock(directory: directory, server: false)
         defer { lock.release() }
         let source = StorageLayout.directory(dataDirectory: directory, namespace: namespace)
-        guard FileManager.default.fileExists(atPath: source) else { throw HistoryError.unavailable("namespace \(namespace) has no data in \(directory)") }
+        guard FileManager.default.fileExists(atPath: source) else {
+            throw HistoryError.unavailable("namespace \(namespace) has no data in \(directory)")
+        }
         let node = try NamespaceHistory(directory: source, policy: nil, logger: logger).tree(at: time).child(at: path)
         let folder = StorageLayout.directory(dataDirectory: directory, namespace: target)
         try StorageLayout.createDirectory(folder)

@@ -159,7 +159,8 @@ struct NamespaceHistoryTests {
         #expect(Self.export(root) == #"{"rooms":{"r1":"open","r2":"new"},"users":{"ada":{"n":1},"bob":{"n":2}}}"#)
 
         // The restore is in the history: restoring the instant before it undoes it.
-        _ = try OfflineDataDirectory.restore(directory: directory, namespace: "app", at: restoredAt - 1, path: Self.path("/users"), into: "app", logger: logger)
+        _ = try OfflineDataDirectory.restore(
+            directory: directory, namespace: "app", at: restoredAt - 1, path: Self.path("/users"), into: "app", logger: logger)
         root = try NamespaceStorage.recover(directory: folder, repair: false, logger: logger).root
         #expect(Self.export(root) == #"{"rooms":{"r1":"open","r2":"new"}}"#)
 
@@ -177,7 +178,10 @@ struct NamespaceHistoryTests {
         let recent = try OfflineDataDirectory.changes(
             directory: directory, namespace: "app", path: Self.path("/users"), from: start + 1, to: start + 6_000, limit: 10, logger: logger)
         #expect(recent.map(\.sequence) == [3])
-        #expect(try OfflineDataDirectory.changes(directory: directory, namespace: "app", path: Self.path("/rooms"), from: 0, to: .max, limit: 1, logger: logger).map(\.sequence) == [4])
+        #expect(
+            try OfflineDataDirectory.changes(
+                directory: directory, namespace: "app", path: Self.path("/rooms"), from: 0, to: .max, limit: 1, logger: logger
+            ).map(\.sequence) == [4])
     }
 
     @Test func anInstantBeforeTheKeptHistoryIsRefusedWithTheEarliest() throws {
