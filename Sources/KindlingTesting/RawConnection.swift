@@ -63,6 +63,13 @@ public final class RawConnection: Sendable {
         channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
     }
 
+    /// Stops reading as soon as `bytes` in all have been received, on the connection's own
+    /// event loop: unlike `pauseReading` from a test's task, which a busy machine may run only
+    /// after the whole answer has been read, the pause comes at a known point.
+    public func pauseReading(afterReceiving bytes: Int) {
+        state.pauseAfter.withLock { $0 = bytes }
+    }
+
     /// Reads again after `pauseReading`.
     public func resumeReading() {
         channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
@@ -164,6 +171,7 @@ private final class RawState: Sendable {
     let bytes = Mutex<[UInt8]>([])
     let count = Mutex(0)
     let closed = Mutex(false)
+    let pauseAfter = Mutex<Int?>(nil)
 }
 
 private final class RawReceiver: ChannelInboundHandler {
@@ -176,7 +184,14 @@ private final class RawReceiver: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
         state.bytes.withLock { $0.append(contentsOf: buffer.readableBytesView) }
-        state.count.withLock { $0 += buffer.readableBytes }
+        let count = state.count.withLock { count in
+            count += buffer.readableBytes
+            return count
+        }
+        if let limit = state.pauseAfter.withLock({ $0 }), count >= limit {
+            state.pauseAfter.withLock { $0 = nil }
+            try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -53,24 +53,65 @@ public struct ObjectStore: Sendable {
     /// The object's bytes, nil when there is no such object (or it was deleted). Throws
     /// `objectCorrupt` when the chunks do not add up to the recorded size and digest.
     public func get(_ name: String) async throws(JetStreamError) -> [UInt8]? {
-        guard let info = try await info(name), !info.deleted else { return nil }
+        // A put that replaces the object purges the old chunks, perhaps while they are read:
+        // then the read starts again from the new meta record.
+        for _ in 0..<Self.readAttempts {
+            guard let info = try await info(name), !info.deleted else { return nil }
+            if let bytes = try await read(info) { return bytes }
+        }
+        throw .objectCorrupt("\(name) was replaced \(Self.readAttempts) times while it was read")
+    }
+
+    /// Reads of an object that keeps being replaced before `get` gives up.
+    static let readAttempts = 8
+    /// How often a read checks whether its object was replaced under it (its chunks then stop
+    /// arriving, as they are purged).
+    static let replacementCheck: Duration = .milliseconds(250)
+
+    /// The bytes of the object `info` describes; nil when it was replaced (its chunks purged)
+    /// before they were all read.
+    private func read(_ info: ObjectInfo) async throws(JetStreamError) -> [UInt8]? {
         var bytes: [UInt8] = []
-        var digest = SHA256()
         if info.chunks > 0 {
             let chunkSubject = "$O.\(bucket).C.\(info.nuid)"
-            let last = try await jetStream.lastMessage(stream: streamName, subject: chunkSubject)
+            let last: StoredMessage
+            do {
+                last = try await jetStream.lastMessage(stream: streamName, subject: chunkSubject)
+            } catch {
+                if error.apiError?.errCode == JetStreamAPIError.noMessageFound { return nil }
+                throw error
+            }
             let consumer = try await jetStream.orderedConsumer(stream: streamName, startSequence: 1, filterSubject: chunkSubject)
-            bytes.reserveCapacity(Int(min(info.size, 256 * 1024 * 1024)))
-            for await chunk in consumer {
-                guard UInt64(bytes.count + chunk.payload.count) <= info.size else { break }
-                bytes += chunk.payload
-                digest.update(data: chunk.payload)
-                if chunk.streamSequence >= last.sequence { break }
+            let size = info.size
+            let read = await withTaskGroup(of: [UInt8]?.self) { group -> [UInt8]? in
+                group.addTask {
+                    var bytes: [UInt8] = []
+                    bytes.reserveCapacity(Int(min(size, 256 * 1024 * 1024)))
+                    for await chunk in consumer {
+                        guard UInt64(bytes.count + chunk.payload.count) <= size else { break }
+                        bytes += chunk.payload
+                        if chunk.streamSequence >= last.sequence { break }
+                    }
+                    return Task.isCancelled ? nil : bytes
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: Self.replacementCheck)
+                        guard let now = try? await self.info(info.name) else { continue }
+                        if now.nuid != info.nuid { return nil }
+                    }
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first
             }
             await consumer.stop()
+            guard let read else { return nil }
+            bytes = read
         }
-        guard UInt64(bytes.count) == info.size, Self.digestString(Array(digest.finalize())) == info.digest else {
-            throw .objectCorrupt("\(name): read \(bytes.count) of \(info.size) bytes or digest mismatch")
+        guard UInt64(bytes.count) == info.size, Self.digestString(Array(SHA256.hash(data: bytes))) == info.digest else {
+            throw .objectCorrupt("\(info.name): read \(bytes.count) of \(info.size) bytes or digest mismatch")
         }
         return bytes
     }

@@ -130,12 +130,12 @@ struct WebSocketHandshakeAndCloseTests {
         defer { raw.close() }
         try await raw.upgradeToWebSocket()
         #expect(await raw.waitFor(#""t":"h""#))
+        // The client stops reading a little way into the answer (on its own event loop, so a
+        // busy machine cannot let it read the whole answer first), and the server, with far
+        // more than its pause mark waiting, stops reading too: the backlog it then counts shows it.
+        raw.pauseReading(afterReceiving: raw.receivedCount + 256 * 1024)
         try await raw.send(RawConnection.frame(opcode: 1, Array(#"{"t":"d","d":{"r":1,"a":"g","b":{"p":"/big","q":{}}}}"#.utf8)))
-        // The answer is on its way (given to the connection whole); then the client stops
-        // reading, and the server, with far more than its pause mark waiting, stops reading too:
-        // the backlog it then counts shows it.
         #expect(await raw.waitFor("xxxxxxxx"))
-        raw.pauseReading()
         #expect(try await eventually { try await PrometheusText.backlogBytes(port: server.port) > 0 })
         // Requests the paused server has not read: closing over them must not reset the
         // connection, which would throw away the rest of the answer.
