@@ -41,6 +41,7 @@ public struct ConsoleAsset: Sendable {
             ("query.js", PackageResources.query_js),
             ("rules.js", PackageResources.rules_js),
             ("activity.js", PackageResources.activity_js),
+            ("history.js", PackageResources.history_js),
             ("icon.svg", PackageResources.icon_svg),
         ]
         return Dictionary(uniqueKeysWithValues: files.map { ($0.0, ConsoleAsset(name: $0.0, bytes: $0.1)) })

@@ -389,6 +389,35 @@ def test_activity_sums_prometheus_samples(browser, server):
     assert browser.execute_script(sample, text) == [5, 7, None]
 
 
+def test_history_shows_a_node_as_it_was_and_restores_it(browser, server):
+    if os.environ.get("KINDLING_CLUSTER") == "1":
+        pytest.skip("cluster mode keeps no history yet")
+    namespace = f"history-{RUN}"
+    rest(server, namespace, "keep", "PUT", 1)
+    for body in ({"text": "first"}, {"text": "second"}):
+        time.sleep(0.01)  # a millisecond of its own for each write, so each version has an instant
+        rest(server, namespace, "notes/a", "PUT", body)
+    time.sleep(0.01)
+    rest(server, namespace, "notes", "DELETE")  # the mistake
+    open_console(browser, server, namespace)
+    row(browser).find_element(By.CSS_SELECTOR, ".key").click()
+    browser.find_element(By.ID, "act-history").click()
+    status = browser.find_element(By.ID, "history-status")
+    wait(browser, 5).until(lambda d: "4 of 4" in status.text)
+    assert "remove /notes" in status.text
+    browser.execute_script("const s = document.getElementById('history-slider'); s.value = '2'; s.dispatchEvent(new Event('input'));")
+    wait(browser, 5).until(lambda d: '"second"' in d.find_element(By.ID, "history-value").text)
+    assert "3 of 4" in status.text and "set /notes/a" in status.text
+    browser.find_element(By.ID, "history-restore").click()
+    dialog = wait(browser, 3).until(lambda d: d.find_element(By.CSS_SELECTOR, "#dialog[open]"))
+    assert "Restore" in dialog.find_element(By.ID, "dialog-ok").text
+    browser.find_element(By.ID, "dialog-ok").click()
+    wait(browser, 5).until(lambda d: rest(server, namespace, "notes/a") == {"text": "second"})
+    # The restore is itself a version: the list grows by one.
+    wait(browser, 5).until(lambda d: "5 of 5" in status.text)
+    assert not severe_logs(browser)
+
+
 def test_keyboard_reaches_every_control(browser, server):
     namespace = f"console-keys-{RUN}"
     rest(server, namespace, "/", "PUT", {"motd": "hi", "users": {"alice": {"age": 31}, "bob": {"age": 27}}})

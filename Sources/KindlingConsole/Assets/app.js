@@ -6,6 +6,7 @@ import { Tree, pathText, isObject } from './tree.js';
 import { Query } from './query.js';
 import { Rules } from './rules.js';
 import { Activity } from './activity.js';
+import { HistoryPanel } from './history.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -20,6 +21,7 @@ const tree = new Tree($('tree'), {
 const query = new Query();
 const rules = new Rules();
 const activity = new Activity();
+const historyPanel = new HistoryPanel({ pathText, ask: (options) => ask(options) });
 
 /** A modal question. Resolves with the field's text (or true) on OK, null on cancel. */
 function ask({ title, text = '', field = null, value = '', ok = 'OK', danger = false, check = null }) {
@@ -214,6 +216,7 @@ const actions = {
   'act-import': () => $('import-file').click(),
   'act-export': () => exportNode(tree.selected),
   'act-query': () => { query.setPath(tree.selected.path); showTab($('tab-query'), true); },
+  'act-history': () => historyPanel.open(tree.selected.path),
 };
 for (const [id, action] of Object.entries(actions)) $(id).addEventListener('click', () => tree.selected && action());
 

@@ -17,7 +17,8 @@ struct ConsoleTests {
         let expected = [
             "index.html": "text/html; charset=utf-8", "console.css": "text/css; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
             "api.js": "text/javascript; charset=utf-8", "tree.js": "text/javascript; charset=utf-8", "query.js": "text/javascript; charset=utf-8",
-            "rules.js": "text/javascript; charset=utf-8", "activity.js": "text/javascript; charset=utf-8", "icon.svg": "image/svg+xml",
+            "rules.js": "text/javascript; charset=utf-8", "activity.js": "text/javascript; charset=utf-8",
+            "history.js": "text/javascript; charset=utf-8", "icon.svg": "image/svg+xml",
         ]
         #expect(Set(ConsoleAsset.all.keys) == Set(expected.keys))
         try await Self.withServer { server in
