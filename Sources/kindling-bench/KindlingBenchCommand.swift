@@ -8,7 +8,7 @@ struct KindlingBenchCommand: AsyncParsableCommand {
         abstract: "Measure Kindling: the core data tree, queries, and realtime load over real sockets (optionally side by side with Redis).",
         subcommands: [
             FanoutCommand.self, WritesCommand.self, SeatsCommand.self, ChatCommand.self, ConnectionsCommand.self, SoakCommand.self,
-            CoreBenchmark.self, QueryBenchmark.self, StartupBenchmark.self, RulesBenchmark.self, FloorCommand.self,
+            CoreBenchmark.self, QueryBenchmark.self, StartupBenchmark.self, RulesBenchmark.self, FloorCommand.self, HistoryBenchmark.self,
         ]
     )
 }
