@@ -95,12 +95,12 @@ struct NamespaceState: Sendable {
 
     /// Record who made each committed write (`HistoryPolicy.recordsWriters`).
     var recordsWriters = false
-    /// The writer of each write in the journal, while `recordsWriters`.
-    private var journalWriters: [JSONValue] = []
+    /// The writer of each write in the journal (JSON text), while `recordsWriters`.
+    private var journalWriters: [[UInt8]] = []
 
     /// Hands over the writers of the writes committed since the last call (empty unless
     /// `recordsWriters`), in the journal's order.
-    mutating func takeWriters() -> [JSONValue] {
+    mutating func takeWriters() -> [[UInt8]] {
         defer { journalWriters = [] }
         return journalWriters
     }
@@ -147,7 +147,7 @@ struct NamespaceState: Sendable {
         let journaled = journal.count
         let answer = decide(operation, by: caller, now: now, into: &out)
         if recordsWriters, journal.count > journaled {
-            let writer = auth(of: caller).writerValue
+            let writer = Array(JSONWriter.string(auth(of: caller).writerValue).utf8)
             journalWriters.append(contentsOf: repeatElement(writer, count: journal.count - journaled))
         }
         if case .refused(let refusal) = answer {

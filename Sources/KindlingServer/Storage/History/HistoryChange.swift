@@ -32,7 +32,7 @@ public struct HistoryChange: Sendable, Equatable {
         case .merge: kind = .update
         }
         bytes = record.encoded().count
-        writer = record.writer
+        writer = record.writer.flatMap { try? JSONParser.parse($0) }
     }
 
     /// True when `record` wrote at, above or below `path`.
