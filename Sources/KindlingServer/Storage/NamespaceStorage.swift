@@ -98,7 +98,10 @@ final class NamespaceStorage: Sendable {
     /// Purges history the policy no longer keeps, in the background (at start: a namespace that
     /// takes no writes retires nothing, so it would never purge otherwise).
     func purgeHistory() {
-        snapshots.async { [history] in history.purge() }
+        snapshots.async { [history] in
+            history.purge()
+            history.compressKept()
+        }
     }
 
     /// Waits for queued snapshots and log writes.

@@ -44,7 +44,7 @@ public enum OfflineDataDirectory {
         // What the import replaces stays in the history, when the namespace keeps one, so the
         // import can be undone; the server's next start purges it by its own policy.
         let keeps = FileManager.default.fileExists(atPath: StorageLayout.historyDirectory(folder))
-        NamespaceHistory(directory: folder, policy: keeps ? .keepAll : nil, logger: logger).retire(through: sequence)
+        NamespaceHistory(directory: folder, policy: keeps ? .keepAll : nil, compression: .inline, logger: logger).retire(through: sequence)
         progress("done: \(json.count) bytes of JSON stored as a \(written.compressedBytes)-byte snapshot in \(folder)")
     }
 }

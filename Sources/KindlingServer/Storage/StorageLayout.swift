@@ -143,9 +143,23 @@ extension StorageLayout {
         historyDirectory(directory) + "/snapshot-" + String(sequence).leftPadded(to: 20) + ".ksnap.gz"
     }
 
-    /// Kept log segments as (first sequence, path), in order.
+    /// A retired segment renamed into the history, not yet compressed.
+    static func historyPlainSegmentPath(_ directory: String, startingAt sequence: UInt64) -> String {
+        historyDirectory(directory) + "/log-" + String(sequence).leftPadded(to: 20) + ".klog"
+    }
+
+    /// Kept log segments as (first sequence, path), in order: the compressed copy of a segment
+    /// kept in both forms (a compression cut short) only.
     static func historySegments(in directory: String) -> [(start: UInt64, path: String)] {
-        numbered(in: historyDirectory(directory), prefix: "log-", suffix: ".klog.gz")
+        var kept: [UInt64: String] = [:]
+        for (start, path) in historyPlainSegments(in: directory) { kept[start] = path }
+        for (start, path) in numbered(in: historyDirectory(directory), prefix: "log-", suffix: ".klog.gz") { kept[start] = path }
+        return kept.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// Kept log segments not yet compressed.
+    static func historyPlainSegments(in directory: String) -> [(start: UInt64, path: String)] {
+        numbered(in: historyDirectory(directory), prefix: "log-", suffix: ".klog")
     }
 
     /// Kept snapshots as (sequence, path), in order.

@@ -13,25 +13,41 @@ import Synchronization
 /// as of any kept instant or lists the writes in a window.
 ///
 /// Files move between the namespace's folder and `history/` only under `lock`, and a read holds
-/// it while it lists and reads, so a read never misses a segment being retired. Compressing a
-/// segment happens outside the lock. Every step is crash-safe on its own: a kept copy is written
-/// atomically before the live one is deleted, and a rebuild lists a segment found in both
-/// places once, so a crash between steps leaves files the next retirement finishes.
+/// it while it lists and reads, so a read never misses a segment being retired. A retired
+/// segment is renamed into `history/` at once (no copy, so a retirement costs the write path
+/// nothing) and compressed later, on a thread of the lowest priority, which only idle CPU runs:
+/// `Compression.background`. Every step is crash-safe on its own: a rename is atomic, a
+/// compressed copy is written whole before the plain one is deleted, and a rebuild lists a
+/// segment found in both forms once, so a crash between steps leaves files the next pass
+/// finishes.
 final class NamespaceHistory: Sendable {
+    /// When retired segments are compressed.
+    enum Compression: Sendable {
+        /// On a thread of the lowest priority after each retirement (a running server).
+        case background
+        /// Before the retirement returns (the offline commands and tests, which wait for it).
+        case inline
+    }
+
     let directory: String
     let policy: HistoryPolicy?
+    private let compression: Compression
     private let lock = Mutex(())
+    /// A background compression pass is running, and whether another was asked for meanwhile.
+    private let compressing = Mutex<(running: Bool, again: Bool)>((false, false))
     private let logger: Logger
 
-    init(directory: String, policy: HistoryPolicy?, logger: Logger) {
+    init(directory: String, policy: HistoryPolicy?, compression: Compression = .background, logger: Logger) {
         self.directory = directory
         self.policy = policy
+        self.compression = compression
         self.logger = logger
     }
 
     /// After a snapshot at `sequence` is safely on disk, on the storage's snapshot queue: the
-    /// segments and older snapshots it makes redundant are kept (segments compressed, snapshots
-    /// at most one per `snapshotSpacing`) or, without a policy, deleted; then the purge runs.
+    /// segments and older snapshots it makes redundant are kept (segments renamed into
+    /// `history/` and compressed later, snapshots at most one per `snapshotSpacing`) or, without
+    /// a policy, deleted; then the purge runs.
     func retire(through sequence: UInt64, now: Int64 = HistoryTime.now()) {
         let segments = StorageLayout.segments(in: directory).filter { $0.start <= sequence }
         let snapshots = StorageLayout.snapshots(in: directory).filter { $0.start < sequence }
@@ -43,10 +59,6 @@ final class NamespaceHistory: Sendable {
         }
         do {
             try StorageLayout.createDirectory(StorageLayout.historyDirectory(directory))
-            for segment in segments {
-                let kept = StorageLayout.historySegmentPath(directory, startingAt: segment.start)
-                if !FileManager.default.fileExists(atPath: kept) { try compress(segment.path, to: kept) }
-            }
         } catch {
             // The live files stay: recovery ignores what the snapshot covers, and the next
             // retirement tries again.
@@ -54,7 +66,14 @@ final class NamespaceHistory: Sendable {
             return
         }
         lock.withLock { _ in
-            for segment in segments { try? FileManager.default.removeItem(atPath: segment.path) }
+            for segment in segments {
+                // Already kept whole (a retirement a crash cut short): the live copy goes.
+                if FileManager.default.fileExists(atPath: StorageLayout.historySegmentPath(directory, startingAt: segment.start))
+                    || rename(segment.path, StorageLayout.historyPlainSegmentPath(directory, startingAt: segment.start)) != 0
+                {
+                    try? FileManager.default.removeItem(atPath: segment.path)
+                }
+            }
             for snapshot in snapshots {
                 let newestKept = HistoryFiles.scan(directory: directory).bases.last { !$0.isLive || $0.path == nil }
                 let time = StorageLayout.stamp(snapshot.path)?.time ?? now
@@ -67,6 +86,59 @@ final class NamespaceHistory: Sendable {
             StorageLayout.syncDirectory(directory)
             purgeLocked(now: now)
         }
+        compressKept()
+    }
+
+    /// Compresses the kept segments still plain: at once (`.inline`), or on a thread of its own
+    /// at the lowest priority (`.background`), one pass at a time per namespace.
+    func compressKept() {
+        guard policy != nil else { return }
+        switch compression {
+        case .inline:
+            compressPlainSegments()
+        case .background:
+            let start = compressing.withLock { state -> Bool in
+                if state.running {
+                    state.again = true
+                    return false
+                }
+                state.running = true
+                return true
+            }
+            guard start else { return }
+            let thread = Thread { [self] in
+                #if os(Linux)
+                // On Linux a nice value is a thread's own: only this thread yields to the rest.
+                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+                #endif
+                while true {
+                    compressPlainSegments()
+                    let again = compressing.withLock { state -> Bool in
+                        defer { state.again = false }
+                        if !state.again { state.running = false }
+                        return state.again
+                    }
+                    if !again { return }
+                }
+            }
+            thread.name = "kindling.history.compress"
+            thread.start()
+        }
+    }
+
+    /// Writes a compressed copy of each plain kept segment, then deletes the plain one (under
+    /// the lock, so a read that listed it finishes first).
+    private func compressPlainSegments() {
+        for (start, path) in StorageLayout.historyPlainSegments(in: directory) {
+            let kept = StorageLayout.historySegmentPath(directory, startingAt: start)
+            do {
+                if !FileManager.default.fileExists(atPath: kept) { try compress(path, to: kept) }
+                lock.withLock { _ in _ = try? FileManager.default.removeItem(atPath: path) }
+            } catch {
+                logger.warning("could not compress a kept log segment; it stays as it is: \(error)")
+                return
+            }
+        }
     }
 
     /// Deletes what the policy no longer keeps (at start, and after each retirement).
@@ -76,6 +148,11 @@ final class NamespaceHistory: Sendable {
 
     private func purgeLocked(now: Int64) {
         guard let policy else { return }
+        // Compressed copies an interrupted pass left unfinished.
+        let folder = StorageLayout.historyDirectory(directory)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".tmp") {
+            try? FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
         let deletions = HistoryPurgePlan.deletions(.scan(directory: directory), policy: policy, now: now)
         guard !deletions.isEmpty else { return }
         for path in deletions { try? FileManager.default.removeItem(atPath: path) }
@@ -153,7 +230,7 @@ final class NamespaceHistory: Sendable {
     /// out, as recovery would cut it.
     private func records(of segment: HistoryFiles.Segment) throws(HistoryError) -> [LogRecord] {
         do {
-            let bytes = segment.isLive ? try StorageLayout.readFile(segment.path) : try NamespaceHistory.decompress(segment.path)
+            let bytes = segment.path.hasSuffix(".gz") ? try NamespaceHistory.decompress(segment.path) : try StorageLayout.readFile(segment.path)
             return try LogSegmentReader.read(bytes, file: segment.path, repair: false).records
         } catch {
             throw .storage("\(error)")

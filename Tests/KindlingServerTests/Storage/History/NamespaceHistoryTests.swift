@@ -1,5 +1,6 @@
 import Foundation
 import KindlingCore
+import KindlingTesting
 import Logging
 import Testing
 
@@ -30,10 +31,13 @@ struct NamespaceHistoryTests {
         /// Every record, for the expected trees.
         var records: [LogRecord] = []
 
-        init(policy: HistoryPolicy?, directory: String = NSTemporaryDirectory() + "kindling-history-\(UUID().uuidString)") throws {
+        init(
+            policy: HistoryPolicy?, directory: String = NSTemporaryDirectory() + "kindling-history-\(UUID().uuidString)",
+            compression: NamespaceHistory.Compression = .inline
+        ) throws {
             self.directory = directory
             try StorageLayout.createDirectory(directory)
-            history = NamespaceHistory(directory: directory, policy: policy, logger: Logger(label: "history-test"))
+            history = NamespaceHistory(directory: directory, policy: policy, compression: compression, logger: Logger(label: "history-test"))
         }
 
         mutating func commit(_ write: Write, at time: Int64) throws {
@@ -205,13 +209,16 @@ struct NamespaceHistoryTests {
         let live = StorageLayout.segmentPath(namespace.directory, startingAt: 1)
         let copy = try Data(contentsOf: URL(fileURLWithPath: live))
         try namespace.snapshot(stamped: 9, now: 9)
-        // A crash after the kept copy was written but before the live segment was deleted.
+        // Crashes between steps: a segment both live and kept, and kept both plain and compressed.
         try copy.write(to: URL(fileURLWithPath: live))
+        let plain = StorageLayout.historyPlainSegmentPath(namespace.directory, startingAt: 1)
+        try copy.write(to: URL(fileURLWithPath: plain))
         for time in 10...12 as ClosedRange<Int64> { try namespace.commit(.set(Self.path("/n"), Node(.number(Double(time)))), at: time) }
         #expect(try namespace.history.tree(at: 5).child(at: Self.path("/n")) == Node(.number(5)))
         #expect(try namespace.history.tree(at: 11).child(at: Self.path("/n")) == Node(.number(11)))
         try namespace.snapshot(stamped: 12, now: 12)
         #expect(!FileManager.default.fileExists(atPath: live))
+        #expect(!FileManager.default.fileExists(atPath: plain))
         #expect(try namespace.history.tree(at: 5).child(at: Self.path("/n")) == Node(.number(5)))
 
         // A kept segment lost: instants that need it cannot be rebuilt, others still can.
@@ -220,6 +227,23 @@ struct NamespaceHistoryTests {
         try FileManager.default.removeItem(atPath: StorageLayout.historySnapshotPath(namespace.directory, sequence: 9))
         #expect(throws: HistoryError.gap(after: 9)) { try namespace.history.tree(at: 11) }
         #expect(try namespace.history.tree(at: 14).child(at: Self.path("/n")) == Node(.number(14)))
+    }
+
+    @Test func aRetiredSegmentIsRenamedAtOnceAndCompressedInTheBackground() async throws {
+        var namespace = try SimulatedNamespace(policy: .standard, compression: .background)
+        defer { namespace.remove() }
+        for time in 1...20 as ClosedRange<Int64> { try namespace.commit(.set(Self.path("/n"), Node(.number(Double(time)))), at: time) }
+        try namespace.snapshot(stamped: 20, now: 20)
+        #expect(!FileManager.default.fileExists(atPath: StorageLayout.segmentPath(namespace.directory, startingAt: 1)))
+        // Readable in either form, before and after the pass.
+        #expect(try namespace.history.tree(at: 7).child(at: Self.path("/n")) == Node(.number(7)))
+        let compressed = StorageLayout.historySegmentPath(namespace.directory, startingAt: 1)
+        let plain = StorageLayout.historyPlainSegmentPath(namespace.directory, startingAt: 1)
+        #expect(
+            try await eventually(within: .seconds(20)) {
+                FileManager.default.fileExists(atPath: compressed) && !FileManager.default.fileExists(atPath: plain)
+            })
+        #expect(try namespace.history.tree(at: 7).child(at: Self.path("/n")) == Node(.number(7)))
     }
 
     @Test func recordsKeepTheirTimeAndOlderOnesHaveNone() throws {
