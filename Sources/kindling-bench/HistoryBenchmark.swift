@@ -34,17 +34,9 @@ struct HistoryBenchmark: AsyncParsableCommand {
         let directory = dataDirectory + "/kindling-history-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
-        var json: [UInt8] = Array(#"{"users":{"#.utf8)
-        var user = 0
-        while json.count < megabytes * 1_000_000 {
-            if user > 0 { json.append(UInt8(ascii: ",")) }
-            json.append(
-                contentsOf:
-                    #""u\#(user)":{"name":"User number \#(user)","email":"user\#(user)@example.com","score":\#(user % 997),"online":\#(user % 2 == 0)}"#
-                    .utf8)
-            user += 1
-        }
-        json.append(contentsOf: "}}".utf8)
+        let generated = StartupBenchmark.usersJSON(megabytes: megabytes)
+        var json = generated.json
+        let user = generated.users
         print("imported \(json.count) bytes of JSON (\(user) users)")
         // A history folder first, so the import's own retirement keeps what it replaces.
         try FileManager.default.createDirectory(atPath: directory + "/big/history", withIntermediateDirectories: true)

@@ -30,18 +30,9 @@ struct StartupBenchmark: AsyncParsableCommand {
         let directory = dataDirectory + "/kindling-startup-\(UUID().uuidString)"
         defer { if keep { print("data kept in \(directory)") } else { try? FileManager.default.removeItem(atPath: directory) } }
 
-        // Users with a few fields each, about 150 bytes of JSON per user.
-        var json: [UInt8] = Array(#"{"users":{"#.utf8)
-        var user = 0
-        while json.count < megabytes * 1_000_000 {
-            if user > 0 { json.append(UInt8(ascii: ",")) }
-            json.append(
-                contentsOf:
-                    #""u\#(user)":{"name":"User number \#(user)","email":"user\#(user)@example.com","score":\#(user % 997),"online":\#(user % 2 == 0)}"#
-                    .utf8)
-            user += 1
-        }
-        json.append(contentsOf: "}}".utf8)
+        let generated = StartupBenchmark.usersJSON(megabytes: megabytes)
+        var json = generated.json
+        let user = generated.users
         print("generated \(json.count) bytes of JSON (\(user) users)")
         try OfflineDataDirectory.importJSON(json, directory: directory, namespace: "big", path: .root, logger: logger) { _ in }
         json = []
@@ -61,5 +52,22 @@ struct StartupBenchmark: AsyncParsableCommand {
             "resident memory: \(after) MB after loading (\(before) MB before); \((Double(after - before) / Double(megabytes) * 100).rounded() / 100)× the JSON size"
         )
         try await server.shutdown()
+    }
+
+    /// Users with a few fields each, about 150 bytes of JSON per user, to about `megabytes`
+    /// million bytes: the JSON and the number of users.
+    static func usersJSON(megabytes: Int) -> (json: [UInt8], users: Int) {
+        var json: [UInt8] = Array(#"{"users":{"#.utf8)
+        var user = 0
+        while json.count < megabytes * 1_000_000 {
+            if user > 0 { json.append(UInt8(ascii: ",")) }
+            json.append(
+                contentsOf:
+                    #""u\#(user)":{"name":"User number \#(user)","email":"user\#(user)@example.com","score":\#(user % 997),"online":\#(user % 2 == 0)}"#
+                    .utf8)
+            user += 1
+        }
+        json.append(contentsOf: "}}".utf8)
+        return (json, user)
     }
 }

@@ -12,7 +12,7 @@ enum BackupTime {
         let clamped = min(max(milliseconds, earliest), latest)
         let days = clamped / millisecondsPerDay
         let within = clamped % millisecondsPerDay
-        let (year, month, day) = civil(days: days)
+        let (year, month, day) = CivilDate.civil(days: days)
         let seconds = within / 1000
         return pad(year, 4) + pad(month, 2) + pad(day, 2) + "T" + pad(seconds / 3600, 2) + pad(seconds / 60 % 60, 2) + pad(seconds % 60, 2)
             + "." + pad(within % 1000, 3) + "Z"
@@ -37,7 +37,7 @@ enum BackupTime {
             let minute = number(11..<13), let second = number(13..<15), let milliseconds = number(16..<19),
             year >= 1970, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60, second < 60
         else { return nil }
-        let days = daysSinceEpoch(year: year, month: month, day: day)
+        let days = CivilDate.daysSinceEpoch(year: year, month: month, day: day)
         return days * millisecondsPerDay + ((hour * 60 + minute) * 60 + second) * 1000 + milliseconds
     }
 
@@ -54,28 +54,5 @@ enum BackupTime {
         case 4, 6, 9, 11: 30
         default: 31
         }
-    }
-
-    /// Days since 1970-01-01 of a date (Howard Hinnant's `days_from_civil`).
-    static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The date of a day since 1970-01-01 (Howard Hinnant's `civil_from_days`).
-    static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
