@@ -45,11 +45,13 @@ final class NamespaceStorage: Sendable {
         self.logger = logger
         self.snapshots = DispatchQueue(label: "kindling.snapshots.\(directory)")
         try StorageLayout.createDirectory(directory)
-        self.history = NamespaceHistory(directory: directory, policy: configuration.history, logger: logger)
-        self.log = WriteAheadLog(
+        let log = WriteAheadLog(
             directory: directory, mode: configuration.fsync, startSequence: startSequence, idleTimeout: configuration.logIdleTimeout,
             budget: budget, logger: logger, metrics: metrics, onDurable: onDurable
         )
+        self.log = log
+        self.history = NamespaceHistory(
+            directory: directory, policy: configuration.history, activity: { [weak log] in log?.sizeSinceRotation ?? 0 }, logger: logger)
     }
 
     /// When the last snapshot started (or the storage opened).

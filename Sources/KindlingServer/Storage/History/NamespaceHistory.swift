@@ -15,15 +15,15 @@ import Synchronization
 /// Files move between the namespace's folder and `history/` only under `lock`, and a read holds
 /// it while it lists and reads, so a read never misses a segment being retired. A retired
 /// segment is renamed into `history/` at once (no copy, so a retirement costs the write path
-/// nothing) and compressed later, on a thread of the lowest priority, which only idle CPU runs:
-/// `Compression.background`. Every step is crash-safe on its own: a rename is atomic, a
+/// nothing) and compressed later, when the namespace's log is quiet, on a thread of the lowest
+/// priority (`HistoryCompressor`). Every step is crash-safe on its own: a rename is atomic, a
 /// compressed copy is written whole before the plain one is deleted, and a rebuild lists a
 /// segment found in both forms once, so a crash between steps leaves files the next pass
 /// finishes.
 final class NamespaceHistory: Sendable {
     /// When retired segments are compressed.
     enum Compression: Sendable {
-        /// On a thread of the lowest priority after each retirement (a running server).
+        /// By `HistoryCompressor`, once the log is quiet (a running server).
         case background
         /// Before the retirement returns (the offline commands and tests, which wait for it).
         case inline
@@ -33,11 +33,16 @@ final class NamespaceHistory: Sendable {
     let policy: HistoryPolicy?
     private let compression: Compression
     private let lock = Mutex(())
-    /// A background compression pass is running, and whether another was asked for meanwhile.
-    private let compressing = Mutex<(running: Bool, again: Bool)>((false, false))
+    /// A number that changes whenever the namespace's log is written (nil: never busy), so
+    /// background compression waits for a quiet moment.
+    let activity: (@Sendable () -> Int)?
     private let logger: Logger
 
-    init(directory: String, policy: HistoryPolicy?, compression: Compression = .background, logger: Logger) {
+    init(
+        directory: String, policy: HistoryPolicy?, compression: Compression = .background, activity: (@Sendable () -> Int)? = nil,
+        logger: Logger
+    ) {
+        self.activity = activity
         self.directory = directory
         self.policy = policy
         self.compression = compression
@@ -89,46 +94,21 @@ final class NamespaceHistory: Sendable {
         compressKept()
     }
 
-    /// Compresses the kept segments still plain: at once (`.inline`), or on a thread of its own
-    /// at the lowest priority (`.background`), one pass at a time per namespace.
+    /// Compresses the kept segments still plain: at once (`.inline`), or by the process's
+    /// `HistoryCompressor` once the namespace's log is quiet (`.background`).
     func compressKept() {
         guard policy != nil else { return }
         switch compression {
         case .inline:
             compressPlainSegments()
         case .background:
-            let start = compressing.withLock { state -> Bool in
-                if state.running {
-                    state.again = true
-                    return false
-                }
-                state.running = true
-                return true
-            }
-            guard start else { return }
-            let thread = Thread { [self] in
-                #if os(Linux)
-                // On Linux a nice value is a thread's own: only this thread yields to the rest.
-                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-                #endif
-                while true {
-                    compressPlainSegments()
-                    let again = compressing.withLock { state -> Bool in
-                        defer { state.again = false }
-                        if !state.again { state.running = false }
-                        return state.again
-                    }
-                    if !again { return }
-                }
-            }
-            thread.name = "kindling.history.compress"
-            thread.start()
+            HistoryCompressor.shared.enqueue(self)
         }
     }
 
     /// Writes a compressed copy of each plain kept segment, then deletes the plain one (under
     /// the lock, so a read that listed it finishes first).
-    private func compressPlainSegments() {
+    func compressPlainSegments() {
         for (start, path) in StorageLayout.historyPlainSegments(in: directory) {
             let kept = StorageLayout.historySegmentPath(directory, startingAt: start)
             do {

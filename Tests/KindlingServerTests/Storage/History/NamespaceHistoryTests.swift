@@ -2,6 +2,7 @@ import Foundation
 import KindlingCore
 import KindlingTesting
 import Logging
+import Synchronization
 import Testing
 
 @testable import KindlingServer
@@ -33,11 +34,12 @@ struct NamespaceHistoryTests {
 
         init(
             policy: HistoryPolicy?, directory: String = NSTemporaryDirectory() + "kindling-history-\(UUID().uuidString)",
-            compression: NamespaceHistory.Compression = .inline
+            compression: NamespaceHistory.Compression = .inline, activity: (@Sendable () -> Int)? = nil
         ) throws {
             self.directory = directory
             try StorageLayout.createDirectory(directory)
-            history = NamespaceHistory(directory: directory, policy: policy, compression: compression, logger: Logger(label: "history-test"))
+            history = NamespaceHistory(
+                directory: directory, policy: policy, compression: compression, activity: activity, logger: Logger(label: "history-test"))
         }
 
         mutating func commit(_ write: Write, at time: Int64) throws {
@@ -244,6 +246,28 @@ struct NamespaceHistoryTests {
                 FileManager.default.fileExists(atPath: compressed) && !FileManager.default.fileExists(atPath: plain)
             })
         #expect(try namespace.history.tree(at: 7).child(at: Self.path("/n")) == Node(.number(7)))
+    }
+
+    @Test func aBusyLogIsNotCompressedUntilItIsQuiet() async throws {
+        // Busy: the log's activity changes at every look, so the compressor never sees it quiet.
+        let busy = Mutex(true)
+        let looks = Mutex(0)
+        let activity: @Sendable () -> Int = {
+            looks.withLock { count in
+                count += 1
+                return busy.withLock { $0 } ? count : 0
+            }
+        }
+        var namespace = try SimulatedNamespace(policy: .standard, compression: .background, activity: activity)
+        defer { namespace.remove() }
+        for time in 1...20 as ClosedRange<Int64> { try namespace.commit(.set(Self.path("/n"), Node(.number(Double(time)))), at: time) }
+        try namespace.snapshot(stamped: 20, now: 20)
+        let plain = StorageLayout.historyPlainSegmentPath(namespace.directory, startingAt: 1)
+        #expect(try await eventually(within: .seconds(20)) { looks.withLock { $0 } >= 3 })
+        #expect(FileManager.default.fileExists(atPath: plain))
+        busy.withLock { $0 = false }
+        #expect(try await eventually(within: .seconds(20)) { !FileManager.default.fileExists(atPath: plain) })
+        #expect(FileManager.default.fileExists(atPath: StorageLayout.historySegmentPath(namespace.directory, startingAt: 1)))
     }
 
     @Test func recordsKeepTheirTimeAndOlderOnesHaveNone() throws {
