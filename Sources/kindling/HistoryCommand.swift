@@ -61,10 +61,10 @@ struct HistoryCommand: AsyncParsableCommand {
             return
         }
         for change in changes {
-            let time = change["time"]?.numberValue.map { HistoryTime.iso8601(Int64($0)) } ?? "?"
-            let sequence = change["sequence"]?.numberValue.map { String(Int64($0)) } ?? "?"
+            let time = change["time"]?.numberValue.flatMap { Int64(exactly: $0) }.map(HistoryTime.iso8601) ?? "?"
+            let sequence = change["sequence"]?.numberValue.flatMap { Int64(exactly: $0) }.map { String($0) } ?? "?"
             let kind = change["kind"]?.stringValue ?? "?"
-            let bytes = change["bytes"]?.numberValue.map { String(Int64($0)) } ?? "?"
+            let bytes = change["bytes"]?.numberValue.flatMap { Int64(exactly: $0) }.map { String($0) } ?? "?"
             let writer: String =
                 switch change["writer"] {
                 case nil: ""

@@ -9,7 +9,7 @@ public enum HistoryTime {
         for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = options
-            if let date = formatter.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+            if let date = formatter.date(from: text) { return Int64(exactly: (date.timeIntervalSince1970 * 1000).rounded(.down)) }
         }
         return nil
     }
