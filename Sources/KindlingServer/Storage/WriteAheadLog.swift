@@ -34,6 +34,12 @@ public enum FsyncMode: String, Sendable, CaseIterable {
 /// `idleTimeout` without writes, so a server with many namespaces holds descriptors only for the
 /// ones being written; a server-wide `OpenLogBudget` closes the least recently written one when
 /// too many are open.
+///
+/// `Sendable` without checks, and why that is safe: what callers on other threads touch is
+/// `queued` (a `Mutex`) and `bytesSinceRotation` (an atomic); every other mutable property is
+/// read and written only by code running on `queue`, the log's own serial queue (`flushQueued`,
+/// the timers it schedules there, and `covered`/`drain`, which enter it with `queue.sync`). The
+/// budget closes another log's segment by scheduling that on the other log's queue.
 final class WriteAheadLog: @unchecked Sendable {
     /// What waits for the next flush, in order: records, and rotations between them.
     private enum Item {
