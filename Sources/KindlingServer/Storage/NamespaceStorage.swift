@@ -101,6 +101,7 @@ final class NamespaceStorage: Sendable {
     /// takes no writes retires nothing, so it would never purge otherwise).
     func purgeHistory() {
         snapshots.async { [history] in
+            history.removeUnfinished()
             history.purge()
             history.compressKept()
         }

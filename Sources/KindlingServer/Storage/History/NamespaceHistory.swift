@@ -126,21 +126,22 @@ final class NamespaceHistory: Sendable {
         lock.withLock { _ in purgeLocked(now: now) }
     }
 
-    private func purgeLocked(now: Int64) {
-        guard let policy else { return }
-        // Compressed copies an interrupted pass left unfinished.
+    /// At start, before any compression pass of this run: removes the compressed copies a pass
+    /// the process's end interrupted left unfinished (never renamed into place).
+    func removeUnfinished() {
         let folder = StorageLayout.historyDirectory(directory)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".tmp") {
             try? FileManager.default.removeItem(atPath: folder + "/" + name)
         }
+    }
+
+    private func purgeLocked(now: Int64) {
+        guard let policy else { return }
         let deletions = HistoryPurgePlan.deletions(.scan(directory: directory), policy: policy, now: now)
         guard !deletions.isEmpty else { return }
         for path in deletions { try? FileManager.default.removeItem(atPath: path) }
         logger.debug("purged history", metadata: ["files": "\(deletions.count)"])
     }
-
-    /// The oldest instant the files can rebuild, nil when they keep nothing.
-    var earliest: Int64? { lock.withLock { _ in HistoryFiles.scan(directory: directory).earliest } }
 
     /// The whole tree as it was at `time` (milliseconds since 1970): the newest base no later
     /// than it, with every later write committed at or before it.
