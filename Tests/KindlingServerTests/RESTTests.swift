@@ -5,7 +5,7 @@ import Logging
 import Testing
 
 /// The REST API at `/<path>.json` over real sockets.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct RESTTests {
     static func withServer(maxBodyBytes: Int = 256 * 1024 * 1024, _ body: (KindlingServer) async throws -> Void) async throws {
         try await KindlingTesting.withServer(

@@ -9,7 +9,7 @@ import Testing
 /// written for the seed apps: admin-only registration once users exist, students writing only
 /// their own activities, seat counts kept between 0 and the seats, a slot booked only while free,
 /// and chat messages readable only through a query for one's own.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct RulesEnforcementTests {
     static let appRules = """
         {

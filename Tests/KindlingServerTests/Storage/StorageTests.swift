@@ -9,7 +9,7 @@ import Testing
 @testable import KindlingServer
 
 /// The log format, torn tails, corruption, and snapshot + log recovery, on real files.
-@Suite
+@Suite(.serialized)
 struct StorageTests {
     let logger: Logger = {
         var logger = Logger(label: "storage-test")

@@ -8,7 +8,7 @@ import Testing
 
 /// `https://` and `wss://` on the server's one port, with a CA and server certificates made in the
 /// test: the realtime and REST paths over TLS, the key forms accepted, reload, and refusals.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct TLSServingTests {
     /// A folder of its own for one test's certificate and key files.
     struct Files {
