@@ -9,13 +9,21 @@ import Testing
 struct PastReadTests {
     static let admin = [("Authorization", "Bearer owner")]
 
-    static func withStoredServer(_ body: (KindlingServer, TestHTTPConnection) async throws -> Void) async throws {
+    /// Requests on a fresh connection each, so a loaded machine's pause between two requests
+    /// cannot outlast the server's timeouts on a kept-alive one.
+    struct Requests {
+        let port: Int
+
+        func request(_ method: String, _ uri: String, headers: [(String, String)] = [], body: String? = nil) async throws -> TestHTTPResponse {
+            try await TestHTTPConnection.request(port: port, method, uri, headers: headers, body: body)
+        }
+    }
+
+    static func withStoredServer(_ body: (KindlingServer, Requests) async throws -> Void) async throws {
         let directory = NSTemporaryDirectory() + "kindling-past-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await withServer(label: "past-read-tests", { $0.storage = StorageConfiguration(directory: directory) }) { server in
-            let http = try await TestHTTPConnection.connect(port: server.port)
-            defer { http.close() }
-            try await body(server, http)
+            try await body(server, Requests(port: server.port))
         }
     }
 
@@ -89,8 +97,7 @@ struct PastReadTests {
 
     @Test func aServerWithoutADataDirectorySaysItKeepsNoHistory() async throws {
         try await withServer(label: "past-read-tests") { server in
-            let http = try await TestHTTPConnection.connect(port: server.port)
-            defer { http.close() }
+            let http = Requests(port: server.port)
             #expect(try await http.request("PUT", "/a.json?ns=app", body: "1").status == 200)
             let response = try await http.request("GET", "/a.json?ns=app&at=1", headers: Self.admin)
             #expect(response.status == 400)
@@ -107,8 +114,7 @@ struct HistoryWritersTests {
         var policy = HistoryPolicy.standard
         policy.recordsWriters = true
         try await withServer(label: "history-writers-tests", { $0.storage = StorageConfiguration(directory: directory, history: policy) }) { server in
-            let http = try await TestHTTPConnection.connect(port: server.port)
-            defer { http.close() }
+            let http = PastReadTests.Requests(port: server.port)
             let asAda = "auth_variable_override=" + #"{"uid":"ada"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             #expect(try await http.request("PUT", "/notes/a.json?ns=app&\(asAda)", headers: PastReadTests.admin, body: "1").status == 200)
             #expect(try await http.request("PATCH", "/notes.json?ns=app", headers: PastReadTests.admin, body: #"{"b":2}"#).status == 200)
