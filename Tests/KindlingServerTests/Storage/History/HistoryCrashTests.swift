@@ -1,6 +1,7 @@
 import Foundation
 import KindlingCore
 import KindlingTesting
+import Synchronization
 import Testing
 
 /// Kills the real server at random moments while its snapshots retire log segments into the
@@ -22,23 +23,26 @@ struct HistoryCrashTests {
             let server = try await ServerProcess.start(dataDirectory: directory, arguments: ["--snapshot-mb", "1", "--history", "1d"])
             try await Self.verify(port: server.port, acknowledged: acknowledged, round: round)
             let http = try await TestHTTPConnection.connect(port: server.port)
-            let deadline = ContinuousClock.now + .milliseconds(Int.random(in: 100...600, using: &generator))
+            // The kill lands after a random number of acknowledged writes (an event), before,
+            // during or after the retirements the writes cause; the writer runs until it.
+            let target = Int.random(in: 10...150, using: &generator)
+            let count = Mutex(0)
             let start = next
             let writer = Task { () -> [Int: Int] in
                 var done: [Int: Int] = [:]
                 var value = start
-                while ContinuousClock.now < deadline {
+                while true {
                     value += 1
                     let key = value % 40
                     guard let response = try? await http.request("PUT", "/w/k\(key).json?ns=crash", body: "\"\(value) \(filler)\""),
                         response.status == 200
                     else { break }
                     done[key] = value
+                    count.withLock { $0 += 1 }
                 }
                 return done
             }
-            // Deliberate: the kill lands at a random moment of the writes, not after an event.
-            try await Task.sleep(until: deadline)
+            #expect(try await eventually(within: .seconds(60)) { count.withLock { $0 } >= target }, "round \(round)")
             await server.kill()
             for (key, value) in await writer.value { acknowledged[key] = value }
             http.close()
