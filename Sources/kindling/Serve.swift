@@ -51,7 +51,7 @@ struct Serve: AsyncParsableCommand {
         help: ArgumentHelp(
             "How long each namespace's past is kept for point-in-time restore: 90m, 24h, 7d, … or off.",
             discussion:
-                "The log segments and snapshots a new snapshot makes redundant are kept (compressed) under <data-dir>/<namespace>/history instead of deleted, so `kindling restore --at` and `GET /<path>.json?at=` can rebuild any instant in the window. On by default for a day: a bad write found the next morning can still be undone. Keeping it costs disk only; writes and start-up do not read it."
+                "The log segments and snapshots a new snapshot makes redundant are kept (compressed) under <data-dir>/<namespace>/history (with --cluster: in JetStream, the log left in the stream and kept snapshots in the object store) instead of deleted, so `kindling restore --at` and `GET /<path>.json?at=` can rebuild any instant in the window. On by default for a day: a bad write found the next morning can still be undone. Keeping it costs disk only; writes and start-up do not read it."
         ))
     var history = "24h"
 
@@ -226,7 +226,7 @@ struct Serve: AsyncParsableCommand {
         guard cluster != nil else { return nil }
         return ClusterConfiguration(
             urls: clusterURLs, nodeID: nodeID ?? ClusterConfiguration.randomNodeID(), leaseTime: .milliseconds(Int64(leaseSeconds * 1000)),
-            snapshotAfterBytes: snapshotMegabytes * 1024 * 1024)
+            snapshotAfterBytes: snapshotMegabytes * 1024 * 1024, history: try? historyPolicy())
     }
 
     func run() async throws {

@@ -18,10 +18,17 @@ public struct ClusterConfiguration: Sendable {
     /// Log bytes a namespace's leader publishes after which it writes a snapshot to the object
     /// store and purges the log behind the snapshot before it (`--snapshot-mb`).
     public var snapshotAfterBytes: Int
+    /// How much of each namespace's past the cluster keeps (`--history`): snapshots kept in the
+    /// object store and the log behind them left in the stream, so any instant in the window
+    /// can be read or restored from any node; nil keeps none (the log is purged behind each
+    /// snapshot).
+    public var history: HistoryPolicy?
 
     public init(
-        urls: [String], nodeID: String = ClusterConfiguration.randomNodeID(), leaseTime: Duration = .seconds(5), snapshotAfterBytes: Int = 64 << 20
+        urls: [String], nodeID: String = ClusterConfiguration.randomNodeID(), leaseTime: Duration = .seconds(5), snapshotAfterBytes: Int = 64 << 20,
+        history: HistoryPolicy? = .standard
     ) {
+        self.history = history
         self.urls = urls
         self.nodeID = nodeID
         self.leaseTime = leaseTime

@@ -287,6 +287,7 @@ extension Namespace {
         for record in contents.records where record.sequence > lastSequence {
             state.commit(record.write, into: &out)
             lastSequence = record.sequence
+            lastCommitTime = max(lastCommitTime, record.time)
             committed += 1
         }
         appliedStreamSequence = max(appliedStreamSequence, streamSequence)

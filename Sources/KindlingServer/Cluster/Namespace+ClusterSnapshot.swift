@@ -7,8 +7,9 @@ import NATSClient
 
 /// Snapshots in cluster mode (docs/cluster.md): the leader writes the tree to the
 /// `kindling_snapshots` object store once it has published `snapshotAfterBytes` of log since the
-/// last one, then purges the namespace's log behind the snapshot before it; a node that starts
-/// loads the newest snapshot and reads the log after it. Runs on the namespace's queue like the
+/// last one, then purges the namespace's log behind the snapshot before it, or, with a history
+/// policy, keeps it for history and purges only what the policy no longer keeps
+/// (`ClusterHistory`); a node that starts loads the newest snapshot and reads the log after it. Runs on the namespace's queue like the
 /// rest of `Namespace`.
 extension Namespace {
 
@@ -26,9 +27,11 @@ extension Namespace {
     /// batch; batches still on their way come after it. The snapshot is uploaded only once its
     /// last record is in the log, so it never holds a write the log lacks.
     func startClusterSnapshot(_ log: ReplicatedLog, node: ClusterNode) {
+        let mark = log.appendedBytes
+        let kept = KeptLog(mark: mark, bytes: mark - (role.leadership?.historyMark ?? 0), time: HistoryTime.now())
         updateLeadership { leadership in
             leadership.snapshotting = true
-            leadership.snapshotMark = log.appendedBytes
+            leadership.snapshotMark = mark
         }
         let snapshot = ClusterSnapshot(
             recordSequence: lastSequence, streamSequence: log.lastSubjectSequence, rulesSource: ownRules?.source, root: state.database.tree.root)
@@ -36,7 +39,7 @@ extension Namespace {
         let term = log.term
         held.send(
             PreparedDispatch(), after: lastSequence,
-            then: { [term] in Task { await self.uploadSnapshot(snapshot, purgingThrough: previous, term: term, node: node) } },
+            then: { [term] in Task { await self.uploadSnapshot(snapshot, kept: kept, purgingThrough: previous, term: term, node: node) } },
             refused: { [term] in self.run { namespace in namespace.snapshotEnded(term: term) } })
     }
 
@@ -45,9 +48,12 @@ extension Namespace {
     /// previous snapshot's stream sequence: the log keeps one snapshot interval of margin behind
     /// the newest snapshot, for followers that read behind, for a snapshot that turns out
     /// unreadable, and for a deposed leader that has not noticed yet.
-    private nonisolated func uploadSnapshot(_ snapshot: ClusterSnapshot, purgingThrough previous: UInt64, term: String, node: ClusterNode) async {
+    private nonisolated func uploadSnapshot(
+        _ snapshot: ClusterSnapshot, kept: KeptLog, purgingThrough previous: UInt64, term: String, node: ClusterNode
+    ) async {
         let started = ContinuousClock.now
         var covered: UInt64?
+        var keptForHistory = false
         do {
             let bytes = try snapshot.encoded()
             if await !onQueue({ $0.replicated?.term == term }) {
@@ -63,18 +69,47 @@ extension Namespace {
                         "sequence": "\(snapshot.recordSequence)", "stream-sequence": "\(snapshot.streamSequence)", "bytes": "\(bytes.count)",
                         "duration": "\(ContinuousClock.now - started)",
                     ])
-                if previous > 0 {
-                    try await node.jetStream.purgeStream(ClusterNode.logStream, subject: ClusterNode.logSubject(name), before: previous + 1)
+                var purgeBefore: UInt64? = previous > 0 ? previous + 1 : nil
+                let history = ClusterHistory(namespace: name, node: node)
+                if let policy = node.configuration.history {
+                    do throws(HistoryError) {
+                        let outcome = try await history.keep(
+                            snapshot, bytes: bytes, takenAt: kept.time, logBytes: kept.bytes, previous: previous, policy: policy,
+                            now: HistoryTime.now())
+                        keptForHistory = outcome.kept
+                        purgeBefore = outcome.purgeBefore
+                    } catch {
+                        // The log stays whole: the next snapshot tries again.
+                        logger.warning("could not keep the snapshot for history; the log is not purged yet: \(error)")
+                        purgeBefore = nil
+                    }
+                } else {
+                    await history.forget()
+                }
+                if let purgeBefore {
+                    try await node.jetStream.purgeStream(ClusterNode.logStream, subject: ClusterNode.logSubject(name), before: purgeBefore)
                 }
             }
         } catch {
             logger.warning("could not write the namespace's snapshot to the cluster: \(error)")
         }
         let written = covered
+        let historyMark = keptForHistory ? kept.mark : nil
         run { namespace in
+            if let historyMark { namespace.updateLeadership { if $0.term == term { $0.historyMark = historyMark } } }
             namespace.snapshotEnded(term: term)
             if let written { namespace.clusterSnapshotCovered = max(namespace.clusterSnapshotCovered, written) }
         }
+    }
+
+    /// Where the log stood when a snapshot was taken, for its history base.
+    struct KeptLog: Sendable {
+        /// The log's `appendedBytes` then.
+        var mark: Int
+        /// Log bytes published since the last snapshot kept for history, in this leadership.
+        var bytes: Int
+        /// When the snapshot was taken: after its last write was committed.
+        var time: Int64
     }
 
     /// A snapshot of term `term` was written or given up: the leader may start the next one

@@ -3,9 +3,10 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// Reads of the past (`PastRead`): the namespace admits the request and hands over its history
-/// files; rebuilding a tree or scanning the log happens on a worker thread, never on the event
-/// loop or the namespace's executor, so writes go on meanwhile.
+/// Reads of the past (`PastRead`): the namespace admits the request and hands over its
+/// history; rebuilding a tree or scanning the log happens on a worker thread (files) or in a task
+/// reading JetStream (a cluster), never on the event loop or the namespace's executor, so writes
+/// go on meanwhile.
 extension HTTPRequestHandler {
     func readPast(_ past: PastRead, _ request: RESTRequest, as auth: AuthState, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext)
     {
@@ -18,20 +19,29 @@ extension HTTPRequestHandler {
             case .failure(let refusal):
                 return self.send(.error(refusal.http.status, refusal.http.message, print: request.print), keepAlive: keepAlive, context: context)
             }
-            self.workers.runIfActive(eventLoop: context.eventLoop) { () -> Result<[UInt8], HistoryError> in
+            let answered = context.eventLoop.makePromise(of: Result<[UInt8], HistoryError>.self)
+            let workers = self.workers
+            answered.completeWithTask {
+                let answer: HistoryAccess.Answer
                 do throws(HistoryError) {
-                    switch past {
-                    case .at(let time):
-                        let node = try access.node(at: request.path, time: time)
-                        return .success(RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print))
-                    case .changes(let from, let to, let limit):
-                        let changes = try access.changes(at: request.path, from: from, to: to, limit: limit)
-                        return .success(RESTRendering.json(.array(changes.map(\.jsonValue)), print: request.print))
-                    }
+                    answer = try await access.answer(past, at: request.path, workers: workers)
                 } catch {
                     return .failure(error)
                 }
-            }.assumeIsolated().whenComplete { outcome in
+                // Rendering a large tree takes long too: on a worker thread as well.
+                do {
+                    return .success(
+                        try await workers.runIfActive {
+                            switch answer {
+                            case .node(let node): RESTRendering.data(node, shallow: request.shallow, format: request.format, print: request.print)
+                            case .changes(let changes): RESTRendering.json(.array(changes.map(\.jsonValue)), print: request.print)
+                            }
+                        })
+                } catch {
+                    return .failure(.shuttingDown)
+                }
+            }
+            answered.futureResult.assumeIsolated().whenComplete { outcome in
                 switch outcome {
                 case .success(.success(let body)):
                     self.send(
@@ -40,7 +50,8 @@ extension HTTPRequestHandler {
                     self.send(.error(error.httpStatus, error.description, print: request.print), keepAlive: keepAlive, context: context)
                 case .failure:
                     self.send(
-                        .error(.serviceUnavailable, "The server is shutting down", print: request.print), keepAlive: keepAlive, context: context)
+                        .error(.serviceUnavailable, HistoryError.shuttingDown.description, print: request.print), keepAlive: keepAlive,
+                        context: context)
                 }
             }
         }
@@ -56,6 +67,7 @@ extension HistoryError {
         case .beforeHistory: .notFound
         case .unavailable: .badRequest
         case .gap, .storage: .internalServerError
+        case .shuttingDown: .serviceUnavailable
         }
     }
 }

@@ -12,6 +12,9 @@ extension ClusterNodeTests {
     static func snapshotting(_ nats: NATSTestCluster, node: String, afterBytes: Int) -> ServerConfiguration {
         var configuration = configuration(nats, node: node)
         configuration.cluster?.snapshotAfterBytes = afterBytes
+        // Without history, so the log is purged behind each snapshot (`ClusterNodeTests+History`
+        // keeps it).
+        configuration.cluster?.history = nil
         return configuration
     }
 

@@ -7,6 +7,8 @@ struct Leadership: LeadershipTerm, Sendable {
     let forwardedWrites: Task<Void, Never>
     /// The log's `appendedBytes` when the leader last started a snapshot.
     var snapshotMark = 0
+    /// The log's `appendedBytes` when the leader last kept a snapshot for history.
+    var historyMark = 0
     /// True while the leader writes a snapshot.
     var snapshotting = false
 

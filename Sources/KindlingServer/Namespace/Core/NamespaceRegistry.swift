@@ -80,7 +80,7 @@ final class NamespaceRegistry: NamespaceLifecycle {
             answerBudget: answerBudget, lifecycle: self, metrics: metrics
         )
         if joining, let cluster { namespace.joinCluster(cluster) }
-        if storage?.history?.recordsWriters == true { namespace.recordWriters() }
+        if (storage?.history ?? cluster?.configuration.history)?.recordsWriters == true { namespace.recordWriters() }
         return namespace
     }
 

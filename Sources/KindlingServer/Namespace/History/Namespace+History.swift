@@ -26,7 +26,13 @@ extension Namespace {
         case .unclaimed:
             return .success(.empty)
         case .memory where cluster != nil:
-            return .success(.none("history is not kept in cluster mode yet"))
+            guard let node = cluster, node.configuration.history != nil else {
+                return .success(.none("this cluster keeps no history: it runs with --history off"))
+            }
+            return .success(
+                .cluster(
+                    ClusterHistory(namespace: name, node: node), lastCommitTime: lastCommitTime, root: state.database.tree.root,
+                    log: role.leadership?.log))
         case .memory, .failed:
             return .success(.none("this server keeps no history: it runs without a data directory (--in-memory)"))
         }

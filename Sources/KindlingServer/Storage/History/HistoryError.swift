@@ -8,8 +8,10 @@ public enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
     case gap(after: UInt64)
     /// The files could not be read.
     case storage(String)
-    /// The namespace keeps no history here (in memory, or in cluster mode).
+    /// The namespace keeps no history here (in memory, or with `--history off`).
     case unavailable(String)
+    /// The server stopped while the past was read.
+    case shuttingDown
 
     public var description: String {
         switch self {
@@ -19,6 +21,7 @@ public enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .gap(let sequence): "the history is missing the write after sequence \(sequence); it cannot be rebuilt past it"
         case .storage(let reason): "cannot read the history: \(reason)"
         case .unavailable(let reason): reason
+        case .shuttingDown: "the server is shutting down"
         }
     }
 }

@@ -1,0 +1,133 @@
+import KindlingCore
+import KindlingTesting
+import NATSClient
+import NATSTesting
+import Testing
+
+@testable import KindlingServer
+
+/// History in cluster mode: the leader keeps snapshots for it and leaves the log behind them in
+/// the stream, and any node reads the past (`at=`, `changes=true`) from JetStream.
+extension ClusterNodeTests {
+    static func keepingHistory(_ nats: NATSTestCluster, node: String, retention: Duration = .seconds(24 * 3600)) -> ServerConfiguration {
+        var configuration = snapshotting(nats, node: node, afterBytes: 2048)
+        configuration.cluster?.history = HistoryPolicy(retention: retention, maxBytes: .max, snapshotSpacing: .zero)
+        return configuration
+    }
+
+    /// The namespace `past`'s history index, nil when none is stored.
+    static func historyIndex(_ jetStream: JetStream) async throws -> ClusterHistoryIndex? {
+        let store = try await jetStream.objectStore(ClusterNode.snapshotBucket)
+        return try await store.get(ClusterHistoryIndex.objectName("past")).flatMap(ClusterHistoryIndex.decode)
+    }
+
+    /// Writes `/items/i<n>` for each n, each committed after the clock passed the one before;
+    /// returns, per write, an instant after it and before the next, with the data then.
+    static func writeItems(_ range: ClosedRange<Int>, port: Int) async throws -> [(time: Int64, items: String)] {
+        var seen: [(time: Int64, items: String)] = []
+        let padding = String(repeating: "x", count: 100)
+        for index in range {
+            let put = try await TestHTTPConnection.request(
+                port: port, "PUT", "/items/i\(index).json?ns=past", body: #"{"n":\#(index),"p":"\#(padding)"}"#)
+            #expect(put.status == 200)
+            let items = try await TestHTTPConnection.request(port: port, "GET", "/items.json?ns=past").text
+            let time = HistoryTime.now()
+            seen.append((time, items))
+            await PastReadTests.pass(time)
+        }
+        return seen
+    }
+
+    @Test func anyNodeReadsThePastFromTheStreamAcrossKeptSnapshots() async throws {
+        try await Self.withNATS { nats in
+            let (client, jetStream) = try await Self.jetStream(nats)
+            defer { Task { await client.close() } }
+            try await KindlingServer.run(Self.keepingHistory(nats, node: "one")) { one in
+                #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/start.json?ns=past", body: "0").status == 200)
+                try await KindlingServer.run(Self.keepingHistory(nats, node: "two")) { two in
+                    let seen = try await Self.writeItems(1...80, port: one.port)
+                    // Snapshots were kept for history, and the log behind them was not purged.
+                    try #require(
+                        try await eventually(within: .seconds(10)) {
+                            try await Self.historyIndex(jetStream).map { $0.bases.count >= 3 } ?? false
+                        }, "no snapshots kept within 10 s")
+                    let index = try #require(try await Self.historyIndex(jetStream))
+                    #expect(index.bases.first == .emptyStart)
+                    #expect(try await jetStream.message(stream: ClusterNode.logStream, sequence: 1).subject == ClusterNode.logSubject("past"))
+
+                    // Every instant, read on the follower and on the leader, is the data then,
+                    // whichever kept snapshot it starts from.
+                    for index in [0, 1, 20, 41, 62, 79] {
+                        for port in [two.port, one.port] {
+                            let read = try await TestHTTPConnection.request(
+                                port: port, "GET", "/items.json?ns=past&at=\(seen[index].time)", headers: Self.admin)
+                            #expect(read.status == 200)
+                            #expect(read.text == seen[index].items, "instant after write \(index + 1) on port \(port)")
+                        }
+                    }
+                    let before = try await TestHTTPConnection.request(port: two.port, "GET", "/items.json?ns=past&at=1", headers: Self.admin)
+                    #expect(before.text == "null")
+
+                    // The writes that changed a path, with their kind.
+                    #expect(try await TestHTTPConnection.request(port: one.port, "DELETE", "/items/i5.json?ns=past").status == 200)
+                    let listed = try await TestHTTPConnection.request(
+                        port: two.port, "GET", "/items/i5.json?ns=past&changes=true", headers: Self.admin)
+                    guard case .array(let changes) = try listed.json(), changes.count == 2 else {
+                        Issue.record("expected two changes, got \(listed.text)")
+                        return
+                    }
+                    #expect(changes.map { $0["kind"]?.stringValue } == ["set", "remove"])
+                    #expect(changes[0]["path"]?.stringValue == "/items/i5")
+
+                    // Admins only, as on a single server.
+                    let anonymous = try await TestHTTPConnection.request(port: two.port, "GET", "/items.json?ns=past&at=\(seen[3].time)")
+                    #expect(anonymous.status == 401)
+                }
+            }
+        }
+    }
+
+    @Test func pastTheRetentionTheLogAndKeptSnapshotsArePurgedAndOlderInstantsRefused() async throws {
+        try await Self.withNATS { nats in
+            let (client, jetStream) = try await Self.jetStream(nats)
+            defer { Task { await client.close() } }
+            try await KindlingServer.run(Self.keepingHistory(nats, node: "one", retention: .seconds(3))) { one in
+                let early = try await Self.writeItems(1...40, port: one.port)
+                // The retention runs out (what is waited for here is the clock itself).
+                try await Task.sleep(until: .now + .milliseconds(3100))
+                let late = try await Self.writeItems(41...80, port: one.port)
+                try #require(
+                    try await eventually(within: .seconds(10)) {
+                        try await Self.historyIndex(jetStream).map { $0.earliest ?? 0 > early[0].time } ?? false
+                    }, "nothing purged within 10 s")
+                let index = try #require(try await Self.historyIndex(jetStream))
+                #expect(index.bases.first != .emptyStart)
+                await #expect(throws: JetStreamError.self) { try await jetStream.message(stream: ClusterNode.logStream, sequence: 1) }
+
+                let refused = try await TestHTTPConnection.request(
+                    port: one.port, "GET", "/items.json?ns=past&at=\(early[0].time)", headers: Self.admin)
+                #expect(refused.status == 404)
+                #expect(refused.text.contains("before the kept history"))
+                // The instant before the last write is still kept (and rebuilt, not read from
+                // the live tree): the data then.
+                let inside = late[late.count - 2]
+                #expect(try #require(index.earliest) <= inside.time)
+                let kept = try await TestHTTPConnection.request(port: one.port, "GET", "/items.json?ns=past&at=\(inside.time)", headers: Self.admin)
+                #expect(kept.text == inside.items)
+            }
+        }
+    }
+
+    @Test func withHistoryOffTheLogIsPurgedBehindSnapshotsAndThePastIsNotKept() async throws {
+        try await Self.withNATS { nats in
+            var configuration = Self.snapshotting(nats, node: "one", afterBytes: 2048)
+            configuration.cluster?.history = nil
+            try await KindlingServer.run(configuration) { one in
+                _ = try await Self.writeItems(1...3, port: one.port)
+                let read = try await TestHTTPConnection.request(port: one.port, "GET", "/items.json?ns=past&at=1", headers: Self.admin)
+                #expect(read.status == 400)
+                #expect(read.text.contains("--history off"))
+            }
+        }
+    }
+}
