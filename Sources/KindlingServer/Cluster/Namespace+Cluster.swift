@@ -264,6 +264,7 @@ extension Namespace {
         clusterSnapshotCovered = 0
         state = NamespaceState(
             name: name, root: .empty, rules: serverRules.rules, rulesAreOpen: serverRules.open, rulesDebug: state.rulesDebug, limits: state.limits)
+        keepProfiling()
         report()
         lastSequence = 0
         appliedStreamSequence = 0

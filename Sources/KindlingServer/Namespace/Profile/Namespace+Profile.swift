@@ -65,6 +65,12 @@ extension Namespace {
         learnAddresses(of: open)
     }
 
+    /// Gives a state made anew (a cluster node reading its log again, or loading a snapshot) the
+    /// trail again while someone profiles.
+    func keepProfiling() {
+        if profile != nil, state.profiling == nil { state.profiling = ProfileTrail(clock: ProfileClock.now) }
+    }
+
     private func stopProfiling() {
         profile = nil
         state.profiling = nil
