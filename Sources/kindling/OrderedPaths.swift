@@ -27,3 +27,5 @@ struct OrderedPaths<Value> {
         paths.compactMap { path in values[path].map { (path, $0) } }
     }
 }
+
+extension OrderedPaths: Sendable where Value: Sendable {}

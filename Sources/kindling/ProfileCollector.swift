@@ -3,11 +3,11 @@ import Foundation
 import KindlingCore
 import NIOCore
 import NIOHTTP1
-import Synchronization
 
-/// Records a namespace's profiler stream (`GET /.settings/profile.json`, as `firebase
-/// database:profile` asks for it) until told to stop: the data of its `log` events and of any
-/// `gap` event, in order, which is what `--raw` prints and `--input` reads.
+/// Reads a namespace's profiler stream (`GET /.settings/profile.json`, as `firebase
+/// database:profile` asks for it) until told to stop, handing on each `log` and `gap` event as
+/// it comes: nothing is kept here, so a long recording of a busy server takes no more memory
+/// than what is done with the events.
 struct ProfileCollector {
     /// Why recording stopped.
     enum Stop: Sendable, Equatable {
@@ -28,9 +28,9 @@ struct ProfileCollector {
 
     let url: URL
 
-    /// Opens the stream, then records until `stops` says so or the stream ends; `progress` is
-    /// told how many operations came, as they come.
-    func record(until stops: AsyncStream<Stop>, progress: @escaping @Sendable (Int) -> Void) async throws(Failure) -> (lines: [String], stop: Stop) {
+    /// Opens the stream, then hands `receive` its `log` and `gap` events, in order, until
+    /// `stops` says so or the stream ends.
+    func record(until stops: AsyncStream<Stop>, receive: @escaping @Sendable (ServerSentEvents.Event) -> Void) async throws(Failure) -> Stop {
         let client: HTTPClient
         do {
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try ServerRequest.configuration())
@@ -53,18 +53,12 @@ struct ProfileCollector {
             let message = (try? JSONParser.parse(body))?["error"]?.stringValue ?? String(decoding: body, as: UTF8.self)
             throw .refused(status: Int(response.status.code), message: message)
         }
-        let lines = Mutex<[String]>([])
         let reader = Task { () -> Stop in
             var events = ServerSentEvents()
-            var operations = 0
             do {
                 for try await chunk in response.body {
                     for event in try events.read(chunk.readableBytesView) where event.name == "log" || event.name == "gap" {
-                        lines.withLock { $0.append(event.data) }
-                        if event.name == "log" {
-                            operations += 1
-                            progress(operations)
-                        }
+                        receive(event)
                     }
                 }
                 return .ended(nil)
@@ -86,6 +80,6 @@ struct ProfileCollector {
         }
         _ = await reader.value
         try? await client.shutdown()
-        return (lines.withLock { $0 }, stop)
+        return stop
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import KindlingCore
 import KindlingServer
 import Synchronization
 
@@ -64,21 +65,50 @@ struct ProfileCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let input {
-            guard let data = FileManager.default.contents(atPath: input) else { throw ValidationError("Cannot read \(input).") }
-            let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
-            try write(render(ProfileReport.reading(lines: lines)))
+            guard let file = FileHandle(forReadingAtPath: input) else { throw ValidationError("Cannot read \(input).") }
+            defer { try? file.close() }
+            var report = ProfileReport()
+            try Self.forEachLine(of: file) { report.add(line: $0) }
+            try write(render(report))
             return
         }
         let target = try remote.target()
-        let (lines, stop) = try await record(from: try target.settingsURL("profile"))
+        let url = try target.settingsURL("profile")
+        // The raw records go out as they come (to the file, or standard output); a report is
+        // added up as they come. Either way nothing grows with the recording's length.
+        var rawOutput: FileHandle?
+        if raw {
+            if let output {
+                guard FileManager.default.createFile(atPath: output, contents: nil), let file = FileHandle(forWritingAtPath: output) else {
+                    throw ValidationError("Cannot write \(output).")
+                }
+                rawOutput = file
+            } else {
+                rawOutput = FileHandle.standardOutput
+            }
+        }
+        let recording = ProfileRecording(raw: rawOutput, progress: ProgressLine(hint: duration == nil ? " Press Enter to stop." : ""))
+        let stop = try await record(from: url, into: recording)
         if case .ended(let reason) = stop {
             printError("profile: the server ended the stream\(reason.map { " (\($0))" } ?? "")")
         }
-        if raw {
-            try write(lines.map { $0 + "\n" }.joined())
-        } else {
-            try write(render(ProfileReport.reading(lines: lines.map { Substring($0) })))
+        if let rawOutput, rawOutput !== FileHandle.standardOutput { try? rawOutput.close() }
+        if !raw { try write(render(recording.report)) }
+    }
+
+    /// Calls `body` with each line of `file` (without its `\n`), reading a megabyte at a time.
+    static func forEachLine(of file: FileHandle, _ body: (ArraySlice<UInt8>) -> Void) throws {
+        var pending: [UInt8] = []
+        while let chunk = try file.read(upToCount: 1 << 20), !chunk.isEmpty {
+            pending.append(contentsOf: chunk)
+            var start = pending.startIndex
+            while let end = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                body(pending[start..<end])
+                start = end + 1
+            }
+            pending.removeSubrange(..<start)
         }
+        if !pending.isEmpty { body(pending[...]) }
     }
 
     /// The report as `--json` or text asks, coloured for a terminal.
@@ -97,7 +127,7 @@ struct ProfileCommand: AsyncParsableCommand {
     }
 
     /// Records until the duration passes, the user stops it, or the server ends the stream.
-    private func record(from url: URL) async throws -> (lines: [String], stop: ProfileCollector.Stop) {
+    private func record(from url: URL, into recording: ProfileRecording) async throws -> ProfileCollector.Stop {
         let (stops, stop) = AsyncStream<ProfileCollector.Stop>.makeStream()
         let timer = duration.flatMap(Self.parseDuration).map { span in
             Task {
@@ -118,15 +148,14 @@ struct ProfileCommand: AsyncParsableCommand {
                 if readLine() != nil { stop.yield(.asked) }
             }
         }
-        let progress = ProgressLine(hint: duration == nil ? " Press Enter to stop." : "")
         defer {
             timer?.cancel()
             for source in signals { source.cancel() }
         }
         do {
-            let recorded = try await ProfileCollector(url: url).record(until: stops) { progress.show($0) }
-            progress.finish()
-            return recorded
+            let stopped = try await ProfileCollector(url: url).record(until: stops) { recording.take($0) }
+            recording.progress.finish()
+            return stopped
         } catch {
             switch error {
             case .unreachable(let reason):
@@ -137,6 +166,33 @@ struct ProfileCommand: AsyncParsableCommand {
                 throw ClientExit.refused
             }
         }
+    }
+}
+
+/// What `kindling profile` does with each event as it comes: with `raw`, writes its data as a
+/// line there; else adds its record to the report. Counts the operations for the progress line.
+final class ProfileRecording: Sendable {
+    private let raw: FileHandle?
+    let progress: ProgressLine
+    private let state = Mutex<(report: ProfileReport, operations: Int)>((ProfileReport(), 0))
+
+    init(raw: FileHandle?, progress: ProgressLine) {
+        self.raw = raw
+        self.progress = progress
+    }
+
+    /// The report of the records taken so far.
+    var report: ProfileReport { state.withLock { $0.report } }
+
+    func take(_ event: ServerSentEvents.Event) {
+        let record = raw == nil ? try? JSONParser.parse(event.data) : nil
+        let operations = state.withLock { state in
+            if let record { state.report.add(record) }
+            if event.name == "log" { state.operations += 1 }
+            return state.operations
+        }
+        raw?.write(Data((event.data + "\n").utf8))
+        if event.name == "log" { progress.show(operations) }
     }
 }
 

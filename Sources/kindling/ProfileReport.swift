@@ -8,7 +8,7 @@ import KindlingCore
 /// Two deliberate differences: an unindexed query is counted each time it is asked (the
 /// Firebase CLI's report starts each path's count again at every record, so it always shows 1),
 /// and reads (`realtime-read`, `rest-read`) report theirs too, not only listens.
-struct ProfileReport {
+struct ProfileReport: Sendable {
     /// How often one kind of operation ran at one path, and how long it took and waited.
     struct Speed: Equatable {
         var times = 0
@@ -119,15 +119,11 @@ struct ProfileReport {
         }
     }
 
-    /// Reads the records of a raw file (`--raw` output: one JSON object a line); lines that are
-    /// not JSON objects are passed over, as the Firebase CLI passes them.
-    static func reading(lines: some Sequence<Substring>) -> ProfileReport {
-        var report = ProfileReport()
-        for line in lines {
-            guard let record = try? JSONParser.parse(Array(line.utf8)) else { continue }
-            report.add(record)
-        }
-        return report
+    /// Takes one line of a raw file (`--raw` output: one JSON object a line); a line that is
+    /// not JSON is passed over, as the Firebase CLI passes it over.
+    mutating func add(line: some Collection<UInt8>) {
+        guard let record = try? JSONParser.parse(Array(line)) else { return }
+        add(record)
     }
 }
 

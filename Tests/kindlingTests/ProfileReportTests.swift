@@ -1,3 +1,4 @@
+import Foundation
 import KindlingCore
 import Testing
 
@@ -89,7 +90,8 @@ struct ProfileReportTests {
             "not json",
             #"{"name":"concurrent-disconnect","timestamp":1010,"millis":1.5,"pendingTime":0.5}"#,
         ]
-        let report = ProfileReport.reading(lines: lines.map { Substring($0) })
+        var report = ProfileReport()
+        for line in lines { report.add(line: line.utf8) }
         #expect(report.operations == 10)
         #expect(report.dropped == 4)
         #expect(report.startTime == 1000 && report.endTime == 1010)
@@ -125,6 +127,21 @@ struct ProfileReportTests {
         #expect(unindexedNote == Optional.none)
         #expect(json["droppedRecords"] == 4)
         #expect(report.json(collapse: true).hasPrefix("{\n  \"totalTime\": 10,\n  \"readSpeed\": {\n    \"legend\": [\n      \"Path\","))
+    }
+
+    /// A saved file is read a megabyte at a time: lines that straddle two reads, and a last
+    /// line without its newline, come whole.
+    @Test func aFileOfRecordsIsReadLineByLine() throws {
+        let lines = (0..<40_000).map { #"{"name":"rest-write","timestamp":\#($0),"path":["p"],"bytes":1}"# }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("records-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data(lines.joined(separator: "\n").utf8).write(to: url)
+        #expect(try Data(contentsOf: url).count > 2 << 20)
+        let file = try FileHandle(forReadingFrom: url)
+        defer { try? file.close() }
+        var read: [String] = []
+        try ProfileCommand.forEachLine(of: file) { read.append(String(decoding: $0, as: UTF8.self)) }
+        #expect(read == lines)
     }
 
     @Test func eventsAreReadFromPiecesOfAnySize() throws {
