@@ -13,9 +13,11 @@ final class ProfileBacklog: Sendable {
     init(limit: Int) { self.limit = limit }
 
     /// Takes `count` records on their way, or counts them as dropped (false) when that would
-    /// pass the limit.
+    /// pass the limit. A stream with none on their way takes any batch, so one block of more
+    /// operations than the limit (a client's pipelined burst) reaches an idle profiler.
     func admit(_ count: Int) -> Bool {
-        if inFlight.add(count, ordering: .relaxed).newValue > limit {
+        let total = inFlight.add(count, ordering: .relaxed).newValue
+        if total > limit, total > count {
             inFlight.subtract(count, ordering: .relaxed)
             dropped.add(count, ordering: .relaxed)
             return false
