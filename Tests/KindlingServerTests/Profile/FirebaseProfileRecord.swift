@@ -43,7 +43,10 @@ struct FirebaseProfileRecord: Decodable, Equatable {
         for block in blocks {
             for line in block.split(separator: "\n") where line.hasPrefix("data: ") {
                 let json = Data(line.dropFirst(6).utf8)
-                guard let object = try JSONSerialization.jsonObject(with: json) as? [String: Any], object["name"] != nil else { continue }
+                guard let object = try JSONSerialization.jsonObject(with: json, options: .fragmentsAllowed) as? [String: Any], object["name"] != nil
+                else {
+                    continue
+                }
                 records.append(try JSONDecoder().decode(FirebaseProfileRecord.self, from: json))
             }
         }
