@@ -62,7 +62,7 @@ struct ServerRequest {
     }
 
     /// The system's trust roots, plus the certificates in the PEM file `KINDLING_CA_CERT` names.
-    private static func configuration() throws(Failure) -> HTTPClient.Configuration {
+    static func configuration() throws(Failure) -> HTTPClient.Configuration {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let pem = try trustedCertificatesPEM() {
             let certificates: [NIOSSLCertificate]

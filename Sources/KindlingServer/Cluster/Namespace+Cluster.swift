@@ -264,6 +264,7 @@ extension Namespace {
         clusterSnapshotCovered = 0
         state = NamespaceState(
             name: name, root: .empty, rules: serverRules.rules, rulesAreOpen: serverRules.open, rulesDebug: state.rulesDebug, limits: state.limits)
+        keepProfiling()
         report()
         lastSequence = 0
         appliedStreamSequence = 0
@@ -294,6 +295,7 @@ extension Namespace {
         _ = state.takeJournal()
         committedWrites += UInt64(committed)
         report()
+        if profile != nil { publishProfile() }
         dispatch(out)
         // Answers to this node's forwarded writes, now that their records are in the tree.
         held.release(through: lastSequence)
@@ -482,6 +484,7 @@ extension Namespace {
             var out: [Outgoing] = []
             let answer = namespace.state.apply(write.operation, by: write.caller, now: Namespace.now(), into: &out)
             namespace.logRefusals()
+            if namespace.profile != nil { namespace.publishProfile() }
             if case .refused(let refusal) = answer {
                 namespace.finish(out)
                 return respond(.refused(refusal))

@@ -156,6 +156,7 @@ extension Namespace {
         state = NamespaceState(
             name: name, root: snapshot.root, rules: rules.rules, rulesAreOpen: rules.open, rulesShared: ownRules == nil,
             rulesDebug: state.rulesDebug, limits: state.limits)
+        keepProfiling()
         lastSequence = snapshot.recordSequence
         appliedStreamSequence = snapshot.streamSequence
         clusterSnapshotCovered = snapshot.streamSequence

@@ -50,7 +50,7 @@ extension HTTPRequestHandler {
                 return refuse(.serviceUnavailable, "Too many long-polling sessions; retry later")
             }
             let handshakeHost = host ?? "\(configuration.host):\(context.channel.localAddress?.port ?? configuration.port)"
-            let script = connection.start(host: handshakeHost, replacing: lastSession.flatMap(SessionID.init))
+            let script = connection.start(host: handshakeHost, replacing: lastSession.flatMap(SessionID.init), remote: context.channel.remoteAddress)
             sendScript(script, status: .ok, keepAlive: keepAlive, context: context)
         case .poll(let id, let password, let segments):
             guard let session = resources.longPolls.session(id), session.accepts(password: password) else {

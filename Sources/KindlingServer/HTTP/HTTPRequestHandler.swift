@@ -24,6 +24,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         /// The body was refused; its remaining parts are dropped (the connection then closes).
         case discarding
         case streaming(EventStream, Namespace)
+        /// A profiler stream (`/.settings/profile.json`).
+        case profiling(ProfileStream, Namespace)
         /// A long-polling request held open until its session has something to say.
         case polling(LongPollSession, ticket: Int)
         /// A long-polling session's disconnect frame, open until the page unloads.
@@ -105,7 +107,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 respond(to: head, body: body, context: context)
             case .discarding:
                 state = .idle
-            case .idle, .streaming, .polling, .disconnectFrame:
+            case .idle, .streaming, .profiling, .polling, .disconnectFrame:
                 break
             }
         }
@@ -115,6 +117,11 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         if case .streaming(let stream, let namespace) = state {
             stream.stop()
             namespace.closeStream(stream.id)
+            metrics.connectionClosed(.sse)
+        }
+        if case .profiling(let stream, let namespace) = state {
+            stream.stop()
+            namespace.closeProfile(stream.id)
             metrics.connectionClosed(.sse)
         }
         if case .polling(let session, let ticket) = state { session.pollGone(ticket) }
@@ -234,7 +241,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func read(_ request: RESTRequest, as auth: AuthState, namespace: Namespace, keepAlive: Bool, context: ChannelHandlerContext) {
         let started = NIODeadline.now()
         let promise = context.eventLoop.makePromise(of: Answer.self)
-        namespace.perform(.get(path: request.path, query: request.query), as: auth, connection: connection, promise: promise)
+        namespace.perform(
+            .get(path: request.path, query: request.query), as: auth, connection: connection,
+            ticket: .now(for: namespace, from: context.channel.remoteAddress), promise: promise)
         promise.futureResult.assumeIsolated().whenSuccess { answer in
             guard case .data(let node) = answer else {
                 self.send(self.response(to: answer, request), keepAlive: keepAlive, context: context)
@@ -295,6 +304,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         context: ChannelHandlerContext
     ) {
         let channel = context.channel
+        let ticket = ProfileTicket.now(for: namespace, from: channel.remoteAddress)
         // The body stays counted until its parse has ended, even if the client hangs up meanwhile.
         let bodyHold = bodyBudget.handOverBody()
         RESTBody.operation(
@@ -304,7 +314,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         .assumeIsolated().whenComplete { result in
             switch result {
             case .success(let write):
-                self.write(request, write, reservation: reservation, as: auth, namespace: namespace, keepAlive: keepAlive, context: context)
+                self.write(
+                    request, write, reservation: reservation, as: auth, namespace: namespace, ticket: ticket, keepAlive: keepAlive, context: context)
             case .failure(let failure):
                 reservation?.release()
                 let error = failure as? RESTError ?? RESTError(.unavailable, "The server is shutting down")
@@ -316,11 +327,12 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func write(
-        _ request: RESTRequest, _ write: RESTWrite, reservation: ParseReservation?, as auth: AuthState, namespace: Namespace, keepAlive: Bool,
-        context: ChannelHandlerContext
+        _ request: RESTRequest, _ write: RESTWrite, reservation: ParseReservation?, as auth: AuthState, namespace: Namespace,
+        ticket: ProfileTicket?, keepAlive: Bool, context: ChannelHandlerContext
     ) {
         let promise = context.eventLoop.makePromise(of: Answer.self)
-        namespace.perform(write.operation(at: request.path, ifMatch: request.ifMatch), as: auth, connection: connection, promise: promise)
+        namespace.perform(
+            write.operation(at: request.path, ifMatch: request.ifMatch), as: auth, connection: connection, ticket: ticket, promise: promise)
         promise.futureResult.whenComplete { _ in reservation?.release() }
         promise.futureResult.assumeIsolated().whenSuccess { answer in
             self.send(self.response(to: answer, request), keepAlive: keepAlive, context: context)
@@ -358,7 +370,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         let promise = context.eventLoop.makePromise(of: Answer.self)
         namespace.openStream(
             stream.id, at: request.path, query: request.query, format: request.format, as: auth,
-            outbound: EventStreamOutbound(eventLoop: context.eventLoop, stream: stream), promise: promise
+            outbound: EventStreamOutbound(eventLoop: context.eventLoop, stream: stream),
+            ticket: .now(for: namespace, from: context.channel.remoteAddress), promise: promise
         )
         promise.futureResult.assumeIsolated().whenSuccess { answer in
             guard case .streaming(let current, _) = self.state, current === stream else { return }
@@ -374,6 +387,33 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             HTTPRequestHandler.addCommonHeaders(to: &headers)
             context.writeAndFlush(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
             stream.start(keepAliveEvery: self.configuration.eventStreamKeepAlive, expiresAt: auth.expiresAt)
+        }
+    }
+
+    /// Answers with the namespace's profiler stream if the caller is an admin: the head, then
+    /// a `log` event for every operation until the client goes. A refusal is an ordinary JSON
+    /// error response.
+    private func openProfile(_ request: RESTRequest, as auth: AuthState, context: ChannelHandlerContext) {
+        let namespace = registry.namespace(request.namespace)
+        let stream = ProfileStream(context: context, namespace: namespace.name, connection: connection, logger: configuration.logger)
+        state = .profiling(stream, namespace)
+        metrics.connectionOpened(.sse)
+        let promise = context.eventLoop.makePromise(of: Answer.self)
+        namespace.openProfile(stream.id, as: auth, outbound: ProfileOutbound(eventLoop: context.eventLoop, stream: stream), promise: promise)
+        promise.futureResult.assumeIsolated().whenSuccess { answer in
+            guard case .profiling(let current, _) = self.state, current === stream else { return }
+            if case .refused = answer {
+                self.state = .idle
+                self.metrics.connectionClosed(.sse)
+                stream.stop()
+                self.send(self.response(to: answer, request), keepAlive: false, context: context)
+                return
+            }
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
+            HTTPRequestHandler.addCommonHeaders(to: &headers)
+            context.writeAndFlush(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            stream.start(keepAliveEvery: self.configuration.eventStreamKeepAlive)
         }
     }
 
@@ -434,6 +474,12 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 default: self.send(HTTPResponse(.ok, body: Array(#"{"status":"ok"}"#.utf8)), keepAlive: keepAlive, context: context)
                 }
             }
+        case .profile:
+            guard request.method == .get else { return refuse(.methodNotAllowed, "Use GET on /.settings/profile.json") }
+            guard request.isEventStream else {
+                return refuse(.badRequest, "The profile is a stream: ask for it with Accept: text/event-stream")
+            }
+            openProfile(request, as: auth, context: context)
         case .rulesSimulation:
             guard request.method == .post else { return refuse(.methodNotAllowed, "Use POST on /.settings/rules/simulate.json") }
             guard body.readableBytes <= 2 * Namespace.maxRulesBytes else {

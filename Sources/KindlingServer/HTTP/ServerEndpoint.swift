@@ -9,6 +9,9 @@ enum ServerEndpoint: Sendable, Equatable {
     case rules
     /// `GET /.metrics`: the server's metrics in the Prometheus text format (loopback or admin).
     case metrics
+    /// `GET /.settings/profile.json` with `Accept: text/event-stream`: a record of every
+    /// operation, as `firebase database:profile` reads them (admin only).
+    case profile
 
     init?(uriPath: String) {
         switch uriPath {
@@ -16,6 +19,7 @@ enum ServerEndpoint: Sendable, Equatable {
         case "/.settings/rules/simulate.json": self = .rulesSimulation
         case "/.settings/rules.json": self = .rules
         case "/.metrics": self = .metrics
+        case "/.settings/profile.json": self = .profile
         default: return nil
         }
     }

@@ -41,6 +41,8 @@ final class LongPollConnection {
     private var heldWebSocketRequests = 0
     private let endedPromise: EventLoopPromise<Void>
     private var counted: ConnectionTransport?
+    /// The address of the client that started the session (for the profiler).
+    private(set) var remoteAddress: SocketAddress?
 
     init(
         namespace: Namespace, callback: String, eventLoop: any EventLoop, shares: PerEventLoop.Shares, registry: LongPollSessions,
@@ -77,13 +79,17 @@ final class LongPollConnection {
 
     private var metadata: Logger.Metadata { ["connection": "\(connection)", "namespace": "\(namespace.name)", "transport": "longpoll"] }
 
-    /// Attaches the session to its namespace and returns the answer to `start`.
-    func start(host: String, replacing last: SessionID?) -> [UInt8] {
+    /// Attaches the session to its namespace and returns the answer to `start`, which came
+    /// from `remote`.
+    func start(host: String, replacing last: SessionID?, remote: SocketAddress?) -> [UInt8] {
         let slot = outbox.add(.longPoll(self))
         self.slot = slot
+        remoteAddress = remote
         metrics.connectionOpened(.longpoll)
         counted = .longpoll
-        namespace.attach(connection, session: session, replacing: last, outbound: ConnectionOutbound(outbox: outbox, slot: slot))
+        namespace.attach(
+            connection, session: session, replacing: last, outbound: ConnectionOutbound(outbox: outbox, slot: slot),
+            remote: namespace.profiledAddress(remote))
         state.enqueue(ServerMessage.handshake(timestamp: Namespace.now(), host: host, session: session.description))
         let period = TimeAmount.seconds(5)
         tick = eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { [self] _ in

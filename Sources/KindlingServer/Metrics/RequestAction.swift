@@ -1,8 +1,8 @@
 /// What a request asked for, the `action` label of `kindling_requests_total`: realtime actions
 /// by name, REST reads and writes apart from them (they reach the namespace as the same
 /// operations), the opening of an event stream, an admin's reading, setting or simulating of a
-/// namespace's rules (`/.settings/rules`), an admin's read of the past (`at=`, `changes=`), and the queued onDisconnect writes that ran (apart
-/// from `ondisconnect`, the queuing of one).
+/// namespace's rules (`/.settings/rules`), an admin's read of the past (`at=`, `changes=`), the queued onDisconnect writes that ran (apart
+/// from `ondisconnect`, the queuing of one), and an admin's opening of a profiler stream.
 ///
 /// A write a cluster follower forwards is counted on the leader under its client's action (a
 /// realtime `set` is a `set`, a REST write a `rest_write`), and an onDisconnect write under its
@@ -12,6 +12,8 @@ enum RequestAction: Int, Sendable, CaseIterable {
     case listen, unlisten, get, set, update, push, transaction, ondisconnect, auth, stream
     case restRead, restWrite, rules, history
     case ondisconnectSet, ondisconnectUpdate
+    /// An admin's opening of a profiler stream (`/.settings/profile.json`).
+    case profile
 
     var label: String {
         switch self {

@@ -63,6 +63,15 @@ final class EventLoopOutbox: Sendable {
         }
     }
 
+    /// The addresses of the connections in `slots` (those still there), read on the loop, for
+    /// a profiler that started after they connected.
+    func remoteAddresses(of slots: [(ConnectionID, SessionSlot)]) -> EventLoopFuture<[(ConnectionID, SocketAddress)]> {
+        eventLoop.submit { [self] in
+            let sessions = sessions.value
+            return slots.compactMap { connection, slot in sessions.handler(at: slot)?.remoteAddress.map { (connection, $0) } }
+        }
+    }
+
     /// Closes the connection in `slot` ("going away", with `reason`), on the loop.
     func close(_ slot: SessionSlot, reason: String) {
         eventLoop.execute { [self] in sessions.value.handler(at: slot)?.closeGoingAway(reason: reason) }

@@ -32,6 +32,15 @@ enum RealtimeCarrier {
         }
     }
 
+    /// The client's address (for the profiler): the WebSocket's peer, or the one that started
+    /// the long-polling session.
+    var remoteAddress: SocketAddress? {
+        switch self {
+        case .webSocket(let handler): handler.remoteAddress
+        case .longPoll(let connection): connection.remoteAddress
+        }
+    }
+
     /// Completes when the session has ended (nil when it cannot be told).
     var closeFuture: EventLoopFuture<Void>? {
         switch self {

@@ -120,7 +120,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         self.slot = slot
         // The session id goes to the client in the handshake and to the namespace, not kept here.
         let session = SessionID(connection: connection)
-        namespace.attach(connection, session: session, replacing: lastSession, outbound: ConnectionOutbound(outbox: outbox, slot: slot))
+        namespace.attach(
+            connection, session: session, replacing: lastSession, outbound: ConnectionOutbound(outbox: outbox, slot: slot),
+            remote: namespace.profiledAddress(context.channel.remoteAddress))
         idleSweep.add(self)
         logger.debug("connected", metadata: metadata)
         let handshake = ServerMessage.handshake(
@@ -284,6 +286,9 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     /// Completes when the connection has closed (nil before the handler is in a pipeline).
     var closeFuture: EventLoopFuture<Void>? { context?.channel.closeFuture }
+
+    /// The client's address (for the profiler), while the connection is set up.
+    var remoteAddress: SocketAddress? { context?.channel.remoteAddress }
 
     /// Closes the connection with "going away" (1001) and `reason`, so the SDK reconnects and
     /// resends what was not acknowledged (a deposed cluster leader dropped its held answers).

@@ -69,6 +69,9 @@ struct NamespaceState: Sendable {
     private var refusalNotes: [RefusalNote] = []
     private var unnotedRefusals = 0
     static let maxRefusalNotes = 64
+    /// Set while a profiler listens: each operation decided and each broadcast is noted there
+    /// (`NamespaceState+Profile`). Nil otherwise, which is all `apply` and `commit` then check.
+    var profiling: ProfileTrail?
 
     init(
         name: String, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesShared: Bool = false,
@@ -145,7 +148,11 @@ struct NamespaceState: Sendable {
     /// answer says so. Counted by action and outcome, and a refusal is noted for the log.
     mutating func apply(_ operation: Operation, by caller: Caller, now: Int64, into out: inout [Outgoing]) -> Answer {
         let journaled = journal.count
+        let profiled = profiling.map { (started: $0.clock(), record: $0.records.count, sent: out.count) }
         let answer = decide(operation, by: caller, now: now, into: &out)
+        if let profiled {
+            noteOperation(operation, by: caller, answer: answer, started: profiled.started, at: profiled.record, sent: out[profiled.sent...])
+        }
         if recordsWriters, journal.count > journaled {
             let writer = Array(JSONWriter.string(auth(of: caller).writerValue).utf8)
             journalWriters.append(contentsOf: repeatElement(writer, count: journal.count - journaled))
@@ -428,6 +435,7 @@ struct NamespaceState: Sendable {
     /// Applies a resolved write (from any source) and appends the changes for its listeners.
     mutating func commit(_ write: Write, into out: inout [Outgoing]) {
         journal.append(write)
+        if profiling != nil { return commitNoted(write, into: &out) }
         // Committed first, encoded after: in `encode(database.commit(write))` the receiver of
         // `encode` is a copy of `self` taken before the argument runs, and that copy shares the
         // tree, so every page the write touched was copied (and the copy of the whole state
@@ -519,7 +527,7 @@ struct NamespaceState: Sendable {
 
     /// True when the rules declare `index` at `path` with `.indexOn`, under wildcards too: the
     /// rules' author asked for it, so it is built whatever the budget for queries' indexes.
-    private func declaresIndex(_ index: Index, at path: Path) -> Bool {
+    func declaresIndex(_ index: Index, at path: Path) -> Bool {
         rules.indexDeclarations.contains { declaration in
             guard declaration.path.count == path.count else { return false }
             for (segment, key) in zip(declaration.path, path.keys) where !segment.hasPrefix("$") {

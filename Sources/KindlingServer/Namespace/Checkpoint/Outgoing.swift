@@ -22,6 +22,14 @@ struct Outgoing: Sendable {
             }
         }
 
+        /// How many connections.
+        var count: Int {
+            switch self {
+            case .one: 1
+            case .many(let ids): ids.count
+            }
+        }
+
         /// Exactly one connection.
         var isSingle: Bool {
             switch self {

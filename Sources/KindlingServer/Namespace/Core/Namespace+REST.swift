@@ -9,10 +9,14 @@ extension Namespace {
     /// (a read never shows a write that a crash could still erase), and a write's changes are
     /// handed to the listeners' sinks before it, so a client that waits for the HTTP response
     /// finds the event already on its way. Ends one use of the namespace.
-    nonisolated func perform(_ operation: Operation, as auth: AuthState, connection: ConnectionID? = nil, promise: EventLoopPromise<Answer>) {
+    /// `ticket` says when the request arrived and from where, while the namespace is profiled.
+    nonisolated func perform(
+        _ operation: Operation, as auth: AuthState, connection: ConnectionID? = nil, ticket: ProfileTicket? = nil,
+        promise: EventLoopPromise<Answer>
+    ) {
         run { namespace in
             defer { namespace.release() }
-            namespace.serve(operation, by: .rest(auth), connection: connection) { promise.succeed($0) }
+            namespace.serve(operation, by: .rest(auth), connection: connection, ticket: ticket) { promise.succeed($0) }
         }
     }
 
@@ -20,7 +24,10 @@ extension Namespace {
     /// client's write once this node leads): through the namespace's admission, then refused,
     /// forwarded to the leader, or decided here. `complete` gets the answer once everything it
     /// depends on is durable (from the log's thread, or at once).
-    func serve(_ operation: Operation, by caller: Caller, connection: ConnectionID? = nil, complete: @escaping @Sendable (Answer) -> Void) {
+    func serve(
+        _ operation: Operation, by caller: Caller, connection: ConnectionID? = nil, ticket: ProfileTicket? = nil,
+        complete: @escaping @Sendable (Answer) -> Void
+    ) {
         var gate = admissionGate()
         // After the write (which claims the namespace), or its refusal.
         defer { if gate.askedWrites { settleReservation() } }
@@ -36,7 +43,7 @@ extension Namespace {
                 complete(.refused(.unavailable(Namespace.notLeading)))
             }
         case .decide:
-            decide(operation, by: caller, connection: connection, complete: complete)
+            decide(operation, by: caller, connection: connection, ticket: ticket, complete: complete)
         }
     }
 
@@ -49,10 +56,13 @@ extension Namespace {
 
     /// Decides an admitted request here, through the checkpoint (`NamespaceState.apply`);
     /// `complete` gets the answer once everything it depends on is durable.
-    private func decide(_ operation: Operation, by caller: Caller, connection: ConnectionID?, complete: @escaping @Sendable (Answer) -> Void) {
+    private func decide(
+        _ operation: Operation, by caller: Caller, connection: ConnectionID?, ticket: ProfileTicket?, complete: @escaping @Sendable (Answer) -> Void
+    ) {
         var out: [Outgoing] = []
         let answer = state.apply(operation, by: caller, now: Namespace.now(), into: &out)
         logRefusals(connection: connection)
+        if profile != nil { publishProfile(received: ticket?.received, client: ticket?.client) }
         let lost = operation.writesNow ? Refusal.unconfirmed : .unavailable(Namespace.notLeading)
         finish(out, then: { complete(answer) }, refused: { complete(.refused(lost)) })
     }
@@ -61,7 +71,7 @@ extension Namespace {
     /// goes to `outbound` before the answer, which the stream holds until its head is written.
     nonisolated func openStream(
         _ stream: ConnectionID, at path: Path, query: Query, format: JSONFormat, as auth: AuthState, outbound: EventStreamOutbound,
-        promise: EventLoopPromise<Answer>
+        ticket: ProfileTicket? = nil, promise: EventLoopPromise<Answer>
     ) {
         run { namespace in
             let operation = Operation.openStream(path: path, query: query, format: format)
@@ -87,6 +97,7 @@ extension Namespace {
                 namespace.release()  // no closeStream follows
             }
             namespace.logRefusals()
+            if namespace.profile != nil { namespace.publishProfile(received: ticket?.received, client: ticket?.client) }
             let result = answer
             namespace.finish(
                 out, holdingUntilWritten: hold.taken.map { (outbound, $0) }, then: { promise.succeed(result) },

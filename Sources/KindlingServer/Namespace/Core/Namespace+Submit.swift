@@ -19,12 +19,14 @@ extension Namespace {
     /// `parse`, what parsing the inputs took from the budget of requests in progress, is given
     /// back once the block has taken them.
     nonisolated func submit(_ batches: [(ConnectionID, [SessionInput])], mayRunHere: Bool = true, holding parse: BudgetHold? = nil) {
+        // When the inputs arrived, for the profiler's records (only while someone profiles).
+        let received = profiled.load(ordering: .relaxed) ? ProfileClock.now() : nil
         let work: @Sendable () -> Void = {
             defer {
                 withExtendedLifetime(parse) {}
                 self.submitBlocks.subtract(1, ordering: .releasing)
             }
-            self.enter { namespace in namespace.take(batches) }
+            self.enter { namespace in namespace.take(batches, received: received) }
         }
         // With no submitted block queued or running, the block runs here, on the caller's
         // thread (an event loop), instead of waking a queue thread for it: `sync` keeps it in
@@ -37,12 +39,14 @@ extension Namespace {
         }
     }
 
-    /// Takes one block of submitted inputs, each connection's in order.
-    private func take(_ batches: [(ConnectionID, [SessionInput])]) {
+    /// Takes one block of submitted inputs, each connection's in order; they arrived at
+    /// `received` (`ProfileClock`), when the namespace was profiled then.
+    private func take(_ batches: [(ConnectionID, [SessionInput])], received: UInt64?) {
         var block = SubmittedBlock(now: Namespace.now(), gate: admissionGate())
         for (connection, inputs) in batches { take(inputs, from: connection, into: &block) }
         dispatch(block.refusals)
         logRefusals()
+        if profile != nil { publishProfile(received: received) }
         flushJournal()
         finish(block.out, holding: holdForAnswers(of: block))
         if block.gate.askedWrites { settleReservation() }

@@ -93,6 +93,12 @@ actor Namespace {
     var clusterTicker: Task<Void, Never>?
     /// The stream sequence the newest cluster snapshot covers (loaded or written here).
     var clusterSnapshotCovered: UInt64 = 0
+    /// Where the namespace's profiler records go, while at least one profiler listens
+    /// (`Namespace+Profile`); nil otherwise.
+    var profile: NamespaceProfile?
+    /// Whether `profile` is set, for the doors that run off the namespace's queue: they stamp a
+    /// request's arrival only then (one relaxed load otherwise).
+    nonisolated let profiled = Atomic<Bool>(false)
 
     init(
         name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
@@ -257,8 +263,12 @@ actor Namespace {
     /// Only outside cluster mode or on the namespace's leader: a follower's (or a node's not yet
     /// joined) onDisconnect writes are made by the leader, later than the new connection's own
     /// could arrive, so they could not be put first.
-    nonisolated func attach(_ connection: ConnectionID, session: SessionID, replacing last: SessionID?, outbound: ConnectionOutbound) {
+    /// `remote` is the client's address, given while the namespace is profiled.
+    nonisolated func attach(
+        _ connection: ConnectionID, session: SessionID, replacing last: SessionID?, outbound: ConnectionOutbound, remote: String? = nil
+    ) {
         run { namespace in
+            let started = namespace.profile == nil ? 0 : ProfileClock.now()
             if let last, [.standalone, .leading].contains(namespace.standing), last.connection != connection,
                 namespace.state.holds(last.connection, sessionToken: last.token),
                 case .webSocket(let old)? = namespace.outbounds[last.connection]
@@ -270,6 +280,7 @@ actor Namespace {
             }
             namespace.state.connect(connection, sessionToken: session.token)
             namespace.outbounds[connection] = .webSocket(outbound)
+            if namespace.profile != nil { namespace.profileConnected(connection, outbound: outbound, remote: remote, started: started) }
         }
     }
 
@@ -389,8 +400,10 @@ actor Namespace {
     /// they go to the leader, in order, as writes of the identity that queued them).
     nonisolated func detach(_ connection: ConnectionID) {
         run { namespace in
+            let started = namespace.profile == nil ? 0 : ProfileClock.now()
             namespace.disconnect(connection)
             namespace.forgottenConnections.remove(connection)
+            if namespace.profile != nil { namespace.profileDisconnected(connection, started: started) }
             namespace.release()
         }
     }
