@@ -434,6 +434,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 default: self.send(HTTPResponse(.ok, body: Array(#"{"status":"ok"}"#.utf8)), keepAlive: keepAlive, context: context)
                 }
             }
+        case .rulesCoverage(let format):
+            serveCoverage(format, request, as: auth, keepAlive: keepAlive, context: context)
         case .rulesSimulation:
             guard request.method == .post else { return refuse(.methodNotAllowed, "Use POST on /.settings/rules/simulate.json") }
             guard body.readableBytes <= 2 * Namespace.maxRulesBytes else {

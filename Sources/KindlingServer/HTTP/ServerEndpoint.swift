@@ -9,6 +9,9 @@ enum ServerEndpoint: Sendable, Equatable {
     case rules
     /// `GET /.metrics`: the server's metrics in the Prometheus text format (loopback or admin).
     case metrics
+    /// `GET /.inspect/coverage.json` (and `DELETE`, which resets it) or `GET /.inspect/coverage`
+    /// (a page): a namespace's rules coverage (admin, or anyone in emulator mode).
+    case rulesCoverage(RulesCoverageReport.Format)
 
     init?(uriPath: String) {
         switch uriPath {
@@ -16,6 +19,8 @@ enum ServerEndpoint: Sendable, Equatable {
         case "/.settings/rules/simulate.json": self = .rulesSimulation
         case "/.settings/rules.json": self = .rules
         case "/.metrics": self = .metrics
+        case "/.inspect/coverage.json": self = .rulesCoverage(.json)
+        case "/.inspect/coverage": self = .rulesCoverage(.html)
         default: return nil
         }
     }
