@@ -97,7 +97,8 @@ public final class KindlingServer: Sendable {
         let budget = InFlightBudget(limit: configuration.inFlightBudgetBytes)
         let registry = NamespaceRegistry(
             logger: configuration.logger, storage: configuration.storage, rules: configuration.defaultRules,
-            rulesDebug: configuration.rulesDebug, limits: limits, maxNamespaces: configuration.maxNamespaces,
+            rulesDebug: configuration.rulesDebug, rulesCoverage: configuration.rulesCoverage, limits: limits,
+            maxNamespaces: configuration.maxNamespaces,
             openLogs: OpenLogBudget(limit: DescriptorLimit.logs(under: descriptors)), answerBudget: budget, metrics: metrics, cluster: cluster
         )
         cleanup.registry = registry

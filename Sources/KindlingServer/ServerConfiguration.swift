@@ -73,6 +73,10 @@ public struct ServerConfiguration: Sendable {
     public var allowOpen: Bool
     /// Log the rule trace of every denied request (`--rules-debug`).
     public var rulesDebug: Bool
+    /// Record rules coverage: every expression the rules evaluate for a request counts, per
+    /// namespace, for `GET /.inspect/coverage.json` (`--rules-coverage`; `kindling serve` turns it
+    /// on in emulator mode). Off, rules are loaded and evaluated without any of it.
+    public var rulesCoverage: Bool
     /// What one realtime connection may hold.
     public var connectionLimits: ConnectionLimits
     /// Serve `https://` and `wss://` with this certificate and key instead of plain HTTP, on the
@@ -115,6 +119,7 @@ public struct ServerConfiguration: Sendable {
         rules: RulesDocument? = nil,
         allowOpen: Bool = false,
         rulesDebug: Bool = false,
+        rulesCoverage: Bool = false,
         connectionLimits: ConnectionLimits = ConnectionLimits(),
         tls: TLSFiles? = nil,
         metricsTopNamespaces: Int = 20,
@@ -140,6 +145,7 @@ public struct ServerConfiguration: Sendable {
         self.rules = rules
         self.allowOpen = allowOpen
         self.rulesDebug = rulesDebug
+        self.rulesCoverage = rulesCoverage
         self.connectionLimits = connectionLimits
         self.idleTimeout = idleTimeout
         self.host = host

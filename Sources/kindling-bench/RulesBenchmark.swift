@@ -18,6 +18,12 @@ struct RulesBenchmark: ParsableCommand {
     @Option(help: "Tasks in the database (spread over projects of 100).")
     var tasks = 100_000
 
+    @Flag(
+        help: ArgumentHelp(
+            "Record rules coverage, as kindling serve --rules-coverage does: the rules loaded for it, every decision counted.",
+            discussion: "Without it, decisions are made as a server not recording coverage makes them (its coverage is nil)."))
+    var coverage = false
+
     func validate() throws {
         guard (1...100_000_000).contains(repeats) else { throw ValidationError("--repeats must be between 1 and 100000000.") }
         guard (100...10_000_000).contains(tasks) else { throw ValidationError("--tasks must be between 100 and 10000000.") }
@@ -58,7 +64,8 @@ struct RulesBenchmark: ParsableCommand {
         """
 
     mutating func run() throws {
-        let rules = try RulesDocument.parse(Self.document)
+        let rules = try RulesDocument.parse(Self.document, coverage: coverage)
+        var recorded = coverage ? RulesCoverage(rules) : nil
         var database = DatabaseState<Int>()
         let clock = ServerValues(timestamp: 0)
         var projects: [JSONMember] = []
@@ -104,21 +111,25 @@ struct RulesBenchmark: ParsableCommand {
             ("set of a new task record (4 fields, 7 validates)", recordWrites),
         ] {
             let decide = ContinuousClock().measure {
-                for index in 0..<repeats where rules.canWrite(writes[index & 1023], auth: auth, old: tree.root, now: 0).allowed { allowed &+= 1 }
+                for index in 0..<repeats where rules.canWrite(writes[index & 1023], auth: auth, old: tree.root, now: 0, coverage: &recorded).allowed {
+                    allowed &+= 1
+                }
             }
             report("rules, \(name)", repeats, decide)
         }
         // Another member, not the task's owner nor an admin: every rule on the path runs, false.
         let stranger = JSONValue.object([JSONMember("uid", .string("u4")), JSONMember("provider", .string("custom"))])
         let denied = ContinuousClock().measure {
-            for index in 0..<repeats where !rules.canWrite(fieldWrites[index & 1023], auth: stranger, old: tree.root, now: 0).allowed {
+            for index in 0..<repeats
+            where !rules.canWrite(fieldWrites[index & 1023], auth: stranger, old: tree.root, now: 0, coverage: &recorded).allowed {
                 allowed &+= 1
             }
         }
         report("rules, the field write by another member (denied)", repeats, denied)
         let readPaths = try (0..<1024).map { try Path("orgs/o1/teams/t1/projects/p\($0 % projectCount)/tasks") }
         let reads = ContinuousClock().measure {
-            for index in 0..<repeats where rules.canRead(readPaths[index & 1023], auth: auth, root: tree.root, query: nil, now: 0).allowed {
+            for index in 0..<repeats
+            where rules.canRead(readPaths[index & 1023], auth: auth, root: tree.root, query: nil, now: 0, coverage: &recorded).allowed {
                 allowed &+= 1
             }
         }
@@ -137,6 +148,11 @@ struct RulesBenchmark: ParsableCommand {
             for index in 0..<repeats { _ = commitState.commit(fieldWrites[index & 1023]) }
         }
         report("for scale: committing the field write to the tree (no listeners)", repeats, commits)
+        if let summary = recorded?.summary {
+            print(
+                "rules coverage: \(summary.evaluated) of \(summary.expressions) expressions evaluated, \(summary.outcomesSeen) of \(2 * summary.booleans) outcomes seen"
+            )
+        }
         guard allowed == 4 * repeats, built == repeats else {
             throw ValidationError("expected every decision to allow (the stranger's to deny); \(allowed) of \(4 * repeats) did")
         }

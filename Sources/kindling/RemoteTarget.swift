@@ -62,6 +62,11 @@ struct RemoteTarget: Equatable {
         try url("/.settings/\(name).json?ns=" + namespace)
     }
 
+    /// The address of one of the server's inspection endpoints (`/.inspect/<name>?ns=…`).
+    func inspectURL(_ name: String) throws -> URL {
+        try url("/.inspect/\(name)?ns=" + namespace)
+    }
+
     /// The URL for the realtime SDK: the server with `?ns=`.
     var databaseURL: String { server + "?ns=" + namespace }
 

@@ -7,7 +7,7 @@ struct RulesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rules",
         abstract: "Work with security rules documents.",
-        subcommands: [RulesGet.self, RulesSet.self, RulesTest.self]
+        subcommands: [RulesGet.self, RulesSet.self, RulesTest.self, RulesCoverageCommand.self]
     )
 }
 

@@ -36,6 +36,18 @@ struct SecurityOptions: ParsableArguments {
     @Flag(name: .customLong("rules-debug"), help: "Log, for every denied request, each rule evaluated and its value.")
     var rulesDebug = false
 
+    @Flag(
+        name: .customLong("rules-coverage"), inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Record which rule expressions requests evaluate and what they returned, for GET /.inspect/coverage?ns=NAME.",
+            discussion:
+                "Default: on in emulator mode, as the Firebase emulator always records it; off otherwise, where rules are then evaluated without it."
+        ))
+    var rulesCoverage: Bool?
+
+    /// Whether the server records rules coverage: as asked, else in emulator mode only.
+    func recordsCoverage(_ auth: AuthSettings) -> Bool { rulesCoverage ?? auth.emulatorMode }
+
     /// The credential settings. Emulator mode (`owner` is an admin, unsigned tokens are accepted)
     /// is on while the server listens on loopback and no key or secret is configured.
     func authSettings(host: String) throws -> AuthSettings {

@@ -273,6 +273,7 @@ struct Serve: AsyncParsableCommand {
                     rules: rules,
                     allowOpen: security.allowOpen,
                     rulesDebug: security.rulesDebug,
+                    rulesCoverage: security.recordsCoverage(auth),
                     connectionLimits: ConnectionLimits(
                         maxListens: maxListens, maxOnDisconnectOperations: maxOnDisconnect,
                         maxOnDisconnectBytes: maxOnDisconnectMegabytes * 1024 * 1024
@@ -306,7 +307,8 @@ struct Serve: AsyncParsableCommand {
             namespace: namespace,
             dataDirectory: inMemory || cluster != nil ? nil : ServeBanner.absolute(dataDirectory),
             fsync: fsync,
-            security: Serve.securitySummary(auth: auth, rulesFile: security.rules, allowOpen: security.allowOpen),
+            security: Serve.securitySummary(
+                auth: auth, rulesFile: security.rules, allowOpen: security.allowOpen, coverage: security.recordsCoverage(auth)),
             cluster: clusterLine
         )
         print(banner.text)
@@ -346,15 +348,17 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    /// One line on what protects the server, for the start-up banner.
-    static func securitySummary(auth: AuthSettings, rulesFile: String?, allowOpen: Bool) -> String {
+    /// The lines on what protects the server, and whether it records rules coverage, for the
+    /// start-up banner.
+    static func securitySummary(auth: AuthSettings, rulesFile: String?, allowOpen: Bool, coverage: Bool) -> String {
         let rules =
             rulesFile.map { "Rules: \($0) (reloaded on change and SIGHUP)" }
             ?? (auth.emulatorMode || allowOpen
                 ? "Rules: none, so every request is allowed until rules are set" : "Rules: none, so only admins have access until rules are set")
         let tokens =
             auth.emulatorMode ? "Emulator mode: `owner` is an admin, unsigned tokens are accepted" : "Tokens: verified (signature, exp, nbf, iat)"
-        return rules + "\n" + tokens
+        let recorded = coverage ? "\nRules coverage: recorded, at /.inspect/coverage?ns=NAME (kindling rules coverage)" : ""
+        return rules + "\n" + tokens + recorded
     }
 
     /// Snapshots every namespace with new writes when SIGUSR1 arrives (`kindling snapshot`).

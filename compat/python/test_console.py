@@ -375,6 +375,55 @@ def test_rules_view_shows_errors_at_their_line_and_simulates(browser, server):
     assert severe_logs(browser, expected=["/.settings/rules.json?ns=console-rules-"]) == []
 
 
+def test_rules_coverage_shows_what_requests_evaluated(browser, server):
+    """The Rules view's Coverage panel: the totals the server recorded (emulator mode records
+    them), each expression never evaluated, which selects its text in the editor, the report's
+    link, and Reset."""
+    namespace = f"console-coverage-{RUN}"
+    rules = '{\n  "rules": {\n    "users": {\n      "$uid": {\n        ".read": "auth != null && auth.uid == $uid",\n        ".write": false\n      }\n    }\n  }\n}'
+    request = urllib.request.Request(
+        f"http://{server}/.settings/rules.json?ns={namespace}", data=rules.encode(), method="PUT", headers={"Authorization": "Bearer owner"})
+    urllib.request.urlopen(request).close()
+    # A signed-out read: `auth != null` is false and `&&` stops there.
+    with pytest.raises(urllib.error.HTTPError) as denied:
+        urllib.request.urlopen(f"http://{server}/users/alice.json?ns={namespace}")
+    assert denied.value.code == 401
+    open_console(browser, server, namespace)
+    browser.find_element(By.ID, "tab-rules").click()
+    text = browser.find_element(By.ID, "rules-text")
+    wait(browser, 3).until(lambda d: ".read" in text.get_attribute("value"))
+    browser.find_element(By.ID, "rules-coverage-show").click()
+    summary = browser.find_element(By.ID, "coverage-summary")
+    wait(browser, 3).until(lambda d: "expressions evaluated" in summary.text)
+    assert summary.text.startswith("4 of 9 expressions evaluated (44.44%)")
+    items = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#coverage-list li")]
+    assert "5:35 rules/users/$uid/.read auth.uid == $uid never evaluated" in items
+    assert "6:19 rules/users/$uid/.write false never evaluated" in items
+    assert "5:19 rules/users/$uid/.read auth != null && auth.uid == $uid only false" in items
+    browser.find_element(By.XPATH, "//ol[@id='coverage-list']/li[starts-with(., '5:35')]/button").click()
+    selected = browser.execute_script("const t = document.getElementById('rules-text'); return t.value.slice(t.selectionStart, t.selectionEnd)")
+    assert selected == "auth.uid == $uid"
+    link = browser.find_element(By.ID, "coverage-open")
+    assert link.is_displayed() and f"/.inspect/coverage?ns={namespace}" in link.get_attribute("href")
+    browser.save_screenshot(str(DOCS / "console-coverage.png"))
+    assert severe_logs(browser) == []
+    # The report the link opens: the rules with each expression highlighted, no script.
+    browser.get(link.get_attribute("href"))
+    assert browser.title == f"Rules coverage: {namespace}"
+    assert len(browser.find_elements(By.CSS_SELECTOR, "pre.src .e.miss")) == 5  # the right operand, its three parts, and false
+    assert browser.find_element(By.CSS_SELECTOR, "pre.src .e.part").get_attribute("title").startswith("auth != null && auth.uid == $uid")
+    browser.save_screenshot(str(DOCS / "rules-coverage-report.png"))
+    assert severe_logs(browser) == []
+    # Reset: nothing evaluated any more.
+    open_console(browser, server, namespace)
+    browser.find_element(By.ID, "tab-rules").click()
+    browser.find_element(By.ID, "rules-coverage-show").click()
+    browser.find_element(By.ID, "coverage-reset").click()
+    summary = browser.find_element(By.ID, "coverage-summary")
+    wait(browser, 3).until(lambda d: summary.text.startswith("0 of 9 expressions evaluated"))
+    assert severe_logs(browser) == []
+
+
 def test_activity_sums_prometheus_samples(browser, server):
     open_console(browser, server, f"console-{RUN}")
     text = "\n".join([
@@ -456,7 +505,7 @@ def test_keyboard_reaches_every_control(browser, server):
     expected = {
         "tab-data": ["Skip to content", "namespace", "tab-data", "treeitem", "act-edit", "act-add", "act-delete", "act-import", "act-export", "act-query"],
         "tab-query": ["q-path", "q-order", "q-startAt", "q-startAfter", "q-endAt", "q-endBefore", "q-equalTo", "q-first", "q-last", "Run live", "q-stop", "copy-rest", "copy-sdk"],
-        "tab-rules": ["rules-reload", "rules-save", "rules-text", "sim-path", "sim-auth", "sim-data", "sim-draft", "Run"],
+        "tab-rules": ["rules-coverage-show", "rules-reload", "rules-save", "rules-text", "sim-path", "sim-auth", "sim-data", "sim-draft", "Run"],
     }
     for tab_id, controls in expected.items():
         seen = reached(tab_id)

@@ -19,6 +19,13 @@ export function forgetCredential() {
 
 export function hasStoredCredential() { return sessionStorage.getItem(STORE) !== null; }
 
+/**
+ * True when the server wants a credential that a page opened by a link would not carry: any but
+ * the emulator's `owner` (an admin secret is at least 16 bytes), which means emulator mode, where
+ * the server's inspection pages are open.
+ */
+export function needsCredential() { return Boolean(credential) && credential !== 'owner'; }
+
 export function currentNamespace() { return namespace; }
 export function setNamespace(name) { namespace = name; }
 
@@ -71,6 +78,10 @@ export const rules = () => request(endpointURL('.settings/rules.json'), { raw: t
 export const saveRules = (text) => request(endpointURL('.settings/rules.json'), { method: 'PUT', body: text });
 export const simulate = (input) => request(endpointURL('.settings/rules/simulate.json'), { method: 'POST', body: JSON.stringify(input) });
 export const metrics = () => request('/.metrics', { raw: true });
+export const coverageURL = () => endpointURL('.inspect/coverage');
+export const coverage = () => request(endpointURL('.inspect/coverage.json'));
+export const resetCoverage = () => request(endpointURL('.inspect/coverage.json'), { method: 'DELETE' });
+export const coveragePage = () => request(endpointURL('.inspect/coverage'), { raw: true });
 
 /** Probes whether the server answers admin endpoints with this credential (or none). */
 export async function probe(candidate) {

@@ -1,5 +1,7 @@
 // The rules view: the namespace's security rules in an editor with line numbers (a load error
-// is shown at its line), and a simulator that runs one read or write as a chosen `auth`.
+// is shown at its line), a simulator that runs one read or write as a chosen `auth`, and the
+// rules coverage the server recorded (/.inspect/coverage.json): its totals, the expressions
+// never evaluated or with one outcome (each selects its text in the editor), and the report.
 
 import * as api from './api.js';
 
@@ -19,9 +21,99 @@ export class Rules {
     $('rules-save').addEventListener('click', () => this.save());
     $('rules-reload').addEventListener('click', () => this.load());
     $('sim-form').addEventListener('submit', (event) => { event.preventDefault(); this.simulate(); });
+    $('rules-coverage-show').addEventListener('click', () => this.toggleCoverage());
+    $('coverage-refresh').addEventListener('click', () => this.coverage());
+    $('coverage-reset').addEventListener('click', () => this.coverage(true));
+    $('coverage-download').addEventListener('click', () => this.downloadCoverage());
   }
 
-  reset() { this.loaded = false; }
+  reset() {
+    this.loaded = false;
+    $('rules-coverage').hidden = true;
+    $('rules-coverage-show').setAttribute('aria-expanded', 'false');
+  }
+
+  toggleCoverage() {
+    const panel = $('rules-coverage');
+    panel.hidden = !panel.hidden;
+    $('rules-coverage-show').setAttribute('aria-expanded', String(!panel.hidden));
+    if (!panel.hidden) this.coverage();
+  }
+
+  /** Shows the coverage recorded (after resetting it when `reset`). */
+  async coverage(reset = false) {
+    const summary = $('coverage-summary');
+    const list = $('coverage-list');
+    // A page opened from a link carries no credential: offered only where none is needed.
+    const open = $('coverage-open');
+    open.href = api.coverageURL();
+    open.hidden = api.needsCredential();
+    try {
+      if (reset) await api.resetCoverage();
+      const report = await api.coverage();
+      const totals = report.summary;
+      summary.textContent = `${totals.evaluated} of ${totals.expressions} expressions evaluated (${totals.percent}%), `
+        + `${totals.outcomesSeen} of ${totals.outcomes} boolean outcomes seen (${totals.outcomePercent}%)`;
+      const items = [];
+      const visit = (node, rule, wholeEvaluated) => {
+        if (node.count === 0 && wholeEvaluated) items.push(this.coverageItem(node, rule, 'miss', 'never evaluated'));
+        if (node.count > 0 && node.boolean) {
+          const seen = [true, false].filter((flag) => node.values.some((entry) => entry.value === flag));
+          if (seen.length < 2) items.push(this.coverageItem(node, rule, 'part', seen.length ? `only ${seen[0]}` : 'errors only'));
+        }
+        for (const child of node.children ?? []) visit(child, rule, node.count > 0);
+      };
+      for (const root of report.rules) visit(root, root.rule, true);
+      list.replaceChildren(...items);
+    } catch (error) {
+      summary.textContent = error.status === 401 ? 'Only the admin may read the rules coverage.' : error.message;
+      list.replaceChildren();
+    }
+  }
+
+  /** One expression to look at: its place (lines and columns from 1), rule and text. */
+  coverageItem(node, rule, kind, what) {
+    const [line, column] = node['location-start'].split(':').map(Number);
+    const item = document.createElement('li');
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = `${line + 1}:${column + 1} ${rule}`;
+    button.title = 'Select it in the editor (the rules in force; unsaved edits may have moved it)';
+    const [endLine, endColumn] = node['location-end'].split(':').map(Number);
+    button.addEventListener('click', () => this.select(line, column, endLine, endColumn + 1));
+    const text = document.createElement('span');
+    text.className = kind;
+    text.textContent = node.text;
+    item.append(button, ' ', text, ` ${what}`);
+    return item;
+  }
+
+  /** Selects the editor's text from one line and column to another (all from 0, end excluded). */
+  select(line, column, endLine, endColumn) {
+    const text = $('rules-text');
+    const lines = text.value.split('\n');
+    const offset = (row, col) => {
+      let at = col;
+      for (let index = 0; index < row && index < lines.length; index++) at += lines[index].length + 1;
+      return at;
+    };
+    text.focus();
+    text.setSelectionRange(offset(line, column), offset(endLine, endColumn));
+  }
+
+  /** Saves the HTML report (fetched with the credential, which a plain link would not carry). */
+  async downloadCoverage() {
+    try {
+      const page = await api.coveragePage();
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(new Blob([page], { type: 'text/html' }));
+      link.download = `rules-coverage-${api.currentNamespace() || 'default'}.html`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+    } catch (error) {
+      api.toast(error.message, 'error');
+    }
+  }
 
   open() { if (!this.loaded) this.load(); }
 

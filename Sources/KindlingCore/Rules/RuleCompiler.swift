@@ -7,17 +7,22 @@ struct RuleCompiler {
     let captures: [String: Int]
     /// True when the rule calls `parent()` somewhere, so snapshots must know their location.
     private var tracksLocation = true
+    /// Numbers each node for rules coverage and wraps its expression in a probe; nil when the
+    /// document is not loaded for coverage.
+    let coverage: RuleCoverageCollector?
 
-    init(allowsNewData: Bool, captures: [String: Int]) {
+    init(allowsNewData: Bool, captures: [String: Int], coverage: RuleCoverageCollector? = nil) {
         self.allowsNewData = allowsNewData
         self.captures = captures
+        self.coverage = coverage
     }
 
     /// Parses and compiles `text`, which must be a boolean expression.
     func compile(_ text: String) throws(RuleCompileError) -> CompiledRule {
         let syntax = try RuleParser.parse(text)
         var compiler = self
-        compiler.tracksLocation = RuleCompiler.contains(syntax) { RuleCompiler.methodName($0) == "parent" }
+        // Coverage reports where each snapshot is, so under it every snapshot keeps its location.
+        compiler.tracksLocation = coverage != nil || RuleCompiler.contains(syntax) { RuleCompiler.methodName($0) == "parent" }
         let (expression, type) = try compiler.compile(syntax)
         guard type == .boolean else { throw RuleCompileError("Expression must evaluate to a boolean.", at: syntax.offset) }
         return CompiledRule(
@@ -52,7 +57,16 @@ struct RuleCompiler {
         }
     }
 
+    /// Compiles one node, in a probe of its own coverage site when coverage is on.
     private func compile(_ syntax: RuleSyntax) throws(RuleCompileError) -> (RuleExpression, RuleType) {
+        guard let coverage else { return try compileNode(syntax) }
+        coverage.openSite()
+        let (expression, type) = try compileNode(syntax)
+        let site = coverage.closeSite(syntax, isBoolean: type == .boolean)
+        return (.probe(site: site, expression), type)
+    }
+
+    private func compileNode(_ syntax: RuleSyntax) throws(RuleCompileError) -> (RuleExpression, RuleType) {
         let offset = syntax.offset
         switch syntax.kind {
         case .number(let value): return (.constant(.number(value)), .number)
@@ -64,7 +78,9 @@ struct RuleCompiler {
         case .array:
             throw RuleCompileError("An array may only be the argument of hasChildren()", at: offset)
         case .identifier(let name): return try identifier(name, at: offset)
-        case .member(let base, let name): return try property(base, name, at: offset)
+        case .member(let base, let name):
+            let (object, type) = try compile(base)
+            return try property(object, type, name, at: offset)
         case .computed(let base, let index):
             let (object, type) = try compile(base)
             if type == .any {
@@ -73,7 +89,7 @@ struct RuleCompiler {
                 return (.computedMember(object, key), .any)
             }
             guard case .string(let name) = index.kind else { throw RuleCompileError("Invalid property access.", at: index.offset) }
-            return try property(base, name, at: offset)
+            return try property(object, type, name, at: offset)
         case .call(let callee, let arguments): return try call(callee, arguments, at: offset)
         case .unary(let symbol, let operand):
             let (value, type) = try compile(operand)
@@ -131,9 +147,11 @@ struct RuleCompiler {
         }
     }
 
-    /// `base.name` (or `base['name']`) read as a property, not called.
-    private func property(_ base: RuleSyntax, _ name: String, at offset: Int) throws(RuleCompileError) -> (RuleExpression, RuleType) {
-        let (object, type) = try compile(base)
+    /// `object.name` (or `object['name']`) read as a property, not called; `object` is compiled
+    /// and of type `type`.
+    private func property(
+        _ object: RuleExpression, _ type: RuleType, _ name: String, at offset: Int
+    ) throws(RuleCompileError) -> (RuleExpression, RuleType) {
         switch type {
         case .any: return (.member(object, name), .any)
         case .query:
@@ -234,8 +252,14 @@ struct RuleCompiler {
     }
 
     /// A child path argument: split now when it is a literal, else a string expression.
+    /// Under coverage a literal is a counted expression too, evaluated to its text each time: the
+    /// same snapshot results, as a computed path splits and skips empty segments alike.
     private func childPath(_ syntax: RuleSyntax, _ method: String) throws(RuleCompileError) -> RuleChildPath {
-        if case .string(let text) = syntax.kind { return .keys(RuleChildPath.keys(text)) }
+        if case .string(let text) = syntax.kind {
+            guard let coverage else { return .keys(RuleChildPath.keys(text)) }
+            coverage.openSite()
+            return .expression(.probe(site: coverage.closeSite(syntax, isBoolean: false), .constant(.string(text))))
+        }
         return .expression(try stringArgument(syntax, method))
     }
 

@@ -35,4 +35,8 @@ indirect enum RuleExpression: Sendable {
     /// `a || b || …`, evaluated left to right until one is true.
     case or([RuleExpression])
     case conditional(RuleExpression, RuleExpression, RuleExpression)
+    /// The expression of rules coverage's site number `site` (`RuleCoverageSite`): its
+    /// evaluations and values are counted. Only a document loaded for coverage has these, so
+    /// evaluating any other meets none.
+    case probe(site: Int, RuleExpression)
 }

@@ -2,7 +2,8 @@
 /// every construct the rules language leaves out (assignment, `**`, statements, …).
 struct RuleParser {
     /// Deeper nesting is refused, so that no expression can exhaust the stack: compiling,
-    /// evaluating and freeing a syntax tree recurse once per level. Parentheses, `?:`, unary
+    /// evaluating and freeing a syntax tree recurse once per level (evaluating twice in a
+    /// document loaded for rules coverage, whose probe wraps each level). Parentheses, `?:`, unary
     /// operators and every link of a chain (`a + b + c`, `a.b.c`, `f()()`) each count as a level,
     /// since each makes the tree one level deeper; a chain of `||` or of `&&` is one node
     /// however long, so it counts once.
@@ -11,6 +12,8 @@ struct RuleParser {
     private var lexer: RuleLexer
     private var token: RuleToken
     private var depth = 0
+    /// Where the last token taken ends (a UTF-8 offset): the end of the node made from it.
+    private var consumedEnd = 0
 
     private init(_ text: String) throws(RuleCompileError) {
         lexer = RuleLexer(text)
@@ -35,15 +38,28 @@ struct RuleParser {
         throw RuleCompileError("The rule is empty", at: 0)
     }
 
-    private mutating func advance() throws(RuleCompileError) { token = try lexer.next() }
+    private mutating func advance() throws(RuleCompileError) {
+        consumedEnd = lexer.index
+        token = try lexer.next()
+    }
 
     /// A syntax node, refused once the tree under it is deeper than `maxNesting`. The parser's
     /// own depth counts only what is open while it reads; a chain attached to a parenthesised
     /// chain (`((a + b) + c) + d`) makes a tree deeper than any point of the reading, so the
     /// tree's height is checked as it is built, before a deeper one can exist.
-    private static func node(_ kind: RuleSyntax.Kind, offset: Int) throws(RuleCompileError) -> RuleSyntax {
-        let node = RuleSyntax(kind: kind, offset: offset)
-        guard node.height <= maxNesting else { throw RuleCompileError("The expression nests too deeply", at: offset) }
+    private func node(_ kind: RuleSyntax.Kind, offset: Int) throws(RuleCompileError) -> RuleSyntax {
+        try node(kind, offset: offset, start: offset)
+    }
+
+    /// A node that starts where its first operand does (a binary operator, a member, a call).
+    private func node(_ kind: RuleSyntax.Kind, from first: RuleSyntax) throws(RuleCompileError) -> RuleSyntax {
+        try node(kind, offset: first.offset, start: first.start)
+    }
+
+    /// A node spanning `start` to the end of the last token taken.
+    private func node(_ kind: RuleSyntax.Kind, offset: Int, start: Int) throws(RuleCompileError) -> RuleSyntax {
+        let node = RuleSyntax(kind: kind, offset: offset, start: start, end: consumedEnd)
+        guard node.height <= RuleParser.maxNesting else { throw RuleCompileError("The expression nests too deeply", at: offset) }
         return node
     }
 
@@ -75,7 +91,7 @@ struct RuleParser {
         let yes = try expression()
         try expect(":")
         let no = try expression()
-        return try RuleParser.node(.conditional(test, yes, no), offset: test.offset)
+        return try node(.conditional(test, yes, no), from: test)
     }
 
     /// Binary levels, loosest first.
@@ -93,7 +109,7 @@ struct RuleParser {
             try deepen()
             try advance()
             let right = try logical(level: level + 1)
-            left = try RuleParser.node(.binary(symbol, left, right), offset: left.offset)
+            left = try node(.binary(symbol, left, right), from: left)
         }
         return left
     }
@@ -110,7 +126,7 @@ struct RuleParser {
             try advance()
             operands.append(try logical(level: level + 1))
         }
-        return try RuleParser.node(.logical(symbol, operands), offset: first.offset)
+        return try node(.logical(symbol, operands), from: first)
     }
 
     private mutating func unary() throws(RuleCompileError) -> RuleSyntax {
@@ -118,7 +134,7 @@ struct RuleParser {
             let offset = token.offset
             try advance()
             let operand = try nested { (parser: inout RuleParser) throws(RuleCompileError) in try parser.unary() }
-            return try RuleParser.node(.unary(symbol, operand), offset: offset)
+            return try node(.unary(symbol, operand), offset: offset)
         }
         if case .symbol(let symbol) = token.kind, ["+", "++", "--", "~"].contains(symbol) {
             throw RuleCompileError("Unsupported operator '\(symbol)'", at: token.offset)
@@ -138,16 +154,16 @@ struct RuleParser {
                     throw RuleCompileError("Expected a property name after '.'", at: token.offset)
                 }
                 try advance()
-                value = try RuleParser.node(.member(value, name), offset: value.offset)
+                value = try node(.member(value, name), from: value)
             } else if token.isSymbol("[") {
                 try advance()
                 let index = try expression()
                 try expect("]")
-                value = try RuleParser.node(.computed(value, index), offset: value.offset)
+                value = try node(.computed(value, index), from: value)
             } else if token.isSymbol("(") {
                 try advance()
                 let arguments = try list(closing: ")")
-                value = try RuleParser.node(.call(value, arguments), offset: value.offset)
+                value = try node(.call(value, arguments), from: value)
             } else {
                 return value
             }
@@ -181,35 +197,35 @@ struct RuleParser {
         switch token.kind {
         case .number(let value):
             try advance()
-            return try RuleParser.node(.number(value), offset: start.offset)
+            return try node(.number(value), offset: start.offset)
         case .string(let text):
             try advance()
-            return try RuleParser.node(.string(text), offset: start.offset)
+            return try node(.string(text), offset: start.offset)
         case .identifier(let name):
             try advance()
             switch name {
-            case "true": return try RuleParser.node(.bool(true), offset: start.offset)
-            case "false": return try RuleParser.node(.bool(false), offset: start.offset)
-            case "null": return try RuleParser.node(.null, offset: start.offset)
+            case "true": return try node(.bool(true), offset: start.offset)
+            case "false": return try node(.bool(false), offset: start.offset)
+            case "null": return try node(.null, offset: start.offset)
             default:
                 if RuleParser.reserved.contains(name) {
                     throw RuleCompileError("Unsupported keyword '\(name)'", at: start.offset)
                 }
-                return try RuleParser.node(.identifier(name), offset: start.offset)
+                return try node(.identifier(name), offset: start.offset)
             }
         case .symbol("("):
             try advance()
             let inner = try expression()
             try expect(")")
-            return inner
+            return inner.spanning(from: start.offset, to: consumedEnd)
         case .symbol("["):
             try advance()
             let elements = try list(closing: "]")
-            return try RuleParser.node(.array(elements), offset: start.offset)
+            return try node(.array(elements), offset: start.offset)
         case .symbol("/"), .symbol("/="):
             let (pattern, flags) = try lexer.regex(at: start.offset)
             try advance()
-            return try RuleParser.node(.regex(pattern: pattern, flags: flags), offset: start.offset)
+            return try node(.regex(pattern: pattern, flags: flags), offset: start.offset)
         case .end:
             throw RuleCompileError("Unexpected end of expression", at: start.offset)
         case .symbol:

@@ -22,6 +22,9 @@ struct RuleScope {
     var dataDepth = 0
     var newDataDepth = 0
     var newDataKnown = false
+    /// Where a document loaded for coverage counts its probes; nil when nobody asked (its probes
+    /// then only evaluate what they hold).
+    var coverage: RuleCoverageTally? = nil
 
     /// Brings `data` down to `depth`.
     mutating func reachData() {
@@ -136,6 +139,17 @@ struct RuleScope {
         case .conditional(let test, let yes, let no):
             guard case .bool(let flag) = try evaluate(test) else { throw RuleEvaluationError("?: on a non-boolean") }
             return try evaluate(flag ? yes : no)
+        case .probe(let site, let inner):
+            guard let coverage else { return try evaluate(inner) }
+            let value: RuleValue
+            do {
+                value = try evaluate(inner)
+            } catch {
+                coverage.record(site, .error(error.message))
+                throw error
+            }
+            coverage.record(site, RuleCoverageValue(value, keys: keys))
+            return value
         }
     }
 

@@ -1,5 +1,6 @@
 /// A parsed rule expression before type checking: the JavaScript subset the rules language
-/// allows, each node with its UTF-8 offset in the expression for error messages.
+/// allows, each node with its UTF-8 offset in the expression for error messages and the span of
+/// text it was read from (for rules coverage).
 struct RuleSyntax: Sendable {
     indirect enum Kind: Sendable {
         case number(Double)
@@ -25,13 +26,19 @@ struct RuleSyntax: Sendable {
 
     let kind: Kind
     let offset: Int
+    /// The node's text is the expression's UTF-8 bytes `start..<end`: from its first token (or
+    /// the parenthesis opening it) to the end of its last one.
+    let start: Int
+    let end: Int
     /// Levels from this node to its deepest leaf (1 for a leaf): how deep compiling,
     /// evaluating and freeing it recurse.
     let height: Int
 
-    init(kind: Kind, offset: Int) {
+    init(kind: Kind, offset: Int, start: Int, end: Int) {
         self.kind = kind
         self.offset = offset
+        self.start = start
+        self.end = end
         let below: Int
         switch kind {
         case .number, .string, .bool, .null, .regex, .identifier: below = 0
@@ -43,5 +50,10 @@ struct RuleSyntax: Sendable {
         case .conditional(let test, let yes, let no): below = max(test.height, yes.height, no.height)
         }
         height = below + 1
+    }
+
+    /// The same node read with the parentheses around it, `start..<end`.
+    func spanning(from start: Int, to end: Int) -> RuleSyntax {
+        RuleSyntax(kind: kind, offset: offset, start: start, end: end)
     }
 }

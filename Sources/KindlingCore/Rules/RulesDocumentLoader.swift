@@ -3,8 +3,16 @@
 struct RulesDocumentLoader {
     private let bytes: [UInt8]
     private(set) var indexDeclarations: [RuleIndexDeclaration] = []
+    /// Numbers every expression for rules coverage, when the document is loaded for it.
+    private let coverage: RuleCoverageCollector?
 
-    init(_ text: String) { bytes = Array(text.utf8) }
+    init(_ text: String, coverage: Bool = false) {
+        bytes = Array(text.utf8)
+        self.coverage = coverage ? RuleCoverageCollector() : nil
+    }
+
+    /// The expressions numbered for coverage; nil when the document is not loaded for it.
+    var coverageSites: [RuleCoverageSite]? { coverage?.sites }
 
     /// Loads the document's `rules` tree.
     mutating func load() throws(RulesError) -> RuleNode {
@@ -96,13 +104,19 @@ struct RulesDocumentLoader {
     private func rule(_ value: RulesJSON, kind: String, path: String, captures: [String: Int]) throws(RulesError) -> CompiledRule {
         switch value.kind {
         case .bool(let flag):
-            return CompiledRule(flag)
+            guard let coverage else { return CompiledRule(flag) }
+            let site = coverage.literal(rule: path, flag, at: value.position)
+            return CompiledRule(source: flag ? "true" : "false", expression: .probe(site: site, .constant(.bool(flag))))
         case .string(let text, let contentStart):
-            let compiler = RuleCompiler(allowsNewData: kind != ".read", captures: captures)
+            let start = RulesSourcePosition(line: value.position.line, column: value.position.column + 1)
+            if let coverage {
+                let positions = RulesJSONParser.positions(in: bytes, contentStart: contentStart, at: start, count: text.utf8.count)
+                coverage.begin(rule: path, text: text, positions: positions)
+            }
+            let compiler = RuleCompiler(allowsNewData: kind != ".read", captures: captures, coverage: coverage)
             do {
                 return try compiler.compile(text)
             } catch {
-                let start = RulesSourcePosition(line: value.position.line, column: value.position.column + 1)
                 let position = RulesJSONParser.position(in: bytes, contentStart: contentStart, at: start, decodedOffset: error.offset)
                 throw self.error(error.message, path, at: position)
             }

@@ -281,10 +281,20 @@ struct RulesJSONParser {
         at start: RulesSourcePosition,
         decodedOffset offset: Int
     ) -> RulesSourcePosition {
+        let offset = max(offset, 0)
+        return positions(in: bytes, contentStart: contentStart, at: start, count: offset)[offset]
+    }
+
+    /// `position` of every decoded offset `0...count` in one pass: the document position of each
+    /// UTF-8 offset of a string's decoded text (an offset inside an escape's decoded bytes, or past
+    /// the string's end, gets the position after the escape, or the string's end).
+    static func positions(in bytes: [UInt8], contentStart: Int, at start: RulesSourcePosition, count: Int) -> [RulesSourcePosition] {
+        var table = [start]
+        table.reserveCapacity(count + 1)
         var place = start
         var raw = contentStart
         var decoded = 0
-        while decoded < offset, raw < bytes.count, bytes[raw] != UInt8(ascii: "\"") {
+        while table.count <= count, raw < bytes.count, bytes[raw] != UInt8(ascii: "\"") {
             let byte = bytes[raw]
             if byte == UInt8(ascii: "\\"), raw + 1 < bytes.count {
                 var next = raw + 1
@@ -292,17 +302,19 @@ struct RulesJSONParser {
                 place.column += next - raw
                 raw = next
                 decoded += length
-                continue
+            } else {
+                raw += 1
+                decoded += 1
+                if byte == UInt8(ascii: "\n") {
+                    place.line += 1
+                    place.column = 1
+                } else if byte & 0xC0 != 0x80 {
+                    place.column += 1
+                }
             }
-            raw += 1
-            decoded += 1
-            if byte == UInt8(ascii: "\n") {
-                place.line += 1
-                place.column = 1
-            } else if byte & 0xC0 != 0x80 {
-                place.column += 1
-            }
+            while table.count <= min(decoded, count) { table.append(place) }
         }
-        return place
+        while table.count <= count { table.append(place) }
+        return table
     }
 }

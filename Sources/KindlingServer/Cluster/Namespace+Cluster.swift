@@ -30,6 +30,7 @@ extension Namespace {
         limits.maxOnDisconnectBytes = min(limits.maxOnDisconnectBytes, node.maxWriteBytes / 2)
         state = NamespaceState(
             name: name, root: state.database.tree.root, rules: state.rules, rulesAreOpen: state.rulesAreOpen, rulesDebug: state.rulesDebug,
+            rulesCoverage: state.rulesCoverage,
             limits: limits)
         startJoining(node)
         let period = node.configuration.leaseTime
@@ -263,7 +264,8 @@ extension Namespace {
         ownRules = nil
         clusterSnapshotCovered = 0
         state = NamespaceState(
-            name: name, root: .empty, rules: serverRules.rules, rulesAreOpen: serverRules.open, rulesDebug: state.rulesDebug, limits: state.limits)
+            name: name, root: .empty, rules: serverRules.rules, rulesAreOpen: serverRules.open, rulesDebug: state.rulesDebug,
+            rulesCoverage: state.rulesCoverage, limits: state.limits)
         keepProfiling()
         report()
         lastSequence = 0

@@ -102,7 +102,7 @@ extension Namespace {
         if sequence > lastSequence {
             let rules: RulesDocument
             do throws(RulesError) {
-                rules = try RulesDocument.parse(String(decoding: payload, as: UTF8.self))
+                rules = try RulesDocument.parse(String(decoding: payload, as: UTF8.self), coverage: state.rulesCoverage)
             } catch {
                 throw StorageError.corrupt("rules record \(streamSequence) of \(ClusterNode.logSubject(name)) does not load: \(error)")
             }

@@ -146,7 +146,7 @@ extension Namespace {
         ownRules = nil
         if let source = snapshot.rulesSource {
             do throws(RulesError) {
-                let own = try RulesDocument.parse(source)
+                let own = try RulesDocument.parse(source, coverage: state.rulesCoverage)
                 ownRules = own
                 rules = (own, false)
             } catch {
@@ -155,7 +155,7 @@ extension Namespace {
         }
         state = NamespaceState(
             name: name, root: snapshot.root, rules: rules.rules, rulesAreOpen: rules.open, rulesShared: ownRules == nil,
-            rulesDebug: state.rulesDebug, limits: state.limits)
+            rulesDebug: state.rulesDebug, rulesCoverage: state.rulesCoverage, limits: state.limits)
         keepProfiling()
         lastSequence = snapshot.recordSequence
         appliedStreamSequence = snapshot.streamSequence

@@ -480,6 +480,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return refuse(.badRequest, "The profile is a stream: ask for it with Accept: text/event-stream")
             }
             openProfile(request, as: auth, context: context)
+        case .rulesCoverage(let format):
+            serveCoverage(format, request, as: auth, keepAlive: keepAlive, context: context)
         case .rulesSimulation:
             guard request.method == .post else { return refuse(.methodNotAllowed, "Use POST on /.settings/rules/simulate.json") }
             guard body.readableBytes <= 2 * Namespace.maxRulesBytes else {

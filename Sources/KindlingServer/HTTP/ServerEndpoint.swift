@@ -12,6 +12,9 @@ enum ServerEndpoint: Sendable, Equatable {
     /// `GET /.settings/profile.json` with `Accept: text/event-stream`: a record of every
     /// operation, as `firebase database:profile` reads them (admin only).
     case profile
+    /// `GET /.inspect/coverage.json` (and `DELETE`, which resets it) or `GET /.inspect/coverage`
+    /// (a page): a namespace's rules coverage (admin, or anyone in emulator mode).
+    case rulesCoverage(RulesCoverageReport.Format)
 
     init?(uriPath: String) {
         switch uriPath {
@@ -20,6 +23,8 @@ enum ServerEndpoint: Sendable, Equatable {
         case "/.settings/rules.json": self = .rules
         case "/.metrics": self = .metrics
         case "/.settings/profile.json": self = .profile
+        case "/.inspect/coverage.json": self = .rulesCoverage(.json)
+        case "/.inspect/coverage": self = .rulesCoverage(.html)
         default: return nil
         }
     }

@@ -4,13 +4,18 @@ import Testing
 
 /// Runs reads and writes against a rules document and a tree, as the server will: writes are
 /// resolved (server values included) and applied to get the new tree, then decided.
+///
+/// Every decision is also made by the document loaded for rules coverage, counting into a
+/// coverage: its probes must change no decision and no trace.
 struct RulesHarness {
-    var rules: RulesDocument
+    let rules: RulesDocument
+    let instrumented: RulesDocument
     var tree: DataTree
     var now: Int64 = 1_700_000_000_000
 
     init(_ rules: String, data: String = "null") throws {
         self.rules = try RulesDocument.parse(rules)
+        instrumented = try RulesDocument.parse(rules, coverage: true)
         tree = DataTree(root: try Node(jsonText: data))
     }
 
@@ -23,7 +28,11 @@ struct RulesHarness {
     }
 
     func read(_ path: String, as auth: JSONValue = .null, query: Query? = nil, explain: Bool = false) throws -> RuleDecision {
-        rules.canRead(try Path(path), auth: auth, root: tree.root, query: query, now: now, explain: explain)
+        let decision = rules.canRead(try Path(path), auth: auth, root: tree.root, query: query, now: now, explain: explain)
+        var coverage = RulesCoverage(instrumented)
+        let probed = instrumented.canRead(try Path(path), auth: auth, root: tree.root, query: query, now: now, explain: explain, coverage: &coverage)
+        #expect(probed == decision, "rules loaded for coverage decide \(path) otherwise")
+        return decision
     }
 
     /// Decides a set of `json` at `path`; commits it when allowed and `commit` is true.
@@ -53,6 +62,9 @@ struct RulesHarness {
         // the tree built whole, and must agree to the last line of its trace.
         let eager = rules.canWrite(write, auth: auth, old: tree.root, new: RuleNewTree(built: next.root), now: now, explain: explain)
         #expect(decision == eager, "lazy and built new trees disagree on \(write)")
+        var coverage = RulesCoverage(instrumented)
+        let probed = instrumented.canWrite(write, auth: auth, old: tree.root, now: now, explain: explain, coverage: &coverage)
+        #expect(probed == decision, "rules loaded for coverage decide \(write) otherwise")
         if decision.allowed, commit { tree = next }
         return decision
     }

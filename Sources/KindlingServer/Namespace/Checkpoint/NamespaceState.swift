@@ -57,6 +57,13 @@ struct NamespaceState: Sendable {
     let rulesDebug: Bool
     /// Traces of denied requests since the owner last took them (only with `rulesDebug`).
     private var denials: [String] = []
+    /// `--rules-coverage`: the rules in force are loaded for coverage and every decision on a
+    /// request counts in `coverage`.
+    let rulesCoverage: Bool
+    /// What the rules in force evaluated since they were put in force or `resetCoverage`; nil
+    /// without `rulesCoverage`. Re-checks that answer no request (live listens and streams when
+    /// the rules change, whether a query may be served unindexed) do not count.
+    private(set) var coverage: RulesCoverage?
     let limits: ConnectionLimits
     private var pushIDs = PushIDGenerator()
 
@@ -75,12 +82,14 @@ struct NamespaceState: Sendable {
 
     init(
         name: String, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesShared: Bool = false,
-        rulesDebug: Bool = false, limits: ConnectionLimits = ConnectionLimits()
+        rulesDebug: Bool = false, rulesCoverage: Bool = false, limits: ConnectionLimits = ConnectionLimits()
     ) {
         self.name = name
         self.rulesDebug = rulesDebug
+        self.rulesCoverage = rulesCoverage
         self.database = DatabaseState(root: root)
-        self.rules = rules
+        self.rules = rulesCoverage ? rules.instrumented() : rules
+        self.coverage = rulesCoverage ? RulesCoverage(self.rules) : nil
         self.rulesAreOpen = rulesAreOpen
         self.evaluationsBeforeUnsharing = rulesShared ? NamespaceState.evaluationsBeforeUnsharing(rules) : nil
         self.limits = limits
@@ -366,7 +375,8 @@ struct NamespaceState: Sendable {
     private mutating func authorizeRead(_ path: Path, query: Query, as auth: AuthState, now: Int64) throws(Refusal) {
         guard !bypassesRules(auth) else { return }
         countEvaluation()
-        let decision = rules.canRead(path, auth: auth.ruleValue, root: database.tree.root, query: query, now: now, explain: rulesDebug)
+        let decision = rules.canRead(
+            path, auth: auth.ruleValue, root: database.tree.root, query: query, now: now, explain: rulesDebug, coverage: &coverage)
         guard decision.allowed else {
             if rulesDebug { denials.append("read \(path) denied:\n" + decision.trace.joined(separator: "\n")) }
             throw Refusal.permissionDenied
@@ -378,11 +388,16 @@ struct NamespaceState: Sendable {
     private mutating func authorizeWrite(_ write: Write, as auth: AuthState, now: Int64) throws(Refusal) {
         guard !bypassesRules(auth) else { return }
         countEvaluation()
-        let decision = rules.canWrite(write, auth: auth.ruleValue, old: database.tree.root, now: now, explain: rulesDebug)
+        let decision = rules.canWrite(write, auth: auth.ruleValue, old: database.tree.root, now: now, explain: rulesDebug, coverage: &coverage)
         guard decision.allowed else {
             if rulesDebug { denials.append("write \(write.path) denied:\n" + decision.trace.joined(separator: "\n")) }
             throw Refusal.permissionDenied
         }
+    }
+
+    /// Rules coverage starts again from nothing (`DELETE /.inspect/coverage.json`).
+    mutating func resetCoverage() {
+        coverage?.reset()
     }
 
     /// Counts one evaluation of shared rules, and takes a copy of them once enough were made.
@@ -501,8 +516,11 @@ struct NamespaceState: Sendable {
     /// Puts new rules in force (`shared` when they are the server's document, held by other
     /// namespaces too). Every live listen and stream is checked again; those that lost read
     /// access are cancelled (`c` on the socket). Returns the streams to end with `cancel`.
+    /// Under `rulesCoverage` the rules are loaded for coverage (unless they already are) and
+    /// their coverage starts from nothing.
     mutating func replaceRules(_ rules: RulesDocument, open: Bool, shared: Bool, now: Int64, into out: inout [Outgoing]) -> [ConnectionID] {
-        self.rules = rules
+        self.rules = rulesCoverage ? rules.instrumented() : rules
+        coverage = rulesCoverage ? RulesCoverage(self.rules) : nil
         self.rulesAreOpen = open
         evaluationsBeforeUnsharing = shared ? NamespaceState.evaluationsBeforeUnsharing(rules) : nil
         declareIndexes()

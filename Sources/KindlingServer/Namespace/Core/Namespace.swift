@@ -102,7 +102,8 @@ actor Namespace {
 
     init(
         name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
-        limits: ConnectionLimits = ConnectionLimits(), answerBudget: InFlightBudget? = nil, lifecycle: (any NamespaceLifecycle)? = nil,
+        rulesCoverage: Bool = false, limits: ConnectionLimits = ConnectionLimits(), answerBudget: InFlightBudget? = nil,
+        lifecycle: (any NamespaceLifecycle)? = nil,
         metrics: ServerMetrics? = nil
     ) {
         self.name = name
@@ -118,7 +119,8 @@ actor Namespace {
         logger[metadataKey: "namespace"] = "\(name)"
         self.logger = logger
         self.state = NamespaceState(
-            name: name, root: root, rules: rules, rulesAreOpen: rulesAreOpen, rulesShared: true, rulesDebug: rulesDebug, limits: limits
+            name: name, root: root, rules: rules, rulesAreOpen: rulesAreOpen, rulesShared: true, rulesDebug: rulesDebug,
+            rulesCoverage: rulesCoverage, limits: limits
         )
         self.serverRules = (rules, rulesAreOpen)
     }

@@ -44,6 +44,9 @@ final class NamespaceRegistry: NamespaceLifecycle {
     private let defaultRules: Mutex<(rules: RulesDocument, open: Bool)>
     /// `--rules-debug`: fixed for the server's life.
     private let rulesDebug: Bool
+    /// `--rules-coverage`: fixed for the server's life. The default rules are then kept loaded
+    /// for coverage, so the namespaces sharing them do not each load them again.
+    private let rulesCoverage: Bool
     private let limits: ConnectionLimits
     /// The server-wide budget of requests in progress, which every namespace's answers to
     /// realtime reads are held against until their event loops take them.
@@ -57,6 +60,7 @@ final class NamespaceRegistry: NamespaceLifecycle {
 
     init(
         logger: Logger, storage: StorageConfiguration?, rules: (rules: RulesDocument, open: Bool), rulesDebug: Bool = false,
+        rulesCoverage: Bool = false,
         limits: ConnectionLimits = ConnectionLimits(), maxNamespaces: Int = 10_000, openLogs: OpenLogBudget = OpenLogBudget(limit: 256),
         answerBudget: InFlightBudget? = nil, metrics: ServerMetrics? = nil, cluster: ClusterNode? = nil
     ) {
@@ -67,8 +71,9 @@ final class NamespaceRegistry: NamespaceLifecycle {
         self.logger = logger
         self.storage = storage
         self.maxNamespaces = maxNamespaces
-        self.defaultRules = Mutex(rules)
+        self.defaultRules = Mutex(rulesCoverage ? (rules.rules.instrumented(), rules.open) : rules)
         self.rulesDebug = rulesDebug
+        self.rulesCoverage = rulesCoverage
         self.limits = limits
     }
 
@@ -76,7 +81,9 @@ final class NamespaceRegistry: NamespaceLifecycle {
     private func makeNamespace(_ name: String, root: Node = .empty, joining: Bool = true) -> Namespace {
         let rules = defaultRules.withLock { $0 }
         let namespace = Namespace(
-            name: name, logger: logger, root: root, rules: rules.rules, rulesAreOpen: rules.open, rulesDebug: rulesDebug, limits: limits,
+            name: name, logger: logger, root: root, rules: rules.rules, rulesAreOpen: rules.open, rulesDebug: rulesDebug,
+            rulesCoverage: rulesCoverage,
+            limits: limits,
             answerBudget: answerBudget, lifecycle: self, metrics: metrics
         )
         if joining, let cluster { namespace.joinCluster(cluster) }
@@ -87,6 +94,7 @@ final class NamespaceRegistry: NamespaceLifecycle {
     /// Puts new server rules in force in every namespace without rules of its own (a reloaded
     /// `--rules` file).
     func setDefaultRules(_ rules: RulesDocument, open: Bool) {
+        let rules = rulesCoverage ? rules.instrumented() : rules
         defaultRules.withLock { $0 = (rules, open) }
         for namespace in namespaces.withLock({ $0.byName.values.map(\.namespace) }) { namespace.useDefaultRules(rules, open: open) }
     }
@@ -168,12 +176,15 @@ final class NamespaceRegistry: NamespaceLifecycle {
         "This cluster node already serves its most namespaces (\(limit), --max-namespaces); try another node or ask the operator to raise it."
     }
 
-    /// One use of `namespace` ended; a transient one that nobody uses any more is forgotten.
+    /// One use of `namespace` ended; a transient one that nobody uses any more is forgotten,
+    /// unless the server records rules coverage and holds at most `maxNamespaces` namespaces:
+    /// then it is kept with the coverage its requests recorded, which a namespace only ever read
+    /// (or refused every write) would otherwise lose between requests.
     func released(_ namespace: Namespace) {
         namespaces.withLock { all in
             guard var entry = all.byName[namespace.name], entry.namespace === namespace else { return }
             entry.uses -= 1
-            if entry.uses <= 0, !entry.claimed {
+            if entry.uses <= 0, !entry.claimed, !(rulesCoverage && all.byName.count <= maxNamespaces) {
                 if entry.reserved { all.reserved -= 1 }
                 all.byName[namespace.name] = nil
             } else {

@@ -31,13 +31,14 @@ extension Namespace {
     static let maxRulesBytes = 256 * 1024
 
     /// Loads a rules document a client sent (its own rules, or a draft to simulate): at most
-    /// `maxRulesBytes`, refused with the load error's line and column when it does not load.
-    static func loadRules(_ text: String) -> Result<RulesDocument, Refusal> {
+    /// `maxRulesBytes`, refused with the load error's line and column when it does not load;
+    /// loaded for rules coverage when `coverage` (rules to put in force under `--rules-coverage`).
+    static func loadRules(_ text: String, coverage: Bool = false) -> Result<RulesDocument, Refusal> {
         guard text.utf8.count <= maxRulesBytes else {
             return .failure(.limitExceeded("A rules document may be at most \(maxRulesBytes) bytes"))
         }
         do throws(RulesError) {
-            return .success(try RulesDocument.parse(text))
+            return .success(try RulesDocument.parse(text, coverage: coverage))
         } catch {
             return .failure(.invalidRules(error.description))
         }
@@ -57,7 +58,7 @@ extension Namespace {
             if case .refuse(let refusal) = admission { return namespace.answerRules(promise, .refused(refusal)) }
             if let refusal = namespace.state.refusalOfRulesAccess(by: auth) { return namespace.answerRules(promise, .refused(refusal)) }
             let rules: RulesDocument
-            switch Namespace.loadRules(text) {
+            switch Namespace.loadRules(text, coverage: namespace.state.rulesCoverage) {
             case .success(let loaded): rules = loaded
             case .failure(let refusal): return namespace.answerRules(promise, .refused(refusal))
             }
@@ -132,7 +133,7 @@ extension Namespace {
     func loadOwnRules() {
         guard let text = durability.disk?.rulesFile.load() else { return }
         do throws(RulesError) {
-            let rules = try RulesDocument.parse(text)
+            let rules = try RulesDocument.parse(text, coverage: state.rulesCoverage)
             ownRules = rules
             replaceRules(rules, open: false, shared: false)
         } catch {
