@@ -1,5 +1,6 @@
 import ArgumentParser
 import KindlingBench
+import KindlingProtocol
 import NIOPosix
 
 /// `kindling-bench writes`.
@@ -30,6 +31,9 @@ struct WritesCommand: AsyncParsableCommand {
     @Option(help: "Bytes of each value: 0 writes a number; more writes a JSON string that long, quotes included (the same bytes to Redis).")
     var valueBytes = 0
 
+    @Option(help: "The namespace to write in (one namespace only), so a profiler or watcher can attach to it first; default: a fresh one per run.")
+    var namespace: String?
+
     @OptionGroup var target: TargetOptions
 
     var modes: [String] { fsync.split(separator: ",").map(String.init) }
@@ -40,6 +44,10 @@ struct WritesCommand: AsyncParsableCommand {
         }
         guard (0...1_000_000).contains(valueBytes) else { throw ValidationError("--value-bytes must be 0…1000000.") }
         guard (1...writers).contains(namespaces) else { throw ValidationError("--namespaces must be 1…writers.") }
+        if let namespace {
+            guard NamespaceName.isValid(namespace) else { throw ValidationError("--namespace: \(NamespaceName.rule)") }
+            guard namespaces == 1 else { throw ValidationError("--namespace names the one namespace: leave --namespaces at 1.") }
+        }
         // A cluster node's log is the replicated stream: with --url the mode only names it in the report.
         for mode in modes where !(mode == "cluster" && !target.urls.isEmpty) { try TargetOptions.validateFsync(mode) }
         if modes.contains("cluster"), target.comparingRedis { throw ValidationError("--compare redis has no peer for --fsync cluster.") }
@@ -58,7 +66,7 @@ struct WritesCommand: AsyncParsableCommand {
         for mode in modes {
             let options = WritesOptions(
                 writers: writers, pipeline: pipeline, duration: .milliseconds(Int(seconds * 1000)), fsync: mode, progress: !target.noProgress,
-                namespaces: namespaces, valueBytes: valueBytes)
+                namespaces: namespaces, valueBytes: valueBytes, namespace: namespace)
             let ours = try await target.withKindlingNodes(fsync: mode) { nodes in
                 try await WritesScenario.run(kindling: nodes, group: group, options: options)
             }

@@ -20,8 +20,15 @@ public struct WritesOptions: Sendable {
     /// string of that many bytes, quotes included, starting with the number (`"17xxx…"`; longer
     /// only when the number and quotes alone are), the same bytes to Redis.
     public var valueBytes: Int
+    /// The namespace to write in (with one namespace), nil for a fresh one per run: a name known
+    /// beforehand lets a profiler (`/.settings/profile.json?ns=`) or a watcher attach to it.
+    public var namespace: String?
 
-    public init(writers: Int, pipeline: Int, duration: Duration, fsync: String, progress: Bool, namespaces: Int = 1, valueBytes: Int = 0) {
+    public init(
+        writers: Int, pipeline: Int, duration: Duration, fsync: String, progress: Bool, namespaces: Int = 1, valueBytes: Int = 0,
+        namespace: String? = nil
+    ) {
+        self.namespace = namespace
         self.writers = writers
         self.pipeline = pipeline
         self.duration = duration

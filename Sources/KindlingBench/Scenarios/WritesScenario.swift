@@ -18,7 +18,8 @@ public enum WritesScenario {
         let finished = Countdown(options.writers)
         let run = UInt32.random(in: 0...UInt32.max)
         let namespaces = try (0..<options.namespaces).map { number in
-            try RoundRobinConnector(targets: targets, group: group, namespace: options.namespaces == 1 ? "writes\(run)" : "writes\(run)n\(number)")
+            try RoundRobinConnector(
+                targets: targets, group: group, namespace: options.namespaces == 1 ? options.namespace ?? "writes\(run)" : "writes\(run)n\(number)")
         }
         var primers: [RealtimeLink] = []
         for nodes in namespaces {
