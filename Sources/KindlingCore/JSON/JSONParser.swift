@@ -39,6 +39,27 @@ public struct JSONParser {
         return (value, parser.index)
     }
 
+    /// Why `token` failed: the byte of its input where, and the parser's reason.
+    struct TokenFailure: Error {
+        let index: Int
+        let reason: String
+    }
+
+    /// Decodes the one value that is the whole of `bytes` (a string, number or literal whose
+    /// ends `JSONStreamReader` has found), so a streamed text is decoded exactly as a whole one.
+    static func token(_ bytes: UnsafeBufferPointer<UInt8>) throws(TokenFailure) -> JSONValue {
+        var parser = JSONParser(bytes)
+        do throws(ValidationError) {
+            let value = try parser.parseValue()
+            if parser.index != bytes.count { throw parser.failure("unexpected text after the value") }
+            return value
+        } catch {
+            let prefix = "Invalid JSON at byte \(parser.index): "
+            let reason = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
+            throw TokenFailure(index: parser.index, reason: reason)
+        }
+    }
+
     /// Parses one JSON text from a byte array.
     public static func parse(_ bytes: [UInt8]) throws(ValidationError) -> JSONValue {
         let result: Result<JSONValue, ValidationError> = bytes.withUnsafeBufferPointer { buffer in
