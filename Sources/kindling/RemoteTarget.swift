@@ -14,6 +14,8 @@ struct RemoteTarget: Equatable {
     /// The server's address: scheme, host, port and any path prefix; no query, no final `/`.
     var server: String
     var namespace: String
+    /// The URL or `--ns` named the namespace (it is not the default).
+    var isNamespaceNamed: Bool
 
     /// Reads `url`. The namespace is `?ns=`, else the one the host name gives as the server
     /// reads a Host header (`NamespaceName.named(byHost:)`), else `option`, else the default; when
@@ -35,6 +37,7 @@ struct RemoteTarget: Equatable {
                 "--ns \(option) disagrees with the URL \(text), which names the namespace \(named.namespace) (\(named.source)). Give one of them.")
         }
         namespace = named?.namespace ?? option ?? RemoteTarget.defaultNamespace
+        isNamespaceNamed = named != nil || option != nil
         guard NamespaceName.isValid(namespace) else {
             throw ValidationError("Invalid namespace: \(NamespaceName.rule).")
         }

@@ -42,6 +42,9 @@ struct RestoreCommand: AsyncParsableCommand {
         case pointInTime(Int64, target: String)
     }
 
+    /// The most one REST write may hold (the hosted service's limit, and the server's).
+    static let maxWriteBytes = 256 * 1024 * 1024
+
     /// What a source gives: the JSON to write, and rules to set when there are any.
     struct Payload {
         var json: [UInt8]
@@ -116,6 +119,12 @@ struct RestoreCommand: AsyncParsableCommand {
                 progress("rules set from \(rules.path)")
             }
         } else {
+            guard payload.json.count <= Self.maxWriteBytes else {
+                printError(
+                    "error: \(payload.json.count) bytes are more than one write may hold (256 MB); "
+                        + "kindling import \(from ?? "FILE") writes it in atomic steps (and sets the backup's rules too)")
+                throw ExitCode(64)
+            }
             progress("writing \(payload.json.count) bytes to \(target.server) (namespace \(target.namespace), path \(location.path)) as one write")
             _ = try await restRequest("PUT", target.restURL(path: location.path, "&print=silent"), bytes: Data(payload.json))
             if let rules = payload.rules {
@@ -148,20 +157,7 @@ struct RestoreCommand: AsyncParsableCommand {
             }
         }
         guard let rulesPath else { return Payload(json: json, rules: nil) }
-        let text: String
-        do throws(BackupError) {
-            text = String(decoding: try BackupFile.read(rulesPath), as: UTF8.self)
-        } catch {
-            printError("error: \(error)")
-            throw ExitCode(64)
-        }
-        do throws(RulesError) {
-            _ = try RulesDocument.parse(text)
-        } catch {
-            printError("error: \(rulesPath): \(error)")
-            throw ExitCode(64)
-        }
-        return Payload(json: json, rules: (rulesPath, text))
+        return Payload(json: json, rules: (rulesPath, try readRulesFile(rulesPath)))
     }
 }
 

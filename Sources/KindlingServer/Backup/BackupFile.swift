@@ -31,13 +31,15 @@ public enum BackupFile {
         }
     }
 
-    /// The rules file of the same backup as the data file `path`
-    /// (`<time>_<namespace>_rules.json` beside `<time>_<namespace>_data.json.gz`), when the
-    /// name is a backup's and the rules file is there; else nil.
+    /// The rules file of the same backup as the data file `path`: `<name>_rules.json` beside
+    /// `<name>_data.json.gz` (or an unzipped `<name>_data.json`), whatever `<name>` is, so a
+    /// hosted Realtime Database backup is read as one `--backup-dir` wrote; nil when the name
+    /// is not a backup's or the rules file is not there.
     public static func rulesBeside(_ path: String) -> String? {
         let url = URL(fileURLWithPath: path)
-        guard let name = BackupFileName(parsing: url.lastPathComponent), name.kind == .data, !name.isTemporary else { return nil }
-        let rules = url.deletingLastPathComponent().appendingPathComponent(name.sibling(.rules).description).path
+        let name = url.lastPathComponent
+        guard let suffix = ["_data.json.gz", "_data.json"].first(where: { name.hasSuffix($0) && name.count > $0.count }) else { return nil }
+        let rules = url.deletingLastPathComponent().appendingPathComponent(String(name.dropLast(suffix.count)) + "_rules.json").path
         return FileManager.default.fileExists(atPath: rules) ? rules : nil
     }
 }

@@ -11,22 +11,40 @@ import CZlib
 final class GzipReader {
     private let stream: UnsafeMutablePointer<z_stream>
     private let descriptor: Int32
+    private let closesDescriptor: Bool
     private let input: UnsafeMutableBufferPointer<UInt8>
     private var inputEnded = false
     private var finished = false
+    /// Bytes the compressed file had given up to the last read (for an import's progress).
+    private(set) var compressedCount = 0
 
-    init(path: String) throws {
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    convenience init(path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Zlib.Failure(description: "cannot open: \(String(cString: strerror(errno)))") }
+        try self.init(descriptor: descriptor, closing: true)
+    }
+
+    /// Reads the gzip stream from `descriptor`, after `first`, bytes of it already read from
+    /// the descriptor (a pipe cannot be read twice to tell gzip by its first bytes); closes the
+    /// descriptor when done if `closing`.
+    init(descriptor: Int32, closing: Bool, first: [UInt8] = []) throws {
+        self.descriptor = descriptor
+        closesDescriptor = closing
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        input = .allocate(capacity: 1 << 20)
+        input = .allocate(capacity: max(1 << 20, first.count))
         let status = inflateInit2_(stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else {
-            close(descriptor)
+            if closing { close(descriptor) }
             stream.deallocate()
             input.deallocate()
             throw Zlib.Failure(description: "inflateInit2 failed (\(status))")
+        }
+        if !first.isEmpty {
+            _ = input.initialize(from: first)
+            stream.pointee.next_in = input.baseAddress
+            stream.pointee.avail_in = uInt(first.count)
+            compressedCount = first.count
         }
     }
 
@@ -34,7 +52,7 @@ final class GzipReader {
         inflateEnd(stream)
         stream.deallocate()
         input.deallocate()
-        close(descriptor)
+        if closesDescriptor { close(descriptor) }
     }
 
     /// Fills `buffer` with decompressed bytes, returning how many: 0 only at the verified end.
@@ -66,6 +84,7 @@ final class GzipReader {
     private func refill() throws {
         let count = try StorageLayout.readSome(descriptor, into: input)
         if count == 0 { inputEnded = true }
+        compressedCount += count
         stream.pointee.next_in = input.baseAddress
         stream.pointee.avail_in = uInt(count)
     }

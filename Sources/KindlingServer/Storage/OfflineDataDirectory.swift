@@ -7,13 +7,13 @@ import Logging
 public enum OfflineDataDirectory {
     /// The data at `path` in `namespace`, as export-form JSON (priorities included, so an import
     /// gives back the same tree).
-    public static func export(directory: String, namespace: String, path: Path, logger: Logger) throws -> [UInt8] {
+    public static func export(directory: String, namespace: String, path: Path, format: JSONFormat = .export, logger: Logger) throws -> [UInt8] {
         let lock = try DataDirectoryLock(directory: directory, server: false)
         defer { lock.release() }
         let folder = StorageLayout.directory(dataDirectory: directory, namespace: namespace)
         let recovered = try NamespaceStorage.recover(directory: folder, repair: false, logger: logger)
         var writer = JSONWriter()
-        recovered.root.child(at: path).write(to: &writer, format: .export)
+        recovered.root.child(at: path).write(to: &writer, format: format)
         return writer.bytes
     }
 
