@@ -8,7 +8,8 @@ import Foundation
 ///
 /// Steps are cut the same way from the same text (`ImportChunker`), so resuming reads the file
 /// again and sends only the steps after `steps`; `digest` (SHA-256 of the first `hashedBytes`
-/// bytes of the JSON) makes sure it is the same text, and the target and step size must match.
+/// bytes of the JSON) makes sure it is the same text, and the namespace, path and step size
+/// must match.
 struct ImportPosition: Codable, Equatable {
     var input: String
     var server: String
@@ -39,9 +40,10 @@ struct ImportPosition: Codable, Equatable {
         try encoder.encode(self).write(to: URL(fileURLWithPath: file), options: .atomic)
     }
 
-    /// The same import, resumed: the same target and step size.
+    /// The same import, resumed: the same namespace, path and step size (the server may have
+    /// moved to another address since).
     func matches(_ other: ImportPosition) -> Bool {
-        server == other.server && namespace == other.namespace && path == other.path && chunkBytes == other.chunkBytes
+        namespace == other.namespace && path == other.path && chunkBytes == other.chunkBytes
     }
 }
 

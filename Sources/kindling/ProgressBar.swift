@@ -2,7 +2,7 @@ import Foundation
 
 /// The progress line of `kindling import` and `kindling export` on standard error: redrawn in
 /// place on a terminal (at most ten times a second), else a line at every tenth of the total
-/// (or every 100 MB when the total is unknown), so a log is not flooded.
+/// or 16 MB, whichever is more, so a log is not flooded.
 struct ProgressBar {
     let label: String
     /// The total in bytes, when known.
@@ -27,7 +27,7 @@ struct ProgressBar {
             FileHandle.standardError.write(Data(("\r" + line(done, detail) + "\u{1B}[K").utf8))
             drawn = true
         } else {
-            let step = total.map { max(1, $0 / 10) } ?? 100 << 20
+            let step = max(16 << 20, (total ?? 0) / 10)
             guard done / step > lastReported / step else { return }
             lastReported = done
             printError(line(done, detail))

@@ -85,7 +85,7 @@ struct StreamingExport {
                 last = key
                 count += 1
             } else {
-                let text = try await read(path, #"&orderBy="$key"&limitToFirst="# + "\(batch)" + after(last) + format)
+                let text = try await read(path, "&orderBy=%22%24key%22&limitToFirst=\(batch)" + after(last) + format)
                 let members = try Self.members(of: text)
                 for member in members {
                     try writeName(member.key, first: last == nil)

