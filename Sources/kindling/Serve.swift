@@ -323,10 +323,11 @@ struct Serve: AsyncParsableCommand {
         if security.allowOpen, !ProtectedMode.isLoopback(host) {
             logger.warning("--allow-open: serving \(host), which other machines can reach, without the protection it would otherwise require")
         }
-        // A text is parsed beside itself and its copy, so half the budget bounds what can be written.
-        if maxUnfinishedMegabytes < 512 {
+        // A text is parsed beside itself and its copy, and each value costs about 128 bytes more:
+        // a write of the hosted service's 256 MB needs about 1024 MB.
+        if maxUnfinishedMegabytes < 1024 {
             logger.warning(
-                "--max-unfinished-mb \(maxUnfinishedMegabytes): writes over about \(maxUnfinishedMegabytes / 2) MB are refused as too large (the body limit is 256 MB)"
+                "--max-unfinished-mb \(maxUnfinishedMegabytes): writes over about \(maxUnfinishedMegabytes / 4) MB may be refused as too large (the body limit is 256 MB; the default 1024 takes one that size)"
             )
         }
         if auth.emulatorMode {

@@ -3,15 +3,22 @@ import KindlingCore
 /// What parsing a request's JSON will hold in memory, weighed and taken from the server-wide
 /// budget of requests in progress (`InFlightBudget`) before the parse starts.
 ///
-/// Parsing costs far more memory than the text: a body of many small values takes about 14
-/// times its size as parsed values and tree nodes (55 MB of small objects peaked near 800 MB),
-/// so clients whose writes the rules deny could still make the server hold gigabytes by sending
-/// a few large requests at once. REST bodies (`ParseReservation`) and realtime messages
-/// (`WebSocketSessionHandler`) are both weighed here; each maps a refusal to its own wire.
+/// Parsing costs far more memory than the text: a body of many small values takes about nine
+/// times its size as parsed values and tree nodes, so clients whose writes the rules deny could
+/// still make the server hold gigabytes by sending a few large requests at once. REST bodies
+/// (`ParseReservation`) and realtime messages (`WebSocketSessionHandler`) are both weighed
+/// here; each maps a refusal to its own wire.
+///
+/// Measured (peak resident size of a debug `kindling serve --in-memory`, VmHWM, a rough guide):
+/// a PUT of 250 MB holding 3.3 million values (`scripts/generate-big-json.py --values 2480000`)
+/// raised it by 822 MB, which the estimate puts at 923 MB; one of 75 MB holding 6.3 million
+/// values (small objects of three members) by 658 MB, estimated at 954 MB. So a write of the
+/// hosted service's largest size, 256 MB, is taken under the default budget of 1024 MB when its
+/// values average about 64 bytes or more, and a second such write at the same time is not.
 enum ParseCost {
-    /// Memory counted for each value a text may hold: a parsed value and its tree node take
-    /// about that much (calibrated by the peak resident size of a server parsing 55 MB of small
-    /// objects: 6.0 M values counted, 720–800 MB).
+    /// Memory counted for each value a text holds (`JSONValueCount`, exact but for empty
+    /// arrays): a parsed value and its tree node take about that much (from 81 to 97 bytes in
+    /// the measurements above, beside the text and its copy).
     static let bytesPerValue = 128
 
     /// Below this many bytes a realtime message's values are first not counted one by one: it

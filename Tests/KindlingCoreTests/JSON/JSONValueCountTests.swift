@@ -1,9 +1,8 @@
 import KindlingCore
 import Testing
 
-/// `JSONValueCount` counts exactly the values of a JSON text plus one for each object member
-/// after the first and one for each empty array (so never fewer than the text holds), however
-/// the text is cut into pieces.
+/// `JSONValueCount` counts exactly the values of a JSON text plus one for each empty array (so
+/// never fewer than the text holds), however the text is cut into pieces.
 struct JSONValueCountTests {
     private static func values(in json: JSONValue) -> Int {
         switch json {
@@ -13,11 +12,11 @@ struct JSONValueCountTests {
         }
     }
 
-    /// What the count adds to the values: an object's commas, and an empty array's `[`.
+    /// What the count adds to the values: an empty array's `[`.
     private static func extra(in json: JSONValue) -> Int {
         switch json {
         case .array(let elements): (elements.isEmpty ? 1 : 0) + elements.reduce(0) { $0 + extra(in: $1) }
-        case .object(let members): max(members.count - 1, 0) + members.reduce(0) { $0 + extra(in: $1.value) }
+        case .object(let members): members.reduce(0) { $0 + extra(in: $1.value) }
         default: 0
         }
     }
@@ -68,9 +67,14 @@ struct JSONValueCountTests {
     @Test func countsWhatItIsGiven() {
         #expect(Self.count([], cutAt: []) == 0)
         #expect(Self.count(Array("7".utf8), cutAt: []) == 1)
-        #expect(Self.count(Array(#"{"a":1,"b":[1,2]}"#.utf8), cutAt: []) == 6)
+        #expect(Self.count(Array(#"{"a":1,"b":[1,2]}"#.utf8), cutAt: []) == 5)
         #expect(Self.count(Array(#""a:b,[c\"d:""#.utf8), cutAt: [4, 9]) == 1)
         #expect(Self.count(Array(" [ ] ".utf8), cutAt: [2]) == 2)
-        #expect(Self.count(Array(#"{"k0":[],"k1":[],"k2":[]}"#.utf8), cutAt: []) == 9)
+        #expect(Self.count(Array(#"{"k0":[],"k1":[],"k2":[]}"#.utf8), cutAt: []) == 7)
+        // Objects in arrays in objects: only the arrays' commas count.
+        #expect(Self.count(Array(#"[{"a":1,"b":2},{"c":[3,4]}]"#.utf8), cutAt: [3, 12]) == 8)
+        // Below the 128 levels kept, every comma counts: never short of the values.
+        let deep = String(repeating: "{\"k\":", count: 130) + #"{"a":1,"b":2}"# + String(repeating: "}", count: 130)
+        #expect(Self.count(Array(deep.utf8), cutAt: []) == 1 + 130 + 2 + 1)
     }
 }
