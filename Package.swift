@@ -205,7 +205,10 @@ let package = Package(
         ),
         .testTarget(
             name: "NATSClientTests",
-            dependencies: ["NATSClient", "NATSTesting", "KindlingTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: [
+                "NATSClient", "NATSTesting", "KindlingTesting", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
             swiftSettings: strictness
         ),
         .testTarget(

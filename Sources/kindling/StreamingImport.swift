@@ -181,17 +181,26 @@ struct StreamingImport {
 
     /// Says what stopped the import, what of it is applied, and how to go on.
     private func report(_ stop: Stop, saved: ImportPosition?) throws -> Never {
-        let applied = saved.map {
-            "\($0.steps) steps are applied: the data at \(path) holds the file up to byte \($0.offset)."
-        } ?? "Nothing was written."
-        let resume = "kindling import \(file.path) --resume" + (positionFile == ImportFile.defaultPositionFile(file.path) ? "" : " --position-file \(positionFile)")
+        let applied =
+            saved.map {
+                "\($0.steps) steps are applied: the data at \(path) holds the file up to byte \($0.offset)."
+            } ?? "Nothing was written."
+        let resume =
+            "kindling import \(file.path) --resume"
+            + (positionFile == ImportFile.defaultPositionFile(file.path) ? "" : " --position-file \(positionFile)")
         switch stop {
         case .badInput(let error):
             printError("error: \(file.path): \(error)")
-            printError(saved == nil ? "Nothing was written." : "\(applied) Fix the file (the part before that byte must stay as it is) and resume with: \(resume) (and the same target options)")
+            printError(
+                saved == nil
+                    ? "Nothing was written."
+                    : "\(applied) Fix the file (the part before that byte must stay as it is) and resume with: \(resume) (and the same target options)"
+            )
             throw ExitCode(64)
         case .changedFile:
-            printError("error: \(file.path) is not the file whose import \(positionFile) saved (its first bytes differ); delete the position file to start over.")
+            printError(
+                "error: \(file.path) is not the file whose import \(positionFile) saved (its first bytes differ); delete the position file to start over."
+            )
             throw ExitCode(64)
         case .failedStep(let number, let reason, let exit):
             printError("error: step \(number) was not applied: \(reason)")

@@ -49,7 +49,8 @@ struct ImportExportCommandTests {
             let imported = try await Self.kindling(["import", file, "--url", url, "--ns", "copy", "--chunk-kb", "4"])
             #expect(imported.status == 0, "\(imported.errors)")
             // Many steps of about 4 KB, each one write; the position file is gone once done.
-            let steps = try #require(imported.errors.split(separator: " ").firstIndex(of: "steps").map { Int(imported.errors.split(separator: " ")[$0 - 1]) })
+            let steps = try #require(
+                imported.errors.split(separator: " ").firstIndex(of: "steps").map { Int(imported.errors.split(separator: " ")[$0 - 1]) })
             #expect((steps ?? 0) > 40, "\(imported.errors)")
             #expect(!FileManager.default.fileExists(atPath: file + ".import-position"))
             #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/.json?ns=copy&format=export").text == export)
@@ -157,7 +158,9 @@ struct ImportExportCommandTests {
             let url = "http://127.0.0.1:\(server.port)"
             let export = try await Self.exportForm(of: Self.document, port: server.port)
             // A hosted backup: gzipped data, and its rules beside it.
-            let gzipped = try await Self.kindling(["export", "--url", url, "--ns", "source", "-o", folder.path + "/2024-05-01T12:00:00Z_shop_data.json.gz"])
+            let gzipped = try await Self.kindling([
+                "export", "--url", url, "--ns", "source", "-o", folder.path + "/2024-05-01T12:00:00Z_shop_data.json.gz",
+            ])
             #expect(gzipped.status == 0)
             try RestoreCommandTests.rules.write(toFile: folder.path + "/2024-05-01T12:00:00Z_shop_rules.json", atomically: true, encoding: .utf8)
             let hosted = try await Self.kindling(["import", folder.path + "/2024-05-01T12:00:00Z_shop_data.json.gz", "--url", url, "--ns", "shop"])

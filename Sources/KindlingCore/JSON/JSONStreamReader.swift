@@ -115,7 +115,8 @@ public struct JSONStreamReader: Sendable {
             while position < bytes.count, Self.isBlank(bytes[position]) { position += 1 }
             guard position < bytes.count else {
                 guard ended, expect != .end else { return nil }
-                throw JSONStreamError(.truncated, offset: offset, expect == .value && containers.isEmpty ? "no JSON value" : "the text stops inside a value")
+                throw JSONStreamError(
+                    .truncated, offset: offset, expect == .value && containers.isEmpty ? "no JSON value" : "the text stops inside a value")
             }
             let byte = bytes[position]
             let start = offset

@@ -35,7 +35,9 @@ public final class BackupFileReader {
         var count = 0
         do {
             while count < 2 {
-                let read = try head.withUnsafeMutableBufferPointer { try StorageLayout.readSome(descriptor, into: UnsafeMutableBufferPointer(rebasing: $0[count...])) }
+                let read = try head.withUnsafeMutableBufferPointer {
+                    try StorageLayout.readSome(descriptor, into: UnsafeMutableBufferPointer(rebasing: $0[count...]))
+                }
                 if read == 0 { break }
                 count += read
             }

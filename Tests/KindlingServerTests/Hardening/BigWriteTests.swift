@@ -46,9 +46,10 @@ struct BigWriteTests {
             defer { first.close() }
             try await first.send(Array(head("big").utf8) + body)
             // Once its body is in and its parse reserved (about 923 MB of the 1024).
-            #expect(try await eventually(within: .seconds(120), every: .milliseconds(100)) {
-                try await PrometheusText.unfinishedBytes(port: server.port) >= 900_000_000
-            })
+            #expect(
+                try await eventually(within: .seconds(120), every: .milliseconds(100)) {
+                    try await PrometheusText.unfinishedBytes(port: server.port) >= 900_000_000
+                })
             // Other namespaces are answered meanwhile.
             for index in 0..<5 {
                 let put = try await TestHTTPConnection.request(port: server.port, "PUT", "/n.json?ns=small\(index)", body: "\(index)")
