@@ -8,22 +8,23 @@ import NIOHTTP1
 /// as it comes, so neither side ever holds the whole of a large namespace, and no one read
 /// nears the REST limits.
 ///
-/// Each object is walked in key order: its next child's key from a shallow read; a child with
-/// more than `wideChildren` children is walked the same way, any other is read whole; once the
-/// size of the children read so far says how many make about `chunkBytes`, that many are read
-/// at once (`orderBy="$key"&startAfter=…&limitToFirst=…`). The children's text is copied as
-/// the server wrote it, and the object's own priority is read last (`<path>/.priority`), so the
-/// output is byte for byte what one `format=export` read of the whole would give, which is what
-/// an import of an export-form file reads back. The walk is not a snapshot: writes made during
-/// it may show in part.
+/// Each object is walked in key order. A child whose size nothing tells yet (the first, and
+/// any after a child larger than a batch) is found with a shallow read and walked the same way
+/// (a leaf is read whole); then the size of the children read in the last round says how many
+/// make about `chunkBytes`, and that many, at most four times as many as in the last round, are
+/// read at once (`orderBy="$key"&startAfter=…&limitToFirst=…`). So a wide list is read in
+/// batches of about `chunkBytes`, and a large subtree is never read whole unless its siblings
+/// were small (then it is read in one batch: the walk cannot know sizes before it reads). The
+/// children's text is copied as the server wrote it, and the object's own priority is read last
+/// (`<path>/.priority`), so the output is byte for byte what one `format=export` read of the
+/// whole would give, which is what an import of an export-form file reads back. The walk is not
+/// a snapshot: writes made during it may show in part.
 struct StreamingExport {
     var target: RemoteTarget
     /// Priorities and `.value` (export form), or plain JSON without them.
     var exportForm: Bool
     var chunkBytes: Int
     var output: ExportFileWriter
-    /// A child with more children than this is walked rather than read whole.
-    var wideChildren = 1000
     private var reads = 0
     private var progress: ProgressBar
 
@@ -44,12 +45,11 @@ struct StreamingExport {
     }
 
     private mutating func node(at path: [String], interrupt: InterruptSignal) async throws {
-        switch try JSONParser.parse(try await read(path, "&shallow=true&limitToFirst=1")) {
-        case .object(let members) where !members.isEmpty:
+        // A leaf has no first child: the listing is null for it as for nothing, and either is
+        // read whole (a leaf with its priority in export form).
+        if case .object(let members) = try JSONParser.parse(try await read(path, "&shallow=true&limitToFirst=1")), !members.isEmpty {
             try await children(of: path, interrupt: interrupt)
-        case .null, .object:
-            try write(Array("null".utf8))
-        default:
+        } else {
             try write(try await read(path, format))
         }
     }
@@ -58,8 +58,6 @@ struct StreamingExport {
     private mutating func children(of path: [String], interrupt: InterruptSignal) async throws {
         try write(Array("{".utf8))
         var last: String?
-        var count = 0
-        var bytes = 0
         var batch = 1
         while true {
             if interrupt.isRaised {
@@ -68,22 +66,16 @@ struct StreamingExport {
                 throw ExitCode(130)
             }
             let before = output.count
+            let count: Int
             if batch == 1 {
-                // One child of unknown size: walked if it is wide, else read whole.
+                // One child of unknown size: walked.
                 guard case .object(let next) = try JSONParser.parse(try await read(path, "&shallow=true&limitToFirst=1" + after(last))),
                     let key = next.first?.key
                 else { break }
                 try writeName(key, first: last == nil)
-                let child = path + [key]
-                if case .object(let grandchildren) = try JSONParser.parse(try await read(child, "&shallow=true&limitToFirst=\(wideChildren + 1)")),
-                    grandchildren.count > wideChildren
-                {
-                    try await children(of: child, interrupt: interrupt)
-                } else {
-                    try write(try await read(child, format))
-                }
+                try await node(at: path + [key], interrupt: interrupt)
                 last = key
-                count += 1
+                count = 1
             } else {
                 let text = try await read(path, "&orderBy=%22%24key%22&limitToFirst=\(batch)" + after(last) + format)
                 let members = try Self.members(of: text)
@@ -92,11 +84,11 @@ struct StreamingExport {
                     try text.withUnsafeBytes { try output.write(UnsafeRawBufferPointer(rebasing: $0[member.value])) }
                     last = member.key
                 }
-                count += members.count
                 if members.count < batch { break }
+                count = members.count
             }
-            bytes += output.count - before
-            batch = max(1, min(10_000, count * chunkBytes / max(1, bytes)))
+            let bytes = max(1, output.count - before)
+            batch = max(1, min(10_000, 4 * count, count * chunkBytes / bytes))
             progress.update(output.count, "\(reads) reads")
         }
         if exportForm {
