@@ -57,15 +57,11 @@ struct ImportChunker {
     private var looseBytes = 0
     private var keptBytes = 0
     private var whole: JSONValue?
-    private var emitted = 0
 
     init(chunkBytes: Int, depthLimit: Int = Path.maxDepth) {
         self.chunkBytes = max(1, chunkBytes)
         self.depthLimit = depthLimit
     }
-
-    /// Steps cut so far.
-    var stepCount: Int { emitted }
 
     /// Takes the next token; a step when one is complete.
     mutating func take(_ token: JSONStreamReader.Token) throws(ImportError) -> Step? {
@@ -90,7 +86,6 @@ struct ImportChunker {
     mutating func finish(end: Int) -> Step? {
         if let whole {
             self.whole = nil
-            emitted += 1
             return Step(entries: [Entry(path: [], value: whole)], end: end, bytes: end)
         }
         return cut(end: end)
@@ -190,7 +185,6 @@ struct ImportChunker {
         for index in frames.indices where index <= deepestSplit { frames[index].split = true }
         keptBytes -= bytes
         guard !entries.isEmpty else { return nil }
-        emitted += 1
         return Step(entries: entries, end: end, bytes: bytes)
     }
 }
