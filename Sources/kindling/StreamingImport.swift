@@ -179,22 +179,32 @@ struct StreamingImport {
         }
     }
 
+    /// `text` as one word for a POSIX shell: as it is when it holds only safe characters,
+    /// else in single quotes.
+    static func shellQuoted(_ text: String) -> String {
+        let safe = text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_./:=@%+,".unicodeScalars.contains($0) }
+        return safe && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: #"'''"#) + "'"
+    }
+
     /// Says what stopped the import, what of it is applied, and how to go on.
     private func report(_ stop: Stop, saved: ImportPosition?) throws -> Never {
         let applied =
             saved.map {
                 "\($0.steps) steps are applied: the data at \(path) holds the file up to byte \($0.offset)."
             } ?? "Nothing was written."
-        let resume =
-            "kindling import \(file.path) --resume"
-            + (positionFile == ImportFile.defaultPositionFile(file.path) ? "" : " --position-file \(positionFile)")
+        // The whole command, so it can be pasted as it is (the credential stays in the environment).
+        var options = ["--url", target.server, "--ns", target.namespace]
+        if path != "/" { options += ["--path", path] }
+        if chunkBytes != 1024 * 1024 { options += ["--chunk-kb", String(chunkBytes / 1024)] }
+        if positionFile != ImportFile.defaultPositionFile(file.path) { options += ["--position-file", positionFile] }
+        let resume = (["kindling", "import", file.path, "--resume"] + options).map(Self.shellQuoted).joined(separator: " ")
         switch stop {
         case .badInput(let error):
             printError("error: \(file.path): \(error)")
             printError(
                 saved == nil
                     ? "Nothing was written."
-                    : "\(applied) Fix the file (the part before that byte must stay as it is) and resume with: \(resume) (and the same target options)"
+                    : "\(applied) Fix the file (the part before that byte must stay as it is) and resume with: \(resume)"
             )
             throw ExitCode(64)
         case .changedFile:
@@ -204,10 +214,10 @@ struct StreamingImport {
             throw ExitCode(64)
         case .failedStep(let number, let reason, let exit):
             printError("error: step \(number) was not applied: \(reason)")
-            printError("\(applied) Resume with: \(resume) (and the same target options)")
+            printError("\(applied) Resume with: \(resume)")
             throw exit
         case .interrupted:
-            printError("import: interrupted. \(applied) Resume with: \(resume) (and the same target options)")
+            printError("import: interrupted. \(applied) Resume with: \(resume)")
             throw ExitCode(130)
         }
     }

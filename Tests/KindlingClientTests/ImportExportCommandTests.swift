@@ -94,7 +94,11 @@ struct ImportExportCommandTests {
         try await KindlingServer.run(small) { server in
             let stopped = try await Self.kindling(["import", file, "--url", "http://127.0.0.1:\(server.port)", "--ns", "app", "--chunk-kb", "1"])
             #expect(stopped.status == 1, "\(stopped.errors)")
-            #expect(stopped.errors.contains("was not applied") && stopped.errors.contains("Resume with: kindling import \(file) --resume"))
+            #expect(
+                stopped.errors.contains("was not applied")
+                    && stopped.errors.contains(
+                        "Resume with: kindling import \(file) --resume --url http://127.0.0.1:\(server.port) --ns app --chunk-kb 1")
+            )
             #expect(FileManager.default.fileExists(atPath: file + ".import-position"))
             // Without --resume the saved position is not overwritten by a new start.
             let fresh = try await Self.kindling(["import", file, "--url", "http://127.0.0.1:\(server.port)", "--ns", "app", "--chunk-kb", "1"])
