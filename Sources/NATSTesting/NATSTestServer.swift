@@ -2,6 +2,12 @@ import Foundation
 import KindlingTesting
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One real `nats-server` process for tests, on its own free loopback ports with its own storage
 /// directory. It can be killed with SIGKILL and restarted on the same ports and storage, which is
 /// how reconnect and failover are tested.
@@ -118,8 +124,40 @@ public final class NATSTestServer: Sendable {
         await process.withLock { $0 }?.kill()
     }
 
-    /// Stops the process with SIGTERM, or SIGKILL after two seconds.
+    /// Freezes the process (SIGSTOP) and returns once it is stopped: its connections stay open
+    /// but it answers nothing, runs no timers and sends no Raft heartbeats until `resume`. For a
+    /// test, a server cut off from its clients and peers whose sockets keep what is sent to it.
+    public func pause() async throws(NATSTestingError) {
+        try await signalAndWait(SIGSTOP, stopped: true)
+    }
+
+    /// Lets a paused process run again (SIGCONT), returning once it runs; it then reads what
+    /// waited in its sockets.
+    public func resume() async throws(NATSTestingError) {
+        try await signalAndWait(SIGCONT, stopped: false)
+    }
+
+    /// Signals go to the process asynchronously: waits until its state in /proc says it took
+    /// the signal (`T` while stopped).
+    private func signalAndWait(_ signal: Int32, stopped: Bool) async throws(NATSTestingError) {
+        guard let child = process.withLock({ $0 }) else { throw NATSTestingError("\(name) is not running") }
+        child.signal(signal)
+        let stat = "/proc/\(child.pid)/stat"
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, child.isRunning {
+            // The state follows the command name in parentheses: "pid (comm) S ...".
+            guard let text = try? String(contentsOfFile: stat, encoding: .utf8), let close = text.lastIndex(of: ")") else { return }
+            let state = text[text.index(after: close)...].drop { $0 == " " }.first
+            if (state == "T") == stopped { return }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        throw NATSTestingError("\(name) did not take signal \(signal) within 10 s")
+    }
+
+    /// Stops the process with SIGTERM, or SIGKILL after two seconds (a paused one is resumed
+    /// first, so it can take the SIGTERM).
     public func stop() async {
+        try? await resume()
         await process.withLock { $0 }?.stop(grace: .seconds(2))
     }
 
