@@ -31,7 +31,7 @@ extension Namespace {
             leadership.snapshotMark = log.appendedBytes
         }
         let snapshot = ClusterSnapshot(
-            recordSequence: lastSequence, streamSequence: log.lastSubjectSequence, rulesSource: ownRules?.source, root: state.database.tree.root)
+            recordSequence: lastSequence, streamSequence: log.head, rulesSource: ownRules?.source, root: state.database.tree.root)
         let previous = clusterSnapshotCovered
         let term = log.term
         held.send(
@@ -122,7 +122,7 @@ extension Namespace {
             name: name, root: snapshot.root, rules: rules.rules, rulesAreOpen: rules.open, rulesShared: ownRules == nil,
             rulesDebug: state.rulesDebug, limits: state.limits)
         lastSequence = snapshot.recordSequence
-        appliedStreamSequence = snapshot.streamSequence
+        logChain = LogChain(head: snapshot.streamSequence)
         clusterSnapshotCovered = snapshot.streamSequence
         report()
     }
