@@ -118,18 +118,20 @@ final class ClusterNode: Sendable {
         let replicas = min(3, max(1, advertised, configuration.urls.count))
         let jetStream = JetStream(client: client, timeout: .seconds(5))
         // NATS may be electing leaders (a server was just lost): its JetStream API then times
-        // out or has no responders for a few seconds. A cluster still forming (started with
-        // this node, say) refuses to place replicas until its last server has joined. Either
-        // way the setup is retried for a while.
+        // out or has no responders for a few seconds. JetStream recovering its streams after a
+        // restart answers 503 ("temporarily unavailable", 10008). A cluster still forming
+        // (started with this node, say) refuses to place replicas until its last server has
+        // joined. Each way the setup is retried for a while.
         let deadline = ContinuousClock.now + .seconds(20)
         while true {
             do throws(JetStreamError) {
                 return try await setUp(configuration, client: client, jetStream: jetStream, replicas: replicas, logger: logger, metrics: metrics)
             } catch {
-                let transient = error.natsError != nil || error.apiError?.errCode == JetStreamAPIError.noSuitablePeers
+                let transient = error.natsError != nil || error.isTemporary || error.apiError?.errCode == JetStreamAPIError.noSuitablePeers
                 if transient, ContinuousClock.now < deadline {
                     logger.warning(
-                        "NATS JetStream is not ready yet (electing leaders, or a server not yet joined); retrying", metadata: ["error": "\(error)"])
+                        "NATS JetStream is not ready yet (electing leaders, recovering, or a server not yet joined); retrying",
+                        metadata: ["error": "\(error)"])
                     try? await Task.sleep(for: .milliseconds(500))
                     continue
                 }

@@ -164,6 +164,45 @@ struct ClusterNodeTests {
         await nats.shutdown()
     }
 
+    /// A node started while JetStream recovers (all NATS servers restarted, one back so far:
+    /// no meta leader yet) is answered "temporarily unavailable" (503); it waits for the others
+    /// instead of exiting (issue 38: it exited with code 64 within 0.2 s).
+    @Test func waitsForJetStreamToRecoverAfterARestart() async throws {
+        try await Self.withNATS { nats in
+            for server in nats.servers { await server.kill() }
+            let first = nats.servers[0]
+            try await first.launch()
+            // What the node meets: JetStream up on the one server (once it takes clients), and
+            // no meta leader.
+            var refusal: JetStreamError?
+            try await eventually(within: .seconds(20), every: .milliseconds(100)) {
+                guard let client = try? await NATSClient.connect([first.url]) else { return false }
+                do throws(JetStreamError) {
+                    _ = try await JetStream(client: client, timeout: .seconds(2)).streamInfo("ANY")
+                } catch {
+                    refusal = error
+                }
+                await client.close()
+                return refusal?.apiError?.code == 503
+            }
+            #expect(refusal?.apiError?.code == 503, "\(String(describing: refusal))")
+            // The others come back once the node has met the refusal and said it waits.
+            let lines = LogLines()
+            var configuration = Self.configuration(nats, node: "early")
+            configuration.logger = Logger(label: "kindling-cluster-test") { _ in LineCollector(lines: lines) }
+            configuration.logger.logLevel = .warning
+            async let launched: Void = {
+                #expect(await lines.waitFor("NATS JetStream is not ready yet"))
+                for server in nats.servers.dropFirst() { try await server.launch() }
+            }()
+            try await KindlingServer.run(configuration) { server in
+                let put = try await TestHTTPConnection.request(port: server.port, "PUT", "/a.json?ns=recovering", body: "1")
+                #expect(put.status == 200)
+            }
+            try await launched
+        }
+    }
+
     @Test func refusesToStartWhenNATSIsUnreachable() async throws {
         var logger = Logger(label: "kindling-cluster-test")
         logger.logLevel = .critical
