@@ -72,8 +72,11 @@ final class ReplicatedLog: Sendable {
     private let leaseIsFresh: @Sendable () -> Bool
     private let logger: Logger
     private let metrics: ServerMetrics?
-    /// How long a publish waits for a lapsed lease to be renewed before the log stops.
-    static let leaseWait: Duration = .seconds(20)
+    /// How long writes wait, once the lease has lapsed, for a renewal before the log stops
+    /// (`watchLease`): a third of the lease time, a renewal's period.
+    let lapseGrace: Duration
+    /// Stops the log when the lease stays lapsed while writes wait (`watchLease`).
+    private let watchdog = Mutex<Task<Void, Never>?>(nil)
 
     init(
         namespace: String, node: ClusterNode, lastSubjectSequence: UInt64, head: UInt64, term: String, logger: Logger, metrics: ServerMetrics?,
@@ -90,6 +93,39 @@ final class ReplicatedLog: Sendable {
         self.onDeposed = onDeposed
         self.logger = logger
         self.metrics = metrics
+        self.lapseGrace = node.configuration.leaseTime / 3
+        let grace = lapseGrace
+        let tick = min(grace / 4, .milliseconds(100))
+        watchdog.withLock {
+            $0 = Task { [weak self] in
+                var lapsedSince: ContinuousClock.Instant?
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: tick)
+                    guard let self, self.watchLease(grace: grace, lapsedSince: &lapsedSince) else { return }
+                }
+            }
+        }
+    }
+
+    /// A leader cut off from NATS (or whose NATS server lost its peers) can neither renew its
+    /// lease nor get a batch acknowledged: once its lease has lapsed and stayed lapsed for
+    /// `grace` while writes wait (one in flight included), another node may lead by now, so
+    /// the log stops and the namespace refuses what it holds, as "may or may not be stored"
+    /// (504) since a batch in flight may still land. So an isolated leader answers its held
+    /// writes within about the lease time (its last renewal's age, plus `grace`), not after
+    /// every retry of its publish. A lapse that heals sooner (the lease bucket electing a leader)
+    /// costs nothing. One look, every tick; false once the log stopped.
+    private func watchLease(grace: Duration, lapsedSince: inout ContinuousClock.Instant?) -> Bool {
+        guard isHealthy else { return false }
+        guard state.withLock({ $0.inFlight }), !leaseIsFresh() else {
+            lapsedSince = nil
+            return true
+        }
+        let since = lapsedSince ?? ContinuousClock.now
+        lapsedSince = since
+        guard ContinuousClock.now - since >= grace else { return true }
+        stop("the namespace's lease lapsed and could not be renewed within \(grace) while writes waited (cut off from NATS?)")
+        return false
     }
 
     /// False once deposed (or stopped): the namespace then refuses writes.
@@ -158,24 +194,17 @@ final class ReplicatedLog: Sendable {
             var headers = NATSHeaders([(Self.previousHeader, String(head))])
             if batch.isRules { headers.set(Self.rulesHeader, String(batch.last)) }
             var attempt = 0
-            var lapsedSince: ContinuousClock.Instant?
             while true {
                 // Not while the lease may have lapsed (a partition, NATS unreachable for a lease
                 // time): another node may lead without having written yet, and the log, still
                 // expecting this node's sequence, would take the batch and depose that node. So
-                // the batch waits for a renewal, or for the loss of the lease (`stop`).
+                // the batch waits for a renewal, or for the loss of the lease or the watchdog
+                // (`watchLease`) to stop the log.
                 guard leaseIsFresh() else {
-                    let since = lapsedSince ?? ContinuousClock.now
-                    lapsedSince = since
                     guard isHealthy else { return resumeDrainWaiters() }
-                    guard ContinuousClock.now - since < Self.leaseWait else {
-                        stop("the namespace's lease could not be renewed for \(Self.leaseWait)")
-                        return
-                    }
                     try? await Task.sleep(for: .milliseconds(20))
                     continue
                 }
-                lapsedSince = nil
                 do throws(JetStreamError) {
                     let started = ContinuousClock.now
                     var stored: UInt64
@@ -187,6 +216,8 @@ final class ReplicatedLog: Sendable {
                         guard let own = await storedLast(messageID: options.messageID) else { throw error }
                         stored = own
                     }
+                    // Stopped meanwhile (the watchdog): what it held was answered already.
+                    guard isHealthy else { return resumeDrainWaiters() }
                     // Acknowledged only in its place: right after the message it expected.
                     guard try await isPlaced(stored, after: expected) else {
                         metrics?.logBreaks(.fork)
@@ -249,6 +280,10 @@ final class ReplicatedLog: Sendable {
             return true
         }
         guard first else { return }
+        watchdog.withLock { task in
+            task?.cancel()
+            task = nil
+        }
         logger.error("the namespace stops leading: \(reason)")
         onDeposed(reason)
         resumeDrainWaiters()
