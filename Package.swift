@@ -144,7 +144,7 @@ let package = Package(
         ),
         .target(
             name: "NATSTesting",
-            dependencies: ["KindlingTesting"],
+            dependencies: ["KindlingTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strictness
         ),
         .executableTarget(
@@ -204,7 +204,10 @@ let package = Package(
         ),
         .testTarget(
             name: "NATSClientTests",
-            dependencies: ["NATSClient", "NATSTesting", "KindlingTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: [
+                "NATSClient", "NATSTesting", "KindlingTesting", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
             swiftSettings: strictness
         ),
         .testTarget(

@@ -32,8 +32,11 @@ public final class NATSTestServer: Sendable {
 
     /// `advertise` false keeps the server from telling clients the other servers' URLs
     /// (`no_advertise`), so a client given a proxy's address reconnects only through it.
+    /// `routeAdvertise` is the route address the server tells its peers (nil: its own), which
+    /// they would otherwise connect to directly, around proxies between them.
     init(
-        name: String, directory: URL, clusterName: String?, clusterPort: Int?, routePorts: [Int], port: Int, monitorPort: Int, advertise: Bool = true
+        name: String, directory: URL, clusterName: String?, clusterPort: Int?, routePorts: [Int], port: Int, monitorPort: Int, advertise: Bool = true,
+        routeAdvertise: String? = nil
     ) throws(NATSTestingError) {
         self.name = name
         self.port = port
@@ -61,6 +64,7 @@ public final class NATSTestServer: Sendable {
                   listen: "127.0.0.1:\(clusterPort)"
                   routes: [\(routes)]
                   no_advertise: \(!advertise)
+                \(routeAdvertise.map { "  advertise: \"\($0)\"" } ?? "")
                 }
 
                 """

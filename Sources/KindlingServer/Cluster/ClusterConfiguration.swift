@@ -28,6 +28,29 @@ public struct ClusterConfiguration: Sendable {
         self.snapshotAfterBytes = snapshotAfterBytes
     }
 
+    /// The NATS URLs in the order this node tries them: rotated by the node's index, so the
+    /// nodes spread over the servers instead of all using the first one (whose partition from
+    /// its peers would then stop every node's writes, and whose loss would cost every node a
+    /// reconnect). The index is the number the node id ends with (`kindling-1`, `kindling-2`,
+    /// … start at the first, second, … URL), or, for an id without one, a stable hash of it.
+    public var connectionOrder: [String] {
+        guard urls.count > 1 else { return urls }
+        let offset = Int(Self.index(of: nodeID) % UInt64(urls.count))
+        return Array(urls[offset...] + urls[..<offset])
+    }
+
+    /// A node's index for `connectionOrder`: its id's trailing number less one (at most nine
+    /// digits), else the id's 64-bit FNV-1a hash.
+    static func index(of nodeID: String) -> UInt64 {
+        let digits = nodeID.utf8.reversed().prefix { $0 >= 0x30 && $0 <= 0x39 }
+        if !digits.isEmpty, digits.count <= 9, let number = UInt64(String(decoding: digits.reversed(), as: UTF8.self)) {
+            return number == 0 ? 0 : number - 1
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in nodeID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return hash
+    }
+
     /// A fresh node id: 12 random lowercase letters and digits, valid as a NATS subject token
     /// and a key-value key.
     public static func randomNodeID() -> String {

@@ -99,7 +99,7 @@ final class ClusterNode: Sendable {
             throw .invalid("--node-id must be 1 to 64 letters, digits, '-' or '_' (got \"\(configuration.nodeID)\")")
         }
         guard configuration.leaseTime >= .milliseconds(300) else { throw .invalid("the lease time must be at least 0.3 s") }
-        var options = NATSOptions(servers: configuration.urls)
+        var options = NATSOptions(servers: configuration.connectionOrder)
         options.name = "kindling-\(configuration.nodeID)"
         options.reconnectWait = .milliseconds(50)
         options.maxReconnectWait = .milliseconds(500)
@@ -212,19 +212,44 @@ final class ClusterNode: Sendable {
 
     /// Renews this node's liveness key every third of the lease time (its expiry tells the
     /// leaders that the node's onDisconnect registrations are theirs to run).
+    ///
+    /// The renewal is also this node's probe of its NATS server: a write to a replicated
+    /// bucket, it needs the server's JetStream to reach a quorum of its peers. A server cut off
+    /// from its peers (a route partition) still answers its clients, so nothing else would make
+    /// the node leave it, and none of its writes would be acknowledged until the partition
+    /// heals. So a renewal that times out or is refused as unavailable is tried again at once,
+    /// and when that fails too the node leaves the server for another (`NATSClient.leaveServer`).
     private func startHeartbeat() {
         let period = configuration.leaseTime / 3
-        let task = Task { [nodes, memberID, logger] in
+        // Short, so a server without its peers is left within about two periods.
+        let probe = nodes.withTimeout(max(.seconds(1), period))
+        let task = Task { [client, memberID, logger] in
+            var failures = 0
             while !Task.isCancelled {
-                do {
-                    try await Task.sleep(for: period)
-                } catch {
-                    return
+                if failures != 1 {
+                    do {
+                        try await Task.sleep(for: period)
+                    } catch {
+                        return
+                    }
                 }
-                do {
-                    try await nodes.put(memberID, [])
+                do throws(JetStreamError) {
+                    try await probe.put(memberID, [])
+                    failures = 0
                 } catch {
-                    logger.warning("could not renew this node's liveness key: \(error)")
+                    guard error.isTemporary, await client.isConnected else {
+                        logger.warning("could not renew this node's liveness key: \(error)")
+                        failures = 0
+                        continue
+                    }
+                    failures += 1
+                    guard failures >= 2 else { continue }
+                    failures = 0
+                    let server = await client.connectedAddress.map { "\($0)" } ?? "?"
+                    logger.warning(
+                        "the NATS server gets no writes through (cut off from its JetStream peers?); moving to another server",
+                        metadata: ["server": "\(server)", "error": "\(error)"])
+                    await client.leaveServer()
                 }
             }
         }
