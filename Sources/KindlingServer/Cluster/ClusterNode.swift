@@ -112,6 +112,7 @@ final class ClusterNode: Sendable {
         } catch {
             throw .unreachable(urls: configuration.urls, detail: "\(error)")
         }
+        await warnAboutTheServer(client, logger: logger)
         // The servers the connected one advertises (itself included), or the URLs given when
         // it advertises none (a single server outside a cluster).
         let advertised = await client.serverInfo?.connectURLs.count ?? 0
@@ -140,6 +141,23 @@ final class ClusterNode: Sendable {
                 throw .setup("\(error)")
             }
         }
+    }
+
+    /// Logs the NATS server's version, with a warning for one known to fall short of what
+    /// Kindling promises (`NATSServerVersion.concerns`), and, once, what an acknowledgement
+    /// means: JetStream fsyncs before acknowledging only with `sync_interval: always`, a server
+    /// setting its clients cannot see (docs/cluster.md).
+    private static func warnAboutTheServer(_ client: NATSClient, logger: Logger) async {
+        let info = await client.serverInfo
+        let text = info?.version ?? "unknown"
+        let metadata: Logger.Metadata = ["nats-version": "\(text)", "server": "\(info?.serverName ?? "?")"]
+        guard let version = NATSServerVersion(text) else {
+            return logger.warning("cannot read the NATS server's version; Kindling needs nats-server 2.11 or later", metadata: metadata)
+        }
+        for concern in version.concerns { logger.warning("\(concern)", metadata: metadata) }
+        logger.notice(
+            "writes are acknowledged once a quorum of the NATS servers stored them; they are on disk (fsynced) only when the servers run JetStream with sync_interval: always",
+            metadata: metadata)
     }
 
     /// Creates or opens the stream and buckets, and announces the node.
