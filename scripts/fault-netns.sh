@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# A fault run of a Kindling cluster with every process in its own Linux network namespace:
+# three nats-server (JetStream, sync_interval: always) and three `kindling serve --cluster`
+# nodes on one bridge, a writer putting unique keys through every node in turn while faults
+# happen, then a check that every acknowledged write is on every node and on a node started
+# afterwards, and that the nodes agree. Faults, in order: the NATS server leading the log
+# stream cut off (its port detached from the bridge) and healed; the namespace's leader killed
+# (SIGKILL) and restarted; a node paused (SIGSTOP) and resumed. Prints the longest stretch
+# without an acknowledged write per fault.
+#
+# Usage: sudo scripts/fault-netns.sh [KINDLING_BINARY] (default .build/debug/kindling)
+# Needs root, `ip netns`, curl, python3, and a nats-server 2.11+ ($NATS_SERVER, else
+# .venv/bin/nats-server from scripts/setup.sh). Bounded: about two minutes; cleans up after
+# itself. Not part of scripts/test.sh (it needs root and takes minutes).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+KINDLING=${1:-.build/debug/kindling}
+NATS=${NATS_SERVER:-.venv/bin/nats-server}
+LEASE=${LEASE_SECONDS:-2}
+[ "$(id -u)" -eq 0 ] || { echo "fault-netns: needs root (network namespaces)" >&2; exit 2; }
+[ -x "$KINDLING" ] || { echo "fault-netns: no kindling binary at $KINDLING" >&2; exit 2; }
+[ -x "$NATS" ] || { echo "fault-netns: no nats-server at $NATS (run scripts/setup.sh)" >&2; exit 2; }
+KINDLING=$(realpath "$KINDLING")
+NATS=$(realpath "$NATS")
+
+# Addresses exist only inside the namespaces this script makes (and on its bridge).
+NET=10.199.38
+BRIDGE=kf38br
+WORK=$(mktemp -d /tmp/kindling-fault-XXXXXX)
+PIDS=()
+
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill -CONT "$pid" 2> /dev/null || true; kill -KILL "$pid" 2> /dev/null || true; done
+    wait 2> /dev/null || true
+    for ns in kf38-n1 kf38-n2 kf38-n3 kf38-k1 kf38-k2 kf38-k3 kf38-k4; do ip netns del "$ns" 2> /dev/null || true; done
+    ip link del "$BRIDGE" 2> /dev/null || true
+    [ -n "${KEEP_WORK:-}" ] && echo "fault-netns: kept $WORK" || rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+ip link add "$BRIDGE" type bridge
+ip addr add "$NET.1/24" dev "$BRIDGE"
+ip link set "$BRIDGE" up
+
+# A namespace NAME with address NET.HOST on the bridge through veth NAME-h.
+namespace() {
+    local name=$1 host=$2
+    ip netns add "$name"
+    ip link add "$name-h" type veth peer name eth0 netns "$name"
+    ip link set "$name-h" master "$BRIDGE" up
+    ip -n "$name" addr add "$NET.$host/24" dev eth0
+    ip -n "$name" link set eth0 up
+    ip -n "$name" link set lo up
+}
+
+# Cut a namespace off from everyone (its port leaves the bridge), and give it back.
+cut() { ip link set "$1-h" nomaster; }
+heal() { ip link set "$1-h" master "$BRIDGE"; }
+
+start_nats() {
+    local i=$1 routes=()
+    for j in 1 2 3; do [ "$j" = "$i" ] || routes+=("\"nats-route://$NET.1$j:6222\""); done
+    mkdir -p "$WORK/n$i"
+    cat > "$WORK/n$i/nats.conf" << EOF
+server_name: n$i
+listen: "$NET.1$i:4222"
+http: "$NET.1$i:8222"
+jetstream { store_dir: "$WORK/n$i/js", sync_interval: always }
+cluster { name: kf38, listen: "$NET.1$i:6222", routes: [$(IFS=,; echo "${routes[*]}")] }
+EOF
+    ip netns exec "kf38-n$i" "$NATS" -c "$WORK/n$i/nats.conf" > "$WORK/n$i/log" 2>&1 &
+    PIDS+=($!)
+}
+
+URLS="nats://$NET.11:4222,nats://$NET.12:4222,nats://$NET.13:4222"
+echo '{"rules":{".read":true,".write":true}}' > "$WORK/rules.json"
+declare -A NODE_PID
+start_node() {
+    local i=$1
+    ip netns exec "kf38-k$i" "$KINDLING" serve --host 0.0.0.0 --port 9000 --rules "$WORK/rules.json" --cluster "$URLS" \
+        --node-id "kindling-$i" --lease-seconds "$LEASE" --require-fsync --allow-open --log-level warning >> "$WORK/k$i.log" 2>&1 &
+    NODE_PID[$i]=$!
+    PIDS+=($!)
+}
+
+wait_ready() {
+    local url=$1
+    for _ in $(seq 1 150); do
+        [ "$(curl -s -m 1 -o /dev/null -w '%{http_code}' "$url/.ready" || true)" = 200 ] && return 0
+        sleep 0.2
+    done
+    echo "fault-netns: $url never became ready" >&2
+    return 1
+}
+
+for i in 1 2 3; do namespace "kf38-n$i" "1$i"; done
+for i in 1 2 3 4; do namespace "kf38-k$i" "2$i"; done
+for i in 1 2 3; do start_nats "$i"; done
+for i in 1 2 3; do
+    for _ in $(seq 1 150); do curl -s -m 1 "http://$NET.1$i:8222/healthz" | grep -q ok && break; sleep 0.2; done
+done
+for i in 1 2 3; do start_node "$i"; done
+for i in 1 2 3; do wait_ready "http://$NET.2$i:9000"; done
+echo "fault-netns: 3 NATS servers and 3 nodes up (lease $LEASE s)"
+
+ACKED="$WORK/acked"
+: > "$ACKED"
+# Writes through node $1 for $2 seconds, one after another, each a key of its own (stretch $3);
+# records each acknowledged one with its value and when it was acknowledged. A write gets 10 s.
+writer() {
+    local node=$1 until=$(($(date +%s) + $2)) stretch=$3 count=0 code
+    while [ "$(date +%s)" -lt "$until" ]; do
+        count=$((count + 1))
+        code=$(curl -s -m 10 -o /dev/null -w '%{http_code}' -X PUT \
+            "http://$NET.2$node:9000/w/$stretch-$node-$count.json?ns=faults" -d "$count" || true)
+        [ "$code" = 200 ] && echo "$stretch-$node-$count $count $(date +%s.%N)" >> "$ACKED"
+    done
+}
+
+# A writer on each node for $1 seconds, the stretch named $2.
+write_for() {
+    echo "mark $2 $(date +%s.%N)" >> "$WORK/marks"
+    local writers=()
+    for node in 1 2 3; do
+        writer "$node" "$1" "$2" &
+        writers+=($!)
+    done
+    wait "${writers[@]}" || true
+}
+
+write_for 3 "steady"
+
+# 1. The NATS server leading the log stream, cut off for 8 s, then healed.
+leader=$(curl -s -m 2 "http://$NET.11:8222/jsz?streams=true" | python3 -c '
+import json, sys
+for account in json.load(sys.stdin).get("account_details", []):
+    for stream in account.get("stream_detail", []):
+        if stream["name"] == "KINDLING_LOG": print(stream["cluster"]["leader"])')
+echo "fault-netns: cutting off ${leader:-n1}, which leads KINDLING_LOG"
+cut "kf38-${leader:-n1}"
+write_for 8 "partition-${leader:-n1}"
+heal "kf38-${leader:-n1}"
+write_for 6 "healed"
+
+# 2. The namespace's leader killed and restarted.
+holder=$(python3 - "$NET" << 'EOF'
+import sys, urllib.request
+net = sys.argv[1]
+for i in (1, 2, 3):
+    try:
+        text = urllib.request.urlopen(f"http://{net}.2{i}:9000/.metrics", timeout=2).read().decode()
+    except Exception:
+        continue
+    for line in text.splitlines():
+        if line.startswith("kindling_cluster_namespaces_led") and float(line.split()[-1]) > 0:
+            print(i)
+            sys.exit(0)
+print(1)
+EOF
+)
+echo "fault-netns: killing kindling-$holder, the namespace's leader"
+kill -KILL "${NODE_PID[$holder]}"
+write_for 5 "kill-kindling-$holder"
+start_node "$holder"
+wait_ready "http://$NET.2$holder:9000"
+write_for 3 "restarted"
+
+# 3. A node paused for 6 s.
+pause=$((holder % 3 + 1))
+echo "fault-netns: pausing kindling-$pause"
+kill -STOP "${NODE_PID[$pause]}"
+write_for 6 "pause-kindling-$pause"
+kill -CONT "${NODE_PID[$pause]}"
+write_for 4 "resumed"
+
+# Every acknowledged write, on every node and on a node started now.
+start_node 4
+wait_ready "http://$NET.24:9000"
+python3 - "$NET" "$ACKED" "$WORK/marks" << 'EOF'
+import json, sys, time, urllib.request
+net, acked_file, marks_file = sys.argv[1:4]
+acked = {}
+times = []
+for line in open(acked_file):
+    key, value, at = line.split()
+    acked[key] = int(value)
+    times.append(float(at))
+marks = [(line.split()[1], float(line.split()[2])) for line in open(marks_file)]
+failures = 0
+trees = {}
+for i in (1, 2, 3, 4):
+    tree = None
+    for _ in range(100):
+        try:
+            tree = json.load(urllib.request.urlopen(f"http://{net}.2{i}:9000/w.json?ns=faults", timeout=5)) or {}
+        except Exception:
+            tree = None
+        if tree is not None and all(tree.get(k) == v for k, v in acked.items()):
+            break
+        time.sleep(0.2)
+    trees[i] = tree
+    missing = [k for k, v in acked.items() if (tree or {}).get(k) != v]
+    if missing:
+        failures += 1
+        print(f"fault-netns: kindling-{i} lacks {len(missing)} acknowledged writes, e.g. {missing[:5]}")
+if len({json.dumps(t, sort_keys=True) for t in trees.values()}) != 1:
+    failures += 1
+    print("fault-netns: the nodes do not agree")
+times.sort()
+for index, (name, start) in enumerate(marks):
+    end = marks[index + 1][1] if index + 1 < len(marks) else (times[-1] if times else start)
+    inside = [start] + [t for t in times if start <= t <= end] + [end]
+    gap = max(b - a for a, b in zip(inside, inside[1:])) if len(inside) > 1 else 0
+    print(f"fault-netns: {name}: {sum(1 for t in times if start <= t <= end)} writes acknowledged, longest stretch without one {gap:.2f} s")
+print(f"fault-netns: {len(acked)} writes acknowledged; {'all' if not failures else 'NOT all'} on every node and a new one")
+sys.exit(1 if failures else 0)
+EOF
