@@ -36,9 +36,10 @@ public final class NATSTestCluster: Sendable {
     /// given (a test that puts a proxy between a client and the servers needs this). With
     /// `launched` below `size` only the first servers run: a cluster still forming, whose
     /// others a test starts with `launch()`.
-    /// `proxiedRoutes` puts a proxy on every route (see `isolate`).
+    /// `proxiedRoutes` puts a proxy on every route (see `isolate`). `executable` is the
+    /// nats-server to run (default: the one on the PATH).
     public static func start(
-        size: Int = 3, launched: Int? = nil, advertise: Bool = true, proxiedRoutes: Bool = false
+        size: Int = 3, launched: Int? = nil, advertise: Bool = true, proxiedRoutes: Bool = false, executable: URL? = nil
     ) async throws(NATSTestingError) -> NATSTestCluster {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nats-cluster-\(UUID().uuidString)")
         let clusterName = "test-\(UUID().uuidString.prefix(8))"
@@ -68,7 +69,7 @@ public final class NATSTestCluster: Sendable {
                     port: LoopbackPorts.free(), monitorPort: LoopbackPorts.free(), advertise: advertise,
                     // Peers told the real route address would connect to it around the proxies
                     // (implicit routes); told a closed port, they give up and keep the proxied one.
-                    routeAdvertise: proxiedRoutes ? "127.0.0.1:1" : nil))
+                    routeAdvertise: proxiedRoutes ? "127.0.0.1:1" : nil, executable: executable))
         }
         let cluster = NATSTestCluster(servers: servers, directory: directory, routeProxies: routeProxies)
         do {

@@ -42,13 +42,15 @@ struct ClusterNodeTests {
     /// Starts a three-server NATS cluster for the body and always shuts it down. With
     /// `advertise` false its servers do not tell clients each other's URLs; with
     /// `proxiedRoutes` a server can be cut off from its peers (`NATSTestCluster.isolate`).
-    static func withNATS(advertise: Bool = true, proxiedRoutes: Bool = false, _ body: (NATSTestCluster) async throws -> Void) async throws {
+    static func withNATS(
+        advertise: Bool = true, proxiedRoutes: Bool = false, executable: URL? = nil, _ body: (NATSTestCluster) async throws -> Void
+    ) async throws {
         // A port taken by another process between its choice and the server's bind fails the
         // start now and then on a busy machine: try again with new ports.
         var started: NATSTestCluster?
         for attempt in 1...3 where started == nil {
             do {
-                started = try await NATSTestCluster.start(size: 3, advertise: advertise, proxiedRoutes: proxiedRoutes)
+                started = try await NATSTestCluster.start(size: 3, advertise: advertise, proxiedRoutes: proxiedRoutes, executable: executable)
             } catch {
                 if attempt == 3 { throw error }
             }
