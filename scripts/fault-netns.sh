@@ -15,7 +15,7 @@
 # Usage: sudo scripts/fault-netns.sh [KINDLING_BINARY] (default .build/debug/kindling)
 # Needs root, `ip netns`, curl, python3, and a nats-server 2.11+ ($NATS_SERVER, else
 # .venv/bin/nats-server from scripts/setup.sh). Bounded: about two minutes; cleans up after
-# itself. Not part of scripts/test.sh (it needs root and takes minutes).
+# itself. Not part of scripts/test.sh (it needs root); .ci/run runs it after the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,15 +35,21 @@ ROUTES=kf38rt
 WORK=$(mktemp -d /tmp/kindling-fault-XXXXXX)
 PIDS=()
 
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill -CONT "$pid" 2> /dev/null || true; kill -KILL "$pid" 2> /dev/null || true; done
-    wait 2> /dev/null || true
+# The namespaces and bridges, gone (also what a run that was killed left behind).
+remove_network() {
     for ns in kf38-n1 kf38-n2 kf38-n3 kf38-k1 kf38-k2 kf38-k3 kf38-k4; do ip netns del "$ns" 2> /dev/null || true; done
     ip link del "$BRIDGE" 2> /dev/null || true
     ip link del "$ROUTES" 2> /dev/null || true
+}
+
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill -CONT "$pid" 2> /dev/null || true; kill -KILL "$pid" 2> /dev/null || true; done
+    wait 2> /dev/null || true
+    remove_network
     [ -n "${KEEP_WORK:-}" ] && echo "fault-netns: kept $WORK" || rm -rf "$WORK"
 }
 trap cleanup EXIT
+remove_network
 
 ip link add "$BRIDGE" type bridge
 ip addr add "$NET.1/24" dev "$BRIDGE"
