@@ -74,9 +74,7 @@ final class ReplicatedLog: Sendable {
     private let metrics: ServerMetrics?
     /// How long writes wait, once the lease has lapsed, for a renewal before the log stops
     /// (`watchLease`): a third of the lease time, a renewal's period.
-    let lapseGrace: Duration
-    /// Stops the log when the lease stays lapsed while writes wait (`watchLease`).
-    private let watchdog = Mutex<Task<Void, Never>?>(nil)
+    private let lapseGrace: Duration
 
     init(
         namespace: String, node: ClusterNode, lastSubjectSequence: UInt64, head: UInt64, term: String, logger: Logger, metrics: ServerMetrics?,
@@ -94,15 +92,19 @@ final class ReplicatedLog: Sendable {
         self.logger = logger
         self.metrics = metrics
         self.lapseGrace = node.configuration.leaseTime / 3
+    }
+
+    /// Runs while publishes are under way (`publishPending` starts and cancels it, so an idle
+    /// namespace costs nothing): looks at the lease every quarter of `lapseGrace`, at most
+    /// every 100 ms.
+    private func startWatchdog() -> Task<Void, Never> {
         let grace = lapseGrace
         let tick = min(grace / 4, .milliseconds(100))
-        watchdog.withLock {
-            $0 = Task { [weak self] in
-                var lapsedSince: ContinuousClock.Instant?
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: tick)
-                    guard let self, self.watchLease(grace: grace, lapsedSince: &lapsedSince) else { return }
-                }
+        return Task { [weak self] in
+            var lapsedSince: ContinuousClock.Instant?
+            while !Task.isCancelled {
+                try? await Task.sleep(for: tick)
+                guard !Task.isCancelled, let self, self.watchLease(grace: grace, lapsedSince: &lapsedSince) else { return }
             }
         }
     }
@@ -181,6 +183,8 @@ final class ReplicatedLog: Sendable {
 
     /// Publishes what is pending, one batch at a time, until nothing is left.
     private func publishPending() async {
+        let watchdog = startWatchdog()
+        defer { watchdog.cancel() }
         while true {
             let next = state.withLock { state -> (batch: Batch, expected: UInt64, head: UInt64)? in
                 guard state.failure == nil, !state.pending.isEmpty else {
@@ -280,10 +284,6 @@ final class ReplicatedLog: Sendable {
             return true
         }
         guard first else { return }
-        watchdog.withLock { task in
-            task?.cancel()
-            task = nil
-        }
         logger.error("the namespace stops leading: \(reason)")
         onDeposed(reason)
         resumeDrainWaiters()
