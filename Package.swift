@@ -144,7 +144,7 @@ let package = Package(
         ),
         .target(
             name: "NATSTesting",
-            dependencies: ["KindlingTesting"],
+            dependencies: ["KindlingTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strictness
         ),
         .executableTarget(

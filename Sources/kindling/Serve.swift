@@ -83,6 +83,18 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("lease-seconds"), help: "Seconds a namespace's leader lease outlives its holder (0.3 to 600).")
     var leaseSeconds = 5.0
 
+    @Flag(
+        name: .customLong("require-fsync"),
+        help: ArgumentHelp(
+            "Refuse to start unless the NATS servers fsync each write before acknowledging it.",
+            discussion:
+                "Asks each NATS server named in --cluster on its monitoring port (--nats-monitor-port, /varz): a majority must answer, and each one answering must run JetStream with sync_interval: always and nats-server 2.11 or later. Without it a node only says at start what an acknowledgement means."
+        ))
+    var requireFsync = false
+
+    @Option(name: .customLong("nats-monitor-port"), help: "The NATS servers' monitoring port, for --require-fsync.")
+    var natsMonitorPort = 8222
+
     @Option(help: "Namespace for requests that name none (no ?ns= and no database host label).")
     var namespace = "kindling"
 
@@ -213,6 +225,8 @@ struct Serve: AsyncParsableCommand {
         guard leaseSeconds >= 0.3, leaseSeconds <= 600 else { throw ValidationError("--lease-seconds must be between 0.3 and 600.") }
         if let nodeID, !ClusterConfiguration.isValidNodeID(nodeID) { throw ValidationError("--node-id must be 1 to 64 letters, digits, '-' or '_'.") }
         if cluster != nil, clusterURLs.isEmpty { throw ValidationError("--cluster needs at least one nats:// URL.") }
+        guard (1...65535).contains(natsMonitorPort) else { throw ValidationError("--nats-monitor-port must be between 1 and 65535.") }
+        if requireFsync, cluster == nil { throw ValidationError("--require-fsync applies to --cluster only.") }
         if cluster != nil, backups.directory != nil { throw ValidationError("--backup-dir is not available with --cluster yet.") }
     }
 
@@ -226,7 +240,8 @@ struct Serve: AsyncParsableCommand {
         guard cluster != nil else { return nil }
         return ClusterConfiguration(
             urls: clusterURLs, nodeID: nodeID ?? ClusterConfiguration.randomNodeID(), leaseTime: .milliseconds(Int64(leaseSeconds * 1000)),
-            snapshotAfterBytes: snapshotMegabytes * 1024 * 1024, history: try? historyPolicy())
+            snapshotAfterBytes: snapshotMegabytes * 1024 * 1024, history: try? historyPolicy(), requireFsync: requireFsync,
+            natsMonitorPort: natsMonitorPort)
     }
 
     func run() async throws {

@@ -6,6 +6,9 @@ public enum ClusterError: Error, CustomStringConvertible, Sendable {
     case setup(String)
     /// The configuration cannot run: a data directory with `--cluster`, an invalid node id.
     case invalid(String)
+    /// `--require-fsync`, and the NATS servers do not (or cannot be seen to) fsync each write
+    /// before acknowledging it.
+    case notDurable(String)
 
     public var description: String {
         switch self {
@@ -13,6 +16,9 @@ public enum ClusterError: Error, CustomStringConvertible, Sendable {
             return "cannot reach NATS at \(urls.joined(separator: ", ")): \(detail). Start the NATS servers (with JetStream) or fix --cluster."
         case .setup(let detail): return "cannot set up the cluster's streams and buckets in NATS JetStream: \(detail)"
         case .invalid(let detail): return detail
+        case .notDurable(let detail):
+            return
+                "refusing to start (--require-fsync): \(detail). Run every NATS server with jetstream { sync_interval: always }, nats-server 2.11 or later, its monitoring port reachable (see docs/cluster.md)"
         }
     }
 }

@@ -99,7 +99,7 @@ final class ClusterNode: Sendable {
             throw .invalid("--node-id must be 1 to 64 letters, digits, '-' or '_' (got \"\(configuration.nodeID)\")")
         }
         guard configuration.leaseTime >= .milliseconds(300) else { throw .invalid("the lease time must be at least 0.3 s") }
-        var options = NATSOptions(servers: configuration.urls)
+        var options = NATSOptions(servers: configuration.connectionOrder)
         options.name = "kindling-\(configuration.nodeID)"
         options.reconnectWait = .milliseconds(50)
         options.maxReconnectWait = .milliseconds(500)
@@ -112,24 +112,35 @@ final class ClusterNode: Sendable {
         } catch {
             throw .unreachable(urls: configuration.urls, detail: "\(error)")
         }
+        await warnAboutTheServer(client, logger: logger)
+        if configuration.requireFsync {
+            do throws(ClusterError) {
+                try await checkDurability(configuration, logger: logger)
+            } catch {
+                await client.close()
+                throw error
+            }
+        }
         // The servers the connected one advertises (itself included), or the URLs given when
         // it advertises none (a single server outside a cluster).
         let advertised = await client.serverInfo?.connectURLs.count ?? 0
         let replicas = min(3, max(1, advertised, configuration.urls.count))
         let jetStream = JetStream(client: client, timeout: .seconds(5))
         // NATS may be electing leaders (a server was just lost): its JetStream API then times
-        // out or has no responders for a few seconds. A cluster still forming (started with
-        // this node, say) refuses to place replicas until its last server has joined. Either
-        // way the setup is retried for a while.
+        // out or has no responders for a few seconds. JetStream recovering its streams after a
+        // restart answers 503 ("temporarily unavailable", 10008). A cluster still forming
+        // (started with this node, say) refuses to place replicas until its last server has
+        // joined. Each way the setup is retried for a while.
         let deadline = ContinuousClock.now + .seconds(20)
         while true {
             do throws(JetStreamError) {
                 return try await setUp(configuration, client: client, jetStream: jetStream, replicas: replicas, logger: logger, metrics: metrics)
             } catch {
-                let transient = error.natsError != nil || error.apiError?.errCode == JetStreamAPIError.noSuitablePeers
+                let transient = error.natsError != nil || error.isTemporary || error.apiError?.errCode == JetStreamAPIError.noSuitablePeers
                 if transient, ContinuousClock.now < deadline {
                     logger.warning(
-                        "NATS JetStream is not ready yet (electing leaders, or a server not yet joined); retrying", metadata: ["error": "\(error)"])
+                        "NATS JetStream is not ready yet (electing leaders, recovering, or a server not yet joined); retrying",
+                        metadata: ["error": "\(error)"])
                     try? await Task.sleep(for: .milliseconds(500))
                     continue
                 }
@@ -138,6 +149,61 @@ final class ClusterNode: Sendable {
                 throw .setup("\(error)")
             }
         }
+    }
+
+    /// Logs the NATS server's version, with a warning for one known to fall short of what
+    /// Kindling promises (`NATSServerVersion.concerns`), and, once, what an acknowledgement
+    /// means: JetStream fsyncs before acknowledging only with `sync_interval: always`, a server
+    /// setting its clients cannot see (docs/cluster.md).
+    private static func warnAboutTheServer(_ client: NATSClient, logger: Logger) async {
+        let info = await client.serverInfo
+        let text = info?.version ?? "unknown"
+        let metadata: Logger.Metadata = ["nats-version": "\(text)", "server": "\(info?.serverName ?? "?")"]
+        guard let version = NATSServerVersion(text) else {
+            return logger.warning("cannot read the NATS server's version; Kindling needs nats-server 2.11 or later", metadata: metadata)
+        }
+        for concern in version.concerns { logger.warning("\(concern)", metadata: metadata) }
+        logger.notice(
+            "writes are acknowledged once a quorum of the NATS servers stored them; they are on disk (fsynced) only when the servers run JetStream with sync_interval: always",
+            metadata: metadata)
+    }
+
+    /// `--require-fsync`: asks each NATS server named in the configuration for its settings on
+    /// its monitoring port (`NATSMonitor`) and throws `notDurable` unless a quorum of them
+    /// answer and every one answering fsyncs each write and runs a version Kindling does not
+    /// warn about.
+    static func checkDurability(_ configuration: ClusterConfiguration, logger: Logger) async throws(ClusterError) {
+        var hosts: [String] = []
+        for url in configuration.urls {
+            guard let address = try? NATSServerAddress(parsing: url), !hosts.contains(address.host) else { continue }
+            hosts.append(address.host)
+        }
+        var confirmed = 0
+        var failures: [String] = []
+        for host in hosts {
+            let monitor = NATSMonitor(host: host, port: configuration.natsMonitorPort)
+            let varz: NATSMonitor.Varz
+            do {
+                varz = try await monitor.varz()
+            } catch {
+                logger.warning("cannot confirm a NATS server's durability: \(error)")
+                continue
+            }
+            let concerns = NATSServerVersion(varz.version)?.concerns ?? ["its version \(varz.version) cannot be read"]
+            if !varz.syncsAlways {
+                failures.append("\(host) (nats-server \(varz.version)) acknowledges writes before it fsyncs them (no sync_interval: always)")
+            } else if let concern = concerns.first {
+                failures.append("\(host): \(concern)")
+            } else {
+                confirmed += 1
+            }
+        }
+        guard failures.isEmpty else { throw .notDurable(failures.joined(separator: "; ")) }
+        guard confirmed > hosts.count / 2 else {
+            throw .notDurable(
+                "only \(confirmed) of the \(hosts.count) NATS servers could be asked on their monitoring port \(configuration.natsMonitorPort)")
+        }
+        logger.notice("the NATS servers fsync each write before acknowledging it", metadata: ["confirmed": "\(confirmed) of \(hosts.count)"])
     }
 
     /// Creates or opens the stream and buckets, and announces the node.
@@ -210,19 +276,44 @@ final class ClusterNode: Sendable {
 
     /// Renews this node's liveness key every third of the lease time (its expiry tells the
     /// leaders that the node's onDisconnect registrations are theirs to run).
+    ///
+    /// The renewal is also this node's probe of its NATS server: a write to a replicated
+    /// bucket, it needs the server's JetStream to reach a quorum of its peers. A server cut off
+    /// from its peers (a route partition) still answers its clients, so nothing else would make
+    /// the node leave it, and none of its writes would be acknowledged until the partition
+    /// heals. So a renewal that times out or is refused as unavailable is tried again at once,
+    /// and when that fails too the node leaves the server for another (`NATSClient.leaveServer`).
     private func startHeartbeat() {
         let period = configuration.leaseTime / 3
-        let task = Task { [nodes, memberID, logger] in
+        // Short, so a server without its peers is left within about two periods.
+        let probe = nodes.withTimeout(max(.seconds(1), period))
+        let task = Task { [client, memberID, logger] in
+            var failures = 0
             while !Task.isCancelled {
-                do {
-                    try await Task.sleep(for: period)
-                } catch {
-                    return
+                if failures != 1 {
+                    do {
+                        try await Task.sleep(for: period)
+                    } catch {
+                        return
+                    }
                 }
-                do {
-                    try await nodes.put(memberID, [])
+                do throws(JetStreamError) {
+                    try await probe.put(memberID, [])
+                    failures = 0
                 } catch {
-                    logger.warning("could not renew this node's liveness key: \(error)")
+                    guard error.isTemporary, await client.isConnected else {
+                        logger.warning("could not renew this node's liveness key: \(error)")
+                        failures = 0
+                        continue
+                    }
+                    failures += 1
+                    guard failures >= 2 else { continue }
+                    failures = 0
+                    let server = await client.connectedAddress.map { "\($0)" } ?? "?"
+                    logger.warning(
+                        "the NATS server gets no writes through (cut off from its JetStream peers?); moving to another server",
+                        metadata: ["server": "\(server)", "error": "\(error)"])
+                    await client.leaveServer()
                 }
             }
         }

@@ -165,7 +165,7 @@ extension Namespace {
             if let lease {
                 await reader?.stop()
                 let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
-                let leadership = lead(node, lease: lease, lastSubjectSequence: applied, requests: requests)
+                let leadership = lead(node, lease: lease, lastSubjectSequence: applied, head: logChain.head, requests: requests)
                 perform(changeRole(.joined(leadership)), node: node)
                 return
             }
@@ -204,12 +204,16 @@ extension Namespace {
         }
     }
 
-    /// Starts leading: writes from now on are published after `lastSubjectSequence`, the lease
-    /// is renewed and followers' writes are served. Returns the leadership for the role.
-    private func lead(_ node: ClusterNode, lease: NamespaceLease, lastSubjectSequence: UInt64, requests: NATSSubscription) -> Leadership {
+    /// Starts leading: writes from now on are published after `lastSubjectSequence` (the
+    /// subject's last message), building on batch `head` (the last one committed here, the same
+    /// unless the last message is void), the lease is renewed and followers' writes are served.
+    /// Returns the leadership for the role.
+    private func lead(
+        _ node: ClusterNode, lease: NamespaceLease, lastSubjectSequence: UInt64, head: UInt64, requests: NATSSubscription
+    ) -> Leadership {
         let term = "\(node.configuration.nodeID).\(lease.currentRevision)"
         let log = ReplicatedLog(
-            namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, term: term,
+            namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, head: head, term: term,
             logger: logger, metrics: metrics, leaseIsFresh: { lease.isFresh },
             onDurable: { [held] sequence in held.release(through: sequence) },
             onDeposed: { [weak self] reason in self?.depose(reason, term: term) }
@@ -269,14 +273,34 @@ extension Namespace {
         keepProfiling()
         report()
         lastSequence = 0
-        appliedStreamSequence = 0
+        logChain = LogChain()
         startJoining(node)
     }
 
     /// Commits one message of the log that this node has not applied: a batch's records, so
     /// local listeners get their events (no rules are checked: the leader decided), or a rules
-    /// change.
+    /// change. Only a batch that continues what this node applied is committed (`LogChain`): a
+    /// batch that forks the log is skipped, and one built on a batch this node never read throws,
+    /// so the node reads the log again rather than serve past the hole.
     private func commitLogged(_ message: JetStreamMessage) throws {
+        let previous = message.headers?[ReplicatedLog.previousHeader].flatMap { UInt64($0) }
+        switch logChain.admit(message.streamSequence, previous: previous) {
+        case .apply:
+            break
+        case .alreadyRead:
+            return
+        case .void(let previous):
+            metrics?.logBreaks(.fork)
+            logger.warning(
+                "skipped a batch that forks the namespace's log: it builds on batch \(previous), which another batch continued; its leader did not acknowledge it",
+                metadata: ["stream-sequence": "\(message.streamSequence)", "message-id": "\(message.headers?["Nats-Msg-Id"] ?? "")"])
+            return
+        case .gap(let previous):
+            metrics?.logBreaks(.gap)
+            throw StorageError.corrupt(
+                "message \(message.streamSequence) of \(ClusterNode.logSubject(name)) builds on batch \(previous), which this node never read (the last it committed is \(logChain.head))"
+            )
+        }
         if let sequence = message.headers?[ReplicatedLog.rulesHeader] {
             return try commitRules(message.payload, sequence: sequence, streamSequence: message.streamSequence)
         }
@@ -293,7 +317,6 @@ extension Namespace {
             lastCommitTime = max(lastCommitTime, record.time)
             committed += 1
         }
-        appliedStreamSequence = max(appliedStreamSequence, streamSequence)
         _ = state.takeJournal()
         committedWrites += UInt64(committed)
         report()
@@ -395,13 +418,14 @@ extension Namespace {
                 if let lease = try await NamespaceLease.acquire(name, node: node) {
                     let last = try await Namespace.lastSubjectSequence(node, subject: subject)
                     let deadline = ContinuousClock.now + .seconds(10)
-                    while await self.onQueue({ $0.appliedStreamSequence }) < last, ContinuousClock.now < deadline {
+                    while await self.onQueue({ $0.logChain.read }) < last, ContinuousClock.now < deadline {
                         try await Task.sleep(for: .milliseconds(10))
                     }
                     let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
                     led = await self.onQueue { namespace in
-                        guard namespace.appliedStreamSequence == last, case .following(_, takingOver: true) = namespace.role else { return false }
-                        let leadership = namespace.lead(node, lease: lease, lastSubjectSequence: last, requests: requests)
+                        guard namespace.logChain.read == last, case .following(_, takingOver: true) = namespace.role else { return false }
+                        let leadership = namespace.lead(
+                            node, lease: lease, lastSubjectSequence: last, head: namespace.logChain.head, requests: requests)
                         namespace.perform(namespace.changeRole(.tookOver(leadership)), node: node)
                         return true
                     }

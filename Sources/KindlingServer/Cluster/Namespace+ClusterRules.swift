@@ -111,7 +111,6 @@ extension Namespace {
             lastSequence = sequence
             logger.info("rules replaced from the log", metadata: ["record": "\(sequence)"])
         }
-        appliedStreamSequence = max(appliedStreamSequence, streamSequence)
         // Answers waiting for this record (a forwarded rules change).
         held.release(through: lastSequence)
     }

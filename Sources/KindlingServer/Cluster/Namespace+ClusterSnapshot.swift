@@ -34,7 +34,7 @@ extension Namespace {
             leadership.snapshotMark = mark
         }
         let snapshot = ClusterSnapshot(
-            recordSequence: lastSequence, streamSequence: log.lastSubjectSequence, rulesSource: ownRules?.source, root: state.database.tree.root)
+            recordSequence: lastSequence, streamSequence: log.head, rulesSource: ownRules?.source, root: state.database.tree.root)
         let previous = clusterSnapshotCovered
         let term = log.term
         held.send(
@@ -158,7 +158,7 @@ extension Namespace {
             rulesDebug: state.rulesDebug, rulesCoverage: state.rulesCoverage, limits: state.limits)
         keepProfiling()
         lastSequence = snapshot.recordSequence
-        appliedStreamSequence = snapshot.streamSequence
+        logChain = LogChain(head: snapshot.streamSequence)
         clusterSnapshotCovered = snapshot.streamSequence
         report()
     }

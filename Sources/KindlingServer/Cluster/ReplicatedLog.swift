@@ -17,6 +17,14 @@ import Synchronization
 /// node surely holds its lease, so an old leader back from a partition cannot get a batch in
 /// before a new leader's first one (which the log would then refuse, deposing the new leader).
 ///
+/// Every batch also names the batch it builds on (`Kindling-Previous`), which is what readers
+/// check (`LogChain`), and its place is checked before it is acknowledged: nats-server before
+/// 2.11 can store a second publish expecting the same last subject sequence when the first is
+/// not applied yet (two leaders' batches in flight across a NATS leader change), so a batch
+/// that JetStream acknowledged with another batch of the subject before it, after the one it
+/// expected, lost its place: it is void for every reader, and this node was deposed. Its writes
+/// are then answered "may or may not be stored", never acknowledged.
+///
 /// A change of the namespace's own rules is a publish of its own, in the same order: its
 /// payload is the rules' source and its `Kindling-Rules` header the record sequence it takes,
 /// so every follower puts the rules in force between the same two writes as the leader.
@@ -31,6 +39,8 @@ final class ReplicatedLog: Sendable {
 
     /// The header naming a rules change's record sequence.
     static let rulesHeader = "Kindling-Rules"
+    /// The header naming the stream sequence of the batch a batch builds on.
+    static let previousHeader = "Kindling-Previous"
 
     private struct State {
         /// Publishes waiting for the one in flight, in order; records gather in the last batch.
@@ -39,8 +49,11 @@ final class ReplicatedLog: Sendable {
         var appendedBytes = 0
         /// True while a publish is on its way.
         var inFlight = false
-        /// The stream sequence of the namespace's last stored batch.
+        /// The stream sequence of the subject's last message: what the next publish expects.
         var lastSubjectSequence: UInt64
+        /// The stream sequence of the last batch of the namespace's chain (`LogChain.head`),
+        /// which the next batch builds on: the subject's last message, unless that one is void.
+        var head: UInt64
         /// Why the log stopped; nil while it works.
         var failure: String?
         /// Waiting for everything appended to be acknowledged (`drain`).
@@ -59,11 +72,12 @@ final class ReplicatedLog: Sendable {
     private let leaseIsFresh: @Sendable () -> Bool
     private let logger: Logger
     private let metrics: ServerMetrics?
-    /// How long a publish waits for a lapsed lease to be renewed before the log stops.
-    static let leaseWait: Duration = .seconds(20)
+    /// How long writes wait, once the lease has lapsed, for a renewal before the log stops
+    /// (`watchLease`): a third of the lease time, a renewal's period.
+    private let lapseGrace: Duration
 
     init(
-        namespace: String, node: ClusterNode, lastSubjectSequence: UInt64, term: String, logger: Logger, metrics: ServerMetrics?,
+        namespace: String, node: ClusterNode, lastSubjectSequence: UInt64, head: UInt64, term: String, logger: Logger, metrics: ServerMetrics?,
         leaseIsFresh: @escaping @Sendable () -> Bool,
         onDurable: @escaping @Sendable (UInt64) -> Void, onDeposed: @escaping @Sendable (String) -> Void
     ) {
@@ -72,18 +86,56 @@ final class ReplicatedLog: Sendable {
         self.subject = ClusterNode.logSubject(namespace)
         self.term = term
         self.leaseIsFresh = leaseIsFresh
-        self.state = Mutex(State(lastSubjectSequence: lastSubjectSequence))
+        self.state = Mutex(State(lastSubjectSequence: lastSubjectSequence, head: head))
         self.onDurable = onDurable
         self.onDeposed = onDeposed
         self.logger = logger
         self.metrics = metrics
+        self.lapseGrace = node.configuration.leaseTime / 3
+    }
+
+    /// Runs while publishes are under way (`publishPending` starts and cancels it, so an idle
+    /// namespace costs nothing): looks at the lease every quarter of `lapseGrace`, at most
+    /// every 100 ms.
+    private func startWatchdog() -> Task<Void, Never> {
+        let grace = lapseGrace
+        let tick = min(grace / 4, .milliseconds(100))
+        return Task { [weak self] in
+            var lapsedSince: ContinuousClock.Instant?
+            while !Task.isCancelled {
+                try? await Task.sleep(for: tick)
+                guard !Task.isCancelled, let self, self.watchLease(grace: grace, lapsedSince: &lapsedSince) else { return }
+            }
+        }
+    }
+
+    /// A leader cut off from NATS (or whose NATS server lost its peers) can neither renew its
+    /// lease nor get a batch acknowledged: once its lease has lapsed and stayed lapsed for
+    /// `grace` while writes wait (one in flight included), another node may lead by now, so
+    /// the log stops and the namespace refuses what it holds, as "may or may not be stored"
+    /// (504) since a batch in flight may still land. So an isolated leader answers its held
+    /// writes within about the lease time (its last renewal's age, plus `grace`), not after
+    /// every retry of its publish. A lapse that heals sooner (the lease bucket electing a leader)
+    /// costs nothing. One look, every tick; false once the log stopped.
+    private func watchLease(grace: Duration, lapsedSince: inout ContinuousClock.Instant?) -> Bool {
+        guard isHealthy else { return false }
+        guard state.withLock({ $0.inFlight }), !leaseIsFresh() else {
+            lapsedSince = nil
+            return true
+        }
+        let since = lapsedSince ?? ContinuousClock.now
+        lapsedSince = since
+        guard ContinuousClock.now - since >= grace else { return true }
+        stop("the namespace's lease lapsed and could not be renewed within \(grace) while writes waited (cut off from NATS?)")
+        return false
     }
 
     /// False once deposed (or stopped): the namespace then refuses writes.
     var isHealthy: Bool { state.withLock { $0.failure == nil } }
 
-    /// The stream sequence of the namespace's last acknowledged batch.
-    var lastSubjectSequence: UInt64 { state.withLock { $0.lastSubjectSequence } }
+    /// The stream sequence of the namespace's last acknowledged batch (its chain's head), what a
+    /// snapshot taken now covers.
+    var head: UInt64 { state.withLock { $0.head } }
 
     /// Framed record bytes appended since the log was made.
     var appendedBytes: Int { state.withLock { $0.appendedBytes } }
@@ -131,52 +183,62 @@ final class ReplicatedLog: Sendable {
 
     /// Publishes what is pending, one batch at a time, until nothing is left.
     private func publishPending() async {
+        let watchdog = startWatchdog()
+        defer { watchdog.cancel() }
         while true {
-            let next = state.withLock { state -> (batch: Batch, expected: UInt64)? in
+            let next = state.withLock { state -> (batch: Batch, expected: UInt64, head: UInt64)? in
                 guard state.failure == nil, !state.pending.isEmpty else {
                     state.inFlight = false
                     return nil
                 }
-                return (state.pending.removeFirst(), state.lastSubjectSequence)
+                return (state.pending.removeFirst(), state.lastSubjectSequence, state.head)
             }
-            guard let (batch, expected) = next else { return resumeDrainWaiters() }
+            guard let (batch, expected, head) = next else { return resumeDrainWaiters() }
             let options = PublishOptions(messageID: "\(term).\(batch.last)", expectedLastSubjectSequence: expected)
-            let headers = batch.isRules ? NATSHeaders([(Self.rulesHeader, String(batch.last))]) : nil
+            var headers = NATSHeaders([(Self.previousHeader, String(head))])
+            if batch.isRules { headers.set(Self.rulesHeader, String(batch.last)) }
             var attempt = 0
-            var lapsedSince: ContinuousClock.Instant?
             while true {
                 // Not while the lease may have lapsed (a partition, NATS unreachable for a lease
                 // time): another node may lead without having written yet, and the log, still
                 // expecting this node's sequence, would take the batch and depose that node. So
-                // the batch waits for a renewal, or for the loss of the lease (`stop`).
+                // the batch waits for a renewal, or for the loss of the lease or the watchdog
+                // (`watchLease`) to stop the log.
                 guard leaseIsFresh() else {
-                    let since = lapsedSince ?? ContinuousClock.now
-                    lapsedSince = since
                     guard isHealthy else { return resumeDrainWaiters() }
-                    guard ContinuousClock.now - since < Self.leaseWait else {
-                        stop("the namespace's lease could not be renewed for \(Self.leaseWait)")
-                        return
-                    }
                     try? await Task.sleep(for: .milliseconds(20))
                     continue
                 }
-                lapsedSince = nil
-                do {
+                do throws(JetStreamError) {
                     let started = ContinuousClock.now
-                    let ack = try await node.jetStream.publish(subject, payload: batch.bytes, headers: headers, options: options)
+                    var stored: UInt64
+                    do throws(JetStreamError) {
+                        stored = try await node.jetStream.publish(subject, payload: batch.bytes, headers: headers, options: options).sequence
+                    } catch  where error.isWrongLastSequence && attempt > 0 {
+                        // A retry whose first try was stored but not acknowledged (the PubAck was
+                        // lost with a connection) finds the log one batch further: its own.
+                        guard let own = await storedLast(messageID: options.messageID) else { throw error }
+                        stored = own
+                    }
+                    // Stopped meanwhile (the watchdog): what it held was answered already.
+                    guard isHealthy else { return resumeDrainWaiters() }
+                    // Acknowledged only in its place: right after the message it expected.
+                    guard try await isPlaced(stored, after: expected) else {
+                        metrics?.logBreaks(.fork)
+                        stop(
+                            "another node's batch took this batch's place in the log (both expected \(expected); this one is \(stored) and void): deposed"
+                        )
+                        return
+                    }
                     metrics?.clusterPublish.record(duration: ContinuousClock.now - started)
-                    state.withLock { $0.lastSubjectSequence = ack.sequence }
+                    state.withLock { state in
+                        state.lastSubjectSequence = stored
+                        state.head = stored
+                    }
                     onDurable(batch.last)
                     break
                 } catch {
                     if error.isWrongLastSequence {
-                        // A retry whose first try was stored but not acknowledged (the PubAck was
-                        // lost with a connection) finds the log one batch further: its own.
-                        if attempt > 0, let stored = await storedLast(messageID: options.messageID) {
-                            state.withLock { $0.lastSubjectSequence = stored }
-                            onDurable(batch.last)
-                            break
-                        }
                         stop("another node wrote the namespace's log (a stale expected sequence \(expected)): deposed")
                         return
                     }
@@ -191,6 +253,16 @@ final class ReplicatedLog: Sendable {
                 }
             }
         }
+    }
+
+    /// Whether the message JetStream stored at `sequence` is the subject's first after
+    /// `expected`: always so when nothing at all came between them in the stream, else asked of
+    /// the stream (one request).
+    private func isPlaced(_ sequence: UInt64, after expected: UInt64) async throws(JetStreamError) -> Bool {
+        // Sequences come from the server: compared without arithmetic that could overflow.
+        guard sequence > expected else { return false }
+        guard sequence - expected > 1 else { return true }
+        return try await node.jetStream.nextMessage(stream: ClusterNode.logStream, subject: subject, from: expected + 1).sequence == sequence
     }
 
     /// The stream sequence of the subject's last message when it carries `messageID` (this

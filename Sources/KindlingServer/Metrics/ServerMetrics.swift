@@ -49,6 +49,8 @@ final class ServerMetrics: Sendable {
     /// Cluster mode: the namespaces this node leads now.
     private let ledCount = Atomic<Int>(0)
     private let led: Meter
+    /// Cluster mode: breaks in a namespace's log this node found (`LogBreak`), by kind.
+    private let logBreakCounts: [CoreMetrics.Counter]
 
     /// - Parameter topNamespaces: how many of the largest namespaces get a
     ///   `kindling_namespace_tree_bytes` series.
@@ -100,6 +102,15 @@ final class ServerMetrics: Sendable {
         clusterPublish = Timer(label: "kindling_cluster_publish_seconds", factory: factory)
         clusterConnected = Meter(label: "kindling_cluster_nats_connected", factory: factory)
         led = Meter(label: "kindling_cluster_namespaces_led", factory: factory)
+        logBreakCounts = LogBreak.allCases.map {
+            CoreMetrics.Counter(label: "kindling_cluster_log_breaks_total", dimensions: [("kind", $0.rawValue)], factory: factory)
+        }
+    }
+
+    /// A break in a namespace's log was found: a batch missing from what this node read, or a
+    /// batch that forks the log.
+    func logBreaks(_ kind: LogBreak) {
+        logBreakCounts[LogBreak.allCases.firstIndex(of: kind) ?? 0].increment()
     }
 
     /// A namespace started (or stopped) being led by this node.

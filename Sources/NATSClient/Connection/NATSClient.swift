@@ -185,6 +185,22 @@ public actor NATSClient {
         close()
     }
 
+    /// Leaves the server this client is connected to for another: the connection is closed and
+    /// the usual reconnect tries the other servers first, that one last. For a server that
+    /// still answers but cannot serve what the caller needs (its JetStream lost its peers).
+    /// Nothing happens unless connected.
+    public func leaveServer() {
+        guard phase == .connected else { return }
+        lastError = .connectionFailed("left \(currentAddress.map { "\($0)" } ?? "the server") for another")
+        channel?.close(promise: nil)
+    }
+
+    /// The address of the server this client is connected to (or was, while reconnecting).
+    public var connectedAddress: NATSServerAddress? { currentAddress }
+
+    /// True while a connection is up (not while reconnecting or closed).
+    public var isConnected: Bool { phase == .connected }
+
     /// Closes the connection for good: pending calls fail with `.closed`, subscriptions end.
     public func close() {
         guard phase != .closed else { return }

@@ -63,13 +63,19 @@ public struct JetStream: Sendable {
 
     /// The message at `sequence`, read through the stream leader.
     public func message(stream: String, sequence: UInt64) async throws(JetStreamError) -> StoredMessage {
-        try await getMessage(stream: stream, request: MessageGetRequest(sequence: sequence, lastBySubject: nil))
+        try await getMessage(stream: stream, request: MessageGetRequest(sequence: sequence))
+    }
+
+    /// The first message on `subject` at stream sequence `sequence` or after it, read through
+    /// the stream leader; `JetStreamAPIError.noMessageFound` when there is none.
+    public func nextMessage(stream: String, subject: String, from sequence: UInt64) async throws(JetStreamError) -> StoredMessage {
+        try await getMessage(stream: stream, request: MessageGetRequest(sequence: sequence, nextBySubject: subject))
     }
 
     /// The last message on `subject`, read through the stream leader (so it sees every
     /// acknowledged write: what a lease check needs).
     public func lastMessage(stream: String, subject: String) async throws(JetStreamError) -> StoredMessage {
-        try await getMessage(stream: stream, request: MessageGetRequest(sequence: nil, lastBySubject: subject))
+        try await getMessage(stream: stream, request: MessageGetRequest(lastBySubject: subject))
     }
 
     /// Deletes one message.
@@ -164,9 +170,11 @@ public struct JetStream: Sendable {
     private struct MessageGetRequest: Encodable {
         var sequence: UInt64?
         var lastBySubject: String?
+        var nextBySubject: String?
         enum CodingKeys: String, CodingKey {
             case sequence = "seq"
             case lastBySubject = "last_by_subj"
+            case nextBySubject = "next_by_subj"
         }
     }
 

@@ -21,6 +21,9 @@ public struct JetStreamAPIError: Sendable, Hashable, Decodable, CustomStringConv
     public static let consumerNotFound = 10014
     /// A stream with that name exists with a different configuration.
     public static let streamNameInUse = 10058
+    /// JetStream cannot answer yet (503): no meta leader known, as while it recovers after a
+    /// restart.
+    public static let temporarilyUnavailable = 10008
     /// Not enough servers to place the stream's replicas on: a cluster still forming (a server
     /// not yet joined), or too few servers for the replicas asked.
     public static let noSuitablePeers = 10005

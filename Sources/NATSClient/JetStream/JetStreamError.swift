@@ -44,6 +44,15 @@ public struct JetStreamError: Error, Hashable, CustomStringConvertible {
     /// the writer has been fenced and must not retry blindly.
     public var isWrongLastSequence: Bool { apiError?.errCode == JetStreamAPIError.wrongLastSequence }
 
+    /// Whether asking again may succeed: no answer in time, no connection yet, nobody answering
+    /// the API yet (leaders being elected), or JetStream's own "temporarily unavailable" (503,
+    /// as while it recovers its streams after a restart).
+    public var isTemporary: Bool {
+        if let api = apiError { return api.code == 503 }
+        guard let transport = natsError else { return false }
+        return transport == .timeout() || transport == .notConnected() || transport == .noResponders()
+    }
+
     /// Errors compare by kind, API errors also by err_code; details are for people.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs.base, rhs.base) {

@@ -36,7 +36,7 @@ actor OrderedConsumerEngine {
     func start() async throws(JetStreamError) {
         var attempt = 1
         var result = await setUp()
-        while case .failure(let error) = result, attempt < Self.startAttempts, Self.isTransient(error), !stopped {
+        while case .failure(let error) = result, attempt < Self.startAttempts, error.isTemporary, !stopped {
             try? await Task.sleep(for: .milliseconds(100) * attempt)
             attempt += 1
             result = await setUp()
@@ -81,14 +81,6 @@ actor OrderedConsumerEngine {
 
     /// How many times `start` asks for the first consumer before reporting a transient failure.
     static let startAttempts = 3
-
-    /// Whether a failed create may succeed if asked again: no answer in time, no connection yet,
-    /// nobody answering the API yet, or the API's own "temporarily unavailable" (503).
-    static func isTransient(_ error: JetStreamError) -> Bool {
-        if let api = error.apiError { return api.code == 503 }
-        guard let transport = error.natsError else { return false }
-        return transport == .timeout() || transport == .notConnected() || transport == .noResponders()
-    }
 
     /// Subscribes to a fresh inbox first, then creates the consumer, so no message can arrive
     /// before the subscription exists.

@@ -12,6 +12,13 @@ public struct KeyValue: Sendable {
         self.jetStream = jetStream
     }
 
+    /// The same bucket, its requests answered within `timeout` (or failing with a timeout).
+    public func withTimeout(_ timeout: Duration) -> KeyValue {
+        var jetStream = self.jetStream
+        jetStream.timeout = timeout
+        return KeyValue(bucket: bucket, jetStream: jetStream)
+    }
+
     /// Writes a value unconditionally; returns the new revision.
     @discardableResult
     public func put(_ key: String, _ value: [UInt8]) async throws(JetStreamError) -> UInt64 {

@@ -20,7 +20,7 @@ extension ClusterNodeTests {
                 // While the leader answers, the follower's writes go to it.
                 let forwarded = try await TestHTTPConnection.request(port: heir.port, "PUT", "/before.json?ns=hang", body: "1")
                 #expect(forwarded.status == 200, "\(forwarded.status): \(forwarded.text)")
-                leader.freeze()
+                await leader.freeze()
                 let push = try await TestHTTPConnection.request(
                     port: heir.port, "POST", "/pushed.json?ns=hang", body: #""once""#, timeout: .seconds(20))
                 #expect(push.status == 504, "\(push.status): \(push.text)")

@@ -55,7 +55,10 @@ extension ClusterNodeTests {
                         #expect(holderName == "new" || holderName == "third", "\(holderName ?? "nobody")")
                         // The third node's writes go to the new leader.
                         #expect(try await TestHTTPConnection.request(port: third.port, "PUT", "/acct/c.json?ns=split", body: "1").status == 200)
-                        // A write to the old leader after it lost the lease: held too. The link
+                        // A write to the old leader after it lost the lease: refused with what it
+                        // held when its lease stayed lapsed (504), or, sent after that, held
+                        // while it reads the log again and forwarded to the new leader once the
+                        // link is back (200). The link
                         // returns only once the old leader has taken its request (counted among
                         // the REST connections opened, with each scrape's own).
                         let opened = {
@@ -91,15 +94,17 @@ extension ClusterNodeTests {
                         for await _ in burstStarted {}
                         for proxy in proxies { proxy.restore() }
                         let restored = ContinuousClock.now
-                        // The old leader's publishes expect a sequence the new leader's writes
-                        // moved past: refused by the log, so are the writes behind them.
+                        // The old leader refused what it held once its lease stayed lapsed (or,
+                        // at the latest, when its publishes, expecting a sequence the new
+                        // leader's writes moved past, were refused by the log).
                         let realtimeAnswer = await realtimeWrite.value
                         let restAnswer = await restWrite.value
                         let lateAnswer = await lateWrite.value
                         let answered = ContinuousClock.now - restored
                         #expect(realtimeAnswer != "ok")
                         #expect(restAnswer == 504)  // may or may not be stored: not one firebase-admin resends
-                        #expect(lateAnswer == 504)
+                        #expect(lateAnswer == 504 || lateAnswer == 200, "\(lateAnswer)")
+                        let lateStored = lateAnswer == 200
                         // Deposed, it dropped its tree: its realtime client is told to reconnect.
                         #expect(await stranded.waitForClose(timeout: .seconds(5)))
 
@@ -119,7 +124,7 @@ extension ClusterNodeTests {
                         _ = try await TestHTTPConnection.request(port: new.port, "DELETE", "/burst.json?ns=split")
 
                         // Every node converges on the new leader's data.
-                        let final = try json(#"{"a":1,"b":0,"c":1}"#)
+                        let final = try json(lateStored ? #"{"a":1,"b":0,"c":667}"# : #"{"a":1,"b":0,"c":1}"#)
                         var converged: Duration?
                         try await eventually(within: .seconds(10), every: .milliseconds(50)) {
                             let read = try? await TestHTTPConnection.request(port: old.port, "GET", "/acct.json?ns=split")
@@ -142,7 +147,7 @@ extension ClusterNodeTests {
                         var events: [JSONValue] = []
                         while let event = try? await watcher.nextMessage(timeout: .milliseconds(300)) { events.append(event) }
                         let values = events.filter { $0["d"]?["b"]?["p"]?.stringValue?.hasPrefix("acct") == true }.compactMap { $0["d"]?["b"]?["d"] }
-                        #expect(values == [.number(1), .number(1)], "\(events)")
+                        #expect(values == (lateStored ? [.number(1), .number(1), .number(667)] : [.number(1), .number(1)]), "\(events)")
 
                         // The old node now follows: a write there goes to the new leader.
                         let forwarded = try await TestHTTPConnection.request(port: old.port, "PUT", "/acct/b.json?ns=split", body: "2")
@@ -341,15 +346,84 @@ extension ClusterNodeTests {
         }
     }
 
+    /// A leader cut off from NATS answers the writes it holds within about the lease time, as
+    /// "may or may not be stored" (504), without waiting for the link to return (issue 38: after
+    /// 22-25 s, when its publish had given up waiting for a renewal of its lease).
+    @Test func anIsolatedLeaderRefusesItsHeldWritesWithinAboutTheLeaseTime() async throws {
+        try await Self.withProxiedNATS { _, proxies in
+            let lease: Duration = .seconds(2)
+            try await KindlingServer.run(Self.configuration(urls: Self.urls(of: proxies), node: "alone", leaseTime: lease)) { node in
+                #expect(try await TestHTTPConnection.request(port: node.port, "PUT", "/v.json?ns=isolated", body: "0").status == 200)
+                for proxy in proxies { proxy.cut() }
+                let cut = ContinuousClock.now
+                let held = try await TestHTTPConnection.request(port: node.port, "PUT", "/v.json?ns=isolated", body: "1", timeout: .seconds(40))
+                let took = ContinuousClock.now - cut
+                #expect(held.status == 504, "\(held.status) \(held.text)")
+                // The lease lapses at most a lease time after its last renewal, and the log
+                // waits a third of one more for a renewal; two seconds of slack for a loaded
+                // machine.
+                #expect(took < lease + lease / 3 + .seconds(2), "the held write was answered \(took) after the cut")
+                for proxy in proxies { proxy.restore() }
+                // Back on NATS, the node reads the log again and takes writes.
+                try await eventually(within: .seconds(20), every: .milliseconds(100)) {
+                    (try? await TestHTTPConnection.request(port: node.port, "PUT", "/v.json?ns=isolated", body: "2"))?.status == 200
+                }
+                #expect(try await TestHTTPConnection.request(port: node.port, "GET", "/v.json?ns=isolated").text == "2")
+                print("isolated leader (lease 2 s): its held write was answered \(held.status) \(took) after the cut")
+            }
+        }
+    }
+
+    /// A NATS server cut off from its peers (a route partition) still answers its clients, but
+    /// acknowledges no write: a node on it moves to another server once its liveness key cannot
+    /// be renewed through it (issue 38: the nodes stayed, and nothing was acknowledged until
+    /// the partition healed).
+    @Test func aNodeWhoseNATSServerLostItsPeersMovesToAnother() async throws {
+        try await Self.withNATS(proxiedRoutes: true) { nats in
+            let lease: Duration = .seconds(2)
+            // Node 1 starts at the first URL.
+            let configuration = Self.configuration(nats, node: "node-1", leaseTime: lease)
+            #expect(configuration.cluster?.connectionOrder.first == nats.servers[0].url)
+            try await KindlingServer.run(configuration) { node in
+                #expect(try await TestHTTPConnection.request(port: node.port, "PUT", "/v.json?ns=routes", body: "0").status == 200)
+                nats.isolate(nats.servers[0])
+                let cut = ContinuousClock.now
+                var status = 0
+                var attempts = 0
+                try await eventually(within: .seconds(30), every: .milliseconds(100)) {
+                    attempts += 1
+                    status =
+                        (try? await TestHTTPConnection.request(
+                            port: node.port, "PUT", "/v.json?ns=routes", body: "\(attempts)", timeout: .seconds(30)))?.status ?? 0
+                    return status == 200
+                }
+                let took = ContinuousClock.now - cut
+                #expect(status == 200)
+                // The probe fails twice (its timeout is a second) after up to a period, then the
+                // stream's and buckets' leaders may need electing on the other side; slack for a
+                // loaded machine.
+                #expect(took < lease + .seconds(8), "writes resumed \(took) after the partition")
+                let stored = try await TestHTTPConnection.request(port: node.port, "GET", "/v.json?ns=routes").text
+                #expect(stored == "\(attempts)")
+                nats.heal(nats.servers[0])
+                print(
+                    "route partition: a node on the partitioned NATS server took writes again \(took) after the cut (lease 2 s; \(attempts) attempts)"
+                )
+            }
+        }
+    }
+
     /// A stalled link to the NATS server a node uses (open, silent) is found by the client's
     /// keep-alive PINGs and left for another server, so the node's writes go on within about a
     /// second instead of waiting for the server's two-minute ping timeout.
     @Test func aNodeLeavesAStalledNATSServerForAnotherWithinAboutASecond() async throws {
         try await Self.withProxiedNATS { nats, proxies in
-            // The client connects to the first URL: the first proxy.
-            try await KindlingServer.run(Self.configuration(urls: Self.urls(of: proxies), node: "solo", leaseTime: .seconds(1))) { node in
+            // The client connects to the first URL of its order: that URL's proxy.
+            let configuration = Self.configuration(urls: Self.urls(of: proxies), node: "solo", leaseTime: .seconds(1))
+            let first = try #require(proxies.first { "nats://127.0.0.1:\($0.port)" == configuration.cluster?.connectionOrder.first })
+            try await KindlingServer.run(configuration) { node in
                 #expect(try await TestHTTPConnection.request(port: node.port, "PUT", "/n.json?ns=stalled", body: "0").status == 200)
-                proxies[0].stall()
+                first.stall()
                 let stalled = ContinuousClock.now
                 let write = try await TestHTTPConnection.request(port: node.port, "PUT", "/n.json?ns=stalled", body: "1", timeout: .seconds(30))
                 let took = ContinuousClock.now - stalled

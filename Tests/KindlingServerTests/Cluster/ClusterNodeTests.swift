@@ -40,14 +40,17 @@ struct ClusterNodeTests {
     }
 
     /// Starts a three-server NATS cluster for the body and always shuts it down. With
-    /// `advertise` false its servers do not tell clients each other's URLs.
-    static func withNATS(advertise: Bool = true, _ body: (NATSTestCluster) async throws -> Void) async throws {
+    /// `advertise` false its servers do not tell clients each other's URLs; with
+    /// `proxiedRoutes` a server can be cut off from its peers (`NATSTestCluster.isolate`).
+    static func withNATS(
+        advertise: Bool = true, proxiedRoutes: Bool = false, executable: URL? = nil, _ body: (NATSTestCluster) async throws -> Void
+    ) async throws {
         // A port taken by another process between its choice and the server's bind fails the
         // start now and then on a busy machine: try again with new ports.
         var started: NATSTestCluster?
         for attempt in 1...3 where started == nil {
             do {
-                started = try await NATSTestCluster.start(size: 3, advertise: advertise)
+                started = try await NATSTestCluster.start(size: 3, advertise: advertise, proxiedRoutes: proxiedRoutes, executable: executable)
             } catch {
                 if attempt == 3 { throw error }
             }
@@ -162,6 +165,45 @@ struct ClusterNodeTests {
             throw error
         }
         await nats.shutdown()
+    }
+
+    /// A node started while JetStream recovers (all NATS servers restarted, one back so far:
+    /// no meta leader yet) is answered "temporarily unavailable" (503); it waits for the others
+    /// instead of exiting (issue 38: it exited with code 64 within 0.2 s).
+    @Test func waitsForJetStreamToRecoverAfterARestart() async throws {
+        try await Self.withNATS { nats in
+            for server in nats.servers { await server.kill() }
+            let first = nats.servers[0]
+            try await first.launch()
+            // What the node meets: JetStream up on the one server (once it takes clients), and
+            // no meta leader.
+            var refusal: JetStreamError?
+            try await eventually(within: .seconds(20), every: .milliseconds(100)) {
+                guard let client = try? await NATSClient.connect([first.url]) else { return false }
+                do throws(JetStreamError) {
+                    _ = try await JetStream(client: client, timeout: .seconds(2)).streamInfo("ANY")
+                } catch {
+                    refusal = error
+                }
+                await client.close()
+                return refusal?.apiError?.code == 503
+            }
+            #expect(refusal?.apiError?.code == 503, "\(String(describing: refusal))")
+            // The others come back once the node has met the refusal and said it waits.
+            let lines = LogLines()
+            var configuration = Self.configuration(nats, node: "early")
+            configuration.logger = Logger(label: "kindling-cluster-test") { _ in LineCollector(lines: lines) }
+            configuration.logger.logLevel = .warning
+            async let launched: Void = {
+                #expect(await lines.waitFor("NATS JetStream is not ready yet"))
+                for server in nats.servers.dropFirst() { try await server.launch() }
+            }()
+            try await KindlingServer.run(configuration) { server in
+                let put = try await TestHTTPConnection.request(port: server.port, "PUT", "/a.json?ns=recovering", body: "1")
+                #expect(put.status == 200)
+            }
+            try await launched
+        }
     }
 
     @Test func refusesToStartWhenNATSIsUnreachable() async throws {

@@ -79,9 +79,17 @@ final class ServerProcess: Sendable {
     }
 
     /// Stops the process without ending it (SIGSTOP), as a hung server: its sockets stay open
-    /// and nothing answers on them. `kill()` still ends it.
-    func freeze() {
+    /// and nothing answers on them. `kill()` still ends it. Returns once the process is stopped
+    /// (signals reach it asynchronously): a request sent after this cannot be served by it.
+    func freeze() async {
         child.signal(SIGSTOP)
+        // "pid (comm) S ...": the state follows the command name.
+        _ = try? await eventually(within: .seconds(10), every: .milliseconds(5)) { [pid] in
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = text.lastIndex(of: ")") else {
+                return true
+            }
+            return text[text.index(after: close)...].drop { $0 == " " }.first == "T"
+        }
     }
 
     /// Ends the server with SIGKILL and waits until it has.

@@ -77,8 +77,9 @@ actor Namespace {
     /// The log a leader's writes go to; nil on any other role.
     var replicated: ReplicatedLog?
     typealias Role = NamespaceRole<Leadership, Task<Void, Never>>
-    /// The stream sequence of the last batch committed from the log.
-    var appliedStreamSequence: UInt64 = 0
+    /// Where this node stands in the namespace's log: the last batch committed from it and the
+    /// last message read (`LogChain`).
+    var logChain = LogChain()
     /// The puts and deletes of this node's registrations in `kindling_ondisconnect`, one after
     /// the other (each waits for the one before), so the bucket ends with the last.
     var registrationStore: Task<Void, Never>?

@@ -8,7 +8,7 @@ import Synchronization
 /// (and a server that does not advertise other addresses) is then cut off from that server.
 /// `stall` is the other kind of partition: the connections stay open but nothing crosses them
 /// (what is sent waits in the socket buffers) until `restore`, when it all arrives late.
-final class TCPProxy: Sendable {
+public final class TCPProxy: Sendable {
     private struct State {
         var isCut = false
         var isStalled = false
@@ -17,7 +17,7 @@ final class TCPProxy: Sendable {
     }
 
     /// The port clients connect to.
-    let port: Int
+    public let port: Int
     private let listener: any Channel
     private let state: Mutex<State>
 
@@ -28,7 +28,7 @@ final class TCPProxy: Sendable {
     }
 
     /// Listens on a free loopback port and forwards each connection to `targetPort`.
-    static func start(forwardingTo targetPort: Int) async throws -> TCPProxy {
+    public static func start(forwardingTo targetPort: Int) async throws -> TCPProxy {
         let registry = Registry()
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -64,7 +64,7 @@ final class TCPProxy: Sendable {
 
     /// Cuts the link: every forwarded connection is closed on both sides, and new ones are
     /// closed as they are accepted.
-    func cut() {
+    public func cut() {
         let open = state.withLock { state -> [any Channel] in
             state.isCut = true
             defer { state.channels = [:] }
@@ -75,7 +75,7 @@ final class TCPProxy: Sendable {
 
     /// Stops forwarding without closing anything: both sides of every connection stop being
     /// read. New connections are closed as they are accepted, as when cut.
-    func stall() {
+    public func stall() {
         let open = state.withLock { state -> [any Channel] in
             state.isStalled = true
             return Array(state.channels.values)
@@ -84,7 +84,7 @@ final class TCPProxy: Sendable {
     }
 
     /// Forwards again: new connections, and what stalled ones held back.
-    func restore() {
+    public func restore() {
         let open = state.withLock { state -> [any Channel] in
             state.isCut = false
             defer { state.isStalled = false }
@@ -94,7 +94,7 @@ final class TCPProxy: Sendable {
     }
 
     /// Cuts every connection and stops listening.
-    func close() async {
+    public func close() async {
         cut()
         try? await listener.close()
     }

@@ -1,0 +1,296 @@
+#!/usr/bin/env bash
+# A fault run of a Kindling cluster with every process in its own Linux network namespace:
+# three nats-server (JetStream, sync_interval: always) and three `kindling serve --cluster`
+# nodes, clients and nodes on one bridge, the NATS routes on another. On each node a writer
+# puts unique keys one after another, and a second one increments a counter by REST
+# compare-and-set (ETag, if-match), while faults happen. Then every acknowledged write must be
+# on every node and on a node started afterwards, the nodes must agree, and the counter must
+# hold every acknowledged increment and no more than those whose answer was unknown (504).
+# Faults, in order: the NATS server leading the log stream cut off from everyone (its ports
+# detached from both bridges) and healed; the first NATS server cut off from its peers only
+# (its route port detached: its clients stay); the namespace's leader killed (SIGKILL) and
+# restarted; a node paused (SIGSTOP) and resumed. Prints, per fault, the longest stretch
+# without an acknowledged write anywhere.
+#
+# Usage: sudo scripts/fault-netns.sh [KINDLING_BINARY] (default .build/debug/kindling)
+# Needs root, `ip netns`, curl, python3, and a nats-server 2.11+ ($NATS_SERVER, else
+# .venv/bin/nats-server from scripts/setup.sh). Bounded: about two minutes; cleans up after
+# itself. Not part of scripts/test.sh (it needs root); .ci/run runs it after the tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+KINDLING=${1:-.build/debug/kindling}
+NATS=${NATS_SERVER:-.venv/bin/nats-server}
+LEASE=${LEASE_SECONDS:-2}
+[ "$(id -u)" -eq 0 ] || { echo "fault-netns: needs root (network namespaces)" >&2; exit 2; }
+[ -x "$KINDLING" ] || { echo "fault-netns: no kindling binary at $KINDLING" >&2; exit 2; }
+[ -x "$NATS" ] || { echo "fault-netns: no nats-server at $NATS (run scripts/setup.sh)" >&2; exit 2; }
+KINDLING=$(realpath "$KINDLING")
+NATS=$(realpath "$NATS")
+
+# Addresses exist only inside the namespaces this script makes (and on its bridge).
+NET=10.199.38
+BRIDGE=kf38br
+ROUTES=kf38rt
+WORK=$(mktemp -d /tmp/kindling-fault-XXXXXX)
+PIDS=()
+
+# The namespaces and bridges, gone (also what a run that was killed left behind).
+remove_network() {
+    for ns in kf38-n1 kf38-n2 kf38-n3 kf38-k1 kf38-k2 kf38-k3 kf38-k4; do ip netns del "$ns" 2> /dev/null || true; done
+    ip link del "$BRIDGE" 2> /dev/null || true
+    ip link del "$ROUTES" 2> /dev/null || true
+}
+
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill -CONT "$pid" 2> /dev/null || true; kill -KILL "$pid" 2> /dev/null || true; done
+    wait 2> /dev/null || true
+    remove_network
+    [ -n "${KEEP_WORK:-}" ] && echo "fault-netns: kept $WORK" || rm -rf "$WORK"
+}
+trap cleanup EXIT
+remove_network
+
+ip link add "$BRIDGE" type bridge
+ip addr add "$NET.1/24" dev "$BRIDGE"
+ip link set "$BRIDGE" up
+ip link add "$ROUTES" type bridge
+ip link set "$ROUTES" up
+
+# A namespace NAME with address NET.HOST on the bridge through veth NAME-h.
+namespace() {
+    local name=$1 host=$2
+    ip netns add "$name"
+    ip link add "$name-h" type veth peer name eth0 netns "$name"
+    ip link set "$name-h" master "$BRIDGE" up
+    ip -n "$name" addr add "$NET.$host/24" dev eth0
+    ip -n "$name" link set eth0 up
+    ip -n "$name" link set lo up
+}
+
+# A NATS server's second port, on the routes' bridge, with address NET+1.HOST.
+route_port() {
+    local name=$1 host=$2
+    ip link add "$name-r" type veth peer name eth1 netns "$name"
+    ip link set "$name-r" master "$ROUTES" up
+    ip -n "$name" addr add "10.199.39.$host/24" dev eth1
+    ip -n "$name" link set eth1 up
+}
+
+# Cut a namespace off from everyone (its ports leave the bridges), and give it back; cut a
+# NATS server off from its peers only, and give its routes back.
+cut() {
+    ip link set "$1-h" nomaster
+    ip link set "$1-r" nomaster 2> /dev/null || true
+}
+heal() {
+    ip link set "$1-h" master "$BRIDGE"
+    ip link set "$1-r" master "$ROUTES" 2> /dev/null || true
+}
+cut_routes() { ip link set "$1-r" nomaster; }
+heal_routes() { ip link set "$1-r" master "$ROUTES"; }
+
+start_nats() {
+    local i=$1 routes=()
+    for j in 1 2 3; do [ "$j" = "$i" ] || routes+=("\"nats-route://10.199.39.1$j:6222\""); done
+    mkdir -p "$WORK/n$i"
+    cat > "$WORK/n$i/nats.conf" << EOF
+server_name: n$i
+listen: "$NET.1$i:4222"
+http: "$NET.1$i:8222"
+jetstream { store_dir: "$WORK/n$i/js", sync_interval: always }
+cluster { name: kf38, listen: "10.199.39.1$i:6222", routes: [$(IFS=,; echo "${routes[*]}")] }
+EOF
+    ip netns exec "kf38-n$i" "$NATS" -c "$WORK/n$i/nats.conf" > "$WORK/n$i/log" 2>&1 &
+    PIDS+=($!)
+}
+
+URLS="nats://$NET.11:4222,nats://$NET.12:4222,nats://$NET.13:4222"
+echo '{"rules":{".read":true,".write":true}}' > "$WORK/rules.json"
+declare -A NODE_PID
+start_node() {
+    local i=$1
+    ip netns exec "kf38-k$i" "$KINDLING" serve --host 0.0.0.0 --port 9000 --rules "$WORK/rules.json" --cluster "$URLS" \
+        --node-id "kindling-$i" --lease-seconds "$LEASE" --require-fsync --allow-open --log-level warning >> "$WORK/k$i.log" 2>&1 &
+    NODE_PID[$i]=$!
+    PIDS+=($!)
+}
+
+wait_ready() {
+    local url=$1
+    for _ in $(seq 1 150); do
+        [ "$(curl -s -m 1 -o /dev/null -w '%{http_code}' "$url/.ready" || true)" = 200 ] && return 0
+        sleep 0.2
+    done
+    echo "fault-netns: $url never became ready" >&2
+    return 1
+}
+
+for i in 1 2 3; do
+    namespace "kf38-n$i" "1$i"
+    route_port "kf38-n$i" "1$i"
+done
+for i in 1 2 3 4; do namespace "kf38-k$i" "2$i"; done
+for i in 1 2 3; do start_nats "$i"; done
+for i in 1 2 3; do
+    for _ in $(seq 1 150); do curl -s -m 1 "http://$NET.1$i:8222/healthz" | grep -q ok && break; sleep 0.2; done
+done
+for i in 1 2 3; do start_node "$i"; done
+for i in 1 2 3; do wait_ready "http://$NET.2$i:9000"; done
+echo "fault-netns: 3 NATS servers and 3 nodes up (lease $LEASE s)"
+
+ACKED="$WORK/acked"
+: > "$ACKED"
+# Writes through node $1 for $2 seconds, one after another, each a key of its own (stretch $3);
+# records each acknowledged one with its value and when it was acknowledged. A write gets 10 s.
+writer() {
+    local node=$1 until=$(($(date +%s) + $2)) stretch=$3 count=0 code
+    while [ "$(date +%s)" -lt "$until" ]; do
+        count=$((count + 1))
+        code=$(curl -s -m 10 -o /dev/null -w '%{http_code}' -X PUT \
+            "http://$NET.2$node:9000/w/$stretch-$node-$count.json?ns=faults" -d "$count" || true)
+        [ "$code" = 200 ] && echo "$stretch-$node-$count $count $(date +%s.%N)" >> "$ACKED"
+    done
+}
+
+# Increments /counter through node $1 for $2 seconds by compare-and-set: reads it with its
+# ETag, writes the next value if-match, again on 412. Counts the increments acknowledged
+# (200) and those whose fate is unknown (504, or no answer in time).
+incrementer() {
+    local node=$1 until=$(($(date +%s) + $2)) url="http://$NET.2$1:9000/counter.json?ns=faults" head etag value code
+    while [ "$(date +%s)" -lt "$until" ]; do
+        head=$(curl -s -m 5 -D - -H 'X-Firebase-ETag: true' "$url" || true)
+        etag=$(printf '%s' "$head" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: *//p' | head -1)
+        value=$(printf '%s' "$head" | tail -1)
+        [ -n "$etag" ] || continue
+        [ "$value" = null ] && value=0
+        [[ "$value" =~ ^[0-9]+$ ]] || continue
+        code=$(curl -s -m 10 -o /dev/null -w '%{http_code}' -X PUT -H "if-match: $etag" "$url" -d "$((value + 1))" || true)
+        case "$code" in
+            200) echo "acked" >> "$WORK/increments" ;;
+            # Stale (412), or refused before anything was written (503).
+            412 | 503) ;;
+            *) echo "unknown $code" >> "$WORK/increments" ;;
+        esac
+    done
+}
+
+# A writer and an incrementer on each node for $1 seconds, the stretch named $2.
+write_for() {
+    echo "mark $2 $(date +%s.%N)" >> "$WORK/marks"
+    local writers=()
+    for node in 1 2 3; do
+        writer "$node" "$1" "$2" &
+        writers+=($!)
+        incrementer "$node" "$1" &
+        writers+=($!)
+    done
+    wait "${writers[@]}" || true
+}
+
+write_for 3 "steady"
+
+# 1. The NATS server leading the log stream, cut off for 8 s, then healed.
+leader=$(curl -s -m 2 "http://$NET.11:8222/jsz?streams=true" | python3 -c '
+import json, sys
+for account in json.load(sys.stdin).get("account_details", []):
+    for stream in account.get("stream_detail", []):
+        if stream["name"] == "KINDLING_LOG": print(stream["cluster"]["leader"])')
+echo "fault-netns: cutting off ${leader:-n1}, which leads KINDLING_LOG"
+cut "kf38-${leader:-n1}"
+write_for 8 "partition-${leader:-n1}"
+heal "kf38-${leader:-n1}"
+write_for 6 "healed"
+
+# 2. The first NATS server (where kindling-1 starts) cut off from its peers, not its clients.
+echo "fault-netns: cutting n1's routes"
+cut_routes kf38-n1
+write_for 8 "routes-n1"
+heal_routes kf38-n1
+write_for 5 "routes-healed"
+
+# 3. The namespace's leader killed and restarted.
+holder=$(python3 - "$NET" << 'EOF'
+import sys, urllib.request
+net = sys.argv[1]
+for i in (1, 2, 3):
+    try:
+        text = urllib.request.urlopen(f"http://{net}.2{i}:9000/.metrics", timeout=2).read().decode()
+    except Exception:
+        continue
+    for line in text.splitlines():
+        if line.startswith("kindling_cluster_namespaces_led") and float(line.split()[-1]) > 0:
+            print(i)
+            sys.exit(0)
+print(1)
+EOF
+)
+echo "fault-netns: killing kindling-$holder, the namespace's leader"
+kill -KILL "${NODE_PID[$holder]}"
+write_for 5 "kill-kindling-$holder"
+start_node "$holder"
+wait_ready "http://$NET.2$holder:9000"
+write_for 3 "restarted"
+
+# 4. A node paused for 6 s.
+pause=$((holder % 3 + 1))
+echo "fault-netns: pausing kindling-$pause"
+kill -STOP "${NODE_PID[$pause]}"
+write_for 6 "pause-kindling-$pause"
+kill -CONT "${NODE_PID[$pause]}"
+write_for 4 "resumed"
+
+# Every acknowledged write, on every node and on a node started now.
+start_node 4
+wait_ready "http://$NET.24:9000"
+touch "$WORK/increments"
+python3 - "$NET" "$ACKED" "$WORK/marks" "$WORK/increments" << 'EOF'
+import json, sys, time, urllib.request
+net, acked_file, marks_file, increments_file = sys.argv[1:5]
+acked = {}
+times = []
+for line in open(acked_file):
+    key, value, at = line.split()
+    acked[key] = int(value)
+    times.append(float(at))
+marks = [(line.split()[1], float(line.split()[2])) for line in open(marks_file)]
+failures = 0
+trees = {}
+for i in (1, 2, 3, 4):
+    tree = None
+    for _ in range(100):
+        try:
+            tree = json.load(urllib.request.urlopen(f"http://{net}.2{i}:9000/w.json?ns=faults", timeout=5)) or {}
+        except Exception:
+            tree = None
+        if tree is not None and all(tree.get(k) == v for k, v in acked.items()):
+            break
+        time.sleep(0.2)
+    trees[i] = tree
+    missing = [k for k, v in acked.items() if (tree or {}).get(k) != v]
+    if missing:
+        failures += 1
+        print(f"fault-netns: kindling-{i} lacks {len(missing)} acknowledged writes, e.g. {missing[:5]}")
+if len({json.dumps(t, sort_keys=True) for t in trees.values()}) != 1:
+    failures += 1
+    print("fault-netns: the nodes do not agree")
+outcomes = [line.split()[0] for line in open(increments_file)]
+acked_increments, unknown = outcomes.count("acked"), outcomes.count("unknown")
+counters = set()
+for i in (1, 2, 3, 4):
+    counters.add(json.load(urllib.request.urlopen(f"http://{net}.2{i}:9000/counter.json?ns=faults", timeout=5)))
+counter = counters.pop() if len(counters) == 1 else None
+if counter is None or not (acked_increments <= counter <= acked_increments + unknown):
+    failures += 1
+    print(f"fault-netns: the counter reads {counter} on the nodes ({counters}), {acked_increments} increments acknowledged, {unknown} unknown")
+else:
+    print(f"fault-netns: counter {counter}: {acked_increments} compare-and-set increments acknowledged (none lost or doubled), {unknown} answered unknown")
+times.sort()
+for index, (name, start) in enumerate(marks):
+    end = marks[index + 1][1] if index + 1 < len(marks) else (times[-1] if times else start)
+    inside = [start] + [t for t in times if start <= t <= end] + [end]
+    gap = max(b - a for a, b in zip(inside, inside[1:])) if len(inside) > 1 else 0
+    print(f"fault-netns: {name}: {sum(1 for t in times if start <= t <= end)} writes acknowledged, longest stretch without one {gap:.2f} s")
+print(f"fault-netns: {len(acked)} writes acknowledged; {'all' if not failures else 'NOT all'} on every node and a new one")
+sys.exit(1 if failures else 0)
+EOF
