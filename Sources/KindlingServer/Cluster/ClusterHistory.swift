@@ -169,8 +169,19 @@ struct ClusterHistory: Sendable {
             throw .storage("\(error)")
         }
         var next = base.recordSequence + 1
+        // As a follower reads it: only batches that continue the chain count (a void batch of a
+        // forked log holds no acknowledged write, and reuses record sequences a real one has).
+        var chain = LogChain(head: base.streamSequence)
         do throws(HistoryError) {
-            for await message in reader {
+            reading: for await message in reader {
+                let previous = message.headers?[ReplicatedLog.previousHeader].flatMap { UInt64($0) }
+                switch chain.admit(message.streamSequence, previous: previous) {
+                case .apply: break
+                case .alreadyRead, .void:
+                    if message.streamSequence >= last { break reading }
+                    continue reading
+                case .gap: throw Self.missing(after: next - 1, base: base, earliest: earliest)
+                }
                 if let text = message.headers?[ReplicatedLog.rulesHeader] {
                     guard let sequence = UInt64(text) else { throw .storage("a rules change in the log of \(namespace) names no sequence") }
                     if sequence >= next {
@@ -188,7 +199,7 @@ struct ClusterHistory: Sendable {
                         next += 1
                     }
                 }
-                if message.streamSequence >= last { break }
+                if message.streamSequence >= last { break reading }
             }
         } catch {
             await reader.stop()
