@@ -98,6 +98,16 @@ extension ClusterNodeTests {
                                     #expect((forks ?? 0) >= 1, "node on port \(port) counted \(forks ?? 0) forks")
                                 }
                             }
+                            // The history tells the same story (it reads the log as a follower
+                            // does): the instant before a later write is the tree every node serves.
+                            let before = HistoryTime.now()
+                            await PastReadTests.pass(before)
+                            let later = try await TestHTTPConnection.request(
+                                port: late.port, "PUT", "/w.json?ns=fork", body: "2", timeout: .seconds(30))
+                            #expect(later.status == 200)
+                            let past = try await TestHTTPConnection.request(
+                                port: late.port, "GET", "/v.json?ns=fork&at=\(before)", headers: Self.admin)
+                            #expect(try past.json() == (expected["v"] ?? .null), "the history holds \(past.text)")
                             print(
                                 "forked log (nats-server \(recentNATS ? "recent" : "of the PATH")): the leader answered \(answer.status); every node serves \(expected); the log after the fork point: \(ids)"
                             )
