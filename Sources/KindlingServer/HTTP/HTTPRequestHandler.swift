@@ -382,10 +382,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 self.send(self.response(to: answer, request), keepAlive: false, context: context)
                 return
             }
-            var headers = HTTPHeaders()
-            headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
-            HTTPRequestHandler.addCommonHeaders(to: &headers)
-            context.writeAndFlush(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            self.writeEventStreamHead(context: context)
             stream.start(keepAliveEvery: self.configuration.eventStreamKeepAlive, expiresAt: auth.expiresAt)
         }
     }
@@ -409,12 +406,17 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 self.send(self.response(to: answer, request), keepAlive: false, context: context)
                 return
             }
-            var headers = HTTPHeaders()
-            headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
-            HTTPRequestHandler.addCommonHeaders(to: &headers)
-            context.writeAndFlush(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            self.writeEventStreamHead(context: context)
             stream.start(keepAliveEvery: self.configuration.eventStreamKeepAlive)
         }
+    }
+
+    /// The head of an event stream's answer (200, `text/event-stream`), once the namespace took it.
+    private func writeEventStreamHead(context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
+        HTTPRequestHandler.addCommonHeaders(to: &headers)
+        context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
     }
 
     /// The server's own endpoints under `/.settings` and `/.inspect`.
