@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KindlingCore
 import KindlingServer
+import Synchronization
 
 /// `kindling migrate`: copies a live Firebase-protocol database (hosted Firebase, or another
 /// Kindling) into a namespace, follows its changes until the operator cuts over, then compares
@@ -115,9 +116,10 @@ struct MigrateCommand: AsyncParsableCommand {
         printError("migrate: following \(source.databaseURL) at \(path)")
         guard case .event = try await next(&iterator, source: source) else { return }
         try await copy(from: source, to: target, keys: keys)
-        printError("migrate: copied; applying the changes made since, and following (Enter or Ctrl-C to cut over)")
         let cutOver = Self.cutOverSignals(input, idle: untilIdle != nil)
         defer { cutOver.cancel() }
+        // Said once Ctrl-C cuts over rather than ends the command.
+        printError("migrate: copied; applying the changes made since, and following (Enter or Ctrl-C to cut over)")
         var applied = 0
         var quietSince = ContinuousClock.now
         while true {
@@ -212,14 +214,13 @@ struct MigrateCommand: AsyncParsableCommand {
         }
     }
 
-    /// Enter, Ctrl-C and SIGTERM cut over; a tick a second lets `--until-idle` see the quiet.
+    /// Enter, Ctrl-C and SIGTERM cut over; a tick a second lets `--until-idle` see the quiet and
+    /// hands on a signal. The signals get a plain handler that sets a flag (an atomic store is
+    /// safe in a handler): a dispatch signal source for SIGINT does not fire again once the
+    /// import's own (`InterruptSignal`) has been cancelled.
     private static func cutOverSignals(_ input: AsyncStream<Input>.Continuation, idle: Bool) -> Task<Void, any Error> {
-        let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { input.yield(.cutOver) }
-            source.resume()
-            return source
+        for number in [SIGINT, SIGTERM] {
+            signal(number) { _ in migrateCutOverAsked.store(true, ordering: .relaxed) }
         }
         if !idle {
             // Standard input that ends (a script's /dev/null) leaves Ctrl-C.
@@ -228,10 +229,9 @@ struct MigrateCommand: AsyncParsableCommand {
             }
         }
         return Task {
-            defer { for source in signals { source.cancel() } }
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(1))
-                input.yield(.tick)
+                input.yield(migrateCutOverAsked.load(ordering: .relaxed) ? .cutOver : .tick)
             }
         }
     }
@@ -273,3 +273,6 @@ struct MigrateCommand: AsyncParsableCommand {
             try JSONParser.parse(try await restRequest("GET", side.restURL(path: keys.joined(separator: "/")), credential: side.credential)))
     }
 }
+
+/// Set by the SIGINT and SIGTERM handlers `kindling migrate` installs for the cut-over.
+private let migrateCutOverAsked = Atomic(false)
