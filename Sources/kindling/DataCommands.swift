@@ -13,16 +13,17 @@ enum ClientExit {
 
 /// Sends one REST request for the client commands; prints a readable error and exits with a
 /// stable code when it fails. Returns the body.
-func restRequest(_ method: String, _ url: URL, body: JSONValue? = nil) async throws -> [UInt8] {
-    try await restRequest(method, url, bytes: body.map { Data(JSONWriter.string($0).utf8) })
+func restRequest(_ method: String, _ url: URL, body: JSONValue? = nil, credential: String? = adminCredential) async throws -> [UInt8] {
+    try await restRequest(method, url, bytes: body.map { Data(JSONWriter.string($0).utf8) }, credential: credential)
 }
 
-/// The same with a body that is already encoded (an imported file, sent as it is).
-func restRequest(_ method: String, _ url: URL, bytes body: Data?) async throws -> [UInt8] {
+/// The same with a body that is already encoded (an imported file, sent as it is). `credential`
+/// is sent as a bearer token (nil sends none: a source database read without one).
+func restRequest(_ method: String, _ url: URL, bytes body: Data?, credential: String? = adminCredential) async throws -> [UInt8] {
     let request = ServerRequest(
         method: HTTPMethod(rawValue: method),
         url: url,
-        headers: [("Authorization", "Bearer \(adminCredential)")],
+        headers: credential.map { [("Authorization", "Bearer \($0)")] } ?? [],
         body: body.map { [UInt8]($0) }
     )
     let status: Int

@@ -9,7 +9,7 @@ struct Kindling: AsyncParsableCommand {
         subcommands: [
             Serve.self, SnapshotCommand.self, Export.self, Import.self, Watch.self, GetCommand.self, SetCommand.self, UpdateCommand.self,
             PushCommand.self, RemoveCommand.self, RulesCommand.self, HealthCommand.self, HistoryCommand.self, RestoreCommand.self,
-            ProfileCommand.self,
+            ProfileCommand.self, MigrateCommand.self,
         ]
     )
 }

@@ -7,7 +7,8 @@ import NIOHTTP1
 /// Reads a namespace's profiler stream (`GET /.settings/profile.json`, as `firebase
 /// database:profile` asks for it) until told to stop, handing on each `log` and `gap` event as
 /// it comes: nothing is kept here, so a long recording of a busy server takes no more memory
-/// than what is done with the events.
+/// than what is done with the events. `kindling migrate` follows a source database's data
+/// stream (`GET /<path>.json`, all its events) with it too.
 struct ProfileCollector {
     /// Why recording stopped.
     enum Stop: Sendable, Equatable {
@@ -27,6 +28,12 @@ struct ProfileCollector {
     }
 
     let url: URL
+    /// The bearer token sent (nil sends none).
+    var credential: String? = adminCredential
+    /// The events handed on; nil hands on all of them.
+    var eventNames: Set<String>? = ["log", "gap"]
+    /// The longest event line read.
+    var maxLineBytes = ServerSentEvents.maxLineBytes
 
     /// Opens the stream, then hands `receive` its `log` and `gap` events, in order, until
     /// `stops` says so or the stream ends.
@@ -39,7 +46,7 @@ struct ProfileCollector {
         }
         var request = HTTPClientRequest(url: url.absoluteString)
         request.headers.add(name: "Accept", value: "text/event-stream")
-        request.headers.add(name: "Authorization", value: "Bearer \(adminCredential)")
+        if let credential { request.headers.add(name: "Authorization", value: "Bearer \(credential)") }
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request, timeout: .seconds(30))
@@ -53,11 +60,14 @@ struct ProfileCollector {
             let message = (try? JSONParser.parse(body))?["error"]?.stringValue ?? String(decoding: body, as: UTF8.self)
             throw .refused(status: Int(response.status.code), message: message)
         }
+        let names = eventNames
+        let longest = maxLineBytes
         let reader = Task { () -> Stop in
             var events = ServerSentEvents()
+            events.maxLineBytes = longest
             do {
                 for try await chunk in response.body {
-                    for event in try events.read(chunk.readableBytesView) where event.name == "log" || event.name == "gap" {
+                    for event in try events.read(chunk.readableBytesView) where names?.contains(event.name) ?? true {
                         receive(event)
                     }
                 }

@@ -16,6 +16,9 @@ struct RemoteTarget: Equatable {
     var namespace: String
     /// The URL or `--ns` named the namespace (it is not the default).
     var isNamespaceNamed: Bool
+    /// The bearer token sent to this server: the admin credential, unless `kindling migrate`
+    /// reads a source database with its own (`--from-auth`) or none.
+    var credential: String? = adminCredential
 
     /// Reads `url`. The namespace is `?ns=`, else the one the host name gives as the server
     /// reads a Host header (`NamespaceName.named(byHost:)`), else `option`, else the default; when

@@ -13,6 +13,9 @@ struct ServerSentEvents {
     /// A line longer than this ends the reading: no profiler record comes near it.
     static let maxLineBytes = 16 << 20
 
+    /// The longest line read; a data stream's first event holds all the data at its path.
+    var maxLineBytes = ServerSentEvents.maxLineBytes
+
     /// A line over `maxLineBytes`.
     struct LineTooLong: Error {}
 
@@ -26,7 +29,7 @@ struct ServerSentEvents {
         for byte in bytes {
             guard byte == UInt8(ascii: "\n") else {
                 line.append(byte)
-                if line.count > Self.maxLineBytes { throw LineTooLong() }
+                if line.count > maxLineBytes { throw LineTooLong() }
                 continue
             }
             if line.last == UInt8(ascii: "\r") { line.removeLast() }

@@ -1,0 +1,278 @@
+import ArgumentParser
+import Foundation
+import KindlingCore
+import KindlingServer
+import Synchronization
+
+/// `kindling migrate`: copies a live Firebase-protocol database (hosted Firebase, or another
+/// Kindling) into a namespace, follows its changes until the operator cuts over, then compares
+/// both sides.
+///
+/// Ordering. The source's data stream is opened first, and the walk begins only once its first
+/// event (the data at the path as it was when the stream began) has arrived: from then on, every
+/// change the source makes is an event in the stream, buffered while the walk and the copy run.
+/// Each part the walk reads is therefore at least as new as the stream's start, and may already
+/// hold some of the buffered changes. The buffered events are applied after the copy, in the
+/// order the source made them: a `put` replaces the data at its path, a `patch` sets each of its
+/// members, and both carry the resulting values (server values already resolved), not
+/// increments. Applying a change to data that already holds it therefore changes nothing, and
+/// applying one to data older than it brings it up to date; so after the replay every path holds
+/// what the source's latest change to it wrote, and no event for a part the walk had not read
+/// yet is lost or overwritten by the older walk read (the walk's writes all come before any
+/// replayed event). Events that arrive after the replay are applied as they come, in order.
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Copy a live Firebase or Kindling database into a namespace, follow its changes until cut-over, then compare both sides.",
+        discussion: """
+            The source (--from, a database URL: https://NAME.firebaseio.com, or
+            http://HOST:PORT?ns=NAME for another Kindling) is read through its REST API: its
+            change stream (Server-Sent Events) is opened first, then the data at --path is
+            walked in small reads, as kindling export does, and written to the target (--url,
+            --ns) in atomic steps of about --chunk-kb, as kindling import does; the first step
+            replaces the data at --path. The changes the source made meanwhile are then applied
+            in order, and later ones as they come, until you cut over: press Enter or Ctrl-C
+            (or give --until-idle SECONDS: stop once the source has been quiet that long). Then
+            both sides are read again and compared, per top-level key: the number of leaf
+            values and a SHA-256 of the canonical JSON.
+            --from-auth TOKEN is sent to the source as a bearer token: for hosted Firebase an
+            OAuth access token of an account that may read the database (gcloud auth
+            print-access-token); for a Kindling its admin secret. Priorities are not copied.
+            Exit codes: 0 copied and equal, 1 refused by a server (or the source ended the
+            stream), 2 a server unreachable, 3 the sides differ, 64 bad arguments.
+            Examples:
+              kindling migrate --from https://my-app.firebaseio.com --from-auth "$(gcloud auth print-access-token)" --ns my-app
+              kindling migrate --from "http://old:9000?ns=chat" --from-auth "$OLD_SECRET" --url http://new:9000 --ns chat --until-idle 30
+            """
+    )
+
+    /// The exit code when the comparison finds a difference.
+    static let differ = ExitCode(3)
+
+    @Option(help: "The source database's URL (https://NAME.firebaseio.com, or http://HOST:PORT?ns=NAME).")
+    var from: String
+
+    @Option(name: .customLong("from-auth"), help: "A bearer token for the source (an OAuth access token, or a Kindling's admin secret).")
+    var fromAuth: String?
+
+    @Option(help: "The path copied, on both sides.")
+    var path = "/"
+
+    @OptionGroup var remote: RemoteOptions
+
+    @Option(name: .customLong("chunk-kb"), help: "About how much one read and one atomic write holds, in KB (1 to 262144).")
+    var chunkKilobytes = 1024
+
+    @Option(name: .customLong("until-idle"), help: "Cut over once the source has sent no change for this many seconds (for scripts).")
+    var untilIdle: Int?
+
+    func validate() throws {
+        guard (1...256 * 1024).contains(chunkKilobytes) else { throw ValidationError("--chunk-kb must be between 1 and 262144 (256 MB).") }
+        if let untilIdle, untilIdle < 1 { throw ValidationError("--until-idle must be at least 1 second.") }
+        _ = try parsePath(path)
+        _ = try sourceTarget()
+    }
+
+    /// The source, read as the SDKs read a database URL; its namespace comes from the URL only.
+    private func sourceTarget() throws -> RemoteTarget {
+        var source = try RemoteTarget(url: from, namespace: nil)
+        guard source.isNamespaceNamed else {
+            throw ValidationError("--from \(from) names no database: give https://NAME.firebaseio.com or http://HOST:PORT?ns=NAME.")
+        }
+        source.credential = fromAuth
+        return source
+    }
+
+    /// What the follow loop takes in, in the order it came.
+    private enum Input: Sendable {
+        case event(ServerSentEvents.Event)
+        case ended(ProfileCollector.Stop)
+        case failed(ProfileCollector.Failure)
+        case cutOver
+        case tick
+    }
+
+    func run() async throws {
+        let source = try sourceTarget()
+        let target = try remote.target()
+        let keys = try parsePath(path).keys.map(\.string)
+        let (inputs, input) = AsyncStream<Input>.makeStream()
+        let (stops, stop) = AsyncStream<ProfileCollector.Stop>.makeStream()
+        let collector = ProfileCollector(
+            url: try source.restURL(path: path), credential: source.credential, eventNames: nil, maxLineBytes: 1 << 30)
+        let stream = Task {
+            do throws(ProfileCollector.Failure) {
+                input.yield(.ended(try await collector.record(until: stops) { input.yield(.event($0)) }))
+            } catch {
+                input.yield(.failed(error))
+            }
+        }
+        defer {
+            stop.yield(.asked)
+            stream.cancel()
+        }
+        var iterator = inputs.makeAsyncIterator()
+        // The first event is the data as the stream began; the walk reads it afresh.
+        printError("migrate: following \(source.databaseURL) at \(path)")
+        guard case .event = try await next(&iterator, source: source) else { return }
+        try await copy(from: source, to: target, keys: keys)
+        let cutOver = Self.cutOverSignals(input, idle: untilIdle != nil)
+        defer { cutOver.cancel() }
+        // Said once Ctrl-C cuts over rather than ends the command.
+        printError("migrate: copied; applying the changes made since, and following (Enter or Ctrl-C to cut over)")
+        var applied = 0
+        var quietSince = ContinuousClock.now
+        while true {
+            let item = try await next(&iterator, source: source)
+            switch item {
+            case .event(let event):
+                let change: MigrationEvent
+                do {
+                    change = try MigrationEvent(name: event.name, data: event.data)
+                } catch {
+                    printError("error: the source sent \(error)")
+                    throw ClientExit.refused
+                }
+                try await apply(change, to: target, under: keys, source: source)
+                if change != .ignore { applied += 1 }
+                quietSince = ContinuousClock.now
+            case .tick:
+                guard let untilIdle, ContinuousClock.now - quietSince >= .seconds(untilIdle) else { continue }
+                printError("migrate: the source was quiet for \(untilIdle) s; cutting over")
+            case .cutOver:
+                printError("migrate: cutting over")
+            case .ended, .failed:
+                continue
+            }
+            if case .event = item { continue }
+            break
+        }
+        printError("migrate: \(applied) changes applied after the copy; comparing")
+        let equal = try await compare(source, target, keys: keys)
+        if !equal { throw Self.differ }
+    }
+
+    /// The next input; a stream that ended or failed is reported and ends the command.
+    private func next(_ iterator: inout AsyncStream<Input>.Iterator, source: RemoteTarget) async throws -> Input {
+        guard let item = await iterator.next() else { throw ExitCode.failure }
+        switch item {
+        case .failed(.unreachable(let reason)):
+            printError("error: cannot reach the source \(source.server): \(reason)")
+            throw ClientExit.unreachable
+        case .failed(.refused(let status, let message)):
+            printError("error: the source answered \(status): \(message)")
+            throw ClientExit.refused
+        case .ended(let why):
+            printError("error: the source ended its change stream\(Self.reason(why)); nothing after it can be followed")
+            throw ClientExit.refused
+        default:
+            return item
+        }
+    }
+
+    private static func reason(_ stop: ProfileCollector.Stop) -> String {
+        if case .ended(let reason?) = stop { return " (\(reason))" }
+        return ""
+    }
+
+    /// The walk of the source written to a file, then imported into the target in atomic steps:
+    /// `kindling export` and `kindling import` themselves, so neither side is held whole.
+    private func copy(from source: RemoteTarget, to target: RemoteTarget, keys: [String]) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kindling-migrate-\(target.namespace)-\(ProcessInfo.processInfo.processIdentifier).json"
+        ).path
+        let position = file + ".import-position"
+        defer {
+            try? FileManager.default.removeItem(atPath: file)
+            try? FileManager.default.removeItem(atPath: position)
+        }
+        let writer = try ExportFileWriter(path: file, gzip: false)
+        var export = StreamingExport(target: source, exportForm: false, chunkBytes: chunkKilobytes * 1024, output: writer)
+        try await export.run(path: keys)
+        try writer.finish()
+        try await StreamingImport(
+            file: ImportFile(path: file), target: target, path: path, chunkBytes: chunkKilobytes * 1024, positionFile: position,
+            resume: false, check: false
+        ).run()
+    }
+
+    /// Applies one change of the source to the target.
+    private func apply(_ change: MigrationEvent, to target: RemoteTarget, under keys: [String], source: RemoteTarget) async throws {
+        switch change {
+        case .put(let relative, let data):
+            _ = try await restRequest("PUT", target.restURL(path: (keys + relative).joined(separator: "/")), body: data)
+        case .patch(let relative, let data):
+            _ = try await restRequest("PATCH", target.restURL(path: (keys + relative).joined(separator: "/")), body: data)
+        case .ignore:
+            break
+        case .cancelled:
+            printError("error: the source cancelled the change stream: its rules no longer let this credential read \(path)")
+            throw ClientExit.refused
+        case .authRevoked:
+            printError("error: the source revoked the credential (expired or withdrawn): give a fresh --from-auth and migrate again")
+            throw ClientExit.refused
+        }
+    }
+
+    /// Enter, Ctrl-C and SIGTERM cut over; a tick a second lets `--until-idle` see the quiet and
+    /// hands on a signal. The signals get a plain handler that sets a flag (an atomic store is
+    /// safe in a handler): a dispatch signal source for SIGINT does not fire again once the
+    /// import's own (`InterruptSignal`) has been cancelled.
+    private static func cutOverSignals(_ input: AsyncStream<Input>.Continuation, idle: Bool) -> Task<Void, any Error> {
+        for number in [SIGINT, SIGTERM] {
+            signal(number) { _ in migrateCutOverAsked.store(true, ordering: .relaxed) }
+        }
+        if !idle {
+            // Standard input that ends (a script's /dev/null) leaves Ctrl-C.
+            Thread.detachNewThread {
+                if readLine() != nil { input.yield(.cutOver) }
+            }
+        }
+        return Task {
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(1))
+                input.yield(migrateCutOverAsked.load(ordering: .relaxed) ? .cutOver : .tick)
+            }
+        }
+    }
+
+    /// Reads both sides the same way (each top-level key whole, plain JSON) and prints, per key,
+    /// the leaf count and hash of each; true when all agree.
+    private func compare(_ source: RemoteTarget, _ target: RemoteTarget, keys: [String]) async throws -> Bool {
+        let sourceKeys = try await Self.topLevelKeys(source, keys)
+        let targetKeys = try await Self.topLevelKeys(target, keys)
+        var table = TextTable(head: ["key", "source values", "target values", "source SHA-256", "target SHA-256", ""])
+        var differences = 0
+        for key in Set(sourceKeys ?? []).union(targetKeys ?? []).sorted(by: { $0.utf16.lexicographicallyPrecedes($1.utf16) })
+            + (sourceKeys == nil || targetKeys == nil ? [""] : [])
+        {
+            let child = key.isEmpty ? keys : keys + [key]
+            let one = try await Self.digest(source, child)
+            let other = try await Self.digest(target, child)
+            if one != other { differences += 1 }
+            table.rows.append([
+                key.isEmpty ? "(the value at \(path))" : key, "\(one.leaves)", "\(other.leaves)", String(one.hash.prefix(16)),
+                String(other.hash.prefix(16)), one == other ? "equal" : "DIFFERENT",
+            ])
+        }
+        print(table.render())
+        print(differences == 0 ? "The source and the target hold the same data." : "\(differences) keys differ.")
+        return differences == 0
+    }
+
+    /// The keys of the object at `keys`, or nil when it is a leaf or nothing.
+    private static func topLevelKeys(_ side: RemoteTarget, _ keys: [String]) async throws -> [String]? {
+        let shallow = try await restRequest(
+            "GET", side.restURL(path: keys.joined(separator: "/"), "&shallow=true"), credential: side.credential)
+        guard case .object(let members) = try JSONParser.parse(shallow) else { return nil }
+        return members.map(\.key)
+    }
+
+    private static func digest(_ side: RemoteTarget, _ keys: [String]) async throws -> MigrationDigest {
+        MigrationDigest(
+            try JSONParser.parse(try await restRequest("GET", side.restURL(path: keys.joined(separator: "/")), credential: side.credential)))
+    }
+}
+
+/// Set by the SIGINT and SIGTERM handlers `kindling migrate` installs for the cut-over.
+private let migrateCutOverAsked = Atomic(false)
