@@ -33,6 +33,9 @@ public struct ClusterConfiguration: Sendable {
     public var requireFsync: Bool
     /// The NATS servers' monitoring (HTTP) port, for `requireFsync`.
     public var natsMonitorPort: Int
+    /// The clock a history's retention is measured by, in milliseconds since 1970: the wall
+    /// clock, or a test's, so a test moves past the window without waiting for it.
+    var historyClock: @Sendable () -> Int64 = { HistoryTime.now() }
 
     public init(
         urls: [String], nodeID: String = ClusterConfiguration.randomNodeID(), leaseTime: Duration = .seconds(5), snapshotAfterBytes: Int = 64 << 20,

@@ -75,7 +75,7 @@ extension Namespace {
                     do throws(HistoryError) {
                         let outcome = try await history.keep(
                             snapshot, bytes: bytes, takenAt: kept.time, logBytes: kept.bytes, previous: previous, policy: policy,
-                            now: HistoryTime.now())
+                            now: node.configuration.historyClock())
                         keptForHistory = outcome.kept
                         purgeBefore = outcome.purgeBefore
                     } catch {

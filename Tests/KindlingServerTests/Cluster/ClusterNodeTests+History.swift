@@ -2,6 +2,7 @@ import KindlingCore
 import KindlingTesting
 import NATSClient
 import NATSTesting
+import Synchronization
 import Testing
 
 @testable import KindlingServer
@@ -91,10 +92,20 @@ extension ClusterNodeTests {
         try await Self.withNATS { nats in
             let (client, jetStream) = try await Self.jetStream(nats)
             defer { Task { await client.close() } }
-            try await KindlingServer.run(Self.keepingHistory(nats, node: "one", retention: .seconds(3))) { one in
+            // The retention's clock: the wall clock until the test moves it to the end of the
+            // window that starts when the early writes end.
+            let windowEnd = Atomic<Int64>(0)
+            var configuration = Self.keepingHistory(nats, node: "one", retention: .seconds(3600))
+            configuration.cluster?.historyClock = {
+                let moved = windowEnd.load(ordering: .relaxed)
+                return moved > 0 ? moved : HistoryTime.now()
+            }
+            try await KindlingServer.run(configuration) { one in
                 let early = try await Self.writeItems(1...40, port: one.port)
-                // The retention runs out (what is waited for here is the clock itself).
-                try await Task.sleep(until: .now + .milliseconds(3100))
+                // An hour later, as far as the retention can tell: the early writes are out of it.
+                let boundary = HistoryTime.now()
+                await PastReadTests.pass(boundary)
+                windowEnd.store(boundary + 3_600_000, ordering: .relaxed)
                 let late = try await Self.writeItems(41...80, port: one.port)
                 try #require(
                     try await eventually(within: .seconds(10)) {
