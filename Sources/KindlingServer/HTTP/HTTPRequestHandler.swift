@@ -376,11 +376,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         promise.futureResult.assumeIsolated().whenSuccess { answer in
             guard case .streaming(let current, _) = self.state, current === stream else { return }
             if case .refused = answer {
-                self.state = .idle
-                self.metrics.connectionClosed(.sse)
                 stream.stop()
-                self.send(self.response(to: answer, request), keepAlive: false, context: context)
-                return
+                return self.endRefusedStream(answer, request, context: context)
             }
             self.writeEventStreamHead(context: context)
             stream.start(keepAliveEvery: self.configuration.eventStreamKeepAlive, expiresAt: auth.expiresAt)
@@ -400,15 +397,20 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         promise.futureResult.assumeIsolated().whenSuccess { answer in
             guard case .profiling(let current, _) = self.state, current === stream else { return }
             if case .refused = answer {
-                self.state = .idle
-                self.metrics.connectionClosed(.sse)
                 stream.stop()
-                self.send(self.response(to: answer, request), keepAlive: false, context: context)
-                return
+                return self.endRefusedStream(answer, request, context: context)
             }
             self.writeEventStreamHead(context: context)
             stream.start(keepAliveEvery: self.configuration.eventStreamKeepAlive)
         }
+    }
+
+    /// A stream the namespace refused (its stream already stopped): the connection is idle
+    /// again and the refusal is an ordinary error response, after which it closes.
+    private func endRefusedStream(_ answer: Answer, _ request: RESTRequest, context: ChannelHandlerContext) {
+        state = .idle
+        metrics.connectionClosed(.sse)
+        send(response(to: answer, request), keepAlive: false, context: context)
     }
 
     /// The head of an event stream's answer (200, `text/event-stream`), once the namespace took it.
