@@ -6,8 +6,11 @@
 # names what to install. KINDLING_SCRATCH_PATH names the build folder (swift's --scratch-path).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each step says how long it took, so a slow CI run shows where its time went.
+step() { echo "test: $1 took $SECONDS s in all"; }
 # Style first (seconds): the code as .swift-format describes it.
 swift format lint --strict --recursive Sources Tests
+step "the style check"
 # No two paths that differ only in case (one folder on macOS's default file system).
 collisions=$(git ls-files | awk -F/ '{ p = $1; print p; for (i = 2; i <= NF; i++) { p = p "/" $i; print p } }' | sort -u | tr '[:upper:]' '[:lower:]' | sort | uniq -d)
 if [ -n "$collisions" ]; then
@@ -15,9 +18,11 @@ if [ -n "$collisions" ]; then
     exit 1
 fi
 ./scripts/setup.sh
+step "setup"
 scratch=()
 [ -n "${KINDLING_SCRATCH_PATH:-}" ] && scratch=(--scratch-path "$KINDLING_SCRATCH_PATH")
 swift build "${scratch[@]}" --build-tests
+step "the debug build"
 # The tests start many servers at once in one process: raise its descriptor limit where allowed
 # (root may raise the hard limit; anyone the soft one up to it), and say what it is.
 ulimit -n 65536 2> /dev/null || ulimit -S -n "$(ulimit -H -n)" 2> /dev/null || true
@@ -26,6 +31,9 @@ echo "open descriptors: soft $(ulimit -S -n), hard $(ulimit -H -n); $(nproc) pro
 # reads the debug build's DWARF for minutes, and the whole test process waits while it does.
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,symbolicate=fast}"
 swift test "${scratch[@]}" --skip-build
+step "the Swift tests"
 ./scripts/check-sdk-by-version.sh debug
+step "the SDK by version"
 ./scripts/check-links.py
 ./scripts/test-python.sh
+step "the firebase-admin suite"
