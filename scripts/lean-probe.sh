@@ -8,6 +8,8 @@
 # `kindling serve` (e.g. --event-loops 1). With FLOOR=1 only the two rows still short of target
 # run (p99 at 200 writes/s to 1k, writes 256 × 1), each also against `kindling-bench floor`, a
 # bare SwiftNIO answerer with no database: the floor under any SwiftNIO server's figures.
+# With UNBATCHED=1, issue 40's four rows in its regime (subscribers read by READERS threads,
+# default one per core, the writer at most 8 writes ahead), each against the floor too.
 # As kindling-bench does: fan-out against `kindling serve --in-memory` and Redis without an
 # append-only file; writes with `--fsync always` against `appendfsync always`, 100-byte values.
 set -euo pipefail
@@ -16,7 +18,7 @@ runs=${2:-1}
 shift $(( $# >= 2 ? 2 : 1 ))
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-cc -O2 -o "$work/lean-probe" "$(dirname "$0")/probe/lean-probe.c"
+cc -O2 -pthread -o "$work/lean-probe" "$(dirname "$0")/probe/lean-probe.c"
 probe=$work/lean-probe
 
 # Starts COMMAND (its PORT argument made a free port below the ephemeral range, which the probe's
@@ -46,6 +48,26 @@ stop() { kill "$server"; wait "$server" 2>/dev/null || true; rm -f "$work/append
 
 for run in $(seq "$runs"); do
     echo "== run $run ($(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg))"
+    if [ "${UNBATCHED:-0}" = 1 ]; then
+        # Issue 40's regime: subscribers read on every core as fast as they can (READERS threads)
+        # and the writer runs at most 8 writes ahead, so few events share a socket write; the
+        # writes 256 × 16 and 256 × 1. Each row against the floor, Kindling and Redis in turn.
+        readers=${READERS:-$(nproc)}
+        for shape in "10000 300 8 0" "1000 3000 8 0"; do
+            # shellcheck disable=SC2086
+            { start_floor; READERS=$readers "$probe" fanout ws "$port" $shape "$server" | sed 's/^fanout kindling/fanout floor/'; stop; }
+            # shellcheck disable=SC2086
+            { start_kindling --in-memory "$@"; READERS=$readers "$probe" fanout ws "$port" $shape "$server"; stop; }
+            # shellcheck disable=SC2086
+            { start_redis --appendonly no; READERS=$readers "$probe" fanout redis "$port" $shape "$server"; stop; }
+        done
+        for in_flight in 16 1; do
+            { start_floor; "$probe" writes ws "$port" 256 "$in_flight" 3 100 "$server" | sed 's/^writes kindling/writes floor/'; stop; }
+            { start_kindling --data-dir "$work/data" --fsync always "$@"; "$probe" writes ws "$port" 256 "$in_flight" 3 100 "$server"; stop; }
+            { start_redis --appendonly yes --appendfsync always; "$probe" writes redis "$port" 256 "$in_flight" 3 100 "$server"; stop; }
+        done
+        continue
+    fi
     if [ "${FLOOR:-0}" = 1 ]; then
         { start_floor; "$probe" fanout ws "$port" 1000 1000 32 200 "$server" | sed 's/^fanout kindling/fanout floor/'; stop; }
         { start_kindling --in-memory "$@"; "$probe" fanout ws "$port" 1000 1000 32 200 "$server"; stop; }

@@ -14,6 +14,8 @@
 # (WRITERS=256 in the environment for the writers of the issue's runs instead of 64)
 #   fanout      kindling-bench fanout --subscribers 1000 --writes 3000
 #   fanout-rate kindling-bench fanout --subscribers 1000 --writes 1000 --rate 200 (the latency row)
+#   fanout-unbatched kindling-bench fanout --subscribers 1000 --writes 3000 --window 8 (issue 40:
+#               the harness reads on every core and the writer stays 8 ahead, so few events share a write)
 set -euo pipefail
 out=${1:?output directory}
 bin=${2:-.build/release}
@@ -35,6 +37,7 @@ for load in "${loads[@]}"; do
     writes-p16) args=(writes --writers "${WRITERS:-64}" --pipeline 16 --seconds 6 --fsync always) ;;
     fanout) args=(fanout --subscribers 1000 --writes 3000) ;;
     fanout-rate) args=(fanout --subscribers 1000 --writes 1000 --rate 200) ;;
+    fanout-unbatched) args=(fanout --subscribers 1000 --writes 3000 --window 8) ;;
   esac
   perf record -q -e cpu-clock -F 2000 -g -p "$pid" -o "$out/$load.perf" 2>/dev/null &
   perfpid=$!

@@ -11,10 +11,15 @@
 //     SUBSCRIBERS listen to /fanout/value (Redis: SUBSCRIBE fanout); one writer puts (PUBLISHes)
 //     {"ts":NS,"seq":N,"pad":"…"} at most WINDOW writes ahead of the average subscriber, and at
 //     most RATE writes a second when RATE > 0. Latency is from the write's timestamp to receipt.
+//     With READERS=N in the environment (issue 40's unbatched regime), N threads read the
+//     subscribers, each its share with an epoll of its own, as fast as they can, and the main
+//     thread only writes: few events then share one socket write. Without it one thread does all.
 //
 // Prints one line: the rate, the server's CPU (from /proc/SERVER_PID/stat) and the probe's own.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -38,9 +43,16 @@ typedef struct {
 } connection;
 
 static int websocket;
-static long answers, refusals, deliveries;
+static long answers;
+static _Atomic long refusals;
+// Deliveries a thread counted and has not yet added to `deliveries`, which every thread reads.
+static __thread long unshared;
+static _Atomic long deliveries;
 // Write-to-receipt latency in 10 µs buckets up to one second; the last holds everything longer.
+// Each thread counts into its own, added into `histogram` when it ends.
+static __thread long *own_histogram;
 static long histogram[BUCKETS + 1];
+static pthread_mutex_t histogram_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned char out[OUT_BYTES];
 
 static uint64_t nanoseconds(void) {
@@ -64,6 +76,21 @@ static double cpu_seconds(int pid) {
     unsigned long user = 0, system = 0;
     if (field) sscanf(field, " %lu %lu", &user, &system);
     return (double)(user + system) / (double)sysconf(_SC_CLK_TCK);
+}
+
+// The write system calls process `pid` made so far (`syscw` of /proc/PID/io: write and writev),
+// so a run can say how many events share one socket write.
+static long write_calls(int pid) {
+    char path[64], line[128];
+    snprintf(path, sizeof path, "/proc/%d/io", pid);
+    FILE *file = fopen(path, "r");
+    if (!file) return 0;
+    long calls = 0;
+    while (fgets(line, sizeof line, file)) {
+        if (strncmp(line, "syscw: ", 7) == 0) calls = atol(line + 7);
+    }
+    fclose(file);
+    return calls;
 }
 
 static void send_all(int fd, const void *bytes, size_t length) {
@@ -124,8 +151,8 @@ static void record_delivery(const unsigned char *message, size_t length) {
     if (!stamp) return;
     uint64_t sent = strtoull((const char *)stamp + 5, NULL, 10);
     uint64_t bucket = (nanoseconds() - sent) / 10000;
-    histogram[bucket > BUCKETS ? BUCKETS : bucket]++;
-    deliveries++;
+    own_histogram[bucket > BUCKETS ? BUCKETS : bucket]++;
+    unshared++;
 }
 
 // One whole server message: an answer (counted for the writer), an event (a subscriber's).
@@ -295,6 +322,47 @@ static int run_writes(int port, int count, long in_flight, double seconds, int v
     return 0;
 }
 
+// Makes this thread's deliveries seen by the others.
+static void share_deliveries(void) {
+    if (unshared) atomic_fetch_add_explicit(&deliveries, unshared, memory_order_relaxed);
+    unshared = 0;
+}
+
+// Adds this thread's latencies into `histogram`.
+static void merge_histogram(void) {
+    pthread_mutex_lock(&histogram_lock);
+    for (int bucket = 0; bucket <= BUCKETS; bucket++) histogram[bucket] += own_histogram[bucket];
+    pthread_mutex_unlock(&histogram_lock);
+    memset(own_histogram, 0, sizeof(long) * (BUCKETS + 1));
+}
+
+typedef struct {
+    connection *all;
+    int first, count, epoll;
+    long expected;
+    pthread_t thread;
+} reader;
+
+static _Atomic int stopping;
+
+// A reader thread: reads its share of the subscribers until every delivery arrived.
+static void *read_subscribers(void *argument) {
+    reader *r = argument;
+    own_histogram = calloc(BUCKETS + 1, sizeof(long));
+    struct epoll_event events[1024];
+    while (!atomic_load_explicit(&stopping, memory_order_relaxed)) {
+        int ready_now = epoll_wait(r->epoll, events, 1024, 10);
+        for (int e = 0; e < ready_now; e++) {
+            connection *c = &r->all[events[e].data.u32];
+            if (!read_into(c)) { fprintf(stderr, "a connection closed\n"); exit(1); }
+            consume(c, 0);
+        }
+        share_deliveries();
+    }
+    merge_histogram();
+    return NULL;
+}
+
 static double percentile(double fraction) {
     long total = 0;
     for (int bucket = 0; bucket <= BUCKETS; bucket++) {
@@ -330,14 +398,36 @@ static int run_fanout(int port, int subscribers, long total, long window, double
             if (index > 0 && !was && c->listening) listening++;
         }
     }
-    deliveries = 0;
+    int reader_count = getenv("READERS") ? atoi(getenv("READERS")) : 0;
+    if (reader_count < 0 || reader_count > 64) { fprintf(stderr, "READERS is 0…64\n"); return 2; }
+    reader *readers = calloc((size_t)(reader_count ? reader_count : 1), sizeof(reader));
+    // The subscribers move to the readers' epolls, an equal share each.
+    for (int t = 0; t < reader_count; t++) {
+        reader *r = &readers[t];
+        r->all = all;
+        r->first = 1 + t * subscribers / reader_count;
+        r->count = 1 + (t + 1) * subscribers / reader_count - r->first;
+        r->epoll = epoll_create1(0);
+        for (int i = r->first; i < r->first + r->count; i++) {
+            epoll_ctl(epoll, EPOLL_CTL_DEL, all[i].fd, NULL);
+            struct epoll_event event = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
+            epoll_ctl(r->epoll, EPOLL_CTL_ADD, all[i].fd, &event);
+        }
+    }
+    own_histogram = calloc(BUCKETS + 1, sizeof(long));
+    atomic_store(&deliveries, 0);
     memset(histogram, 0, sizeof histogram);
+    for (int t = 0; t < reader_count; t++) pthread_create(&readers[t].thread, NULL, read_subscribers, &readers[t]);
     double server_start = server ? cpu_seconds(server) : 0, own_start = cpu_seconds(getpid());
+    long server_writes_start = server ? write_calls(server) : 0;
     uint64_t start = nanoseconds();
     long sent = 0, expected = total * subscribers;
-    while (deliveries < expected) {
+    for (;;) {
+        share_deliveries();
+        long delivered = atomic_load_explicit(&deliveries, memory_order_relaxed);
+        if (delivered >= expected) break;
         uint64_t now = nanoseconds();
-        long allowed = deliveries / subscribers + window - sent;
+        long allowed = delivered / subscribers + window - sent;
         if (rate > 0) {
             long due = (long)((double)(now - start) / 1e9 * rate) + 1 - sent;
             if (due < allowed) allowed = due;
@@ -364,13 +454,18 @@ static int run_fanout(int port, int subscribers, long total, long window, double
             if (!read_into(c)) { fprintf(stderr, "a connection closed\n"); return 1; }
             consume(c, index == 0);
         }
-        if (nanoseconds() - start > 300000000000u) { fprintf(stderr, "gave up after 300 s: %ld of %ld delivered\n", deliveries, expected); return 1; }
+        if (nanoseconds() - start > 300000000000u) { fprintf(stderr, "gave up after 300 s: %ld of %ld delivered\n", delivered, expected); return 1; }
     }
     double elapsed = (double)(nanoseconds() - start) / 1e9;
     double server_cpu = server ? cpu_seconds(server) - server_start : 0, own_cpu = cpu_seconds(getpid()) - own_start;
-    printf("fanout %s: %.0f deliveries/s, p50 %.2f ms, p99 %.2f ms, server %.2f cores (%.0f ns/delivery), probe %.2f cores (%.0f ns/delivery)\n",
-        websocket ? "kindling" : "redis", (double)deliveries / elapsed, percentile(0.5), percentile(0.99), server_cpu / elapsed,
-        server_cpu * 1e9 / (double)deliveries, own_cpu / elapsed, own_cpu * 1e9 / (double)deliveries);
+    long server_writes = server ? write_calls(server) - server_writes_start : 0;
+    atomic_store(&stopping, 1);
+    for (int t = 0; t < reader_count; t++) pthread_join(readers[t].thread, NULL);
+    merge_histogram();
+    long total_delivered = atomic_load(&deliveries);
+    printf("fanout %s%s: %.0f deliveries/s, p50 %.2f ms, p99 %.2f ms, server %.2f cores (%.0f ns/delivery, %.2f deliveries/write call), probe %.2f cores (%.0f ns/delivery)\n",
+        websocket ? "kindling" : "redis", reader_count ? " (readers on threads)" : "", (double)total_delivered / elapsed, percentile(0.5), percentile(0.99), server_cpu / elapsed,
+        server_cpu * 1e9 / (double)total_delivered, server_writes ? (double)total_delivered / (double)server_writes : 0, own_cpu / elapsed, own_cpu * 1e9 / (double)total_delivered);
     return 0;
 }
 

@@ -30,6 +30,14 @@ public struct ScenarioReport: Codable, Sendable {
         measurements.first { $0.name == name }?.value
     }
 
+    /// The server's CPU time per operation over the window, in nanoseconds, appended as
+    /// `server CPU/<unit>` (nil when the server's CPU was not read or nothing was done). The
+    /// measure that stays comparable between runs on a shared machine, where rates swing.
+    public mutating func addServerCPU(per operations: Int, unit: String, elapsed: Double) {
+        guard let cores = serverCores, operations > 0 else { return }
+        measurements.append(Measurement("server CPU/\(unit)", cores * elapsed * 1e9 / Double(operations), "ns"))
+    }
+
     /// True when every check passed.
     public var passed: Bool { checks.allSatisfy(\.passed) }
 }

@@ -83,6 +83,7 @@ public enum FanoutScenario {
             Measurement("deliveries", Double(recorders.completed), "messages"),
             Measurement("duration", elapsed, "s"),
         ]
+        report.addServerCPU(per: expected, unit: "delivery", elapsed: elapsed)
         report.latencies = [LatencySummary(name: "write→delivery", histograms: try await recorders.collect { $0.histogram })]
         return report
     }

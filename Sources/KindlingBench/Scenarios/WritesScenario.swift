@@ -88,6 +88,7 @@ public enum WritesScenario {
             Measurement("refused writes", Double(recorders.retried), "writes"),
             Measurement("duration", elapsed, "s"),
         ]
+        report.addServerCPU(per: recorders.completed, unit: "write", elapsed: elapsed)
         report.latencies = [LatencySummary(name: "ack", histograms: try await recorders.collect { $0.histogram })]
         return report
     }
