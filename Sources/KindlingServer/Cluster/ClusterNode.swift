@@ -1,4 +1,5 @@
 import CoreMetrics
+import KindlingCore
 import Logging
 import NATSClient
 import Synchronization

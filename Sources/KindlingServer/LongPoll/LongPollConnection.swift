@@ -1,3 +1,4 @@
+import KindlingCore
 import KindlingProtocol
 import Logging
 import NIOCore

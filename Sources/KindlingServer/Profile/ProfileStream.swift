@@ -1,3 +1,4 @@
+import KindlingCore
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -1,3 +1,5 @@
+import KindlingCore
+
 /// A realtime session's id, the handshake's `s`: `<connection number>-<random 64-bit number>`.
 /// The SDKs send it back as `ls` when they reconnect, which lets the server close the old
 /// connection (its onDisconnect writes made) if the network left it half-open. The random part

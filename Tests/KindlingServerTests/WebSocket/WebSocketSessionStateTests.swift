@@ -1,3 +1,4 @@
+import KindlingCore
 import Testing
 
 @testable import KindlingServer

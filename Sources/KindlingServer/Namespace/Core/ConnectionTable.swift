@@ -1,3 +1,5 @@
+import KindlingCore
+
 /// A namespace's connections and what each maps to (where its messages go), looked up once
 /// per recipient of every event.
 ///
