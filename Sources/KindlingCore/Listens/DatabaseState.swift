@@ -29,7 +29,7 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     }
 
     /// What a query at `path` returns now (the whole location for a plain query).
-    @_specialize(exported: true, where Subscriber == SubscriberID)
+    @_specialize(exported:true,where Subscriber == SubscriberID)
     public func read(_ path: Path, query: Query = .all) -> Node {
         let data = tree.node(at: path)
         if query.loadsAllData { return data }
@@ -38,20 +38,20 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
 
     /// How many children answering `query` at `path` reads one by one: none when the query
     /// loads the whole location, orders by key, or has a kept index; else every child there.
-    @_specialize(exported: true, where Subscriber == SubscriberID)
+    @_specialize(exported:true,where Subscriber == SubscriberID)
     public func scanCost(_ path: Path, query: Query) -> Int {
         guard !query.loadsAllData, query.index != .key, indexes.index(query.index, at: path) == nil else { return 0 }
         return tree.node(at: path).children.count
     }
 
     /// Keeps an index for `.indexOn` at `path`.
-    @_specialize(exported: true, where Subscriber == SubscriberID)
+    @_specialize(exported:true,where Subscriber == SubscriberID)
     public mutating func declareIndex(_ index: Index, at path: Path) {
         indexes.retain(index, at: path, data: tree.node(at: path), declared: true)
     }
 
     /// Gives back the hold of an `.indexOn` that new rules no longer make.
-    @_specialize(exported: true, where Subscriber == SubscriberID)
+    @_specialize(exported:true,where Subscriber == SubscriberID)
     public mutating func releaseDeclaredIndex(_ index: Index, at path: Path) {
         indexes.release(index, at: path)
     }
@@ -61,7 +61,7 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     /// with the same path and query replaces the tag. Nil, registering nothing, when the query
     /// needs a new index the index budget cannot take (see `IndexStore`); an index the rules
     /// declare (`declaredIndex`, under a wildcard) is always built.
-    @_specialize(exported: true, where Subscriber == SubscriberID)
+    @_specialize(exported:true,where Subscriber == SubscriberID)
     public mutating func listen(
         _ subscriber: Subscriber, at path: Path, query: Query = .all, tag: Int? = nil, declaredIndex: Bool = false
     ) -> Delivery<Subscriber>? {
@@ -104,7 +104,7 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     /// change there untagged, and filters it itself. For a query whose index `listen` could
     /// not keep, when the caller may read the whole location. No index and no window is kept
     /// for it, so it is outside their budgets; `unlisten` with the query removes it.
-    @_specialize(exported: true, where Subscriber == SubscriberID)
+    @_specialize(exported:true,where Subscriber == SubscriberID)
     public mutating func listenUnindexed(_ subscriber: Subscriber, at path: Path, query: Query) -> Delivery<Subscriber> {
         let id = ListenID(path: path, query: query)
         if subscriptions[subscriber, default: []].insert(id).inserted {
@@ -119,13 +119,13 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     }
 
     /// True when `subscriber`'s listen `id` is served as a plain listen (`listenUnindexed`).
-    @_specialize(exported: true, where Subscriber == SubscriberID)
+    @_specialize(exported:true,where Subscriber == SubscriberID)
     public func servesUnindexed(_ subscriber: Subscriber, _ id: ListenID) -> Bool {
         unindexed[subscriber]?.contains(id) == true
     }
 
     /// Removes one listen (no effect if it is not registered).
-    @_specialize(exported: true, where Subscriber == SubscriberID)
+    @_specialize(exported:true,where Subscriber == SubscriberID)
     public mutating func unlisten(_ subscriber: Subscriber, at path: Path, query: Query = .all) {
         let id = ListenID(path: path, query: query)
         guard subscriptions[subscriber]?.remove(id) != nil else { return }
@@ -135,7 +135,7 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     }
 
     /// Removes every listen of a subscriber that went away.
-    @_specialize(exported: true, where Subscriber == SubscriberID)
+    @_specialize(exported:true,where Subscriber == SubscriberID)
     public mutating func removeSubscriber(_ subscriber: Subscriber) {
         guard let ids = subscriptions.removeValue(forKey: subscriber) else { return }
         listenCount -= ids.count
@@ -172,7 +172,7 @@ public struct DatabaseState<Subscriber: Hashable & Sendable>: Sendable {
     ///
     /// Only the old data of the affected locations is kept across the write, not the old root,
     /// so a write that no listen or index watches changes the tree in place.
-    @_specialize(exported: true, where Subscriber == SubscriberID)
+    @_specialize(exported:true,where Subscriber == SubscriberID)
     public mutating func commit(_ write: Write) -> [Delivery<Subscriber>] {
         let indexPlan = indexes.plan(write, old: tree.root)
         let fanout = listens.isEmpty ? nil : ChangeFanout(write: write, listens: listens, old: tree.root)
