@@ -29,7 +29,7 @@ launch() {
     shift
     for _ in 1 2 3 4 5; do
         port=$(( 20000 + RANDOM % 12000 ))
-        rm -rf "$work/data"
+        rm -rf "$work/data" "$work/$name.log"
         "${@//PORT/$port}" >"$work/$name.log" 2>&1 &
         server=$!
         for _ in $(seq 100); do
