@@ -6,7 +6,8 @@ import (the default): generates a document of --mb megabytes in export form
 `kindling serve --in-memory`, imports it with `kindling import` (steps of 1 MB), exports it
 back with `kindling export -o`, and compares the export with the file byte for byte (the first
 differing byte is named). Prints, for the import and the export, the time, MB/s and peak
-resident size of the command (/usr/bin/time), and the server's resident size before, its peak
+resident size of the command (its rusage) with its resident size at each quarter of the run,
+and the server's resident size before, its peak
 and its size after each (the server holds the whole tree in memory, so that part grows with the
 data; the commands' must not).
 
@@ -104,14 +105,42 @@ class Server:
 
 
 def timed(command):
-    """Runs `command` under /usr/bin/time -v: (seconds, peak resident KB, exit status)."""
+    """Runs `command`: (seconds, peak resident KB from the kernel's rusage, exit status, its
+    resident size sampled twice a second as [(seconds since the start, KB)])."""
     started = time.monotonic()
-    run = subprocess.run(["/usr/bin/time", "-v", *command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    samples = []
+    done = threading.Event()
+
+    def sample():
+        while not done.wait(0.5):
+            try:
+                samples.append((time.monotonic() - started, status_kb(process.pid, "VmRSS")))
+            except OSError:
+                return
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    errors = threading.Thread(target=lambda: setattr(process, "errors", process.stderr.read()))
+    errors.start()
+    _, status, usage = os.wait4(process.pid, 0)
     seconds = time.monotonic() - started
-    peak = [line for line in run.stderr.splitlines() if "Maximum resident set size (kbytes):" in line]
-    if run.returncode != 0:
-        sys.stderr.write(run.stderr[-3000:])
-    return seconds, int(peak[-1].split()[-1]) if peak else 0, run.returncode
+    done.set()
+    sampler.join()
+    errors.join()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        sys.stderr.write(process.errors.decode(errors="replace")[-3000:])
+    return seconds, usage.ru_maxrss, process.returncode, samples
+
+
+def trend(samples):
+    """The resident size at each quarter of a run, from its samples: whether it grows with the data."""
+    if not samples:
+        return "too short to sample"
+    last = samples[-1][0]
+    quarters = [min(samples, key=lambda sample: abs(sample[0] - last * quarter / 4)) for quarter in (1, 2, 3, 4)]
+    return "resident at 1/4, 1/2, 3/4 and the end of the run: %s MB" % ", ".join("%d" % mb(kb) for _, kb in quarters)
 
 
 def first_difference(one, other):
@@ -133,17 +162,17 @@ def bench_import(arguments):
     server = Server(arguments.binary)
     try:
         before = server.kb("VmRSS")
-        seconds, peak, status = timed([arguments.binary, "import", source, "--url", server.url, "--ns", "big"])
-        print("import: %d bytes in %.1f s (%.1f MB/s), exit %d; the command's peak resident %d MB" % (
-            size, seconds, size / seconds / 2**20, status, mb(peak)), flush=True)
+        seconds, peak, status, samples = timed([arguments.binary, "import", source, "--url", server.url, "--ns", "big"])
+        print("import: %d bytes in %.1f s (%.1f MB/s), exit %d; the command's peak resident %d MB, %s" % (
+            size, seconds, size / seconds / 2**20, status, mb(peak), trend(samples)), flush=True)
         print("server: resident %d MB before, %d MB after, peak %d MB" % (
             mb(before), mb(server.kb("VmRSS")), mb(server.kb("VmHWM"))), flush=True)
         if status != 0:
             return 1
-        seconds, peak, status = timed([arguments.binary, "export", "--url", server.url, "--ns", "big", "-o", exported])
+        seconds, peak, status, samples = timed([arguments.binary, "export", "--url", server.url, "--ns", "big", "-o", exported])
         exported_size = os.path.getsize(exported) if os.path.exists(exported) else 0
-        print("export: %d bytes in %.1f s (%.1f MB/s), exit %d; the command's peak resident %d MB" % (
-            exported_size, seconds, exported_size / seconds / 2**20, status, mb(peak)), flush=True)
+        print("export: %d bytes in %.1f s (%.1f MB/s), exit %d; the command's peak resident %d MB, %s" % (
+            exported_size, seconds, exported_size / seconds / 2**20, status, mb(peak), trend(samples)), flush=True)
         print("server: resident %d MB after the export, peak %d MB" % (mb(server.kb("VmRSS")), mb(server.kb("VmHWM"))))
         difference = first_difference(source, exported) if status == 0 else "no export"
         print("export byte for byte the file (its canonical export form): %s" % ("yes" if difference is None else "NO: " + difference))
