@@ -3,7 +3,7 @@
 
 The document is canonical: compact, keys in the order the server keeps them, numbers as the
 server writes them, priorities last in their objects. So `kindling export` of a namespace that
-imported it gives back exactly the same bytes, which `scripts/bigdata-import.sh` checks.
+imported it gives back exactly the same bytes, which `scripts/bigdata-bench.py import` checks.
 
 Half of it is one wide object ("flat", one child per record), half is nested groups of 1000
 records ("groups"); every tenth record has a priority. Each record holds three values

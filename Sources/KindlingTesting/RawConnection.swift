@@ -16,14 +16,19 @@ public final class RawConnection: Sendable {
     }
 
     /// Connects to 127.0.0.1:`port`. A small `receiveBufferBytes` makes the kernel hold little
-    /// for a connection that stops reading, so the server's backlog grows sooner.
+    /// for a connection that stops reading, so the server's backlog grows sooner. With
+    /// `halfClosure` the connection stays open for sending once the server has closed its side
+    /// (`isInputClosed`), as a client that sends its whole request before it reads: otherwise it
+    /// closes as soon as the server's side ends.
     public static func connect(
         port: Int,
         receiveBufferBytes: Int? = nil,
+        halfClosure: Bool = false,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> RawConnection {
         let state = RawState()
         var bootstrap = ClientBootstrap(group: group).channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(ChannelOptions.allowRemoteHalfClosure, value: halfClosure)
         if let receiveBufferBytes {
             bootstrap = bootstrap.channelOption(ChannelOptions.socketOption(.so_rcvbuf), value: .init(receiveBufferBytes))
         }
@@ -80,7 +85,7 @@ public final class RawConnection: Sendable {
     public func waitFor(_ text: String, timeout: Duration = .seconds(10)) async -> Bool {
         let needle = Array(text.utf8)
         // Checked again once closed: the last bytes may have come with the close.
-        _ = try? await eventually(within: timeout, every: .milliseconds(10)) { received.firstRange(of: needle) != nil || isClosed }
+        _ = try? await eventually(within: timeout, every: .milliseconds(10)) { received.firstRange(of: needle) != nil || isInputClosed }
         return received.firstRange(of: needle) != nil
     }
 
@@ -90,8 +95,19 @@ public final class RawConnection: Sendable {
         return isClosed
     }
 
+    /// True once the server has closed its side of the connection, or the whole connection has
+    /// ended (within `timeout`).
+    public func waitForInputClosed(timeout: Duration = .seconds(10)) async -> Bool {
+        _ = try? await eventually(within: timeout, every: .milliseconds(10)) { isInputClosed }
+        return isInputClosed
+    }
+
     /// Whether the connection has ended.
     public var isClosed: Bool { state.closed.withLock { $0 } }
+
+    /// Whether the server has closed its side (nothing more will arrive), or the connection has
+    /// ended.
+    public var isInputClosed: Bool { state.inputClosed.withLock { $0 } || isClosed }
 
     public func close() { channel.close(promise: nil) }
 
@@ -171,6 +187,7 @@ private final class RawState: Sendable {
     let bytes = Mutex<[UInt8]>([])
     let count = Mutex(0)
     let closed = Mutex(false)
+    let inputClosed = Mutex(false)
     let pauseAfter = Mutex<Int?>(nil)
 }
 
@@ -197,5 +214,10 @@ private final class RawReceiver: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         state.closed.withLock { $0 = true }
         context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .inputClosed = event as? ChannelEvent { state.inputClosed.withLock { $0 = true } }
+        context.fireUserInboundEventTriggered(event)
     }
 }

@@ -30,6 +30,15 @@ struct ImportExportCommandTests {
             """
     }
 
+    /// How many REST connections the server on `port` has taken so far
+    /// (`kindling_connections_opened_total`), this request's own among them.
+    static func restConnectionsOpened(port: Int) async throws -> Int {
+        let metrics = try await TestHTTPConnection.request(port: port, "GET", "/.metrics").text
+        let prefix = #"kindling_connections_opened_total{transport="rest"} "#
+        let line = try #require(metrics.split(separator: "\n").first { $0.hasPrefix(prefix) })
+        return try #require(Int(line.dropFirst(prefix.count)))
+    }
+
     /// The document's export form as the server writes it (what an import must read back).
     static func exportForm(of json: String, port: Int) async throws -> String {
         #expect(try await TestHTTPConnection.request(port: port, "PUT", "/.json?ns=source", body: json).status == 200)
@@ -46,12 +55,16 @@ struct ImportExportCommandTests {
             try export.write(toFile: file, atomically: true, encoding: .utf8)
             #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/.json?ns=copy", body: #"{"old":1}"#).status == 200)
 
+            let connectionsBefore = try await Self.restConnectionsOpened(port: server.port)
             let imported = try await Self.kindling(["import", file, "--url", url, "--ns", "copy", "--chunk-kb", "4"])
             #expect(imported.status == 0, "\(imported.errors)")
             // Many steps of about 4 KB, each one write; the position file is gone once done.
             let steps = try #require(
                 imported.errors.split(separator: " ").firstIndex(of: "steps").map { Int(imported.errors.split(separator: " ")[$0 - 1]) })
             #expect((steps ?? 0) > 40, "\(imported.errors)")
+            // All of them on one connection (and this count's own request on another), not one
+            // each: a client per request kept memory for each, so a big import grew with the file.
+            #expect(try await Self.restConnectionsOpened(port: server.port) - connectionsBefore <= 2)
             #expect(!FileManager.default.fileExists(atPath: file + ".import-position"))
             #expect(try await TestHTTPConnection.request(port: server.port, "GET", "/.json?ns=copy&format=export").text == export)
 

@@ -11,10 +11,11 @@ import KindlingCore
 ///
 /// Measured (peak resident size of a debug `kindling serve --in-memory`, VmHWM, a rough guide):
 /// a PUT of 250 MB holding 3.3 million values (`scripts/generate-big-json.py --values 2480000`)
-/// raised it by 822 MB, which the estimate puts at 923 MB; one of 75 MB holding 6.3 million
-/// values (small objects of three members) by 658 MB, estimated at 954 MB. So a write of the
-/// hosted service's largest size, 256 MB, is taken under the default budget of 1024 MB when its
-/// values average about 64 bytes or more, and a second such write at the same time is not.
+/// raised it by 822 MB (798 MB in a release build), which the estimate puts at 923 MB; one of
+/// 75 MB holding 6.3 million values (small objects of three members) by 658 MB, estimated at
+/// 954 MB. So a write of the hosted service's largest size, 256 MB, is taken under the default
+/// budget of 1024 MB when its values average about 64 bytes or more, and a second such write at
+/// the same time is not.
 enum ParseCost {
     /// Memory counted for each value a text holds (`JSONValueCount`, exact but for empty
     /// arrays): a parsed value and its tree node take about that much (from 81 to 97 bytes in

@@ -6,8 +6,12 @@ import NIOHTTP1
 /// the bytes back when the response ends (the body is held until then) or the connection
 /// closes, unless a parse of the body took them over (`handOverBody`). A body that would exceed
 /// the budget now is answered 503 (nothing was written, so a retry is safe), and one over half
-/// of it, which never could fit beside its parse, 413; either way the connection is closed, with
-/// a log line.
+/// of it, which never could fit beside its parse, 413; either way with a log line. Then the
+/// output side closes, and the rest of the body is read and dropped here before the connection
+/// closes: a client that sends its whole body before it reads (Python's http.client and
+/// requests, which firebase-admin uses) would otherwise find the connection reset, because a
+/// socket closed with bytes unread answers them with a reset, and a reset makes the client's
+/// kernel throw away the answer it had not read yet.
 final class HTTPBodyBudgetHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -17,7 +21,15 @@ final class HTTPBodyBudgetHandler: ChannelDuplexHandler, RemovableChannelHandler
     private let budget: InFlightBudget
     private let logger: Logger
     private var reserved = 0
-    private var refusing = false
+    private var intake = Intake.counting
+
+    /// Whether bodies are counted, or one was refused and the rest of it is being dropped.
+    private enum Intake {
+        case counting
+        /// The refusal is written and the output closing (`answered`); the connection closes
+        /// once the body has ended, or the body timeout (`HTTPTimeoutHandler`) closes it.
+        case refused(answered: EventLoopFuture<Void>)
+    }
 
     init(budget: InFlightBudget, logger: Logger) {
         self.budget = budget
@@ -25,7 +37,10 @@ final class HTTPBodyBudgetHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !refusing else { return }
+        if case .refused(let answered) = intake {
+            if case .end = unwrapInboundIn(data) { answered.assumeIsolated().whenComplete { _ in context.close(promise: nil) } }
+            return
+        }
         switch unwrapInboundIn(data) {
         case .head(let head):
             // A length too large for `Int` parses as nil: its chunks are then counted as they come.
@@ -73,18 +88,21 @@ final class HTTPBodyBudgetHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     /// A body no wait would make room for: 413, so the client does not retry it.
     private func refuseForGood(context: ChannelHandlerContext) {
-        refusing = true
         giveBack()
         logger.warning("refusing a request body larger than half of --max-unfinished-mb (\(budget.limit) bytes)")
-        HTTPErrorReply.sendAndClose(
-            .payloadTooLarge, "Request body exceeds the \(neverFits)-byte limit the server's --max-unfinished-mb allows", context: context)
+        intake = .refused(
+            answered: HTTPErrorReply.refuseBody(
+                .payloadTooLarge, "Request body exceeds the \(neverFits)-byte limit the server's --max-unfinished-mb allows", context: context))
+        context.fireUserInboundEventTriggered(HTTPBodyRefused())
     }
 
     private func refuse(context: ChannelHandlerContext) {
-        refusing = true
         giveBack()
         logger.warning("refusing a request body: the server already holds \(budget.inUse) bytes of unfinished requests (limit \(budget.limit))")
-        HTTPErrorReply.sendAndClose(
-            .serviceUnavailable, "The server is holding too many unfinished requests; retry later", headers: [("Retry-After", "1")], context: context)
+        intake = .refused(
+            answered: HTTPErrorReply.refuseBody(
+                .serviceUnavailable, "The server is holding too many unfinished requests; retry later", headers: [("Retry-After", "1")],
+                context: context))
+        context.fireUserInboundEventTriggered(HTTPBodyRefused())
     }
 }

@@ -10,7 +10,8 @@ import NIOPosix
 /// and the web console's files at `/.console`.
 ///
 /// Bodies are gathered up to the REST size limit; a larger one is refused with 413 as soon as
-/// its size is known and the connection is closed, so it is never buffered. The namespace
+/// its size is known, and the rest of it is read and dropped, never buffered, before the
+/// connection closes (as `HTTPBodyBudgetHandler` does, for the same reason). The namespace
 /// answers asynchronously; NIO's pipelining handler holds the connection's next request until
 /// this response has ended, so answers keep request order. Each response goes out in one flush
 /// with `Content-Length` (and TCP_NODELAY on the socket), so no response waits on Nagle.
@@ -21,8 +22,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     enum State {
         case idle
         case receiving(HTTPRequestHead, ByteBuffer)
-        /// The body was refused; its remaining parts are dropped (the connection then closes).
-        case discarding
+        /// The body was refused over the size limit; its remaining parts are dropped, and the
+        /// connection closes once they have ended and the refusal is out (`answered`).
+        case discarding(answered: EventLoopFuture<Void>)
         case streaming(EventStream, Namespace)
         /// A profiler stream (`/.settings/profile.json`).
         case profiling(ProfileStream, Namespace)
@@ -105,8 +107,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             case .receiving(let head, let body):
                 state = .idle
                 respond(to: head, body: body, context: context)
-            case .discarding:
+            case .discarding(let answered):
                 state = .idle
+                answered.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             case .idle, .streaming, .profiling, .polling, .disconnectFrame:
                 break
             }
@@ -130,12 +133,18 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
+    /// The body is over the REST size limit: 413, then the rest of it is dropped.
     private func refuseBody(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        state = .discarding
         let error = RESTError(.bodyTooLarge, "Request body exceeds the \(configuration.maxRESTBodyBytes)-byte limit for a REST write")
         var response = HTTPResponse.error(error.status, error.message, print: .compact)
         response.closeConnection = true
-        send(response, keepAlive: false, context: context)
+        state = .discarding(answered: send(response, keepAlive: false, closing: .output, context: context))
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is HTTPBodyRefused else { return context.fireUserInboundEventTriggered(event) }
+        // The body budget refused this request's body, and drops the rest of it.
+        if case .receiving = state { state = .idle }
     }
 
     private func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
@@ -529,6 +538,15 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Writes `response`; `hold` is let go once the socket has taken it (or the connection ended).
     func send(_ response: HTTPResponse, keepAlive: Bool, context: ChannelHandlerContext, holding hold: BudgetHold? = nil) {
+        _ = send(response, keepAlive: keepAlive, closing: .all, context: context, holding: hold)
+    }
+
+    /// Writes `response`, then without keep-alive closes the connection: whole, or only its
+    /// output while a refused body may still arrive (`.output`). Completes once the response
+    /// is written and that close is done.
+    private func send(
+        _ response: HTTPResponse, keepAlive: Bool, closing mode: CloseMode, context: ChannelHandlerContext, holding hold: BudgetHold? = nil
+    ) -> EventLoopFuture<Void> {
         var headers = HTTPHeaders()
         if response.hasBody {
             headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
@@ -544,7 +562,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if let hold { done.whenComplete { _ in withExtendedLifetime(hold) {} } }
-        if !keepAlive { done.assumeIsolated().whenComplete { _ in context.close(promise: nil) } }
+        return keepAlive ? done : done.closing(mode, context: context)
     }
 
     /// No caching, and CORS open to every origin: browsers may call the API directly.

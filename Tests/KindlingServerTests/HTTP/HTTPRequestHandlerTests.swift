@@ -117,6 +117,27 @@ struct HTTPRequestHandlerTests {
         }
     }
 
+    /// When the body budget refuses a body partway (`HTTPBodyRefused`), the handler lets go of
+    /// what it gathered of it at once, not when the connection closes, which waits until the
+    /// rest of the body has been dropped.
+    @Test func aBodyTheBudgetRefusedIsLetGoOf() async throws {
+        try await EmbeddedServer.with { server in
+            let http = try await EmbeddedHTTPConnection.open(server)
+            try await http.sendHead(.PUT, "/a.json?ns=t", headers: [("Content-Length", "100")])
+            try await http.channel.writeInbound(HTTPServerRequestPart.body(ByteBuffer(string: "[" + String(repeating: "1,", count: 20))))
+            let channel = http.channel
+            let (wasReceiving, isIdle) = try await channel.testingEventLoop.executeInContext { () throws -> (Bool, Bool) in
+                let handler = try channel.pipeline.syncOperations.handler(type: HTTPRequestHandler.self)
+                guard case .receiving = handler.state else { return (false, false) }
+                channel.pipeline.syncOperations.fireUserInboundEventTriggered(HTTPBodyRefused())
+                guard case .idle = handler.state else { return (true, false) }
+                return (true, true)
+            }
+            #expect(wasReceiving && isIdle)
+            try await http.finish()
+        }
+    }
+
     /// `Accept: text/event-stream` opens a stream: its head, a `put` of the whole location, a
     /// `put` for each change there, and a keep-alive each interval (the channel's clock, moved
     /// by the test: no waiting).
