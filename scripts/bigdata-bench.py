@@ -152,6 +152,7 @@ def first_difference(one, other):
 def bench_import(arguments):
     made_folder = arguments.folder is None
     folder = arguments.folder or tempfile.mkdtemp(prefix="kindling-bigdata-")
+    os.makedirs(folder, exist_ok=True)
     source = os.path.join(folder, "big-%g.json" % arguments.mb)
     exported = os.path.join(folder, "export.json")
     if not os.path.exists(source):
@@ -383,6 +384,7 @@ class Probes:
 def bench_big_put(arguments):
     made_folder = arguments.folder is None
     folder = arguments.folder or tempfile.mkdtemp(prefix="kindling-bigput-")
+    os.makedirs(folder, exist_ok=True)
     source = os.path.join(folder, "put-%d-values.json" % arguments.values)
     if not os.path.exists(source):
         subprocess.run([sys.executable, os.path.join(HERE, "generate-big-json.py"), "--values", str(arguments.values), source], check=True)
