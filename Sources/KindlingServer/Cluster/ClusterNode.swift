@@ -50,6 +50,12 @@ final class ClusterNode: Sendable {
     var maxWriteBytes: Int { max(1024, maxPayload - 8192) }
     let logger: Logger
     let metrics: ServerMetrics?
+    /// Replies to requests (a leader's answers to forwarded writes), sent in order by one task
+    /// (`replier`), so `close` sends every reply handed over before it, where a task per reply
+    /// could still be waiting to run when the connection closes, its follower then waiting for
+    /// its request's timeout.
+    private let replies: AsyncStream<(subject: String, payload: [UInt8])>.Continuation
+    private let replier: Task<Void, Never>
     /// Keeps this node's key in `kindling_nodes` alive while it runs.
     private let heartbeat = Mutex<Task<Void, Never>?>(nil)
     /// Follows the NATS connection's ups and downs (`isConnected`).
@@ -77,6 +83,17 @@ final class ClusterNode: Sendable {
         self.maxPayload = maxPayload
         self.metrics = metrics
         self.logger = logger
+        let (pending, replies) = AsyncStream.makeStream(of: (subject: String, payload: [UInt8]).self)
+        self.replies = replies
+        self.replier = Task {
+            for await reply in pending { try? await client.publish(reply.subject, payload: reply.payload) }
+        }
+    }
+
+    /// Sends `payload` to `subject`, a request's reply inbox, after the replies handed over
+    /// before it; `close` sends it before the connection closes.
+    func reply(to subject: String, payload: [UInt8]) {
+        replies.yield((subject, payload))
     }
 
     /// The subject the leader of `namespace` takes forwarded writes on.
@@ -344,8 +361,11 @@ final class ClusterNode: Sendable {
         watcher.withLock { $0 = task }
     }
 
-    /// Closes the NATS connection (at shutdown, after the namespaces gave up their leases).
+    /// Closes the NATS connection (at shutdown, after the namespaces gave up their leases),
+    /// once every reply handed over is sent.
     func close() async {
+        replies.finish()
+        await replier.value
         heartbeat.withLock { task in
             task?.cancel()
             task = nil

@@ -228,7 +228,7 @@ extension Namespace {
             await requests.unsubscribe()
         }
         logger.notice("leading the namespace", metadata: ["node": "\(node.configuration.nodeID)", "stream-sequence": "\(lastSubjectSequence)"])
-        return Leadership(log: log, lease: lease, forwardedWrites: forwardedWrites)
+        return Leadership(log: log, lease: lease, requests: requests, forwardedWrites: forwardedWrites)
     }
 
     /// Stops leading at once (a lost lease, or another node wrote the log): writes are refused
@@ -491,9 +491,7 @@ extension Namespace {
     /// and take-over.
     private nonisolated func serveForwarded(_ message: NATSMessage, node: ClusterNode) {
         guard let reply = message.reply else { return }
-        let respond: @Sendable (ForwardedAnswer) -> Void = { answer in
-            Task { try? await node.client.publish(reply, payload: answer.encoded()) }
-        }
+        let respond: @Sendable (ForwardedAnswer) -> Void = { answer in node.reply(to: reply, payload: answer.encoded()) }
         run { namespace in
             let write: ForwardedWrite
             do throws(ValidationError) {
@@ -527,14 +525,26 @@ extension Namespace {
         }
     }
 
-    /// Leaves the cluster at shutdown: waits for the writes in flight, gives the lease back so
-    /// another node can lead at once, and stops following.
+    /// Leaves the cluster at shutdown: answers the writes followers forwarded, waits for the
+    /// writes in flight, gives the lease back so another node can lead at once, and stops
+    /// following.
+    ///
+    /// A forwarded write NATS delivered is decided and answered, never dropped: dropped, its
+    /// follower would wait for its request's timeout and answer a write that was never made
+    /// "may or may not be stored". So the leader stops taking them (followers asking from now
+    /// on hear that nobody serves, and take the lease once it is given back), serves what was
+    /// delivered until then, and drains the log with those writes in it; `ClusterNode.close`
+    /// then sends their answers before the connection closes.
     nonisolated func leaveCluster() async {
         let (role, sweeper) = runNow { namespace in (namespace.role, namespace.clusterTicker) }
         role.reader?.cancel()
         sweeper?.cancel()
         guard let leadership = role.leadership else { return }
-        leadership.forwardedWrites.cancel()
+        await leadership.requests.drain()
+        await leadership.forwardedWrites.value
+        // The blocks the last forwarded writes put on the queue have run: their records are in
+        // the log, or their refusals answered.
+        await onQueue { _ in }
         await leadership.log.drain()
         await leadership.lease.release()
     }

@@ -40,6 +40,9 @@ public actor NATSClient {
     public private(set) var serverInfo: NATSServerInfo?
 
     private var subscriptions: [UInt64: Subscription] = [:]
+    /// Subscriptions being drained (`drain(sid:)`): unsubscribed, still handed what the server
+    /// sent before it took the UNSUB; not subscribed again after a reconnect.
+    private var draining: [UInt64: AsyncStream<NATSMessage>.Continuation] = [:]
     private var nextSID: UInt64 = 1
     private var pongWaiters: [PendingPing] = []
     private var nextPingID = 0
@@ -174,12 +177,14 @@ public actor NATSClient {
     }
 
     /// Unsubscribes everything, lets the server process what was sent, then closes. Messages
-    /// already buffered in subscriptions stay readable.
+    /// the server sent before it took the UNSUBs still reach their subscriptions (as with
+    /// `drain(sid:)`), and what is buffered there stays readable.
     public func drain() async {
-        for (sid, subscription) in subscriptions where subscription.continuation != nil {
+        for (sid, subscription) in subscriptions {
+            guard let continuation = subscription.continuation else { continue }
             subscriptions[sid] = nil
+            draining[sid] = continuation
             try? send { buffer throws(NATSError) in NATSEncoder.unsubscribe(sid: sid, into: &buffer) }
-            subscription.continuation?.finish()
         }
         try? await flush()
         close()
@@ -214,6 +219,8 @@ public actor NATSClient {
         for token in Array(requests.keys) { finishRequest(token, .failure(.closed())) }
         for subscription in subscriptions.values { subscription.continuation?.finish() }
         subscriptions = [:]
+        for continuation in draining.values { continuation.finish() }
+        draining = [:]
         emit(.closed)
         for listener in eventListeners.values { listener.finish() }
         eventListeners = [:]
@@ -227,6 +234,21 @@ public actor NATSClient {
         if phase == .connected {
             try? send { buffer throws(NATSError) in NATSEncoder.unsubscribe(sid: sid, into: &buffer) }
         }
+    }
+
+    /// Sends UNSUB, then waits for a PING's PONG: the server answers it after every message it
+    /// delivered before the UNSUB, and those still reach the subscription, which ends after
+    /// them. Without a connection (or once the PONG is late) it ends at once: nothing more
+    /// can come.
+    func drain(sid: UInt64) async {
+        guard let continuation = subscriptions[sid]?.continuation else { return }
+        subscriptions[sid] = nil
+        draining[sid] = continuation
+        if phase == .connected {
+            try? send { buffer throws(NATSError) in NATSEncoder.unsubscribe(sid: sid, into: &buffer) }
+            try? await flush()
+        }
+        draining.removeValue(forKey: sid)?.finish()
     }
 
     private func ensureInbox() throws(NATSError) {
@@ -409,6 +431,10 @@ public actor NATSClient {
     }
 
     private func deliver(_ inbound: NATSInboundMessage) {
+        if let continuation = draining[inbound.sid] {
+            continuation.yield(inbound.message)
+            return
+        }
         guard let subscription = subscriptions[inbound.sid] else { return }
         if let continuation = subscription.continuation {
             continuation.yield(inbound.message)

@@ -14,7 +14,15 @@ public struct NATSSubscription: AsyncSequence, Sendable {
     }
 
     /// Stops interest: sends UNSUB and ends the sequence after what is already buffered.
+    /// Messages the server sent meanwhile are dropped.
     public func unsubscribe() async {
         await client.unsubscribe(sid: sid)
+    }
+
+    /// Stops interest without losing a message the server sent: sends UNSUB and ends the
+    /// sequence once the server confirms it has delivered everything it sent before (a PING's
+    /// PONG). For a responder that must answer every request it was sent before it stops.
+    public func drain() async {
+        await client.drain(sid: sid)
     }
 }

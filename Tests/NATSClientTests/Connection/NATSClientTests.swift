@@ -144,6 +144,26 @@ import Testing
         }
     }
 
+    /// A responder that drains its subscription gets every message the server took before the
+    /// drain, even those still on their way to it, and then the sequence ends.
+    @Test func drainingASubscriptionKeepsWhatTheServerSentBeforeIt() async throws {
+        try await withNATSServer { server in
+            let client = try await NATSClient.connect([server.url])
+            let publisher = try await NATSClient.connect([server.url])
+            let subscription = try await client.subscribe("s")
+            try await client.flush()
+            for index in 0..<2000 { try await publisher.publish("s", payload: Array("\(index)".utf8)) }
+            // The server has taken them all (and sends them to the subscriber) before the UNSUB.
+            try await publisher.flush()
+            await subscription.drain()
+            var payloads: [String] = []
+            for await message in subscription { payloads.append(String(decoding: message.payload, as: UTF8.self)) }
+            #expect(payloads == (0..<2000).map { "\($0)" })
+            await publisher.close()
+            await client.close()
+        }
+    }
+
     @Test func drainDeliversWhatWasSentThenEnds() async throws {
         try await withNATSServer { server in
             let client = try await NATSClient.connect([server.url])
