@@ -320,27 +320,24 @@ nats_settled "the same-id restarts"
 # 6. The namespace's leader restarted at once with the same node id, as a supervisor restarts a
 # crashed process (SIGKILL), within its lease, so the new process takes the lease back; then
 # the leader restarted gracefully (SIGTERM, which hands the lease over, then a start).
-same=$(namespace_leader)
-same=${same:-1}
-write_for 6 "same-id-kill-kindling-$same" &
-restarting=$!
-sleep 0.5
-kill -KILL "${NODE_PID[$same]}"
-start_node "$same"
-wait_ready "http://$NET.2$same:9000"
-echo "fault-netns: kindling-$same killed and restarted at once; $(leader_name) leads"
-wait "$restarting" || true
-same=$(namespace_leader)
-same=${same:-1}
-write_for 4 "same-id-term-kindling-$same" &
-restarting=$!
-sleep 0.5
-kill -TERM "${NODE_PID[$same]}"
-wait_exit "$same"
-start_node "$same"
-wait_ready "http://$NET.2$same:9000"
-echo "fault-netns: kindling-$same stopped and restarted; $(leader_name) leads"
-wait "$restarting" || true
+# restart_leader SIGNAL SECONDS NAME: under writes for SECONDS (the stretch NAME-kindling-N),
+# signals the leader and starts it again with its id: at once after KILL, after its exit for TERM.
+restart_leader() {
+    local signal=$1 seconds=$2 name=$3 node writing
+    node=$(namespace_leader)
+    node=${node:-1}
+    write_for "$seconds" "$name-kindling-$node" &
+    writing=$!
+    sleep 0.5
+    kill "-$signal" "${NODE_PID[$node]}"
+    if [ "$signal" = TERM ]; then wait_exit "$node"; fi
+    start_node "$node"
+    wait_ready "http://$NET.2$node:9000"
+    echo "fault-netns: kindling-$node restarted after SIG$signal; $(leader_name) leads"
+    wait "$writing" || true
+}
+restart_leader KILL 6 same-id-kill
+restart_leader TERM 4 same-id-term
 
 # Every acknowledged write, on every node and on a node started now.
 start_node 4

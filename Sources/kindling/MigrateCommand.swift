@@ -134,8 +134,12 @@ struct MigrateCommand: AsyncParsableCommand {
                     throw ClientExit.refused
                 }
                 try await apply(change, to: target, under: keys, source: source)
-                if change != .ignore { applied += 1 }
-                quietSince = ContinuousClock.now
+                // A keep-alive (every 10 s from Kindling, 30 s from Firebase) is not a change: it
+                // must not keep `--until-idle` from ever seeing the source quiet.
+                if change != .ignore {
+                    applied += 1
+                    quietSince = ContinuousClock.now
+                }
             case .tick:
                 guard let untilIdle, ContinuousClock.now - quietSince >= .seconds(untilIdle) else { continue }
                 printError("migrate: the source was quiet for \(untilIdle) s; cutting over")

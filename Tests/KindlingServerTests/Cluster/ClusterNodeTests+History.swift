@@ -22,6 +22,15 @@ extension ClusterNodeTests {
         return try await store.get(ClusterHistoryIndex.objectName("past")).flatMap(ClusterHistoryIndex.decode)
     }
 
+    /// A request of these tests, given 30 s: the first writes of a cluster namespace take its
+    /// lease and the past is read from JetStream, which a loaded machine (the whole test run
+    /// starting at once) can hold up past the usual 10 s.
+    static func patientRequest(
+        port: Int, _ method: String, _ uri: String, headers: [(String, String)] = [], body: String? = nil
+    ) async throws -> TestHTTPResponse {
+        try await TestHTTPConnection.request(port: port, method, uri, headers: headers, body: body, timeout: .seconds(30))
+    }
+
     /// The history index, or nil while JetStream does not answer in time (a loaded machine), so
     /// a test waiting for it asks again rather than failing on one slow read.
     static func historyIndexIfAnswered(_ jetStream: JetStream) async -> ClusterHistoryIndex? {
@@ -38,10 +47,10 @@ extension ClusterNodeTests {
         var seen: [(time: Int64, items: String)] = []
         let padding = String(repeating: "x", count: 100)
         for index in range {
-            let put = try await TestHTTPConnection.request(
+            let put = try await Self.patientRequest(
                 port: port, "PUT", "/items/i\(index).json?ns=past", body: #"{"n":\#(index),"p":"\#(padding)"}"#)
             #expect(put.status == 200)
-            let items = try await TestHTTPConnection.request(port: port, "GET", "/items.json?ns=past").text
+            let items = try await Self.patientRequest(port: port, "GET", "/items.json?ns=past").text
             let time = HistoryTime.now()
             seen.append((time, items))
             await PastReadTests.pass(time)
@@ -54,7 +63,7 @@ extension ClusterNodeTests {
             let (client, jetStream) = try await Self.jetStream(nats)
             defer { Task { await client.close() } }
             try await KindlingServer.run(Self.keepingHistory(nats, node: "one")) { one in
-                #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/start.json?ns=past", body: "0").status == 200)
+                #expect(try await Self.patientRequest(port: one.port, "PUT", "/start.json?ns=past", body: "0").status == 200)
                 try await KindlingServer.run(Self.keepingHistory(nats, node: "two")) { two in
                     let seen = try await Self.writeItems(1...80, port: one.port)
                     // Snapshots were kept for history, and the log behind them was not purged.
@@ -70,18 +79,18 @@ extension ClusterNodeTests {
                     // whichever kept snapshot it starts from.
                     for index in [0, 1, 20, 41, 62, 79] {
                         for port in [two.port, one.port] {
-                            let read = try await TestHTTPConnection.request(
+                            let read = try await Self.patientRequest(
                                 port: port, "GET", "/items.json?ns=past&at=\(seen[index].time)", headers: Self.admin)
                             #expect(read.status == 200)
                             #expect(read.text == seen[index].items, "instant after write \(index + 1) on port \(port)")
                         }
                     }
-                    let before = try await TestHTTPConnection.request(port: two.port, "GET", "/items.json?ns=past&at=1", headers: Self.admin)
+                    let before = try await Self.patientRequest(port: two.port, "GET", "/items.json?ns=past&at=1", headers: Self.admin)
                     #expect(before.text == "null")
 
                     // The writes that changed a path, with their kind.
-                    #expect(try await TestHTTPConnection.request(port: one.port, "DELETE", "/items/i5.json?ns=past").status == 200)
-                    let listed = try await TestHTTPConnection.request(
+                    #expect(try await Self.patientRequest(port: one.port, "DELETE", "/items/i5.json?ns=past").status == 200)
+                    let listed = try await Self.patientRequest(
                         port: two.port, "GET", "/items/i5.json?ns=past&changes=true", headers: Self.admin)
                     guard case .array(let changes) = try listed.json(), changes.count == 2 else {
                         Issue.record("expected two changes, got \(listed.text)")
@@ -91,7 +100,7 @@ extension ClusterNodeTests {
                     #expect(changes[0]["path"]?.stringValue == "/items/i5")
 
                     // Admins only, as on a single server.
-                    let anonymous = try await TestHTTPConnection.request(port: two.port, "GET", "/items.json?ns=past&at=\(seen[3].time)")
+                    let anonymous = try await Self.patientRequest(port: two.port, "GET", "/items.json?ns=past&at=\(seen[3].time)")
                     #expect(anonymous.status == 401)
                 }
             }
@@ -125,7 +134,7 @@ extension ClusterNodeTests {
                 #expect(index.bases.first != .emptyStart)
                 await #expect(throws: JetStreamError.self) { try await jetStream.message(stream: ClusterNode.logStream, sequence: 1) }
 
-                let refused = try await TestHTTPConnection.request(
+                let refused = try await Self.patientRequest(
                     port: one.port, "GET", "/items.json?ns=past&at=\(early[0].time)", headers: Self.admin)
                 #expect(refused.status == 404)
                 #expect(refused.text.contains("before the kept history"))
@@ -133,7 +142,7 @@ extension ClusterNodeTests {
                 // the live tree): the data then.
                 let inside = late[late.count - 2]
                 #expect(try #require(index.earliest) <= inside.time)
-                let kept = try await TestHTTPConnection.request(port: one.port, "GET", "/items.json?ns=past&at=\(inside.time)", headers: Self.admin)
+                let kept = try await Self.patientRequest(port: one.port, "GET", "/items.json?ns=past&at=\(inside.time)", headers: Self.admin)
                 #expect(kept.text == inside.items)
             }
         }
@@ -145,7 +154,7 @@ extension ClusterNodeTests {
             configuration.cluster?.history = nil
             try await KindlingServer.run(configuration) { one in
                 _ = try await Self.writeItems(1...3, port: one.port)
-                let read = try await TestHTTPConnection.request(port: one.port, "GET", "/items.json?ns=past&at=1", headers: Self.admin)
+                let read = try await Self.patientRequest(port: one.port, "GET", "/items.json?ns=past&at=1", headers: Self.admin)
                 #expect(read.status == 400)
                 #expect(read.text.contains("--history off"))
             }

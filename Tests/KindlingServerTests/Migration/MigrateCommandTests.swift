@@ -40,7 +40,9 @@ import Testing
             #expect(try await TestHTTPConnection.request(port: source.port, "PUT", "/rooms/r/title.json?ns=app", body: #""old""#).status == 200)
             // Something the target holds before is replaced by the copy.
             #expect(try await TestHTTPConnection.request(port: target.port, "PUT", "/stale.json?ns=app", body: "1").status == 200)
-            let migration = try await Self.migrate(source, target, ["--until-idle", "4", "--chunk-kb", "1"])
+            // Idle for 10 s: the cut-over must come after the writer's last write, and a loaded
+            // machine can hold the writer up for seconds between two writes.
+            let migration = try await Self.migrate(source, target, ["--until-idle", "10", "--chunk-kb", "1"])
             // The writer runs through the walk and the copy, and goes on after them.
             let writer = Task {
                 var index = 0
@@ -56,7 +58,10 @@ import Testing
                     }
                     index += 1
                     if migration.errorOutput.contains("migrate: copied") { afterCopy += 1 }
-                    if !migration.isRunning { break }
+                    if !migration.isRunning {
+                        Issue.record("the migration cut over while the writer was still writing: \(migration.errorOutput)")
+                        break
+                    }
                 }
                 _ = try await TestHTTPConnection.request(port: source.port, "PUT", "/rooms/r/title.json?ns=app", body: #""new""#)
             }
