@@ -339,7 +339,6 @@ static void merge_histogram(void) {
 typedef struct {
     connection *all;
     int first, count, epoll;
-    long expected;
     pthread_t thread;
 } reader;
 

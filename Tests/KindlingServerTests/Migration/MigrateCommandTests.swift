@@ -66,6 +66,13 @@ import Testing
                 _ = try await TestHTTPConnection.request(port: source.port, "PUT", "/rooms/r/title.json?ns=app", body: #""new""#)
             }
             try await writer.value
+            // A keep-alive (every 10 s here) counted as a change would keep the source from ever
+            // being quiet for 10 s: a failure within the bound, not a run that never ends.
+            guard try await migration.waitFor(inErrors: true, timeout: .seconds(90), { $0.contains("the source was quiet") }) else {
+                await migration.kill()
+                Issue.record("the migration did not cut over after 10 s of quiet: \(migration.errorOutput)")
+                return
+            }
             let ending = try await migration.wait()
             #expect(ending == .exited(0), "\(migration.errorOutput)\n\(migration.output)")
             #expect(migration.output.contains("The source and the target hold the same data."))
