@@ -27,8 +27,34 @@ public final class TestHTTPConnection: Sendable {
         tls: TLSConfiguration? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> TestHTTPConnection {
+        try await open(port: port, host: host, tls: tls, group: group, first: nil)
+    }
+
+    /// One request and its whole response, on a fresh connection that is closed afterwards.
+    /// The request is written as soon as the connection is up, on its event loop: a loaded
+    /// machine that leaves the calling task waiting cannot make it outlast the server's header
+    /// timeout first.
+    public static func request(
+        port: Int,
+        _ method: String,
+        _ uri: String,
+        headers: [(String, String)] = [],
+        body: String? = nil,
+        tls: TLSConfiguration? = nil,
+        timeout: Duration = .seconds(10)
+    ) async throws -> TestHTTPResponse {
+        let request = Request(method: method, uri: uri, headers: headers, body: body)
+        let connection = try await open(port: port, host: "127.0.0.1", tls: tls, group: MultiThreadedEventLoopGroup.singleton, first: request)
+        defer { connection.close() }
+        return try await connection.response(timeout: timeout)
+    }
+
+    private static func open(
+        port: Int, host: String, tls: TLSConfiguration?, group: any EventLoopGroup, first: Request?
+    ) async throws -> TestHTTPConnection {
         let parts = AsyncQueue<ResponsePart>()
         let tlsContext = try tls.map { try NIOSSLContext(configuration: $0) }
+        let authority = "\(host):\(port)"
         let channel = try await ClientBootstrap(group: group)
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
@@ -42,23 +68,12 @@ public final class TestHTTPConnection: Sendable {
                 }
             }
             .connect(host: host, port: port)
+            .flatMap { channel in
+                guard let first else { return channel.eventLoop.makeSucceededFuture(channel) }
+                return write(first, host: authority, to: channel).map { channel }
+            }
             .get()
-        return TestHTTPConnection(channel: channel, parts: parts, host: "\(host):\(port)")
-    }
-
-    /// One request and its whole response, on a fresh connection that is closed afterwards.
-    public static func request(
-        port: Int,
-        _ method: String,
-        _ uri: String,
-        headers: [(String, String)] = [],
-        body: String? = nil,
-        tls: TLSConfiguration? = nil,
-        timeout: Duration = .seconds(10)
-    ) async throws -> TestHTTPResponse {
-        let connection = try await connect(port: port, tls: tls)
-        defer { connection.close() }
-        return try await connection.request(method, uri, headers: headers, body: body, timeout: timeout)
+        return TestHTTPConnection(channel: channel, parts: parts, host: authority)
     }
 
     /// Sends a request and waits for its whole response.
@@ -70,6 +85,17 @@ public final class TestHTTPConnection: Sendable {
         timeout: Duration = .seconds(10)
     ) async throws -> TestHTTPResponse {
         try await send(method, uri, headers: headers, body: body)
+        return try await response(timeout: timeout)
+    }
+
+    /// Sends a request without waiting for the answer. A body gets a `Content-Length` unless
+    /// the caller gave one.
+    public func send(_ method: String, _ uri: String, headers: [(String, String)] = [], body: String? = nil) async throws {
+        try await Self.write(Request(method: method, uri: uri, headers: headers, body: body), host: host, to: channel).get()
+    }
+
+    /// The whole next response.
+    private func response(timeout: Duration) async throws -> TestHTTPResponse {
         var response = try await responseHead(timeout: timeout)
         while true {
             guard let part = await parts.next(timeout: timeout) else { throw TestClientError.timedOut }
@@ -81,18 +107,28 @@ public final class TestHTTPConnection: Sendable {
         }
     }
 
-    /// Sends a request without waiting for the answer. A body gets a `Content-Length` unless
-    /// the caller gave one.
-    public func send(_ method: String, _ uri: String, headers: [(String, String)] = [], body: String? = nil) async throws {
+    /// A request as the caller wrote it.
+    private struct Request: Sendable {
+        var method: String
+        var uri: String
+        var headers: [(String, String)]
+        var body: String?
+    }
+
+    private static func write(_ request: Request, host: String, to channel: any Channel) -> EventLoopFuture<Void> {
         var fields = HTTPHeaders()
-        for (name, value) in headers { fields.add(name: name, value: value) }
+        for (name, value) in request.headers { fields.add(name: name, value: value) }
         if !fields.contains(name: "host") { fields.add(name: "Host", value: host) }
-        if let body, !fields.contains(name: "content-length") { fields.add(name: "Content-Length", value: String(body.utf8.count)) }
-        if body == nil, method != "GET", !fields.contains(name: "content-length") { fields.add(name: "Content-Length", value: "0") }
-        let head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: uri, headers: fields)
+        if let body = request.body, !fields.contains(name: "content-length") {
+            fields.add(name: "Content-Length", value: String(body.utf8.count))
+        }
+        if request.body == nil, request.method != "GET", !fields.contains(name: "content-length") {
+            fields.add(name: "Content-Length", value: "0")
+        }
+        let head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method), uri: request.uri, headers: fields)
         channel.write(HTTPClientRequestPart.head(head), promise: nil)
-        if let body { channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(string: body))), promise: nil) }
-        try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+        if let body = request.body { channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(string: body))), promise: nil) }
+        return channel.writeAndFlush(HTTPClientRequestPart.end(nil))
     }
 
     /// Waits for the status and headers of the next response (the body is read separately).

@@ -1,6 +1,7 @@
 import KindlingServer
 import KindlingTesting
 import NATSTesting
+import Synchronization
 import Testing
 
 /// A cluster node that lost NATS can neither acknowledge writes nor see others', so `/.ready`
@@ -17,11 +18,16 @@ extension ClusterNodeTests {
                         return ready.status == 503 && ready.text.contains("NATS")
                     }, "not within 10 s")
                 for server in nats.servers { try await server.launch() }
-                for server in nats.servers { try await server.waitUntilHealthy() }
+                for server in nats.servers { try await server.waitUntilHealthy(timeout: .seconds(40)) }
+                // Ready again once it reconnected. The bounds are generous: this failed once on a
+                // loaded CI run, at a step its output did not show.
+                let last = Mutex("")
                 try #require(
-                    try await eventually(within: .seconds(15)) {
-                        try await TestHTTPConnection.request(port: node.port, "GET", "/.ready").status == 200
-                    }, "not within 15 s")
+                    try await eventually(within: .seconds(40)) {
+                        let ready = try await TestHTTPConnection.request(port: node.port, "GET", "/.ready")
+                        last.withLock { $0 = "\(ready.status) \(ready.text)" }
+                        return ready.status == 200
+                    }, "not within 40 s; last answer: \(last.withLock { $0 })")
                 // And it writes again. The namespace's first write waits while its join is
                 // retried (up to 30 s, JetStream electing its leaders after the restart), so the
                 // request may take that long before it is answered.

@@ -22,13 +22,20 @@ extension ClusterNodeTests {
         return try await store.get(ClusterHistoryIndex.objectName("past")).flatMap(ClusterHistoryIndex.decode)
     }
 
-    /// A request of these tests, given 30 s: the first writes of a cluster namespace take its
-    /// lease and the past is read from JetStream, which a loaded machine (the whole test run
-    /// starting at once) can hold up past the usual 10 s.
+    /// A request of these tests, given 65 s: longer than the server's own bounds (a cluster
+    /// namespace's first write retries its join for up to 30 s while JetStream elects its
+    /// leaders, and a read of the past is given up after 60 s), so a failure shows the server's
+    /// answer rather than the test's impatience. A loaded machine (the whole test run starting at
+    /// once) once held a first write past 30 s. A timeout names the request.
     static func patientRequest(
         port: Int, _ method: String, _ uri: String, headers: [(String, String)] = [], body: String? = nil
     ) async throws -> TestHTTPResponse {
-        try await TestHTTPConnection.request(port: port, method, uri, headers: headers, body: body, timeout: .seconds(30))
+        do {
+            return try await TestHTTPConnection.request(port: port, method, uri, headers: headers, body: body, timeout: .seconds(65))
+        } catch TestClientError.timedOut {
+            Issue.record("no answer to \(method) \(uri) on port \(port) within 65 s")
+            throw TestClientError.timedOut
+        }
     }
 
     /// The history index, or nil while JetStream does not answer in time (a loaded machine), so
