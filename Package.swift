@@ -200,7 +200,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KindlingCoreTests",
-            dependencies: ["KindlingCore"],
+            dependencies: ["KindlingCore", "KindlingTesting"],
             swiftSettings: strictness
         ),
         .testTarget(
@@ -213,7 +213,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KindlingSyncTests",
-            dependencies: ["KindlingSync", "KindlingCore"],
+            dependencies: ["KindlingSync", "KindlingCore", "KindlingTesting"],
             swiftSettings: strictness
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import KindlingTesting
 import Testing
 
 @testable import KindlingCore

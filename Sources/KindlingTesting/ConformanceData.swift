@@ -1,38 +1,38 @@
 import Foundation
 import Testing
 
-/// Where the shared conformance data (`sync-point-spec.json`, `rules-fixtures.json`, recorded
+/// For the tests of every target: where the shared conformance data (`sync-point-spec.json`, `rules-fixtures.json`, recorded
 /// from the Firebase SDKs and live Firebase) is, and whether a test that reads it runs.
 ///
 /// The data is not copied into the repository. It is looked for in `KINDLING_CONFORMANCE_DIR`
 /// when that is set, else in `shared/conformance` beside the clone
 /// (`<package root>/../shared/conformance`). A test that needs a missing file is skipped, with the
 /// reason; with `KINDLING_REQUIRE_CONFORMANCE=1` (CI sets it) it runs and fails instead.
-enum ConformanceData {
+public enum ConformanceData {
     /// The folder: `$KINDLING_CONFORMANCE_DIR`, else `<package root>/../shared/conformance`.
-    static var directory: URL {
+    public static var directory: URL {
         if let configured = ProcessInfo.processInfo.environment["KINDLING_CONFORMANCE_DIR"], !configured.isEmpty {
             return URL(fileURLWithPath: configured, isDirectory: true)
         }
-        // This file is <package root>/Tests/<Target>Tests/Support/ConformanceData.swift.
+        // This file is <package root>/Sources/KindlingTesting/ConformanceData.swift.
         var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { url.deleteLastPathComponent() }
+        for _ in 0..<3 { url.deleteLastPathComponent() }
         return url.deletingLastPathComponent().appendingPathComponent("shared/conformance", isDirectory: true)
     }
 
     /// The path of one file of the data.
-    static func path(_ name: String) -> String {
+    public static func path(_ name: String) -> String {
         directory.appendingPathComponent(name).path
     }
 
     /// True when a missing file must fail its test rather than skip it.
-    static var isRequired: Bool {
+    public static var isRequired: Bool {
         ProcessInfo.processInfo.environment["KINDLING_REQUIRE_CONFORMANCE"] == "1"
     }
 
     /// The trait a test reading `name` carries: it runs when the file exists or the data is
     /// required, and is otherwise skipped with a comment naming the file and how to provide it.
-    static func enabled(ifPresent name: String) -> ConditionTrait {
+    public static func enabled(ifPresent name: String) -> ConditionTrait {
         let path = path(name)
         let present = FileManager.default.fileExists(atPath: path)
         return .enabled(
