@@ -114,7 +114,7 @@ extension Namespace {
         let deadline = ContinuousClock.now + .seconds(30)
         while true {
             do {
-                try await attemptJoin(node)
+                try await joinOnce(node)
                 return
             } catch {
                 if ContinuousClock.now < deadline, !Task.isCancelled {
@@ -136,30 +136,9 @@ extension Namespace {
         }
     }
 
-    /// One attempt of `startClusterRole`, given up (cancelled, and `JoinAttempt.Expired` thrown)
-    /// when it has not caught up and joined within `JoinAttempt.timeLimit`: the queue stays
-    /// suspended while it catches up, so a read NATS never answers must not hold it for good.
-    private func attemptJoin(_ node: ClusterNode) async throws {
-        let attempt = JoinAttempt()
-        let joining = Task { try await self.joinOnce(node, attempt: attempt) }
-        let watchdog = Task {
-            try? await Task.sleep(for: JoinAttempt.timeLimit)
-            guard !Task.isCancelled, attempt.expire() else { return }
-            self.logger.warning("joining the namespace is taking too long; giving the attempt up to try again")
-            joining.cancel()
-        }
-        defer { watchdog.cancel() }
-        try await withTaskCancellationHandler {
-            try await joining.value
-        } onCancel: {
-            joining.cancel()
-        }
-        if attempt.current == .expired { throw JoinAttempt.Expired() }
-    }
-
-    /// The work of one `attemptJoin`: throws only before the queue resumes (a lease taken is
-    /// given back first). Joins only if `attempt` has not expired.
-    private func joinOnce(_ node: ClusterNode, attempt: JoinAttempt) async throws {
+    /// One attempt of `startClusterRole`: throws only before the queue resumes (a lease taken is
+    /// given back first).
+    private func joinOnce(_ node: ClusterNode) async throws {
         let subject = ClusterNode.logSubject(name)
         let lease = try await NamespaceLease.acquire(name, node: node)
         var reader: OrderedConsumer?
@@ -186,10 +165,6 @@ extension Namespace {
             if let lease {
                 await reader?.stop()
                 let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
-                guard attempt.join() else {
-                    await requests.unsubscribe()
-                    throw JoinAttempt.Expired()
-                }
                 let leadership = lead(node, lease: lease, lastSubjectSequence: applied, head: logChain.head, requests: requests)
                 perform(changeRole(.joined(leadership)), node: node)
                 return
@@ -198,10 +173,6 @@ extension Namespace {
             await reader?.stop()
             await lease?.release()
             throw error
-        }
-        guard attempt.join() else {
-            await reader?.stop()
-            throw JoinAttempt.Expired()
         }
         logger.info("following the namespace's log", metadata: ["stream-sequence": "\(applied)"])
         perform(changeRole(.joined(nil)), node: node)
