@@ -22,18 +22,26 @@ extension ClusterNodeTests {
         return try await store.get(ClusterHistoryIndex.objectName("past")).flatMap(ClusterHistoryIndex.decode)
     }
 
-    /// A request of these tests, given 65 s: longer than the server's own bounds (a cluster
+    /// A request of these tests, given 120 s: longer than the server's own bounds (a cluster
     /// namespace's first write retries its join for up to 30 s while JetStream elects its
-    /// leaders, and a read of the past is given up after 60 s), so a failure shows the server's
-    /// answer rather than the test's impatience. A loaded machine (the whole test run starting at
-    /// once) once held a first write past 30 s. A timeout names the request.
+    /// leaders, a leader retries a publish JetStream does not acknowledge for up to about 115 s
+    /// with every answer after it held, and a read of the past is given up after 60 s), so a
+    /// failure shows the server's answer rather than the test's impatience. On a loaded full
+    /// test run a plain read of the leader once went unanswered for over 65 s (its namespace
+    /// only; other namespaces answered). A request that gets no answer is recorded with the
+    /// end of each NATS server's log (`nats`, when the test gives it).
     static func patientRequest(
-        port: Int, _ method: String, _ uri: String, headers: [(String, String)] = [], body: String? = nil
+        port: Int, _ method: String, _ uri: String, headers: [(String, String)] = [], body: String? = nil,
+        nats: NATSTestCluster? = nil
     ) async throws -> TestHTTPResponse {
         do {
-            return try await TestHTTPConnection.request(port: port, method, uri, headers: headers, body: body, timeout: .seconds(65))
+            return try await TestHTTPConnection.request(port: port, method, uri, headers: headers, body: body, timeout: .seconds(120))
         } catch TestClientError.timedOut {
-            Issue.record("no answer to \(method) \(uri) on port \(port) within 65 s")
+            let logs = (nats?.servers ?? []).map { server -> String in
+                let tail = server.log().split(separator: "\n").suffix(12).joined(separator: "\n")
+                return "\(server.name): \(tail)"
+            }
+            Issue.record("no answer to \(method) \(uri) on port \(port) within 120 s\n\(logs.joined(separator: "\n"))")
             throw TestClientError.timedOut
         }
     }
@@ -50,14 +58,14 @@ extension ClusterNodeTests {
 
     /// Writes `/items/i<n>` for each n, each committed after the clock passed the one before;
     /// returns, per write, an instant after it and before the next, with the data then.
-    static func writeItems(_ range: ClosedRange<Int>, port: Int) async throws -> [(time: Int64, items: String)] {
+    static func writeItems(_ range: ClosedRange<Int>, port: Int, nats: NATSTestCluster) async throws -> [(time: Int64, items: String)] {
         var seen: [(time: Int64, items: String)] = []
         let padding = String(repeating: "x", count: 100)
         for index in range {
             let put = try await Self.patientRequest(
-                port: port, "PUT", "/items/i\(index).json?ns=past", body: #"{"n":\#(index),"p":"\#(padding)"}"#)
+                port: port, "PUT", "/items/i\(index).json?ns=past", body: #"{"n":\#(index),"p":"\#(padding)"}"#, nats: nats)
             #expect(put.status == 200)
-            let items = try await Self.patientRequest(port: port, "GET", "/items.json?ns=past").text
+            let items = try await Self.patientRequest(port: port, "GET", "/items.json?ns=past", nats: nats).text
             let time = HistoryTime.now()
             seen.append((time, items))
             await PastReadTests.pass(time)
@@ -72,7 +80,7 @@ extension ClusterNodeTests {
             try await KindlingServer.run(Self.keepingHistory(nats, node: "one")) { one in
                 #expect(try await Self.patientRequest(port: one.port, "PUT", "/start.json?ns=past", body: "0").status == 200)
                 try await KindlingServer.run(Self.keepingHistory(nats, node: "two")) { two in
-                    let seen = try await Self.writeItems(1...80, port: one.port)
+                    let seen = try await Self.writeItems(1...80, port: one.port, nats: nats)
                     // Snapshots were kept for history, and the log behind them was not purged.
                     try #require(
                         try await eventually(within: .seconds(30)) {
@@ -127,12 +135,12 @@ extension ClusterNodeTests {
                 return moved > 0 ? moved : HistoryTime.now()
             }
             try await KindlingServer.run(configuration) { one in
-                let early = try await Self.writeItems(1...40, port: one.port)
+                let early = try await Self.writeItems(1...40, port: one.port, nats: nats)
                 // An hour later, as far as the retention can tell: the early writes are out of it.
                 let boundary = HistoryTime.now()
                 await PastReadTests.pass(boundary)
                 windowEnd.store(boundary + 3_600_000, ordering: .relaxed)
-                let late = try await Self.writeItems(41...80, port: one.port)
+                let late = try await Self.writeItems(41...80, port: one.port, nats: nats)
                 try #require(
                     try await eventually(within: .seconds(30)) {
                         await Self.historyIndexIfAnswered(jetStream).map { $0.earliest ?? 0 > early[0].time } ?? false
@@ -160,7 +168,7 @@ extension ClusterNodeTests {
             var configuration = Self.snapshotting(nats, node: "one", afterBytes: 2048)
             configuration.cluster?.history = nil
             try await KindlingServer.run(configuration) { one in
-                _ = try await Self.writeItems(1...3, port: one.port)
+                _ = try await Self.writeItems(1...3, port: one.port, nats: nats)
                 let read = try await Self.patientRequest(port: one.port, "GET", "/items.json?ns=past&at=1", headers: Self.admin)
                 #expect(read.status == 400)
                 #expect(read.text.contains("--history off"))
