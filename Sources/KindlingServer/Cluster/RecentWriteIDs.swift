@@ -26,6 +26,13 @@ struct RecentWriteIDs: Sendable {
         var key: Key?
     }
 
+    /// A remembered write with its id and record time, as a snapshot keeps it.
+    struct Remembered: Sendable, Equatable {
+        var id: String
+        var entry: Entry
+        var time: Int64
+    }
+
     static let defaultMaxCount = 100_000
     /// Ten minutes, in milliseconds of record time.
     static let defaultMaxAge: Int64 = 600_000
@@ -72,6 +79,22 @@ struct RecentWriteIDs: Sendable {
         }
         evict()
     }
+
+    /// The writes whose records are at most `age` milliseconds older than the newest, oldest
+    /// first: what a cluster snapshot keeps (`ClusterSnapshot.writeIDs`), so a node that starts
+    /// from it, which never reads the records before it, still knows the writes a follower may
+    /// send again.
+    func newest(within age: Int64) -> [Remembered] {
+        let oldest = newestTime >= Int64.min + age ? newestTime - age : Int64.min
+        return order.compactMap { remembered in
+            guard remembered.time >= oldest, let entry = entries[remembered.id] else { return nil }
+            return Remembered(id: remembered.id, entry: entry, time: remembered.time)
+        }
+    }
+
+    /// A minute of record time: what a snapshot keeps of the ids, three times a follower's
+    /// deadline for sending a write again (`ForwardingAttempts.overall`).
+    static let snapshotAge: Int64 = 60_000
 
     private mutating func evict() {
         // Compared without subtracting from a time that may be near Int64.min.
