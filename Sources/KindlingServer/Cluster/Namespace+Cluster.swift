@@ -6,6 +6,7 @@ import Logging
 import Metrics
 import NATSClient
 import NIOCore
+import Synchronization
 
 /// A namespace in cluster mode (docs/cluster.md): taking its lease and leading it through a
 /// replicated log, serving writes forwarded by followers, or following its log, and the
@@ -66,6 +67,7 @@ extension Namespace {
     /// `joining` with its reader before the reader runs. Called before the queue runs anything,
     /// or on it.
     private func startJoining(_ node: ClusterNode) {
+        queueHeld.store(true, ordering: .releasing)
         queue.suspend()
         let (go, start) = AsyncStream<Never>.makeStream()
         let reader = Task {
@@ -98,8 +100,10 @@ extension Namespace {
             case .serve:
                 makeOrphanedRegistrations(node)
                 queue.resume()
+                queueHeld.store(false, ordering: .releasing)
             case .resume:
                 queue.resume()
+                queueHeld.store(false, ordering: .releasing)
             }
         }
     }

@@ -47,7 +47,7 @@ struct ForwardingAttemptsTests {
             }
             pauses.append(pause)
         }
-        #expect(pauses == [50, 100, 200, 400, 800, 800, 800].map { Duration.milliseconds($0) })
+        #expect(pauses == [50, 100, 200, 250, 250, 250, 250].map { Duration.milliseconds($0) })
         #expect(!attempts.mayBeStored)
         // A timeout between resets the pause.
         _ = attempts.decide(.timedOut, now: start)

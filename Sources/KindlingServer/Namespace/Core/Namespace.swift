@@ -104,6 +104,9 @@ actor Namespace {
     /// Whether `profile` is set, for the doors that run off the namespace's queue: they stamp a
     /// request's arrival only then (one relaxed load otherwise).
     nonisolated let profiled = Atomic<Bool>(false)
+    /// True while `queue` is held for a cluster join (`Namespace.startJoining`), for the doors
+    /// that must not wait for it (`sizeSample`).
+    nonisolated let queueHeld = Atomic<Bool>(false)
 
     init(
         name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
@@ -355,9 +358,13 @@ actor Namespace {
         }
     }
 
-    /// The write count and data now, for the tree-size metric (measured off this queue).
-    nonisolated func sizeSample() -> (version: UInt64, root: Node) {
-        runNow { namespace in (namespace.committedWrites, namespace.state.database.tree.root) }
+    /// The write count and data now, for the tree-size metric (measured off this queue); nil
+    /// while the queue is held for a cluster join (`queueHeld`): its blocks wait until the log is
+    /// read, for as long as NATS stays out of reach, and a scrape of `/.metrics` must not. (A
+    /// join that starts between the look and the block still holds the block until it ends.)
+    nonisolated func sizeSample() -> (version: UInt64, root: Node)? {
+        guard !queueHeld.load(ordering: .acquiring) else { return nil }
+        return runNow { namespace in (namespace.committedWrites, namespace.state.database.tree.root) }
     }
 
     /// Logs the writes this block committed and sends `out` (then runs `then`) once they are
