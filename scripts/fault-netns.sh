@@ -204,12 +204,13 @@ echo "fault-netns: 3 NATS servers and 3 nodes up (lease $LEASE s)"
 ACKED="$WORK/acked"
 : > "$ACKED"
 # Writes through node $1 for $2 seconds, one after another, each a key of its own (stretch $3);
-# records each acknowledged one with its value and when it was acknowledged. A write gets 10 s.
+# records each acknowledged one with its value and when it was acknowledged. A write gets 25 s:
+# a node answers within 20 s (a follower sends a write its leader left unanswered again for 20 s).
 writer() {
     local node=$1 until=$(($(date +%s) + $2)) stretch=$3 count=0 code
     while [ "$(date +%s)" -lt "$until" ]; do
         count=$((count + 1))
-        code=$(curl -s -m 10 -o /dev/null -w '%{http_code}' -X PUT \
+        code=$(curl -s -m 25 -o /dev/null -w '%{http_code}' -X PUT \
             "http://$NET.2$node:9000/w/$stretch-$node-$count.json?ns=faults" -d "$count" || true)
         [ "$code" = 200 ] && echo "$stretch-$node-$count $count $(date +%s.%N)" >> "$ACKED"
     done
@@ -227,7 +228,7 @@ incrementer() {
         [ -n "$etag" ] || continue
         [ "$value" = null ] && value=0
         [[ "$value" =~ ^[0-9]+$ ]] || continue
-        code=$(curl -s -m 10 -o /dev/null -w '%{http_code}' -X PUT -H "if-match: $etag" "$url" -d "$((value + 1))" || true)
+        code=$(curl -s -m 25 -o /dev/null -w '%{http_code}' -X PUT -H "if-match: $etag" "$url" -d "$((value + 1))" || true)
         case "$code" in
             200) echo "acked" >> "$WORK/increments" ;;
             # Stale (412), or refused before anything was written (503).
@@ -286,12 +287,16 @@ wait_ready "http://$NET.2$holder:9000"
 write_for 3 "restarted"
 nats_settled "the pause"
 
-# 4. A node paused for 6 s.
+# 4. A node paused for 6 s (resumed after 6 s, while its own writer still waits for the
+# answer to the write it sent the paused node: the stretch ends with that answer).
 pause=$((holder % 3 + 1))
-echo "fault-netns: pausing kindling-$pause"
+echo "fault-netns: pausing kindling-$pause ($(leader_name) leads)"
 kill -STOP "${NODE_PID[$pause]}"
-write_for 6 "pause-kindling-$pause"
+write_for 6 "pause-kindling-$pause" &
+writing=$!
+sleep 6
 kill -CONT "${NODE_PID[$pause]}"
+wait "$writing" || true
 write_for 4 "resumed"
 nats_settled "the flapping partition"
 

@@ -534,9 +534,13 @@ extension Namespace {
     /// Decides a write of this node's client here, now that it leads (after a take-over), as
     /// the leader decides a forwarded one; `complete` gets the answer on `queue` once the write
     /// is in the log. A write already committed (an earlier attempt reached the old leader, and
-    /// its record is in the log this node read) is answered from its record instead.
+    /// its record is in the log this node read) is answered from its record instead. A node
+    /// that does not lead (any more: deposed since its take-over) answers "not leading", so
+    /// `forward` sends the write again with its id: forwarded from here (as `serve` would) it
+    /// would get a new id, and the leader could apply it a second time.
     private func applyLocally(_ write: ForwardedWrite, complete: @escaping @Sendable (Answer) -> Void) {
-        if standing == .leading, let entry = write.id.flatMap({ recentWriteIDs[$0] }) {
+        guard standing == .leading else { return complete(.refused(.unavailable(Namespace.notLeading))) }
+        if let entry = write.id.flatMap({ recentWriteIDs[$0] }) {
             let pushed = write.pushedName(entry)
             return whenDurable(
                 entry.sequence, then: { self.run { namespace in complete(namespace.forwardedAnswer(write.operation, pushed: pushed)) } },
