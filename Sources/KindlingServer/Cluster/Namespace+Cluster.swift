@@ -434,7 +434,8 @@ extension Namespace {
         }
     }
 
-    /// Sends a request to the leader on `kindling.rpc.<namespace>` and hands `reply` its answer,
+    /// Sends a request (a rules change, `ForwardedRules`; writes go through `forward`, which sends
+    /// them again) to the leader on `kindling.rpc.<namespace>` and hands `reply` its answer,
     /// on `queue`. When no leader answers (none yet, or it died), this node takes the lease if
     /// it is free and runs `whenLeading` instead, on `queue`; if it cannot, `undecided` gets a
     /// refusal to retry. A request that timed out gets `unconfirmed` whether or not this node

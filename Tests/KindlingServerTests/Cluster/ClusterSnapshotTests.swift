@@ -24,7 +24,8 @@ import Testing
     @Test func keepsTheRecentWriteIDs() throws {
         var ids = RecentWriteIDs()
         for (sequence, time) in [(1, 1_000), (2, 30_000), (3, 70_000), (4, 90_000)] as [(UInt64, Int64)] {
-            ids.remember(LogRecord(sequence: sequence, write: .set(try Path("p/k\(sequence)"), Node(.number(1))), time: time, writeID: "id\(sequence)"))
+            ids.remember(
+                LogRecord(sequence: sequence, write: .set(try Path("p/k\(sequence)"), Node(.number(1))), time: time, writeID: "id\(sequence)"))
         }
         // Those at most a minute older than the newest.
         let recent = ids.newest(within: RecentWriteIDs.snapshotAge)
