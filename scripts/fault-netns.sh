@@ -16,12 +16,13 @@
 # gracefully (SIGTERM, then a start). Before each fault it waits (up to 10 s) for every NATS
 # server's /healthz, so NATS's recovery from one fault is not counted as the next one's.
 # Prints, per fault, the longest stretch without an acknowledged write anywhere, and the
-# longest one node's writer went without one. Five runs on a loaded 2-core machine (noisy;
+# longest one node's writer went without one. Six runs on a loaded 2-core machine (noisy;
 # docs/cluster.md has them fault by fault): the NATS log leader's cut 6.5-10.4 s, the routes'
-# cut 0.08-6.1 s, the leader's kill 2.1-2.5 s (7.7 s once, the lease bucket's NATS group still
-# electing), the pause 0.2-2.1 s, the flapping 2.0-3.1 s (one node's writer up to 6.1 s), the
-# same-id restarts 0.3-0.5 s (SIGKILL) and 0.07-0.85 s (SIGTERM): a follower sends a write its
-# leader left unanswered again to the next leader, so its writer no longer waits 5 s for a 504.
+# cut 0.08-6.5 s, the leader's kill 2.1-2.2 s (6.5 and 7.7 s in two runs, the lease bucket's
+# NATS group still electing), the pause 0.2-2.1 s, the flapping 2.0-3.1 s (one node's writer up
+# to 6.1 s), the same-id restarts 0.3-0.7 s (SIGKILL) and 0.07-0.85 s (SIGTERM): a follower
+# sends a write its leader left unanswered again to the next leader, so its writer no longer
+# waits 5 s for a 504.
 #
 # Usage: sudo scripts/fault-netns.sh [KINDLING_BINARY] (default .build/debug/kindling)
 # Needs root, `ip netns`, curl, python3, and a nats-server 2.11+ ($NATS_SERVER, else
