@@ -6,7 +6,6 @@ import Logging
 import Metrics
 import NATSClient
 import NIOCore
-import Synchronization
 
 /// A namespace in cluster mode (docs/cluster.md): taking its lease and leading it through a
 /// replicated log, serving writes forwarded by followers, or following its log, and the
@@ -67,7 +66,6 @@ extension Namespace {
     /// `joining` with its reader before the reader runs. Called before the queue runs anything,
     /// or on it.
     private func startJoining(_ node: ClusterNode) {
-        queueHeld.store(true, ordering: .releasing)
         queue.suspend()
         let (go, start) = AsyncStream<Never>.makeStream()
         let reader = Task {
@@ -100,10 +98,8 @@ extension Namespace {
             case .serve:
                 makeOrphanedRegistrations(node)
                 queue.resume()
-                queueHeld.store(false, ordering: .releasing)
             case .resume:
                 queue.resume()
-                queueHeld.store(false, ordering: .releasing)
             }
         }
     }
@@ -217,7 +213,7 @@ extension Namespace {
     ) -> Leadership {
         let term = "\(node.configuration.nodeID).\(lease.currentRevision)"
         let log = ReplicatedLog(
-            namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, head: head, durable: lastSequence, term: term,
+            namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, head: head, term: term,
             logger: logger, metrics: metrics, leaseIsFresh: { lease.isFresh },
             onDurable: { [held] sequence in held.release(through: sequence) },
             onDeposed: { [weak self] reason in self?.depose(reason, term: term) }
@@ -278,7 +274,6 @@ extension Namespace {
         report()
         lastSequence = 0
         logChain = LogChain()
-        recentWriteIDs = RecentWriteIDs()
         startJoining(node)
     }
 
@@ -318,7 +313,6 @@ extension Namespace {
         var committed = 0
         for record in contents.records where record.sequence > lastSequence {
             state.commit(record.write, into: &out)
-            recentWriteIDs.remember(record)
             lastSequence = record.sequence
             lastCommitTime = max(lastCommitTime, record.time)
             committed += 1
@@ -336,106 +330,30 @@ extension Namespace {
     /// once, a committed write once this node has committed its record from the log. The node
     /// that decides a write counts it, so a refusal is counted here only when no leader decided
     /// the write (it could not be reached, or did not answer).
-    ///
-    /// A write the leader does not answer (it died, hung, left or was cut off, or the request
-    /// was lost) is sent again, with the id it got here, to whoever leads by then, this node
-    /// included (`takeOver`), until `ForwardingAttempts` gives up (its comment says why sending
-    /// again cannot apply a write twice).
     func forward(_ write: ForwardedWrite, node: ClusterNode, complete: @escaping @Sendable (Answer) -> Void) {
-        var write = write
-        if write.id == nil { write.id = NATSClient.randomToken() }
-        let payload = write.encoded()
-        guard payload.count <= node.maxBatchBytes else {
-            return undecided(
-                write, .limitExceeded("A write may be at most \(node.maxWriteBytes) bytes in cluster mode (one NATS message)"), complete: complete)
-        }
-        let attempts = ForwardingAttempts(now: .now, leaseTime: node.configuration.leaseTime)
-        let sent = write
-        Task.detached { await self.sendForwarded(sent, payload: payload, node: node, attempts: attempts, complete: complete) }
-    }
-
-    /// `forward`'s attempts, one after the other, until one decides.
-    private nonisolated func sendForwarded(
-        _ write: ForwardedWrite, payload: [UInt8], node: ClusterNode, attempts: ForwardingAttempts,
-        complete: @escaping @Sendable (Answer) -> Void
-    ) async {
-        var attempts = attempts
-        let subject = ClusterNode.rpcSubject(name)
-        while let timeout = attempts.timeout(now: .now) {
-            let outcome: ForwardingAttempts.Outcome
-            do {
-                let message = try await node.client.request(subject, payload: payload, timeout: timeout)
-                // An answer that does not decode may still be a leader's decision: like a lost one.
-                outcome = (try? ForwardedAnswer.decode(message.payload)).map { .answered($0) } ?? .failed
-            } catch {
-                outcome = error == .timeout() ? .timedOut : error == .noResponders() ? .noResponders : .failed
-            }
-            switch attempts.decide(outcome, now: .now) {
-            case .answer(let answer):
-                return run { namespace in namespace.answerForwarded(write, answer, complete: complete) }
-            case .giveUp(let refusal):
-                return run { namespace in namespace.undecided(write, refusal, complete: complete) }
-            case .retry(let pause):
-                // Decided here when this node leads now (the lease was free): the answer is
-                // final unless it stopped leading before the log had the write.
-                if let answer = await leadAndDecide(write, node: node) {
-                    let local: ForwardingAttempts.Outcome
-                    switch answer {
-                    case .refused(.unconfirmed): local = .leftUnconfirmed
-                    case .refused(.unavailable(let message)) where message == Namespace.notLeading: local = .notLeading
-                    default: return run { _ in complete(answer) }
-                    }
-                    switch attempts.decide(local, now: .now) {
-                    case .retry(let pause): try? await Task.sleep(for: pause)
-                    case .giveUp(let refusal): return run { _ in complete(.refused(refusal)) }
-                    case .answer(let answer): return run { namespace in namespace.answerForwarded(write, answer, complete: complete) }
-                    }
-                } else if pause > .zero {
-                    try? await Task.sleep(for: pause)
-                }
-            }
-        }
-        let refusal = attempts.refusalAtDeadline
-        run { namespace in namespace.undecided(write, refusal, complete: complete) }
-    }
-
-    /// A forwarded write that no leader decided, refused here with `refusal`: counted here.
-    private func undecided(_ write: ForwardedWrite, _ refusal: Refusal, complete: @escaping @Sendable (Answer) -> Void) {
-        state.count(write.operation, by: write.caller, refusal: refusal)
-        logRefusals()
-        report()
-        complete(.refused(refusal))
-    }
-
-    /// Hands the leader's answer to a forwarded write to its client: a refusal at once, a
-    /// committed write once this node has committed its record.
-    private func answerForwarded(_ write: ForwardedWrite, _ answer: ForwardedAnswer, complete: @escaping @Sendable (Answer) -> Void) {
-        switch answer {
-        case .refused(let refusal):
+        let undecided: @Sendable (isolated Namespace, Refusal) -> Void = { namespace, refusal in
+            namespace.state.count(write.operation, by: write.caller, refusal: refusal)
+            namespace.logRefusals()
+            namespace.report()
             complete(.refused(refusal))
-        case .committed(let sequence, let pushed):
-            // The leader committed it: stored, so never a 503 (firebase-admin resends those,
-            // and a POST would be pushed twice), even when this node stops reading the log.
-            whenCommitted(
-                sequence, then: { namespace in complete(namespace.forwardedAnswer(write.operation, pushed: pushed)) },
-                refused: { complete(.refused(.unconfirmed)) })
+        }
+        askLeader(
+            write.encoded(), node: node, whenLeading: { namespace in namespace.applyLocally(write, complete: complete) }, undecided: undecided
+        ) { namespace, reply in
+            switch reply {
+            case .refused(let refusal):
+                complete(.refused(refusal))
+            case .committed(let sequence, let pushed):
+                // The leader committed it: stored, so never a 503 (firebase-admin resends those,
+                // and a POST would be pushed twice), even when this node stops reading the log.
+                namespace.whenCommitted(
+                    sequence, then: { namespace in complete(namespace.forwardedAnswer(write.operation, pushed: pushed)) },
+                    refused: { complete(.refused(.unconfirmed)) })
+            }
         }
     }
 
-    /// Takes the namespace's lease if it is free (`takeOver`) and, leading now, decides `write`
-    /// here (`applyLocally`); nil when this node does not lead.
-    private nonisolated func leadAndDecide(_ write: ForwardedWrite, node: ClusterNode) async -> Answer? {
-        let led = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            run { namespace in namespace.takeOver(node) { _, led in continuation.resume(returning: led) } }
-        }
-        guard led else { return nil }
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Answer, Never>) in
-            run { namespace in namespace.applyLocally(write) { answer in continuation.resume(returning: answer) } }
-        }
-    }
-
-    /// Sends a request (a rules change, `ForwardedRules`; writes go through `forward`, which sends
-    /// them again) to the leader on `kindling.rpc.<namespace>` and hands `reply` its answer,
+    /// Sends a request to the leader on `kindling.rpc.<namespace>` and hands `reply` its answer,
     /// on `queue`. When no leader answers (none yet, or it died), this node takes the lease if
     /// it is free and runs `whenLeading` instead, on `queue`; if it cannot, `undecided` gets a
     /// refusal to retry. A request that timed out gets `unconfirmed` whether or not this node
@@ -534,29 +452,9 @@ extension Namespace {
 
     /// Decides a write of this node's client here, now that it leads (after a take-over), as
     /// the leader decides a forwarded one; `complete` gets the answer on `queue` once the write
-    /// is in the log. A write already committed (an earlier attempt reached the old leader, and
-    /// its record is in the log this node read) is answered from its record instead. A node
-    /// that does not lead (any more: deposed since its take-over) answers "not leading", so
-    /// `forward` sends the write again with its id: forwarded from here (as `serve` would) it
-    /// would get a new id, and the leader could apply it a second time.
+    /// is in the log.
     private func applyLocally(_ write: ForwardedWrite, complete: @escaping @Sendable (Answer) -> Void) {
-        guard standing == .leading else { return complete(.refused(.unavailable(Namespace.notLeading))) }
-        if let entry = write.id.flatMap({ recentWriteIDs[$0] }) {
-            let pushed = write.pushedName(entry)
-            return whenDurable(
-                entry.sequence, then: { self.run { namespace in complete(namespace.forwardedAnswer(write.operation, pushed: pushed)) } },
-                refused: { self.run { _ in complete(.refused(.unconfirmed)) } })
-        }
-        serve(write.operation, by: write.caller, writeID: write.id) { answer in self.run { _ in complete(answer) } }
-    }
-
-    /// On the leader: runs `then` once record `sequence` is in the log (at once when it is), or
-    /// `refused` if this node stops leading before. Held like a write's answer, behind what is
-    /// held before it.
-    private func whenDurable(_ sequence: UInt64, then: @escaping @Sendable () -> Void, refused: @escaping @Sendable () -> Void) {
-        held.send(PreparedDispatch(), after: sequence, then: then, refused: refused)
-        // Its release may have passed before it was held: released again (only the durable goes).
-        if let replicated, replicated.durable >= sequence { held.release(through: replicated.durable) }
+        serve(write.operation, by: write.caller) { answer in self.run { _ in complete(answer) } }
     }
 
     /// The answer to a forwarded write the leader committed, from this node's tree, which now
@@ -607,15 +505,6 @@ extension Namespace {
             // mode nothing else refuses all writes), so it stays silent, as above.
             var gate = namespace.admissionGate()
             guard case .decide = namespace.admit(write.operation.admission, from: write.caller, through: &gate) else { return }
-            // Sent again by its follower (no answer came): answered from its record, once in the
-            // log, with the answer the first copy got.
-            if let id = write.id, let entry = namespace.recentWriteIDs[id] {
-                let pushed = write.pushedName(entry)
-                return namespace.whenDurable(
-                    entry.sequence, then: { respond(.committed(sequence: entry.sequence, pushed: pushed)) },
-                    // Deposed before the record was in the log: left to the new leader, as below.
-                    refused: {})
-            }
             var out: [Outgoing] = []
             let answer = namespace.state.apply(write.operation, by: write.caller, now: Namespace.now(), into: &out)
             namespace.logRefusals()
@@ -630,7 +519,7 @@ extension Namespace {
             let pending = UInt64(namespace.state.pendingWrites)
             let sequence = pending == 0 ? 0 : namespace.lastSequence + pending
             namespace.finish(
-                out, writeID: write.id, then: { respond(.committed(sequence: sequence, pushed: pushed)) },
+                out, then: { respond(.committed(sequence: sequence, pushed: pushed)) },
                 // Deposed before the write was in the log: left to the new leader, as above.
                 refused: {})
         }
