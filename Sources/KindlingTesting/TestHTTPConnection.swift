@@ -70,7 +70,11 @@ public final class TestHTTPConnection: Sendable {
             .connect(host: host, port: port)
             .flatMap { channel in
                 guard let first else { return channel.eventLoop.makeSucceededFuture(channel) }
-                return write(first, host: authority, to: channel).map { channel }
+                // A request that cannot be written leaves no connection open behind its error.
+                return write(first, host: authority, to: channel).map { channel }.flatMapError { error in
+                    channel.close(promise: nil)
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
             }
             .get()
         return TestHTTPConnection(channel: channel, parts: parts, host: authority)
