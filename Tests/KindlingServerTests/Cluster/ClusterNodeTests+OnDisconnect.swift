@@ -120,6 +120,9 @@ extension ClusterNodeTests {
                     return left == 0
                 }
                 #expect(left == 0)
+                // The restarted process lived through it all (unreferenced, it would have been
+                // killed at once).
+                await reborn.kill()
                 await nc.close()
             }
         }
