@@ -38,10 +38,8 @@ extension Namespace {
             writeIDs: recentWriteIDs.newest(within: RecentWriteIDs.snapshotAge))
         let previous = clusterSnapshotCovered
         let term = log.term
-        // Through `whenDurable`: the log may have acknowledged the last record already (its
-        // thread races this one), and a hold nothing releases would keep every answer after it.
-        whenDurable(
-            lastSequence,
+        held.send(
+            PreparedDispatch(), after: lastSequence,
             then: { [term] in Task { await self.uploadSnapshot(snapshot, kept: kept, purgingThrough: previous, term: term, node: node) } },
             refused: { [term] in self.run { namespace in namespace.snapshotEnded(term: term) } })
     }
