@@ -34,8 +34,7 @@ extension Namespace {
             leadership.snapshotMark = mark
         }
         let snapshot = ClusterSnapshot(
-            recordSequence: lastSequence, streamSequence: log.head, rulesSource: ownRules?.source, root: state.database.tree.root,
-            writeIDs: recentWriteIDs.newest(within: RecentWriteIDs.snapshotAge))
+            recordSequence: lastSequence, streamSequence: log.head, rulesSource: ownRules?.source, root: state.database.tree.root)
         let previous = clusterSnapshotCovered
         let term = log.term
         held.send(
@@ -160,8 +159,6 @@ extension Namespace {
         keepProfiling()
         lastSequence = snapshot.recordSequence
         logChain = LogChain(head: snapshot.streamSequence)
-        recentWriteIDs = RecentWriteIDs()
-        for write in snapshot.writeIDs { recentWriteIDs.remember(write.id, write.entry, time: write.time) }
         clusterSnapshotCovered = snapshot.streamSequence
         report()
     }

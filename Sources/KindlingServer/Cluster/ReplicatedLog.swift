@@ -54,9 +54,6 @@ final class ReplicatedLog: Sendable {
         /// The stream sequence of the last batch of the namespace's chain (`LogChain.head`),
         /// which the next batch builds on: the subject's last message, unless that one is void.
         var head: UInt64
-        /// The record sequence of the last record JetStream acknowledged (or that was in the log
-        /// when this node started leading).
-        var durable: UInt64
         /// Why the log stopped; nil while it works.
         var failure: String?
         /// Waiting for everything appended to be acknowledged (`drain`).
@@ -80,8 +77,7 @@ final class ReplicatedLog: Sendable {
     private let lapseGrace: Duration
 
     init(
-        namespace: String, node: ClusterNode, lastSubjectSequence: UInt64, head: UInt64, durable: UInt64, term: String, logger: Logger,
-        metrics: ServerMetrics?,
+        namespace: String, node: ClusterNode, lastSubjectSequence: UInt64, head: UInt64, term: String, logger: Logger, metrics: ServerMetrics?,
         leaseIsFresh: @escaping @Sendable () -> Bool,
         onDurable: @escaping @Sendable (UInt64) -> Void, onDeposed: @escaping @Sendable (String) -> Void
     ) {
@@ -90,7 +86,7 @@ final class ReplicatedLog: Sendable {
         self.subject = ClusterNode.logSubject(namespace)
         self.term = term
         self.leaseIsFresh = leaseIsFresh
-        self.state = Mutex(State(lastSubjectSequence: lastSubjectSequence, head: head, durable: durable))
+        self.state = Mutex(State(lastSubjectSequence: lastSubjectSequence, head: head))
         self.onDurable = onDurable
         self.onDeposed = onDeposed
         self.logger = logger
@@ -140,9 +136,6 @@ final class ReplicatedLog: Sendable {
     /// The stream sequence of the namespace's last acknowledged batch (its chain's head), what a
     /// snapshot taken now covers.
     var head: UInt64 { state.withLock { $0.head } }
-
-    /// The record sequence through which the log is durable: set before `onDurable` hears of it.
-    var durable: UInt64 { state.withLock { $0.durable } }
 
     /// Framed record bytes appended since the log was made.
     var appendedBytes: Int { state.withLock { $0.appendedBytes } }
@@ -241,7 +234,6 @@ final class ReplicatedLog: Sendable {
                     state.withLock { state in
                         state.lastSubjectSequence = stored
                         state.head = stored
-                        state.durable = max(state.durable, batch.last)
                     }
                     onDurable(batch.last)
                     break
