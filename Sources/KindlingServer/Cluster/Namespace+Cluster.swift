@@ -213,7 +213,7 @@ extension Namespace {
     ) -> Leadership {
         let term = "\(node.configuration.nodeID).\(lease.currentRevision)"
         let log = ReplicatedLog(
-            namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, head: head, term: term,
+            namespace: name, node: node, lastSubjectSequence: lastSubjectSequence, head: head, durable: lastSequence, term: term,
             logger: logger, metrics: metrics, leaseIsFresh: { lease.isFresh },
             onDurable: { [held] sequence in held.release(through: sequence) },
             onDeposed: { [weak self] reason in self?.depose(reason, term: term) }

@@ -41,6 +41,10 @@ extension Namespace {
             PreparedDispatch(), after: lastSequence,
             then: { [term] in Task { await self.uploadSnapshot(snapshot, kept: kept, purgingThrough: previous, term: term, node: node) } },
             refused: { [term] in self.run { namespace in namespace.snapshotEnded(term: term) } })
+        // The log may have acknowledged the last record already (its thread races this one, and
+        // an operator's snapshot of an idle namespace always comes after): released again (only
+        // the durable goes), or every answer after the hold would wait for the next write.
+        if log.durable >= lastSequence { held.release(through: log.durable) }
     }
 
     /// Writes `snapshot` to the object store if this node still leads in the same term (a

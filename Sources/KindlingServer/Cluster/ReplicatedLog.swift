@@ -54,6 +54,9 @@ final class ReplicatedLog: Sendable {
         /// The stream sequence of the last batch of the namespace's chain (`LogChain.head`),
         /// which the next batch builds on: the subject's last message, unless that one is void.
         var head: UInt64
+        /// The record sequence of the last record JetStream acknowledged (or that was in the log
+        /// when this node started leading).
+        var durable: UInt64
         /// Why the log stopped; nil while it works.
         var failure: String?
         /// Waiting for everything appended to be acknowledged (`drain`).
@@ -77,7 +80,8 @@ final class ReplicatedLog: Sendable {
     private let lapseGrace: Duration
 
     init(
-        namespace: String, node: ClusterNode, lastSubjectSequence: UInt64, head: UInt64, term: String, logger: Logger, metrics: ServerMetrics?,
+        namespace: String, node: ClusterNode, lastSubjectSequence: UInt64, head: UInt64, durable: UInt64, term: String, logger: Logger,
+        metrics: ServerMetrics?,
         leaseIsFresh: @escaping @Sendable () -> Bool,
         onDurable: @escaping @Sendable (UInt64) -> Void, onDeposed: @escaping @Sendable (String) -> Void
     ) {
@@ -86,7 +90,7 @@ final class ReplicatedLog: Sendable {
         self.subject = ClusterNode.logSubject(namespace)
         self.term = term
         self.leaseIsFresh = leaseIsFresh
-        self.state = Mutex(State(lastSubjectSequence: lastSubjectSequence, head: head))
+        self.state = Mutex(State(lastSubjectSequence: lastSubjectSequence, head: head, durable: durable))
         self.onDurable = onDurable
         self.onDeposed = onDeposed
         self.logger = logger
@@ -139,6 +143,10 @@ final class ReplicatedLog: Sendable {
 
     /// Framed record bytes appended since the log was made.
     var appendedBytes: Int { state.withLock { $0.appendedBytes } }
+
+    /// The record sequence of the last record JetStream acknowledged: what a hold for an
+    /// earlier record checks, since its release has passed.
+    var durable: UInt64 { state.withLock { $0.durable } }
 
     /// Queues records; their sequence is reported to `onDurable` once JetStream has them.
     func append(_ records: [LogRecord]) {
@@ -234,6 +242,7 @@ final class ReplicatedLog: Sendable {
                     state.withLock { state in
                         state.lastSubjectSequence = stored
                         state.head = stored
+                        state.durable = max(state.durable, batch.last)
                     }
                     onDurable(batch.last)
                     break

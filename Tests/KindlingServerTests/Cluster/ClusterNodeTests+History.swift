@@ -26,10 +26,12 @@ extension ClusterNodeTests {
     /// namespace's first write retries its join for up to 30 s while JetStream elects its
     /// leaders, a leader retries a publish JetStream does not acknowledge for up to about 115 s
     /// with every answer after it held, and a read of the past is given up after 60 s), so a
-    /// failure shows the server's answer rather than the test's impatience. On a loaded full
-    /// test run a plain read of the leader once went unanswered for over 65 s (its namespace
-    /// only; other namespaces answered). A request that gets no answer is recorded with the
-    /// end of each NATS server's log (`nats`, when the test gives it).
+    /// failure shows the server's answer rather than the test's impatience. On loaded full test
+    /// runs a plain read of the leader went unanswered until the test gave up (its namespace
+    /// only, NATS idle): a snapshot started just after the log acknowledged its last record
+    /// waited for a release that had already passed, and every answer waited behind it (fixed:
+    /// `Namespace.whenDurable`). A request that gets no answer is recorded with the end of each
+    /// NATS server's log (`nats`, when the test gives it).
     static func patientRequest(
         port: Int, _ method: String, _ uri: String, headers: [(String, String)] = [], body: String? = nil,
         nats: NATSTestCluster? = nil

@@ -85,9 +85,32 @@ extension ClusterNodeTests {
     }
 
     /// The namespace `snap`'s snapshot in the object store, nil when none.
-    static func snapshot(_ jetStream: JetStream) async throws -> ClusterSnapshot? {
+    static func snapshot(_ jetStream: JetStream, namespace: String = "snap") async throws -> ClusterSnapshot? {
         let store = try await jetStream.objectStore(ClusterNode.snapshotBucket)
-        guard let bytes = try await store.get("snap") else { return nil }
-        return try ClusterSnapshot.decode(bytes, name: "snap")
+        guard let bytes = try await store.get(namespace) else { return nil }
+        return try ClusterSnapshot.decode(bytes, name: namespace)
+    }
+
+    /// A snapshot started when the log has acknowledged every record (an operator's snapshot
+    /// of an idle namespace; or a due one, when the log's thread acknowledged the last batch
+    /// before the snapshot was held) holds nothing back: the answers after it are given at
+    /// once. Before, the snapshot waited for a release that had passed, and every request to
+    /// the namespace went unanswered until its next write.
+    @Test func aSnapshotOfAnIdleNamespaceHoldsNoAnswerBack() async throws {
+        try await Self.withNATS { nats in
+            let (client, jetStream) = try await Self.jetStream(nats)
+            defer { Task { await client.close() } }
+            try await KindlingServer.run(Self.snapshotting(nats, node: "one", afterBytes: 1 << 30)) { one in
+                #expect(try await TestHTTPConnection.request(port: one.port, "PUT", "/v.json?ns=idle", body: "1").status == 200)
+                #expect(one.snapshot().contains("idle"))
+                let read = try await TestHTTPConnection.request(port: one.port, "GET", "/v.json?ns=idle", timeout: .seconds(10))
+                #expect(read.text == "1")
+                // And the snapshot was written.
+                try #require(
+                    try await eventually(within: .seconds(10)) {
+                        try await Self.snapshot(jetStream, namespace: "idle").map { $0.recordSequence >= 1 } ?? false
+                    }, "no snapshot within 10 s")
+            }
+        }
     }
 }
