@@ -30,7 +30,7 @@ extension ClusterNodeTests {
     /// runs a plain read of the leader went unanswered until the test gave up (its namespace
     /// only, NATS idle): a snapshot started just after the log acknowledged its last record
     /// waited for a release that had already passed, and every answer waited behind it (fixed:
-    /// `Namespace.whenDurable`). A request that gets no answer is recorded with the end of each
+    /// `startClusterSnapshot`). A request that gets no answer is recorded with the end of each
     /// NATS server's log (`nats`, when the test gives it).
     static func patientRequest(
         port: Int, _ method: String, _ uri: String, headers: [(String, String)] = [], body: String? = nil,
