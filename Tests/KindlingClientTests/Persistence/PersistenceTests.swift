@@ -14,6 +14,13 @@ struct PersistenceTests {
         FileManager.default.temporaryDirectory.appendingPathComponent("kindling-persistence-\(pid)")
     }
 
+    /// A folder of a test's own, outside the shared one: the killed-process test removes that
+    /// while the suite's other tests run beside it, and once took a cache from under the
+    /// listeners test (its offline listener never fired).
+    static func ownFolder(_ name: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("kindling-persistence-\(name)-\(UUID().uuidString)")
+    }
+
     @Test func writesMadeOfflineByAKilledProcessLandOnceEachInOrder() async throws {
         let folder = Self.folder(for: getpid())
         try? FileManager.default.removeItem(at: folder)
@@ -61,7 +68,7 @@ struct PersistenceTests {
     }
 
     @Test func listenersStartFromTheDataTheyLastHadOfflineToo() async throws {
-        let folder = Self.folder(for: getpid()).appendingPathComponent("listeners")
+        let folder = Self.ownFolder("listeners")
         defer { try? FileManager.default.removeItem(at: folder) }
         try await KindlingTesting.withServer(label: "persistence-test") { server in
             let online = try Database(url: "http://127.0.0.1:\(server.port)?ns=cache")
@@ -91,7 +98,7 @@ struct PersistenceTests {
     @Test func persistenceTurnedOnAfterUseIsRefused() throws {
         let database = try Database(url: "http://127.0.0.1:1?ns=late")
         defer { database.shutdown() }
-        database.persistenceDirectory = Self.folder(for: getpid()).appendingPathComponent("late")
+        database.persistenceDirectory = Self.ownFolder("late")
         defer { try? FileManager.default.removeItem(at: database.persistenceDirectory) }
         database.reference("a").setValue(1, withCompletionBlock: nil)
         #expect(throws: DatabaseError.self) { try database.enablePersistence() }
