@@ -7,12 +7,17 @@ import KindlingCore
 /// records it already has (their sequence is at most `recordSequence`).
 ///
 /// Bytes: `[header length: UInt32 LE][header JSON][tree in the snapshot format]`, the header
-/// `{"v":1,"s":"<record sequence>","q":"<stream sequence>","r":<rules source or null>}`.
+/// `{"v":1,"s":"<record sequence>","q":"<stream sequence>","r":<rules source or null>,
+/// "i":[[id,"<record sequence>",time,key or null],…]}`; `i` is absent in snapshots of nodes
+/// that did not keep write ids (read as none).
 struct ClusterSnapshot {
     var recordSequence: UInt64
     var streamSequence: UInt64
     var rulesSource: String?
     var root: Node
+    /// The forwarded writes of the last minute of records up to `recordSequence`
+    /// (`RecentWriteIDs.newest(within:)`), for a node that starts from the snapshot.
+    var writeIDs: [RecentWriteIDs.Remembered] = []
 
     /// The header's format version; a node refuses a snapshot of another version.
     static let version = 1
@@ -23,6 +28,15 @@ struct ClusterSnapshot {
             JSONMember("s", .string(String(recordSequence))),
             JSONMember("q", .string(String(streamSequence))),
             JSONMember("r", rulesSource.map { .string($0) } ?? .null),
+            JSONMember(
+                "i",
+                .array(
+                    writeIDs.map { write in
+                        .array([
+                            .string(write.id), .string(String(write.entry.sequence)), .number(Double(write.time)),
+                            write.entry.key.map { .string($0.string) } ?? .null,
+                        ])
+                    })),
         ])
         let headerBytes = Array(JSONWriter.string(header).utf8)
         var bytes: [UInt8] = []
@@ -59,6 +73,24 @@ struct ClusterSnapshot {
         case .null?: rules = nil
         default: throw corrupt("the header's rules are neither text nor null")
         }
+        var writeIDs: [RecentWriteIDs.Remembered] = []
+        if let listed = header["i"] {
+            guard case .array(let items) = listed else { throw corrupt("the header's write ids are not a list") }
+            for item in items {
+                guard case .array(let fields) = item, fields.count == 4, let id = fields[0].stringValue,
+                    let sequence = fields[1].stringValue.flatMap({ UInt64($0) }), let time = fields[2].numberValue.flatMap({ Int64(exactly: $0) })
+                else { throw corrupt("a write id in the header is not [id, sequence, time, key]") }
+                var key: Key?
+                if case .string(let text) = fields[3] {
+                    do throws(ValidationError) {
+                        key = try Key(text)
+                    } catch {
+                        throw corrupt("a write id's key: \(error)")
+                    }
+                }
+                writeIDs.append(RecentWriteIDs.Remembered(id: id, entry: RecentWriteIDs.Entry(sequence: sequence, key: key), time: time))
+            }
+        }
         var position = 4 + headerLength
         let root: Node
         do {
@@ -73,6 +105,6 @@ struct ClusterSnapshot {
         } catch {
             throw corrupt("\(error)")
         }
-        return ClusterSnapshot(recordSequence: record, streamSequence: stream, rulesSource: rules, root: root)
+        return ClusterSnapshot(recordSequence: record, streamSequence: stream, rulesSource: rules, root: root, writeIDs: writeIDs)
     }
 }

@@ -10,6 +10,11 @@ struct ForwardedWrite: Sendable {
     var operation: Operation
     var auth: AuthState
     var origin: Origin
+    /// Random (22 letters and digits, `NATSClient.randomToken`), given by the follower when it
+    /// first forwards the write and kept when it sends it again, so the node that leads applies
+    /// the write once however often it comes (`RecentWriteIDs`); the leader keeps it in the
+    /// write's record (`LogRecord.writeID`). Nil from a node of an earlier version.
+    var id: String?
 
     /// How a write came to the follower that forwards it: the leader counts it under that
     /// source's action (`RequestAction`).
@@ -31,15 +36,23 @@ struct ForwardedWrite: Sendable {
         self.origin = origin
     }
 
+    /// The name a push got, from its remembered record (`RecentWriteIDs`); nil for a set or an
+    /// update.
+    func pushedName(_ entry: RecentWriteIDs.Entry) -> Key? {
+        if case .push = operation { return entry.key }
+        return nil
+    }
+
     /// Who asks, as the node that decides the write sees it.
     var caller: Caller { .forwarded(origin, auth) }
 
     /// The request's JSON: `{"o": "set"|"update"|"push", "p": [keys], "d": data,
-    /// "c": {"hash"|"etag": text}, "a": auth, "s": "realtime"|"rest"|"ondisconnect"}`.
+    /// "c": {"hash"|"etag": text}, "a": auth, "s": "realtime"|"rest"|"ondisconnect", "i": id}`.
     func encoded() -> [UInt8] {
         var members = operationMembers()
         members.append(JSONMember("a", Self.encode(auth)))
         members.append(JSONMember("s", .string(origin.rawValue)))
+        if let id { members.append(JSONMember("i", .string(id))) }
         return Array(JSONWriter.string(.object(members)).utf8)
     }
 
@@ -93,13 +106,20 @@ struct ForwardedWrite: Sendable {
             throw ValidationError(.invalidData, "unknown forwarded operation \(ValidationError.quoted(kind))")
         }
         let named = json["s"]?.stringValue.flatMap(Origin.init(rawValue:))
-        return ForwardedWrite(operation: operation, auth: auth, origin: named ?? origin)
+        var id: String?
+        if let text = json["i"]?.stringValue {
+            // Kept in the log and in memory on every node: an id is what `randomToken` makes.
+            guard (1...64).contains(text.utf8.count) else { throw ValidationError(.invalidData, "a forwarded write's id is 1 to 64 bytes") }
+            id = text
+        }
+        return ForwardedWrite(operation: operation, auth: auth, origin: named ?? origin, id: id)
     }
 
-    private init(operation: Operation, auth: AuthState, origin: Origin) {
+    private init(operation: Operation, auth: AuthState, origin: Origin, id: String?) {
         self.operation = operation
         self.auth = auth
         self.origin = origin
+        self.id = id
     }
 
     static func encode(_ path: Path) -> JSONValue { .array(path.keys.map { .string($0.string) }) }

@@ -6,6 +6,7 @@ import Logging
 import Metrics
 import NATSClient
 import NIOCore
+import Synchronization
 
 /// A namespace in cluster mode (docs/cluster.md): taking its lease and leading it through a
 /// replicated log, serving writes forwarded by followers, or following its log, and the
@@ -66,6 +67,7 @@ extension Namespace {
     /// `joining` with its reader before the reader runs. Called before the queue runs anything,
     /// or on it.
     private func startJoining(_ node: ClusterNode) {
+        queueHeld.store(true, ordering: .releasing)
         queue.suspend()
         let (go, start) = AsyncStream<Never>.makeStream()
         let reader = Task {
@@ -77,7 +79,7 @@ extension Namespace {
     }
 
     /// Carries out what a change of role asks, in order.
-    private func perform(_ actions: [Role.Action], node: ClusterNode) {
+    func perform(_ actions: [Role.Action], node: ClusterNode) {
         for action in actions {
             switch action {
             case .stopReading(let reader):
@@ -98,8 +100,10 @@ extension Namespace {
             case .serve:
                 makeOrphanedRegistrations(node)
                 queue.resume()
+                queueHeld.store(false, ordering: .releasing)
             case .resume:
                 queue.resume()
+                queueHeld.store(false, ordering: .releasing)
             }
         }
     }
@@ -195,7 +199,7 @@ extension Namespace {
     }
 
     /// The stream sequence of the last message on `subject`, 0 when it has none.
-    private static func lastSubjectSequence(_ node: ClusterNode, subject: String) async throws(JetStreamError) -> UInt64 {
+    static func lastSubjectSequence(_ node: ClusterNode, subject: String) async throws(JetStreamError) -> UInt64 {
         do {
             return try await node.jetStream.lastMessage(stream: ClusterNode.logStream, subject: subject).sequence
         } catch {
@@ -208,7 +212,7 @@ extension Namespace {
     /// subject's last message), building on batch `head` (the last one committed here, the same
     /// unless the last message is void), the lease is renewed and followers' writes are served.
     /// Returns the leadership for the role.
-    private func lead(
+    func lead(
         _ node: ClusterNode, lease: NamespaceLease, lastSubjectSequence: UInt64, head: UInt64, requests: NATSSubscription
     ) -> Leadership {
         let term = "\(node.configuration.nodeID).\(lease.currentRevision)"
@@ -274,6 +278,7 @@ extension Namespace {
         report()
         lastSequence = 0
         logChain = LogChain()
+        recentWriteIDs = RecentWriteIDs()
         startJoining(node)
     }
 
@@ -313,6 +318,7 @@ extension Namespace {
         var committed = 0
         for record in contents.records where record.sequence > lastSequence {
             state.commit(record.write, into: &out)
+            recentWriteIDs.remember(record)
             lastSequence = record.sequence
             lastCommitTime = max(lastCommitTime, record.time)
             committed += 1
@@ -326,203 +332,9 @@ extension Namespace {
         held.release(through: lastSequence)
     }
 
-    /// Sends a write to the leader and hands `complete` the answer, on `queue`: a refusal at
-    /// once, a committed write once this node has committed its record from the log. The node
-    /// that decides a write counts it, so a refusal is counted here only when no leader decided
-    /// the write (it could not be reached, or did not answer).
-    func forward(_ write: ForwardedWrite, node: ClusterNode, complete: @escaping @Sendable (Answer) -> Void) {
-        let undecided: @Sendable (isolated Namespace, Refusal) -> Void = { namespace, refusal in
-            namespace.state.count(write.operation, by: write.caller, refusal: refusal)
-            namespace.logRefusals()
-            namespace.report()
-            complete(.refused(refusal))
-        }
-        askLeader(
-            write.encoded(), node: node, whenLeading: { namespace in namespace.applyLocally(write, complete: complete) }, undecided: undecided
-        ) { namespace, reply in
-            switch reply {
-            case .refused(let refusal):
-                complete(.refused(refusal))
-            case .committed(let sequence, let pushed):
-                // The leader committed it: stored, so never a 503 (firebase-admin resends those,
-                // and a POST would be pushed twice), even when this node stops reading the log.
-                namespace.whenCommitted(
-                    sequence, then: { namespace in complete(namespace.forwardedAnswer(write.operation, pushed: pushed)) },
-                    refused: { complete(.refused(.unconfirmed)) })
-            }
-        }
-    }
-
-    /// Sends a request to the leader on `kindling.rpc.<namespace>` and hands `reply` its answer,
-    /// on `queue`. When no leader answers (none yet, or it died), this node takes the lease if
-    /// it is free and runs `whenLeading` instead, on `queue`; if it cannot, `undecided` gets a
-    /// refusal to retry. A request that timed out gets `unconfirmed` whether or not this node
-    /// then leads: a leader that hung or was deposed after it put the request in the log stays
-    /// silent, so the request may be stored, and made again here it would be pushed twice or
-    /// undo a write committed after it. `undecided` gets the refusals made here, of requests no
-    /// leader decided (so not counted by one).
-    func askLeader(
-        _ payload: [UInt8], node: ClusterNode, whenLeading: @escaping @Sendable (isolated Namespace) -> Void,
-        undecided: @escaping @Sendable (isolated Namespace, Refusal) -> Void,
-        reply: @escaping @Sendable (isolated Namespace, ForwardedAnswer) -> Void
-    ) {
-        let subject = ClusterNode.rpcSubject(name)
-        guard payload.count <= node.maxBatchBytes else {
-            return undecided(self, .limitExceeded("A write may be at most \(node.maxWriteBytes) bytes in cluster mode (one NATS message)"))
-        }
-        Task.detached {
-            let answer: ForwardedAnswer
-            do {
-                let message = try await node.client.request(subject, payload: payload, timeout: .seconds(5))
-                answer = try ForwardedAnswer.decode(message.payload)
-            } catch {
-                self.run { namespace in
-                    // Not a 503 either, which firebase-admin resends (a POST twice).
-                    let unconfirmed = (error as? NATSError) == .timeout()
-                    namespace.takeOver(node) { namespace, led in
-                        if unconfirmed { return undecided(namespace, .unconfirmed) }
-                        guard led else {
-                            return undecided(namespace, .unavailable("The namespace's leader could not be reached (\(error)); retry."))
-                        }
-                        whenLeading(namespace)
-                    }
-                }
-                return
-            }
-            self.run { namespace in reply(namespace, answer) }
-        }
-    }
-
-    /// Runs `then` on `queue` once this node has committed record `sequence` from the log, or
-    /// `refused` if it stops reading the log first.
-    func whenCommitted(_ sequence: UInt64, then: @escaping @Sendable (isolated Namespace) -> Void, refused: @escaping @Sendable () -> Void) {
-        guard sequence > lastSequence else { return then(self) }
-        // Released by `commitLogged`, on this queue.
-        // Released on `queue` by `commitLogged`, or by the log's thread should this node lead
-        // by then: `then` runs as a block of its own.
-        held.send(PreparedDispatch(), after: sequence, then: { self.run(then) }, refused: refused)
-    }
-
-    /// Tries to become the leader of a namespace this node follows: takes the lease when it is
-    /// free (its holder died: it expired), waits until the log is committed here to its last
-    /// batch, and then leads, expecting that batch's sequence, so a write another node slipped
-    /// in meanwhile makes the first publish fail instead of being overwritten. Tells `then`, on
-    /// `queue`, whether it leads now.
-    private func takeOver(_ node: ClusterNode, then: @escaping @Sendable (isolated Namespace, Bool) -> Void) {
-        guard case .following(_, takingOver: false) = role else { return then(self, standing == .leading) }
-        perform(changeRole(.takeOverStarted), node: node)
-        let subject = ClusterNode.logSubject(name)
-        Task {
-            var led = false
-            do {
-                if let lease = try await NamespaceLease.acquire(name, node: node) {
-                    let last = try await Namespace.lastSubjectSequence(node, subject: subject)
-                    let deadline = ContinuousClock.now + .seconds(10)
-                    while await self.onQueue({ $0.logChain.read }) < last, ContinuousClock.now < deadline {
-                        try await Task.sleep(for: .milliseconds(10))
-                    }
-                    let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
-                    led = await self.onQueue { namespace in
-                        guard namespace.logChain.read == last, case .following(_, takingOver: true) = namespace.role else { return false }
-                        let leadership = namespace.lead(
-                            node, lease: lease, lastSubjectSequence: last, head: namespace.logChain.head, requests: requests)
-                        namespace.perform(namespace.changeRole(.tookOver(leadership)), node: node)
-                        return true
-                    }
-                    if !led {
-                        await requests.unsubscribe()
-                        await lease.release()
-                    }
-                }
-            } catch {
-                self.logger.warning("could not take the namespace's lease: \(error)")
-            }
-            let outcome = led
-            self.run { namespace in
-                if !outcome { namespace.perform(namespace.changeRole(.takeOverFailed), node: node) }
-                then(namespace, outcome)
-            }
-        }
-    }
-
     /// Runs `body` on `queue` and returns its result.
     nonisolated func onQueue<T: Sendable>(_ body: @escaping @Sendable (isolated Namespace) -> T) async -> T {
         await withCheckedContinuation { continuation in run { namespace in continuation.resume(returning: body(namespace)) } }
-    }
-
-    /// Decides a write of this node's client here, now that it leads (after a take-over), as
-    /// the leader decides a forwarded one; `complete` gets the answer on `queue` once the write
-    /// is in the log.
-    private func applyLocally(_ write: ForwardedWrite, complete: @escaping @Sendable (Answer) -> Void) {
-        serve(write.operation, by: write.caller) { answer in self.run { _ in complete(answer) } }
-    }
-
-    /// The answer to a forwarded write the leader committed, from this node's tree, which now
-    /// holds it.
-    private func forwardedAnswer(_ operation: Operation, pushed: Key?) -> Answer {
-        let tree = state.database.tree
-        switch operation {
-        case .set(let path, _, _):
-            let node = tree.node(at: path)
-            return .written(.stored(node), location: node)
-        case .update(let path, let members):
-            let entries = members.compactMap { member -> MergeEntry? in
-                guard let relative = try? Path(member.key) else { return nil }
-                return MergeEntry(path: relative, node: tree.node(at: Path(keys: path.keys + relative.keys)))
-            }
-            return .written(.updated(entries), location: tree.node(at: path))
-        case .push(let path, _):
-            guard let pushed else { return .ok }
-            return .written(.pushed(pushed), location: tree.node(at: path))
-        default:
-            return .ok
-        }
-    }
-
-    /// The leader decides a follower's write as its own clients' (rules, preconditions, the
-    /// log), and replies once the write is in the log, with its record's sequence.
-    ///
-    /// A node that does not lead (any more) does not reply at all. Every leader subscribes to
-    /// the subject, and for a moment two may be subscribed (an old leader back from a
-    /// partition, until it learns it was deposed); the follower takes the first reply. A
-    /// refusal from the old one ("nothing was written") could beat the new leader's commit of
-    /// the same write, and the client would be told a stored write was not made. Silent, the
-    /// old one leaves the answer to the new leader, or, with none, to the follower's timeout
-    /// and take-over.
-    private nonisolated func serveForwarded(_ message: NATSMessage, node: ClusterNode) {
-        guard let reply = message.reply else { return }
-        let respond: @Sendable (ForwardedAnswer) -> Void = { answer in node.reply(to: reply, payload: answer.encoded()) }
-        run { namespace in
-            let write: ForwardedWrite
-            do throws(ValidationError) {
-                let request = try JSONParser.parse(message.payload)
-                if ForwardedRules.isRules(request) { return namespace.serveForwardedRules(request, respond: respond) }
-                write = try ForwardedWrite.decode(request)
-            } catch {
-                return respond(.refused(.invalid(error)))
-            }
-            // Refused by the admission: this node does not lead (deposed, or failed; in cluster
-            // mode nothing else refuses all writes), so it stays silent, as above.
-            var gate = namespace.admissionGate()
-            guard case .decide = namespace.admit(write.operation.admission, from: write.caller, through: &gate) else { return }
-            var out: [Outgoing] = []
-            let answer = namespace.state.apply(write.operation, by: write.caller, now: Namespace.now(), into: &out)
-            namespace.logRefusals()
-            if namespace.profile != nil { namespace.publishProfile() }
-            if case .refused(let refusal) = answer {
-                namespace.finish(out)
-                return respond(.refused(refusal))
-            }
-            let pushed: Key? = if case .written(.pushed(let key), _) = answer { key } else { nil }
-            // The sequence `finish` gives the write's record, known before the reply is held with
-            // its delivery: holding the reply after the append could miss the PubAck's release.
-            let pending = UInt64(namespace.state.pendingWrites)
-            let sequence = pending == 0 ? 0 : namespace.lastSequence + pending
-            namespace.finish(
-                out, then: { respond(.committed(sequence: sequence, pushed: pushed)) },
-                // Deposed before the write was in the log: left to the new leader, as above.
-                refused: {})
-        }
     }
 
     /// Leaves the cluster at shutdown: answers the writes followers forwarded, waits for the

@@ -34,7 +34,8 @@ extension Namespace {
             leadership.snapshotMark = mark
         }
         let snapshot = ClusterSnapshot(
-            recordSequence: lastSequence, streamSequence: log.head, rulesSource: ownRules?.source, root: state.database.tree.root)
+            recordSequence: lastSequence, streamSequence: log.head, rulesSource: ownRules?.source, root: state.database.tree.root,
+            writeIDs: recentWriteIDs.newest(within: RecentWriteIDs.snapshotAge))
         let previous = clusterSnapshotCovered
         let term = log.term
         held.send(
@@ -163,6 +164,8 @@ extension Namespace {
         keepProfiling()
         lastSequence = snapshot.recordSequence
         logChain = LogChain(head: snapshot.streamSequence)
+        recentWriteIDs = RecentWriteIDs()
+        for write in snapshot.writeIDs { recentWriteIDs.remember(write.id, write.entry, time: write.time) }
         clusterSnapshotCovered = snapshot.streamSequence
         report()
     }

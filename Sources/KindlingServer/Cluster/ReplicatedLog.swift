@@ -141,6 +141,9 @@ final class ReplicatedLog: Sendable {
     /// snapshot taken now covers.
     var head: UInt64 { state.withLock { $0.head } }
 
+    /// The record sequence through which the log is durable: set before `onDurable` hears of it.
+    var durable: UInt64 { state.withLock { $0.durable } }
+
     /// Framed record bytes appended since the log was made.
     var appendedBytes: Int { state.withLock { $0.appendedBytes } }
 

@@ -26,10 +26,12 @@ final class NamespaceSizeGauges: Sendable {
     }
 
     /// Measures what changed among `namespaces` (name, write count, data) and exports the
-    /// largest. Namespaces not listed any more are forgotten.
-    func update(_ namespaces: [(name: String, version: UInt64, root: Node)]) {
+    /// largest; those in `unmeasured` (that could not be looked at now) keep their last size.
+    /// Namespaces not listed any more are forgotten.
+    func update(_ namespaces: [(name: String, version: UInt64, root: Node)], unmeasured: [String] = []) {
         let known = state.withLock { $0.sizes }
         var sizes: [String: (version: UInt64, bytes: Int)] = [:]
+        for name in unmeasured { sizes[name] = known[name] }
         for (name, version, root) in namespaces {
             if let previous = known[name], previous.version == version {
                 sizes[name] = previous

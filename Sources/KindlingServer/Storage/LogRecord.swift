@@ -6,9 +6,11 @@ import KindlingCore
 /// On disk: `[length: UInt32 LE][crc32: UInt32 LE][sequence: UInt64 LE][payload]`, where length
 /// and the CRC-32 cover the sequence and the payload, and the payload is JSON:
 /// `{"s":PATH,"d":DATA,"t":MS}` for a set, `{"m":PATH,"d":{REL:DATA,…},"t":MS}` for a merge, data
-/// in export form, with `"w":WRITER` before `t` when writers are recorded. `t` (the commit time, which history and point-in-time restore read) is last,
-/// so `time(ofBody:)` finds it without parsing the data; records written before it existed
-/// have none (time 0).
+/// in export form, with `"i":ID` (a cluster follower's forwarded write's id, `writeID`) and
+/// `"w":WRITER` before `t` when they are there. `t` (the commit time, which history and
+/// point-in-time restore read) is last, so `time(ofBody:)` finds it without parsing the data;
+/// records written before it existed have none (time 0), and records written before ids
+/// existed have no `i`.
 struct LogRecord: Sendable, Equatable {
     var sequence: UInt64
     var write: Write
@@ -18,6 +20,10 @@ struct LogRecord: Sendable, Equatable {
     /// JSON text: `{"uid":…}`, `{"admin":true}`, or `null` for an unauthenticated client. Bytes,
     /// not a `JSONValue`, so a record copies as cheaply on the hot path as it did without one.
     var writer: [UInt8]? = nil
+    /// The id a cluster follower gave the write it forwarded (`ForwardedWrite.id`), so a node
+    /// that leads later knows the write is in the log when the follower sends it again
+    /// (`RecentWriteIDs`); nil for any other write, and in records of nodes without ids.
+    var writeID: String? = nil
 
     static let headerSize = 8
 
@@ -48,6 +54,10 @@ struct LogRecord: Sendable, Equatable {
             writer.writeRaw(#","d":"#.utf8)
             writer.write(entries, format: .export)
         }
+        if let writeID {
+            writer.writeRaw(#","i":"#.utf8)
+            writer.write(writeID)
+        }
         if let who = self.writer {
             writer.writeRaw(#","w":"#.utf8)
             writer.bytes.append(contentsOf: who)
@@ -76,9 +86,11 @@ struct LogRecord: Sendable, Equatable {
         let json = try JSONParser.parse(Array(body.dropFirst(8)))
         let time = json["t"]?.numberValue.flatMap { Int64(exactly: $0) } ?? 0
         let writer = json["w"].map { Array(JSONWriter.string($0).utf8) }
+        let writeID = json["i"]?.stringValue
         if let pathText = json["s"]?.stringValue, let data = json["d"] {
             let path = try Path(pathText)
-            return LogRecord(sequence: sequence, write: .set(path, try decodeNode(data, at: path)), time: time, writer: writer)
+            return LogRecord(
+                sequence: sequence, write: .set(path, try decodeNode(data, at: path)), time: time, writer: writer, writeID: writeID)
         }
         if let pathText = json["m"]?.stringValue, case .object(let members)? = json["d"] {
             let path = try Path(pathText)
@@ -87,7 +99,7 @@ struct LogRecord: Sendable, Equatable {
                 let relative = try Path(member.key)
                 entries.append(MergeEntry(path: relative, node: try decodeNode(member.value, at: path.appending(relative))))
             }
-            return LogRecord(sequence: sequence, write: .merge(path, entries), time: time, writer: writer)
+            return LogRecord(sequence: sequence, write: .merge(path, entries), time: time, writer: writer, writeID: writeID)
         }
         throw StorageError.corrupt("record payload is neither a set nor a merge")
     }

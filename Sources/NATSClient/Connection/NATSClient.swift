@@ -508,7 +508,7 @@ public actor NATSClient {
     }
 
     /// 22 random letters and digits: inbox names, object ids.
-    static func randomToken() -> String {
+    public static func randomToken() -> String {
         let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
         var generator = SystemRandomNumberGenerator()
         return String((0..<22).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })

@@ -272,7 +272,8 @@ extension ClusterNodeTests {
     /// The other kind of partition: the old leader's connections stay open but nothing crosses
     /// them, and when the link returns everything it sent meanwhile (publishes expecting its old
     /// sequence, lease renewals) arrives late. NATS still counts it subscribed, so the first
-    /// write forwarded to it waits for the follower's timeout (5 s) before the take-over.
+    /// write forwarded to it waits for an attempt's timeout (the lease time, at least 1 s)
+    /// before it is sent again, to whoever took the lease over.
     @Test func aStalledLeaderLinkDeliversItsWritesLateAndTheLogRefusesThem() async throws {
         try await Self.withProxiedNATS { nats, proxies in
             let lease: Duration = .seconds(1)
@@ -336,7 +337,7 @@ extension ClusterNodeTests {
                         }
                         #expect(values == [.number(1), .number(1)] || values == [.number(666), .number(1), .number(1)], "\(values)")
                         print(
-                            "stalled leader link: another node led \(tookOver) after the stall (lease 1 s, forwarding timeout 5 s); the old leader's write was refused \(refused) after the link returned"
+                            "stalled leader link: another node led \(tookOver) after the stall (lease 1 s, a forwarded write's attempt 1 s); the old leader's write was refused \(refused) after the link returned"
                         )
                         await watcher.close()
                     }

@@ -19,6 +19,39 @@ import Testing
         #expect(open.rulesSource == nil && open.root.isEmpty)
     }
 
+    /// The forwarded writes of its last minute go with it, so a node that starts from it knows
+    /// the writes a follower may send again; a snapshot of a node without write ids has none.
+    @Test func keepsTheRecentWriteIDs() throws {
+        var ids = RecentWriteIDs()
+        for (sequence, time) in [(1, 1_000), (2, 30_000), (3, 70_000), (4, 90_000)] as [(UInt64, Int64)] {
+            ids.remember(
+                LogRecord(sequence: sequence, write: .set(try Path("p/k\(sequence)"), Node(.number(1))), time: time, writeID: "id\(sequence)"))
+        }
+        // Those at most a minute older than the newest.
+        let recent = ids.newest(within: RecentWriteIDs.snapshotAge)
+        #expect(recent.map(\.id) == ["id2", "id3", "id4"])
+        let snapshot = ClusterSnapshot(recordSequence: 4, streamSequence: 10, rulesSource: nil, root: try Self.sample(), writeIDs: recent)
+        let read = try ClusterSnapshot.decode(try snapshot.encoded(), name: "ns")
+        #expect(read.writeIDs == recent)
+        #expect(read.writeIDs.first?.entry == RecentWriteIDs.Entry(sequence: 2, key: try Key("k2")))
+        // A header as nodes without ids wrote it, before the same tree.
+        let bytes = try ClusterSnapshot(recordSequence: 4, streamSequence: 10, rulesSource: nil, root: try Self.sample()).encoded()
+        let tree = bytes.dropFirst(4 + Int(LogRecord.readUInt32(bytes[...], at: 0)))
+        let header = Array(#"{"v":1,"s":"4","q":"10","r":null}"#.utf8)
+        var older: [UInt8] = []
+        LogRecord.append(UInt32(header.count), to: &older)
+        older += header + tree
+        let readOlder = try ClusterSnapshot.decode(older, name: "ns")
+        let sample = try Self.sample()
+        #expect(readOlder.writeIDs.isEmpty && readOlder.root == sample)
+        // Damaged write ids are refused.
+        var damaged = try snapshot.encoded()
+        let marker = Array(#""id3","3""#.utf8)
+        let at = try #require((0..<(damaged.count - marker.count)).first { Array(damaged[$0..<($0 + marker.count)]) == marker })
+        damaged[at + marker.count - 2] = UInt8(ascii: "x")
+        #expect(throws: StorageError.self) { try ClusterSnapshot.decode(damaged, name: "ns") }
+    }
+
     @Test func refusesDamagedBytes() throws {
         let bytes = try ClusterSnapshot(recordSequence: 7, streamSequence: 8, rulesSource: nil, root: Self.sample()).encoded()
         for damaged in [[], Array(bytes.prefix(3)), Array(bytes.dropLast(2)), [255, 255, 0, 0] + bytes.dropFirst(4), bytes + [0]] {

@@ -24,8 +24,11 @@ extension Namespace {
     /// client's write once this node leads): through the namespace's admission, then refused,
     /// forwarded to the leader, or decided here. `complete` gets the answer once everything it
     /// depends on is durable (from the log's thread, or at once).
+    ///
+    /// `writeID` is a forwarded write's id (`ForwardedWrite.id`), kept with its record when it is
+    /// decided here.
     func serve(
-        _ operation: Operation, by caller: Caller, connection: ConnectionID? = nil, ticket: ProfileTicket? = nil,
+        _ operation: Operation, by caller: Caller, connection: ConnectionID? = nil, ticket: ProfileTicket? = nil, writeID: String? = nil,
         complete: @escaping @Sendable (Answer) -> Void
     ) {
         var gate = admissionGate()
@@ -43,7 +46,7 @@ extension Namespace {
                 complete(.refused(.unavailable(Namespace.notLeading)))
             }
         case .decide:
-            decide(operation, by: caller, connection: connection, ticket: ticket, complete: complete)
+            decide(operation, by: caller, connection: connection, ticket: ticket, writeID: writeID, complete: complete)
         }
     }
 
@@ -57,14 +60,15 @@ extension Namespace {
     /// Decides an admitted request here, through the checkpoint (`NamespaceState.apply`);
     /// `complete` gets the answer once everything it depends on is durable.
     private func decide(
-        _ operation: Operation, by caller: Caller, connection: ConnectionID?, ticket: ProfileTicket?, complete: @escaping @Sendable (Answer) -> Void
+        _ operation: Operation, by caller: Caller, connection: ConnectionID?, ticket: ProfileTicket?, writeID: String?,
+        complete: @escaping @Sendable (Answer) -> Void
     ) {
         var out: [Outgoing] = []
         let answer = state.apply(operation, by: caller, now: Namespace.now(), into: &out)
         logRefusals(connection: connection)
         if profile != nil { publishProfile(received: ticket?.received, client: ticket?.client) }
         let lost = operation.writesNow ? Refusal.unconfirmed : .unavailable(Namespace.notLeading)
-        finish(out, then: { complete(answer) }, refused: { complete(.refused(lost)) })
+        finish(out, writeID: writeID, then: { complete(answer) }, refused: { complete(.refused(lost)) })
     }
 
     /// Opens an event stream if `auth` may read there: its first event (the whole location)

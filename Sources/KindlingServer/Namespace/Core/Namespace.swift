@@ -80,6 +80,10 @@ actor Namespace {
     /// Where this node stands in the namespace's log: the last batch committed from it and the
     /// last message read (`LogChain`).
     var logChain = LogChain()
+    /// The forwarded writes committed lately, by id: a write a follower sends again is answered
+    /// from here rather than applied twice. Kept as the log is committed (and as a leader
+    /// makes its records), dropped with the tree at a rejoin.
+    var recentWriteIDs = RecentWriteIDs()
     /// The puts and deletes of this node's registrations in `kindling_ondisconnect`, one after
     /// the other (each waits for the one before), so the bucket ends with the last.
     var registrationStore: Task<Void, Never>?
@@ -100,6 +104,9 @@ actor Namespace {
     /// Whether `profile` is set, for the doors that run off the namespace's queue: they stamp a
     /// request's arrival only then (one relaxed load otherwise).
     nonisolated let profiled = Atomic<Bool>(false)
+    /// True while `queue` is held for a cluster join (`Namespace.startJoining`), for the doors
+    /// that must not wait for it (`sizeSample`).
+    nonisolated let queueHeld = Atomic<Bool>(false)
 
     init(
         name: String, logger: Logger, root: Node = .empty, rules: RulesDocument = .open, rulesAreOpen: Bool = true, rulesDebug: Bool = false,
@@ -351,17 +358,23 @@ actor Namespace {
         }
     }
 
-    /// The write count and data now, for the tree-size metric (measured off this queue).
-    nonisolated func sizeSample() -> (version: UInt64, root: Node) {
-        runNow { namespace in (namespace.committedWrites, namespace.state.database.tree.root) }
+    /// The write count and data now, for the tree-size metric (measured off this queue); nil
+    /// while the queue is held for a cluster join (`queueHeld`): its blocks wait until the log is
+    /// read, for as long as NATS stays out of reach, and a scrape of `/.metrics` must not. (A
+    /// join that starts between the look and the block still holds the block until it ends.)
+    nonisolated func sizeSample() -> (version: UInt64, root: Node)? {
+        guard !queueHeld.load(ordering: .acquiring) else { return nil }
+        return runNow { namespace in (namespace.committedWrites, namespace.state.database.tree.root) }
     }
 
     /// Logs the writes this block committed and sends `out` (then runs `then`) once they are
     /// durable, after anything still held; `answers` is held until the event loops have taken
-    /// the outputs, and `written`'s hold until its stream's socket has taken them.
+    /// the outputs, and `written`'s hold until its stream's socket has taken them. `writeID`, a
+    /// forwarded write's id, goes with the block's last record (the write's) and is remembered
+    /// (`recentWriteIDs`) when the log is a cluster's.
     func finish(
         _ out: [Outgoing], holding answers: BudgetHold? = nil, holdingUntilWritten written: (EventStreamOutbound, BudgetHold)? = nil,
-        then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil
+        writeID: String? = nil, then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil
     ) {
         let writes = state.takeJournal()
         let writers = state.takeWriters()
@@ -386,8 +399,12 @@ actor Namespace {
         lastCommitTime = max(lastCommitTime, Namespace.now())
         let records = writes.enumerated().map { index, write -> LogRecord in
             lastSequence += 1
-            return LogRecord(sequence: lastSequence, write: write, time: lastCommitTime, writer: index < writers.count ? writers[index] : nil)
+            return LogRecord(
+                sequence: lastSequence, write: write, time: lastCommitTime, writer: index < writers.count ? writers[index] : nil,
+                writeID: index == writes.count - 1 ? writeID : nil)
         }
+        // In flight until the log has it: a second copy of the write waits for the same outcome.
+        if replicated != nil, writeID != nil, let last = records.last { recentWriteIDs.remember(last) }
         // Held before the log has the records, so their sync cannot be reported first.
         held.send(delivery, after: lastSequence, then: then, refused: refused)
         if let replicated {

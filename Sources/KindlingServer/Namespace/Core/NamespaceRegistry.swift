@@ -247,15 +247,21 @@ final class NamespaceRegistry: NamespaceLifecycle {
     }
 
     /// Brings the per-namespace tree sizes of the metrics up to date: every namespace that
-    /// exists (holds data) is measured where it changed; transient ones are not namespaces yet.
+    /// exists (holds data) is measured where it changed; transient ones are not namespaces yet,
+    /// and one reading its cluster log keeps the size it had.
     func updateTreeSizes() {
         guard let metrics else { return }
         let existing = namespaces.withLock { $0.byName.values.filter(\.claimed).map(\.namespace) }
-        metrics.treeSizes.update(
-            existing.map { namespace in
-                let sample = namespace.sizeSample()
-                return (namespace.name, sample.version, sample.root)
-            })
+        var measured: [(name: String, version: UInt64, root: Node)] = []
+        var unmeasured: [String] = []
+        for namespace in existing {
+            if let sample = namespace.sizeSample() {
+                measured.append((namespace.name, sample.version, sample.root))
+            } else {
+                unmeasured.append(namespace.name)
+            }
+        }
+        metrics.treeSizes.update(measured, unmeasured: unmeasured)
     }
 
     /// The namespaces that exist (written to, or found on disk), in name order: what a backup
