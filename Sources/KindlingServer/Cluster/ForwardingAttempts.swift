@@ -31,6 +31,10 @@ struct ForwardingAttempts: Sendable {
         case leftUnconfirmed
         /// This node or the leader asked does not lead (any more): nothing was written.
         case notLeading
+        /// A leader committed the write, and this node stopped reading the log before it had
+        /// the record (deposed after a moment's lead, or reading the log again): stored, and
+        /// answered from its id when sent again.
+        case notCommittedHere
     }
 
     /// What the shell does next.
@@ -80,13 +84,19 @@ struct ForwardingAttempts: Sendable {
         switch outcome {
         case .answered(.refused(.unavailable(let message))) where message == Namespace.notLeading:
             return nobodyDecided(now: now)
+        case .answered(.refused(.unconfirmed)):
+            // The leader decided the write and was deposed before the log confirmed it (a
+            // shutdown, a lease lost, a batch that lost its place): whoever leads next finds
+            // the id in the log if the write got there, so sending it again is safe.
+            mayBeStored = true
+            return nobodyDecided(now: now)
         case .answered(let answer):
             return .answer(answer)
         case .timedOut:
             mayBeStored = true
             quickFailures = 0
             return now < deadline ? .retry(pause: .zero) : .giveUp(.unconfirmed)
-        case .failed, .leftUnconfirmed:
+        case .failed, .leftUnconfirmed, .notCommittedHere:
             mayBeStored = true
             return nobodyDecided(now: now)
         case .noResponders, .notLeading:

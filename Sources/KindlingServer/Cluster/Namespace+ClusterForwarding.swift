@@ -46,7 +46,18 @@ extension Namespace {
             }
             switch attempts.decide(outcome, now: .now) {
             case .answer(let answer):
-                return run { namespace in namespace.answerForwarded(write, answer, complete: complete) }
+                guard await answerForwarded(write, answer, complete: complete) else {
+                    // Committed by its leader, but this node stopped reading the log before it
+                    // had the record (it led for a moment and was deposed, or reads the log
+                    // again): sent again, whoever leads answers it from its id once more.
+                    if case .retry(let pause) = attempts.decide(.notCommittedHere, now: .now) {
+                        try? await Task.sleep(for: pause)
+                        continue
+                    }
+                    let refusal = attempts.refusalAtDeadline
+                    return run { namespace in namespace.undecided(write, refusal, complete: complete) }
+                }
+                return
             case .giveUp(let refusal):
                 return run { namespace in namespace.undecided(write, refusal, complete: complete) }
             case .retry(let pause):
@@ -62,7 +73,7 @@ extension Namespace {
                     switch attempts.decide(local, now: .now) {
                     case .retry(let pause): try? await Task.sleep(for: pause)
                     case .giveUp(let refusal): return run { _ in complete(.refused(refusal)) }
-                    case .answer(let answer): return run { namespace in namespace.answerForwarded(write, answer, complete: complete) }
+                    case .answer(let answer): if await answerForwarded(write, answer, complete: complete) { return }
                     }
                 } else if pause > .zero {
                     try? await Task.sleep(for: pause)
@@ -82,17 +93,29 @@ extension Namespace {
     }
 
     /// Hands the leader's answer to a forwarded write to its client: a refusal at once, a
-    /// committed write once this node has committed its record.
-    private func answerForwarded(_ write: ForwardedWrite, _ answer: ForwardedAnswer, complete: @escaping @Sendable (Answer) -> Void) {
-        switch answer {
-        case .refused(let refusal):
-            complete(.refused(refusal))
-        case .committed(let sequence, let pushed):
-            // The leader committed it: stored, so never a 503 (firebase-admin resends those,
-            // and a POST would be pushed twice), even when this node stops reading the log.
-            whenCommitted(
-                sequence, then: { namespace in complete(namespace.forwardedAnswer(write.operation, pushed: pushed)) },
-                refused: { complete(.refused(.unconfirmed)) })
+    /// committed write once this node has committed its record. False, with `complete` not
+    /// called, when this node stops reading the log before it has the record: the write is
+    /// stored, and is sent again to be answered from its id (never a 503, which firebase-admin
+    /// resends, pushing a POST twice).
+    private nonisolated func answerForwarded(
+        _ write: ForwardedWrite, _ answer: ForwardedAnswer, complete: @escaping @Sendable (Answer) -> Void
+    ) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            run { namespace in
+                switch answer {
+                case .refused(let refusal):
+                    complete(.refused(refusal))
+                    continuation.resume(returning: true)
+                case .committed(let sequence, let pushed):
+                    namespace.whenCommitted(
+                        sequence,
+                        then: { namespace in
+                            complete(namespace.forwardedAnswer(write.operation, pushed: pushed))
+                            continuation.resume(returning: true)
+                        },
+                        refused: { continuation.resume(returning: false) })
+                }
+            }
         }
     }
 
@@ -222,7 +245,7 @@ extension Namespace {
     /// On the leader: runs `then` once record `sequence` is in the log (at once when it is), or
     /// `refused` if this node stops leading before. Held like a write's answer, behind what is
     /// held before it.
-    private func whenDurable(_ sequence: UInt64, then: @escaping @Sendable () -> Void, refused: @escaping @Sendable () -> Void) {
+    func whenDurable(_ sequence: UInt64, then: @escaping @Sendable () -> Void, refused: @escaping @Sendable () -> Void) {
         held.send(PreparedDispatch(), after: sequence, then: then, refused: refused)
         // Its release may have passed before it was held: released again (only the durable goes).
         if let replicated, replicated.durable >= sequence { held.release(through: replicated.durable) }

@@ -89,6 +89,13 @@ struct ForwardingAttemptsTests {
             return
         }
         #expect(left.mayBeStored)
+        // A leader that was deposed before the log confirmed the write says so: sent again.
+        var deposed = attempts()
+        guard case .retry = deposed.decide(.answered(.refused(.unconfirmed)), now: start) else {
+            Issue.record("a write its leader could not confirm is sent again")
+            return
+        }
+        #expect(deposed.mayBeStored)
     }
 
     @Test func theDeadlineEndsTheAttempts() {
