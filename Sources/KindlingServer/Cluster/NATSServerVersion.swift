@@ -41,7 +41,7 @@ struct NATSServerVersion: Comparable, Sendable {
         }
         if self < Self.exactFencing {
             concerns.append(
-                "nats-server before 2.11 can store two leaders' batches after the same one across a NATS leader change; Kindling refuses the second (its writes answered 504), but 2.11 or later avoids it"
+                "nats-server before 2.11 can store two leaders' batches after the same one across a NATS leader change; Kindling voids the second and makes its writes again, but 2.11 or later refuses it at once"
             )
         }
         return concerns

@@ -80,6 +80,8 @@ extension Namespace {
 
     /// Carries out what a change of role asks, in order.
     func perform(_ actions: [Role.Action], node: ClusterNode) {
+        // Set when leading stops: what is held from there on surely never reached the log.
+        var unstored: HeldDeliveries.Unstored?
         for action in actions {
             switch action {
             case .stopReading(let reader):
@@ -88,10 +90,11 @@ extension Namespace {
                 metrics?.leading(false)
                 leadership.forwardedWrites.cancel()
                 leadership.log.stop(reason)
+                unstored = leadership.log.unstored
                 leadership.lease.abandon()
                 logger.error("deposed as the namespace's leader: \(reason)")
             case .abandonHeld:
-                let dropped = held.abandon()
+                let dropped = held.abandon(unstored: unstored)
                 if dropped > 0 {
                     logger.warning("refused the answers held for records this node will not have", metadata: ["refused-held": "\(dropped)"])
                 }

@@ -57,8 +57,13 @@ final class ReplicatedLog: Sendable {
         /// The record sequence of the last record JetStream acknowledged (or that was in the log
         /// when this node started leading).
         var durable: UInt64
+        /// The record sequence of the last record of the batch being published, from its first
+        /// try until JetStream acknowledged it.
+        var sending: UInt64?
         /// Why the log stopped; nil while it works.
         var failure: String?
+        /// Set when the log stops: what surely never reached the log.
+        var unstored: HeldDeliveries.Unstored?
         /// Waiting for everything appended to be acknowledged (`drain`).
         var drainWaiters: [CheckedContinuation<Void, Never>] = []
     }
@@ -220,6 +225,14 @@ final class ReplicatedLog: Sendable {
                     try? await Task.sleep(for: .milliseconds(20))
                     continue
                 }
+                // Sent only while the log works, and marked sent before it goes: a stop from
+                // now on cannot count its records as surely unstored.
+                let sending = state.withLock { state -> Bool in
+                    guard state.failure == nil else { return false }
+                    state.sending = batch.last
+                    return true
+                }
+                guard sending else { return resumeDrainWaiters() }
                 do throws(JetStreamError) {
                     let started = ContinuousClock.now
                     var stored: UInt64
@@ -237,8 +250,8 @@ final class ReplicatedLog: Sendable {
                     guard try await isPlaced(stored, after: expected) else {
                         metrics?.logBreaks(.fork)
                         stop(
-                            "another node's batch took this batch's place in the log (both expected \(expected); this one is \(stored) and void): deposed"
-                        )
+                            "another node's batch took this batch's place in the log (both expected \(expected); this one is \(stored) and void): deposed",
+                            superseded: true)
                         return
                     }
                     metrics?.clusterPublish.record(duration: ContinuousClock.now - started)
@@ -246,12 +259,17 @@ final class ReplicatedLog: Sendable {
                         state.lastSubjectSequence = stored
                         state.head = stored
                         state.durable = max(state.durable, batch.last)
+                        state.sending = nil
                     }
                     onDurable(batch.last)
                     break
                 } catch {
-                    if error.isWrongLastSequence {
-                        stop("another node wrote the namespace's log (a stale expected sequence \(expected)): deposed")
+                    // A retry refused because a publish to the subject is being proposed: that
+                    // may be its own first try, so it is sent again (its message id stores it once).
+                    if error.isWrongLastSequence, !(error.isSubjectInFlight && attempt > 0) {
+                        // Refused: stored only if an earlier try of it was (`storedLast` found
+                        // none, but it asks only once).
+                        stop("another node wrote the namespace's log (a stale expected sequence \(expected)): deposed", superseded: attempt == 0)
                         return
                     }
                     // A lost PubAck or a NATS failover: the same message id is stored once.
@@ -287,12 +305,16 @@ final class ReplicatedLog: Sendable {
     }
 
     /// Stops the log for good: nothing more is published or reported durable. Tells `onDeposed`
-    /// the first time.
-    func stop(_ reason: String) {
+    /// the first time. `superseded`: another node wrote the log, and the batch being published
+    /// surely did not reach it (JetStream refused it, or stored it void), so its records are
+    /// unstored as well as those not sent yet.
+    func stop(_ reason: String, superseded: Bool = false) {
         let first = state.withLock { state -> Bool in
             guard state.failure == nil else { return false }
             state.failure = reason
             state.pending = []
+            let lastMaybeStored = superseded ? state.durable : (state.sending ?? state.durable)
+            state.unstored = HeldDeliveries.Unstored(from: lastMaybeStored.addingReportingOverflow(1).partialValue, superseded: superseded)
             return true
         }
         guard first else { return }
@@ -300,6 +322,11 @@ final class ReplicatedLog: Sendable {
         onDeposed(reason)
         resumeDrainWaiters()
     }
+
+    /// Once the log stopped: from which record sequence on nothing reached the log (no batch
+    /// JetStream acknowledged or may yet store), so those writes can be made again elsewhere or
+    /// refused as not written (`HeldDeliveries.abandon`). Nil while the log works.
+    var unstored: HeldDeliveries.Unstored? { state.withLock { $0.unstored } }
 
     private func resumeDrainWaiters() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in

@@ -11,6 +11,9 @@ public struct JetStreamAPIError: Sendable, Hashable, Decodable, CustomStringConv
 
     /// A publish was fenced: the stream's (or subject's) last sequence is not the expected one.
     public static let wrongLastSequence = 10071
+    /// The same refusal from a replicated stream (nats-server 2.11 and later) while another
+    /// publish expecting a last sequence of the subject is being proposed: nothing was stored.
+    public static let wrongLastSequenceInFlight = 10164
     /// A Nats-Expected-Stream header named another stream.
     public static let streamNotMatch = 10060
     /// No such stream.

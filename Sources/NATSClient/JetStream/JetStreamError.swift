@@ -40,9 +40,17 @@ public struct JetStreamError: Error, Hashable, CustomStringConvertible {
         return nil
     }
 
-    /// Whether this is the refusal of a publish whose expected last sequence was stale (10071):
-    /// the writer has been fenced and must not retry blindly.
-    public var isWrongLastSequence: Bool { apiError?.errCode == JetStreamAPIError.wrongLastSequence }
+    /// Whether this is the refusal of a publish whose expected last sequence was stale (10071),
+    /// or, from a replicated stream, that another publish to the subject is being proposed
+    /// (10164; nats.go and nats.py read both as a lost race): the writer has been fenced and must
+    /// not retry blindly. Nothing was stored.
+    public var isWrongLastSequence: Bool {
+        apiError?.errCode == JetStreamAPIError.wrongLastSequence || isSubjectInFlight
+    }
+
+    /// Whether the refusal is the replicated stream's 10164: another publish to the subject is
+    /// being proposed, which may be an earlier try of the same message.
+    public var isSubjectInFlight: Bool { apiError?.errCode == JetStreamAPIError.wrongLastSequenceInFlight }
 
     /// Whether asking again may succeed: no answer in time, no connection yet, nobody answering
     /// the API yet (leaders being elected), or JetStream's own "temporarily unavailable" (503,

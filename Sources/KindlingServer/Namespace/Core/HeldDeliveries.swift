@@ -14,6 +14,17 @@ final class HeldDeliveries: Sendable {
         let then: (@Sendable () -> Void)?
         /// Run instead of sending, when the writes will never be durable (`abandon`).
         let refused: (@Sendable () -> Void)?
+        /// Run instead of `refused` when the writes surely never reached the log (`abandon`).
+        let unstored: (@Sendable (Unstored) -> Void)?
+    }
+
+    /// What an abandoning log knows of the writes it did not make durable.
+    struct Unstored: Sendable {
+        /// The first record sequence that surely never reached the log.
+        let from: UInt64
+        /// True when another node wrote the log (so NATS is within reach and another node
+        /// leads): a write can be made again through it. Otherwise the node may be cut off.
+        let superseded: Bool
     }
 
     private let held = Mutex(CircularBuffer<Held>())
@@ -26,10 +37,13 @@ final class HeldDeliveries: Sendable {
     /// Sends `delivery` (then runs `then`) once the log reports everything through `sequence`
     /// durable and everything held before it has gone. Hold a delivery before handing its
     /// writes to the log, so the log cannot report them durable before it is held.
-    func send(_ delivery: PreparedDispatch, after sequence: UInt64, then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil) {
+    func send(
+        _ delivery: PreparedDispatch, after sequence: UInt64, then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil,
+        unstored: (@Sendable (Unstored) -> Void)? = nil
+    ) {
         let sentNow = held.withLock { held in
             guard held.isEmpty, sequence == 0 else {
-                held.append(Held(sequence: sequence, delivery: delivery, then: then, refused: refused))
+                held.append(Held(sequence: sequence, delivery: delivery, then: then, refused: refused, unstored: unstored))
                 return false
             }
             delivery.send(metrics: metrics)
@@ -58,14 +72,22 @@ final class HeldDeliveries: Sendable {
     }
 
     /// The log will never make what is held durable (a cluster leader was deposed): drops every
-    /// held delivery unsent and runs their `refused` instead. Returns how many were dropped.
+    /// held delivery unsent and runs their `refused` instead, or their `unstored` when they wait
+    /// for no write, or only for records from `unstored.from` on, which surely never reached the
+    /// log (`ReplicatedLog.unstored`). Returns how many were dropped.
     @discardableResult
-    func abandon() -> Int {
+    func abandon(unstored known: Unstored? = nil) -> Int {
         let dropped = held.withLock { held -> [Held] in
             defer { held.removeAll() }
             return Array(held)
         }
-        for entry in dropped { entry.refused?() }
+        for entry in dropped {
+            if let unstored = entry.unstored, let known, entry.sequence == 0 || entry.sequence >= known.from {
+                unstored(known)
+            } else {
+                entry.refused?()
+            }
+        }
         return dropped.count
     }
 }

@@ -59,6 +59,12 @@ extension Namespace {
 
     /// Decides an admitted request here, through the checkpoint (`NamespaceState.apply`);
     /// `complete` gets the answer once everything it depends on is durable.
+    ///
+    /// A cluster leader deposed before the write reached the log (so surely not stored) serves
+    /// the request again when another node wrote the log: once this node has read the log (the
+    /// block runs when the queue resumes), it forwards the write to whoever leads, or decides it
+    /// if it leads again, as if it came then. Cut off (its lease lapsed), it answers at once
+    /// that nothing was written (503), rather than keep the client until it can read the log.
     private func decide(
         _ operation: Operation, by caller: Caller, connection: ConnectionID?, ticket: ProfileTicket?, writeID: String?,
         complete: @escaping @Sendable (Answer) -> Void
@@ -68,7 +74,14 @@ extension Namespace {
         logRefusals(connection: connection)
         if profile != nil { publishProfile(received: ticket?.received, client: ticket?.client) }
         let lost = operation.writesNow ? Refusal.unconfirmed : .unavailable(Namespace.notLeading)
-        finish(out, writeID: writeID, then: { complete(answer) }, refused: { complete(.refused(lost)) })
+        finish(
+            out, writeID: writeID, then: { complete(answer) }, refused: { complete(.refused(lost)) },
+            unstored: { unstored in
+                // A follower's forwarded write is sent again by its follower, with its id: sent
+                // from here as well, it could be applied twice.
+                guard writeID == nil, unstored.superseded else { return complete(.refused(.unavailable(Namespace.notLeading))) }
+                self.run { namespace in namespace.serve(operation, by: caller, connection: connection, complete: complete) }
+            })
     }
 
     /// Opens an event stream if `auth` may read there: its first event (the whole location)

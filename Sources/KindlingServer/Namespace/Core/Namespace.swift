@@ -371,10 +371,12 @@ actor Namespace {
     /// durable, after anything still held; `answers` is held until the event loops have taken
     /// the outputs, and `written`'s hold until its stream's socket has taken them. `writeID`, a
     /// forwarded write's id, goes with the block's last record (the write's) and is remembered
-    /// (`recentWriteIDs`) when the log is a cluster's.
+    /// (`recentWriteIDs`) when the log is a cluster's. A deposed cluster leader runs `refused`
+    /// instead of sending, or `unstored` when the writes surely never reached the log.
     func finish(
         _ out: [Outgoing], holding answers: BudgetHold? = nil, holdingUntilWritten written: (EventStreamOutbound, BudgetHold)? = nil,
-        writeID: String? = nil, then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil
+        writeID: String? = nil, then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil,
+        unstored: (@Sendable (HeldDeliveries.Unstored) -> Void)? = nil
     ) {
         let writes = state.takeJournal()
         let writers = state.takeWriters()
@@ -393,7 +395,7 @@ actor Namespace {
             return
         }
         guard !writes.isEmpty else {
-            held.send(delivery, after: 0, then: then, refused: refused)
+            held.send(delivery, after: 0, then: then, refused: refused, unstored: unstored)
             return
         }
         lastCommitTime = max(lastCommitTime, Namespace.now())
@@ -406,7 +408,7 @@ actor Namespace {
         // In flight until the log has it: a second copy of the write waits for the same outcome.
         if replicated != nil, writeID != nil, let last = records.last { recentWriteIDs.remember(last) }
         // Held before the log has the records, so their sync cannot be reported first.
-        held.send(delivery, after: lastSequence, then: then, refused: refused)
+        held.send(delivery, after: lastSequence, then: then, refused: refused, unstored: unstored)
         if let replicated {
             replicated.append(records)
             snapshotIfDue(replicated)

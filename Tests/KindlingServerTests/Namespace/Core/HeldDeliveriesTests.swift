@@ -65,4 +65,31 @@ struct HeldDeliveriesTests {
         }
         #expect(released.order == expected)
     }
+
+    /// A deposed leader's held writes: those that surely never reached the log (from
+    /// `unstoredFrom` on, or none at all) run `unstored` where they have one, to be made again;
+    /// the rest, which a batch in flight may still store, run `refused`.
+    @Test func abandoningTellsWritesThatNeverReachedTheLogFromTheOthers() {
+        let held = HeldDeliveries(metrics: nil)
+        let released = Released()
+        let superseded = Mutex<[Bool]>([])
+        func unstored(_ name: String) -> @Sendable (HeldDeliveries.Unstored) -> Void {
+            { unstored in
+                superseded.withLock { $0.append(unstored.superseded) }
+                released.note(name)()
+            }
+        }
+        held.send(PreparedDispatch(), after: 3, refused: released.note("3 refused"), unstored: unstored("3 unstored"))
+        held.send(PreparedDispatch(), after: 0, refused: released.note("read refused"), unstored: unstored("read unstored"))
+        held.send(PreparedDispatch(), after: 5, refused: released.note("5 refused"), unstored: unstored("5 unstored"))
+        held.send(PreparedDispatch(), after: 6, refused: released.note("6 refused"))
+        #expect(held.abandon(unstored: .init(from: 4, superseded: true)) == 4)
+        #expect(released.order == ["3 refused", "read unstored", "5 unstored", "6 refused"])
+        #expect(superseded.withLock { $0 } == [true, true])
+        // Without a point known unstored, everything is refused.
+        let unknown = Released()
+        held.send(PreparedDispatch(), after: 7, refused: unknown.note("7 refused"), unstored: { _ in unknown.note("7 unstored")() })
+        held.abandon()
+        #expect(unknown.order == ["7 refused"])
+    }
 }
