@@ -313,8 +313,13 @@ extension Namespace {
             namespace.logRefusals()
             if namespace.profile != nil { namespace.publishProfile() }
             if case .refused(let refusal) = answer {
-                namespace.finish(out)
-                return respond(.refused(refusal))
+                // Held like a write's answer, behind the writes decided before it: a refusal
+                // judged on a tree they changed (a compare-and-set whose tag they moved) holds
+                // only if they reach the log. Sent at once, a write sent again that an old
+                // leader's last batch stored, which this leader had not read when it decided
+                // its own writes, was refused 412 while its increment stood. Deposed first, the
+                // leader stays silent, as below, and the follower sends the write again.
+                return namespace.finish(out, then: { respond(.refused(refusal)) }, refused: {})
             }
             let pushed: Key? = if case .written(.pushed(let key), _) = answer { key } else { nil }
             // The sequence `finish` gives the write's record, known before the reply is held with

@@ -38,14 +38,13 @@ extension Namespace {
             writeIDs: recentWriteIDs.newest(within: RecentWriteIDs.snapshotAge))
         let previous = clusterSnapshotCovered
         let term = log.term
-        held.send(
-            PreparedDispatch(), after: lastSequence,
+        // Through `whenDurable`: the log may have acknowledged the last record already (its
+        // thread races this one, and an operator's snapshot of an idle namespace always comes
+        // after), and a hold nothing releases would keep every answer after it.
+        whenDurable(
+            lastSequence,
             then: { [term] in Task { await self.uploadSnapshot(snapshot, kept: kept, purgingThrough: previous, term: term, node: node) } },
             refused: { [term] in self.run { namespace in namespace.snapshotEnded(term: term) } })
-        // The log may have acknowledged the last record already (its thread races this one, and
-        // an operator's snapshot of an idle namespace always comes after): released again (only
-        // the durable goes), or every answer after the hold would wait for the next write.
-        if log.durable >= lastSequence { held.release(through: log.durable) }
     }
 
     /// Writes `snapshot` to the object store if this node still leads in the same term (a

@@ -152,10 +152,6 @@ final class ReplicatedLog: Sendable {
     /// Framed record bytes appended since the log was made.
     var appendedBytes: Int { state.withLock { $0.appendedBytes } }
 
-    /// The record sequence of the last record JetStream acknowledged: what a hold for an
-    /// earlier record checks, since its release has passed.
-    var durable: UInt64 { state.withLock { $0.durable } }
-
     /// Queues records; their sequence is reported to `onDurable` once JetStream has them.
     func append(_ records: [LogRecord]) {
         guard !records.isEmpty else { return }
