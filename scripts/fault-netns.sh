@@ -231,11 +231,12 @@ incrementer() {
         [ "$value" = null ] && value=0
         [[ "$value" =~ ^[0-9]+$ ]] || continue
         code=$(curl -s -m 25 -o /dev/null -w '%{http_code}' -X PUT -H "if-match: $etag" "$url" -d "$((value + 1))" || true)
+        # Each line: the outcome, the answer, the node, the value written, when.
         case "$code" in
-            200) echo "acked" >> "$WORK/increments" ;;
+            200) echo "acked $code $node $((value + 1)) $(date +%s.%N)" >> "$WORK/increments" ;;
             # Stale (412), or refused before anything was written (503).
-            412 | 503) ;;
-            *) echo "unknown $code" >> "$WORK/increments" ;;
+            412 | 503) echo "refused $code $node $((value + 1)) $(date +%s.%N)" >> "$WORK/increments" ;;
+            *) echo "unknown $code $node $((value + 1)) $(date +%s.%N)" >> "$WORK/increments" ;;
         esac
     done
 }
@@ -398,6 +399,16 @@ counter = counters.pop() if len(counters) == 1 else None
 if counter is None or not (acked_increments <= counter <= acked_increments + unknown):
     failures += 1
     print(f"fault-netns: the counter reads {counter} on the nodes ({counters}), {acked_increments} increments acknowledged, {unknown} unknown")
+    # Each value from 1 to the counter was written once (compare-and-set): the ones no 200
+    # answered, with every answer their writes got, show which refusal was wrong.
+    answers = {}
+    for line in open(increments_file):
+        outcome, code, node, value, at = line.split()
+        answers.setdefault(int(value), []).append(f"{code} via kindling-{node} at {at}")
+    acked_values = {int(line.split()[3]) for line in open(increments_file) if line.startswith("acked")}
+    for value in range(1, (counter or max(counters or {0})) + 1):
+        if value not in acked_values:
+            print(f"fault-netns: value {value} stored without a 200: {answers.get(value, [])}")
 else:
     print(f"fault-netns: counter {counter}: {acked_increments} compare-and-set increments acknowledged (none lost or doubled), {unknown} answered unknown")
 times.sort()
