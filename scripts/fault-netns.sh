@@ -28,6 +28,8 @@
 # Needs root, `ip netns`, curl, python3, and a nats-server 2.11+ ($NATS_SERVER, else
 # .venv/bin/nats-server from scripts/setup.sh). Bounded: about a minute and a half; cleans up
 # after itself. Not part of scripts/test.sh (it needs root); .ci/run runs it after the tests.
+# KEEP_WORK=1 keeps the run's folder (the nodes' and NATS servers' logs, every answer);
+# KINDLING_LOG_LEVEL sets the nodes' log level (default warning).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -123,7 +125,7 @@ declare -A NODE_PID
 start_node() {
     local i=$1
     ip netns exec "kf38-k$i" "$KINDLING" serve --host 0.0.0.0 --port 9000 --rules "$WORK/rules.json" --cluster "$URLS" \
-        --node-id "kindling-$i" --lease-seconds "$LEASE" --require-fsync --allow-open --log-level warning >> "$WORK/k$i.log" 2>&1 &
+        --node-id "kindling-$i" --lease-seconds "$LEASE" --require-fsync --allow-open --log-level "${KINDLING_LOG_LEVEL:-warning}" >> "$WORK/k$i.log" 2>&1 &
     NODE_PID[$i]=$!
     PIDS+=($!)
 }

@@ -185,6 +185,11 @@ extension Namespace {
         perform(changeRole(.joined(nil)), node: node)
         while let message = await messages?.next() {
             let read = await onQueue { namespace -> Bool in
+                // Only a follower commits what it reads. A take-over that led meanwhile cancelled
+                // this reader, but a message it had taken already (the old leader's last batch,
+                // landed after the take-over read the log's end) must not enter the leader's
+                // tree: it would release the answers of writes the log will refuse.
+                guard case .following = namespace.role else { return false }
                 do {
                     try namespace.commitLogged(message)
                     return true

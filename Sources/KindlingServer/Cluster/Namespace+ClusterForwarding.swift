@@ -195,13 +195,19 @@ extension Namespace {
             var led = false
             do {
                 if let lease = try await NamespaceLease.acquire(name, node: node) {
-                    let last = try await Namespace.lastSubjectSequence(node, subject: subject)
+                    var last = try await Namespace.lastSubjectSequence(node, subject: subject)
                     let deadline = ContinuousClock.now + .seconds(10)
-                    while await self.onQueue({ $0.logChain.read }) < last, ContinuousClock.now < deadline {
+                    while ContinuousClock.now < deadline {
+                        let read = await self.onQueue { $0.logChain.read }
+                        if read == last { break }
                         try await Task.sleep(for: .milliseconds(10))
+                        // The old leader's last batch, sent while its lease was fresh, landed
+                        // after the end was asked: the end is asked again (it can send no other,
+                        // its lease lapsed), rather than giving the lease up.
+                        if read > last { last = try await Namespace.lastSubjectSequence(node, subject: subject) }
                     }
                     let requests = try await node.client.subscribe(ClusterNode.rpcSubject(name))
-                    led = await self.onQueue { namespace in
+                    led = await self.onQueue { [last] namespace in
                         guard namespace.logChain.read == last, case .following(_, takingOver: true) = namespace.role else { return false }
                         let leadership = namespace.lead(
                             node, lease: lease, lastSubjectSequence: last, head: namespace.logChain.head, requests: requests)
@@ -209,6 +215,9 @@ extension Namespace {
                         return true
                     }
                     if !led {
+                        let read = await self.onQueue { $0.logChain.read }
+                        self.logger.warning(
+                            "took the namespace's lease but not the lead: the log read to \(read), its last batch \(last); released the lease")
                         await requests.unsubscribe()
                         await lease.release()
                     }
@@ -319,7 +328,13 @@ extension Namespace {
                 // leader's last batch stored, which this leader had not read when it decided
                 // its own writes, was refused 412 while its increment stood. Deposed first, the
                 // leader stays silent, as below, and the follower sends the write again.
-                return namespace.finish(out, then: { respond(.refused(refusal)) }, refused: {})
+                // And sent only while the lease is fresh, so no other node can lead: a leader
+                // cut off until its lease lapsed, back before it learns another node leads, is
+                // still subscribed to the forwarded writes and would refuse on its old tree a
+                // write the new leader stores, and its refusal could reach the follower first.
+                let lease = namespace.role.leadership?.lease
+                return namespace.finish(
+                    out, then: { if lease?.isFresh == true { respond(.refused(refusal)) } }, refused: {})
             }
             let pushed: Key? = if case .written(.pushed(let key), _) = answer { key } else { nil }
             // The sequence `finish` gives the write's record, known before the reply is held with
