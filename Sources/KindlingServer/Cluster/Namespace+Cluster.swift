@@ -188,8 +188,19 @@ extension Namespace {
                 // Only a follower commits what it reads. A take-over that led meanwhile cancelled
                 // this reader, but a message it had taken already (the old leader's last batch,
                 // landed after the take-over read the log's end) must not enter the leader's
-                // tree: it would release the answers of writes the log will refuse.
-                guard case .following = namespace.role else { return false }
+                // tree: it would release the answers of writes the log will refuse. The leader,
+                // expecting the end it read, can publish nothing more: it is deposed now, not at
+                // its next publish, which never comes while its clients' answers wait behind
+                // that batch's records (a CI rehearsal's forwarded writers stalled so).
+                guard case .following = namespace.role else {
+                    if let leadership = namespace.role.leadership, message.streamSequence > namespace.logChain.read,
+                        message.headers?["Nats-Msg-Id"]?.hasPrefix(leadership.term + ".") != true
+                    {
+                        leadership.log.stop(
+                            "another node's batch (stream sequence \(message.streamSequence)) landed after this node took the lead: deposed")
+                    }
+                    return false
+                }
                 do {
                     try namespace.commitLogged(message)
                     return true
