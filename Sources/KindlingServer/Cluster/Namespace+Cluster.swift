@@ -194,7 +194,7 @@ extension Namespace {
                 // that batch's records (a CI rehearsal's forwarded writers stalled so).
                 guard case .following = namespace.role else {
                     if let leadership = namespace.role.leadership, message.streamSequence > namespace.logChain.read,
-                        message.headers?["Nats-Msg-Id"]?.hasPrefix(leadership.term + ".") != true
+                        !leadership.log.published(message.headers)
                     {
                         leadership.log.stop(
                             "another node's batch (stream sequence \(message.streamSequence)) landed after this node took the lead: deposed")

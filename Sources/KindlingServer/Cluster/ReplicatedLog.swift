@@ -152,6 +152,13 @@ final class ReplicatedLog: Sendable {
     /// Framed record bytes appended since the log was made.
     var appendedBytes: Int { state.withLock { $0.appendedBytes } }
 
+    /// The message id of this term's batch ending with record `last`: JetStream stores a batch
+    /// sent again under it once.
+    private func messageID(last: UInt64) -> String { "\(term).\(last)" }
+
+    /// Whether this log, in this term, published the message with `headers` (its message id).
+    func published(_ headers: NATSHeaders?) -> Bool { headers?["Nats-Msg-Id"]?.hasPrefix("\(term).") == true }
+
     /// Queues records; their sequence is reported to `onDurable` once JetStream has them.
     func append(_ records: [LogRecord]) {
         guard !records.isEmpty else { return }
@@ -206,7 +213,7 @@ final class ReplicatedLog: Sendable {
                 return (state.pending.removeFirst(), state.lastSubjectSequence, state.head)
             }
             guard let (batch, expected, head) = next else { return resumeDrainWaiters() }
-            let options = PublishOptions(messageID: "\(term).\(batch.last)", expectedLastSubjectSequence: expected)
+            let options = PublishOptions(messageID: messageID(last: batch.last), expectedLastSubjectSequence: expected)
             var headers = NATSHeaders([(Self.previousHeader, String(head))])
             if batch.isRules { headers.set(Self.rulesHeader, String(batch.last)) }
             var attempt = 0
