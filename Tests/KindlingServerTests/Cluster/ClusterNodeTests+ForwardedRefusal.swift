@@ -16,7 +16,8 @@ extension ClusterNodeTests {
         try await Self.withNATS(proxiedRoutes: true) { nats in
             // Both nodes on the first server only, so cutting its routes stops the leader's log
             // but not the follower's requests to it. A long lease: the leader must keep leading
-            // through the cut (its lease is not renewed while its server has no peers).
+            // through the cut (its lease is not renewed while its server has no peers), and its
+            // lease must still be fresh when the refusal is released, or it stays silent.
             let server = nats.servers[0]
             let lease: Duration = .seconds(20)
             try await KindlingServer.run(Self.configuration(urls: [server.url], node: "leader", leaseTime: lease)) { leader in
