@@ -20,20 +20,29 @@ func restRequest(_ method: String, _ url: URL, body: JSONValue? = nil, credentia
 /// The same with a body that is already encoded (an imported file, sent as it is). `credential`
 /// is sent as a bearer token (nil sends none: a source database read without one).
 func restRequest(_ method: String, _ url: URL, bytes body: Data?, credential: String? = adminCredential) async throws -> [UInt8] {
+    let (status, data) = try await restResponse(method, url, bytes: body, credential: credential)
+    return try accepted(status, data)
+}
+
+/// Sends one REST request and returns whatever status it got; a server that cannot be reached
+/// is reported and ends the command.
+func restResponse(_ method: String, _ url: URL, bytes body: Data?, credential: String?) async throws -> (status: Int, body: [UInt8]) {
     let request = ServerRequest(
         method: HTTPMethod(rawValue: method),
         url: url,
         headers: credential.map { [("Authorization", "Bearer \($0)")] } ?? [],
         body: body.map { [UInt8]($0) }
     )
-    let status: Int
-    let data: [UInt8]
     do {
-        (status, data) = try await request.send()
+        return try await request.send()
     } catch {
         printError("error: cannot reach \(url.host ?? "the server"):\(url.port.map(String.init) ?? ""): \(error)")
         throw ClientExit.unreachable
     }
+}
+
+/// The body of a 2xx answer; any other status is reported and ends the command as a refusal.
+func accepted(_ status: Int, _ data: [UInt8]) throws -> [UInt8] {
     guard (200..<300).contains(status) else {
         let message = (try? JSONParser.parse(data))?["error"]?.stringValue ?? String(decoding: data, as: UTF8.self)
         printError("error: the server answered \(status): \(message)")

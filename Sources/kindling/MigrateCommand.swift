@@ -37,10 +37,17 @@ struct MigrateCommand: AsyncParsableCommand {
             values and a SHA-256 of the canonical JSON.
             --from-auth TOKEN is sent to the source as a bearer token: for hosted Firebase an
             OAuth access token of an account that may read the database (gcloud auth
-            print-access-token); for a Kindling its admin secret. Priorities are not copied.
+            print-access-token); for a Kindling its admin secret. Such a token lasts an hour.
+            --from-credential FILE takes the tokens from a service account key file instead
+            (Firebase console, Project settings, Service accounts, Generate new private key):
+            a new one before each runs out, and when the source ends the change stream because
+            its token expired, the stream is opened again with a new one and the data it starts
+            with is written over the target's, so a migration may follow for as long as it
+            takes. Priorities are not copied.
             Exit codes: 0 copied and equal, 1 refused by a server (or the source ended the
             stream), 2 a server unreachable, 3 the sides differ, 64 bad arguments.
             Examples:
+              kindling migrate --from https://my-app.firebaseio.com --from-credential service-account.json --ns my-app
               kindling migrate --from https://my-app.firebaseio.com --from-auth "$(gcloud auth print-access-token)" --ns my-app
               kindling migrate --from "http://old:9000?ns=chat" --from-auth "$OLD_SECRET" --url http://new:9000 --ns chat --until-idle 30
             """
@@ -54,6 +61,11 @@ struct MigrateCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("from-auth"), help: "A bearer token for the source (an OAuth access token, or a Kindling's admin secret).")
     var fromAuth: String?
+
+    @Option(
+        name: .customLong("from-credential"),
+        help: "A service account key file (JSON) whose OAuth tokens read the source, renewed as they run out (hosted Firebase).")
+    var fromCredential: String?
 
     @Option(help: "The path copied, on both sides.")
     var path = "/"
@@ -69,6 +81,7 @@ struct MigrateCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...256 * 1024).contains(chunkKilobytes) else { throw ValidationError("--chunk-kb must be between 1 and 262144 (256 MB).") }
         if let untilIdle, untilIdle < 1 { throw ValidationError("--until-idle must be at least 1 second.") }
+        if fromAuth != nil, fromCredential != nil { throw ValidationError("Give --from-auth or --from-credential, not both.") }
         _ = try parsePath(path)
         _ = try sourceTarget()
     }
@@ -80,16 +93,60 @@ struct MigrateCommand: AsyncParsableCommand {
             throw ValidationError("--from \(from) names no database: give https://NAME.firebaseio.com or http://HOST:PORT?ns=NAME.")
         }
         source.credential = fromAuth
+        if let fromCredential {
+            do throws(ServiceAccountKey.Failure) {
+                source.tokens = ServiceAccountTokens(key: try ServiceAccountKey(path: fromCredential))
+            } catch {
+                throw ValidationError("--from-credential: \(error)")
+            }
+        }
         return source
     }
 
-    /// What the follow loop takes in, in the order it came.
+    /// What the follow loop takes in, in the order it came; what a stream sent carries the
+    /// number of its opening, so an earlier one's end is not taken for the current one's.
     private enum Input: Sendable {
-        case event(ServerSentEvents.Event)
-        case ended(ProfileCollector.Stop)
-        case failed(ProfileCollector.Failure)
+        case event(ServerSentEvents.Event, stream: Int)
+        case ended(ProfileCollector.Stop, stream: Int)
+        case failed(ProfileCollector.Failure, stream: Int)
         case cutOver
         case tick
+
+        /// The opening of the stream that sent it, if a stream did.
+        var stream: Int? {
+            switch self {
+            case .event(_, let stream), .ended(_, let stream), .failed(_, let stream): stream
+            case .cutOver, .tick: nil
+            }
+        }
+    }
+
+    /// One opening of the source's change stream.
+    private struct SourceStream {
+        let number: Int
+        let task: Task<Void, Never>
+        let stop: AsyncStream<ProfileCollector.Stop>.Continuation
+
+        func end() {
+            stop.yield(.asked)
+            task.cancel()
+        }
+    }
+
+    /// Opens the source's change stream with a current credential; what it sends goes to
+    /// `input`, numbered `number`.
+    private func open(_ number: Int, _ source: RemoteTarget, into input: AsyncStream<Input>.Continuation) async throws -> SourceStream {
+        let collector = ProfileCollector(
+            url: try source.restURL(path: path), credential: try await source.bearer(), eventNames: nil, maxLineBytes: 1 << 30)
+        let (stops, stop) = AsyncStream<ProfileCollector.Stop>.makeStream()
+        let task = Task {
+            do throws(ProfileCollector.Failure) {
+                input.yield(.ended(try await collector.record(until: stops) { input.yield(.event($0, stream: number)) }, stream: number))
+            } catch {
+                input.yield(.failed(error, stream: number))
+            }
+        }
+        return SourceStream(number: number, task: task, stop: stop)
     }
 
     func run() async throws {
@@ -97,24 +154,12 @@ struct MigrateCommand: AsyncParsableCommand {
         let target = try remote.target()
         let keys = try parsePath(path).keys.map(\.string)
         let (inputs, input) = AsyncStream<Input>.makeStream()
-        let (stops, stop) = AsyncStream<ProfileCollector.Stop>.makeStream()
-        let collector = ProfileCollector(
-            url: try source.restURL(path: path), credential: source.credential, eventNames: nil, maxLineBytes: 1 << 30)
-        let stream = Task {
-            do throws(ProfileCollector.Failure) {
-                input.yield(.ended(try await collector.record(until: stops) { input.yield(.event($0)) }))
-            } catch {
-                input.yield(.failed(error))
-            }
-        }
-        defer {
-            stop.yield(.asked)
-            stream.cancel()
-        }
+        var stream = try await open(1, source, into: input)
+        defer { stream.end() }
         var iterator = inputs.makeAsyncIterator()
         // The first event is the data as the stream began; the walk reads it afresh.
         printError("migrate: following \(source.databaseURL) at \(path)")
-        guard case .event = try await next(&iterator, source: source) else { return }
+        guard case .event = try await next(&iterator, source: source, stream: stream.number) else { return }
         try await copy(from: source, to: target, keys: keys)
         let cutOver = Self.cutOverSignals(input, idle: untilIdle != nil)
         defer { cutOver.cancel() }
@@ -123,15 +168,20 @@ struct MigrateCommand: AsyncParsableCommand {
         var applied = 0
         var quietSince = ContinuousClock.now
         while true {
-            let item = try await next(&iterator, source: source)
+            let item = try await next(&iterator, source: source, stream: stream.number)
             switch item {
-            case .event(let event):
+            case .event(let event, _):
                 let change: MigrationEvent
                 do {
                     change = try MigrationEvent(name: event.name, data: event.data)
                 } catch {
                     printError("error: the source sent \(error)")
                     throw ClientExit.refused
+                }
+                if change == .authRevoked, source.tokens != nil {
+                    stream.end()
+                    stream = try await reopen(stream.number + 1, source, target, keys: keys, inputs: &iterator, input: input)
+                    continue
                 }
                 try await apply(change, to: target, under: keys, source: source)
                 // A keep-alive (every 10 s from Kindling, 30 s from Firebase) is not a change: it
@@ -156,17 +206,68 @@ struct MigrateCommand: AsyncParsableCommand {
         if !equal { throw Self.differ }
     }
 
-    /// The next input; a stream that ended or failed is reported and ends the command.
-    private func next(_ iterator: inout AsyncStream<Input>.Iterator, source: RemoteTarget) async throws -> Input {
-        guard let item = await iterator.next() else { throw ExitCode.failure }
+    /// The source revoked the token of the stream (it expired): the stream is opened again with
+    /// a new one, and the data it begins with, the source's data as it is now, is written over
+    /// the target's, since the changes made while no stream was open are known to no event.
+    /// The changes after it are followed as before.
+    private func reopen(
+        _ number: Int, _ source: RemoteTarget, _ target: RemoteTarget, keys: [String], inputs iterator: inout AsyncStream<Input>.Iterator,
+        input: AsyncStream<Input>.Continuation
+    ) async throws -> SourceStream {
+        printError("migrate: the source ended the change stream because its token expired; opening it again with a new one")
+        if let tokens = source.tokens {
+            _ = try await RemoteTarget.reported { () async throws(ServiceAccountTokens.Failure) in try await tokens.renew() }
+        }
+        let stream = try await open(number, source, into: input)
+        while true {
+            let item = try await next(&iterator, source: source, stream: number)
+            // Enter pressed meanwhile is kept for the follow loop: the next tick hands it on.
+            if case .cutOver = item { migrateCutOverAsked.store(true, ordering: .relaxed) }
+            guard case .event(let event, _) = item else { continue }
+            let first: MigrationEvent
+            do {
+                first = try MigrationEvent(name: event.name, data: event.data)
+            } catch {
+                printError("error: the source sent \(error)")
+                throw ClientExit.refused
+            }
+            switch first {
+            case .ignore:
+                continue
+            case .put(let relative, let data) where relative.isEmpty:
+                try await replace(with: data, at: target)
+                printError("migrate: the data at \(path) as the stream began again is written over the target's; following")
+                return stream
+            case .authRevoked:
+                printError("error: the source revoked the new token at once: is the token endpoint's clock right?")
+                throw ClientExit.refused
+            case .cancelled:
+                // Reported as any cancel is.
+                try await apply(first, to: target, under: keys, source: source)
+                return stream
+            case .put, .patch:
+                printError("error: the source's stream began again without the data at \(path) (\(event.name) \(event.data.prefix(200)))")
+                throw ClientExit.refused
+            }
+        }
+    }
+
+    /// The next input of stream `stream` (an earlier stream's are passed over); a stream that
+    /// ended or failed is reported and ends the command.
+    private func next(_ iterator: inout AsyncStream<Input>.Iterator, source: RemoteTarget, stream: Int) async throws -> Input {
+        var item: Input
+        repeat {
+            guard let next = await iterator.next() else { throw ExitCode.failure }
+            item = next
+        } while item.stream.map { $0 != stream } ?? false
         switch item {
-        case .failed(.unreachable(let reason)):
+        case .failed(.unreachable(let reason), _):
             printError("error: cannot reach the source \(source.server): \(reason)")
             throw ClientExit.unreachable
-        case .failed(.refused(let status, let message)):
+        case .failed(.refused(let status, let message), _):
             printError("error: the source answered \(status): \(message)")
             throw ClientExit.refused
-        case .ended(let why):
+        case .ended(let why, _):
             printError("error: the source ended its change stream\(Self.reason(why)); nothing after it can be followed")
             throw ClientExit.refused
         default:
@@ -182,6 +283,27 @@ struct MigrateCommand: AsyncParsableCommand {
     /// The walk of the source written to a file, then imported into the target in atomic steps:
     /// `kindling export` and `kindling import` themselves, so neither side is held whole.
     private func copy(from source: RemoteTarget, to target: RemoteTarget, keys: [String]) async throws {
+        try await importFile(into: target) { writer in
+            var export = StreamingExport(target: source, exportForm: false, chunkBytes: chunkKilobytes * 1024, output: writer)
+            try await export.run(path: keys)
+        }
+    }
+
+    /// `data` written over the target's at the path, in the copy's atomic steps.
+    private func replace(with data: JSONValue, at target: RemoteTarget) async throws {
+        try await importFile(into: target) { writer in
+            do {
+                try writer.write(Array(JSONWriter.string(data).utf8))
+            } catch {
+                printError("error: \(error)")
+                throw ExitCode(74)
+            }
+        }
+    }
+
+    /// What `write` puts in a temporary file, imported into the target at the path in atomic
+    /// steps of about `--chunk-kb`, the first replacing what is there.
+    private func importFile(into target: RemoteTarget, _ write: (ExportFileWriter) async throws -> Void) async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "kindling-migrate-\(target.namespace)-\(ProcessInfo.processInfo.processIdentifier).json"
         ).path
@@ -191,8 +313,7 @@ struct MigrateCommand: AsyncParsableCommand {
             try? FileManager.default.removeItem(atPath: position)
         }
         let writer = try ExportFileWriter(path: file, gzip: false)
-        var export = StreamingExport(target: source, exportForm: false, chunkBytes: chunkKilobytes * 1024, output: writer)
-        try await export.run(path: keys)
+        try await write(writer)
         try writer.finish()
         try await StreamingImport(
             file: ImportFile(path: file), target: target, path: path, chunkBytes: chunkKilobytes * 1024, positionFile: position,
@@ -213,7 +334,9 @@ struct MigrateCommand: AsyncParsableCommand {
             printError("error: the source cancelled the change stream: its rules no longer let this credential read \(path)")
             throw ClientExit.refused
         case .authRevoked:
-            printError("error: the source revoked the credential (expired or withdrawn): give a fresh --from-auth and migrate again")
+            printError(
+                "error: the source revoked the credential (expired or withdrawn): give a fresh --from-auth and migrate again,"
+                    + " or --from-credential, whose tokens are renewed")
             throw ClientExit.refused
         }
     }
@@ -266,15 +389,14 @@ struct MigrateCommand: AsyncParsableCommand {
 
     /// The keys of the object at `keys`, or nil when it is a leaf or nothing.
     private static func topLevelKeys(_ side: RemoteTarget, _ keys: [String]) async throws -> [String]? {
-        let shallow = try await restRequest(
-            "GET", side.restURL(path: keys.joined(separator: "/"), "&shallow=true"), credential: side.credential)
+        let shallow = try await side.get(side.restURL(path: keys.joined(separator: "/"), "&shallow=true"))
         guard case .object(let members) = try JSONParser.parse(shallow) else { return nil }
         return members.map(\.key)
     }
 
     private static func digest(_ side: RemoteTarget, _ keys: [String]) async throws -> MigrationDigest {
         MigrationDigest(
-            try JSONParser.parse(try await restRequest("GET", side.restURL(path: keys.joined(separator: "/")), credential: side.credential)))
+            try JSONParser.parse(try await side.get(side.restURL(path: keys.joined(separator: "/")))))
     }
 }
 

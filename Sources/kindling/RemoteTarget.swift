@@ -19,6 +19,9 @@ struct RemoteTarget: Equatable {
     /// The bearer token sent to this server: the admin credential, unless `kindling migrate`
     /// reads a source database with its own (`--from-auth`) or none.
     var credential: String? = adminCredential
+    /// Where the bearer tokens come from instead, when they run out and are renewed
+    /// (`--from-credential`).
+    var tokens: ServiceAccountTokens?
 
     /// Reads `url`. The namespace is `?ns=`, else the one the host name gives as the server
     /// reads a Host header (`NamespaceName.named(byHost:)`), else `option`, else the default; when
@@ -71,6 +74,39 @@ struct RemoteTarget: Equatable {
     /// The address of one of the server's inspection endpoints (`/.inspect/<name>?ns=…`).
     func inspectURL(_ name: String) throws -> URL {
         try url("/.inspect/\(name)?ns=" + namespace)
+    }
+
+    /// The bearer token to send now: a current one from `tokens`, else `credential`.
+    func bearer() async throws -> String? {
+        guard let tokens else { return credential }
+        return try await Self.reported { () async throws(ServiceAccountTokens.Failure) in try await tokens.accessToken() }
+    }
+
+    /// A GET of `url` with the bearer token. A 401 when tokens are renewed is tried once more
+    /// with a new one: the source ended the token before its time, or its clock is ahead.
+    func get(_ url: URL) async throws -> [UInt8] {
+        var (status, body) = try await restResponse("GET", url, bytes: nil, credential: try await bearer())
+        if status == 401, let tokens {
+            let renewed = try await Self.reported { () async throws(ServiceAccountTokens.Failure) in try await tokens.renew() }
+            (status, body) = try await restResponse("GET", url, bytes: nil, credential: renewed)
+        }
+        return try accepted(status, body)
+    }
+
+    /// A token from `take`; one that cannot be had is reported and ends the command.
+    static func reported(_ take: () async throws(ServiceAccountTokens.Failure) -> String) async throws -> String {
+        do throws(ServiceAccountTokens.Failure) {
+            return try await take()
+        } catch {
+            printError("error: \(error)")
+            if case .unreachable = error { throw ClientExit.unreachable }
+            throw ClientExit.refused
+        }
+    }
+
+    static func == (one: RemoteTarget, other: RemoteTarget) -> Bool {
+        one.server == other.server && one.namespace == other.namespace && one.isNamespaceNamed == other.isNamespaceNamed
+            && one.credential == other.credential && one.tokens === other.tokens
     }
 
     /// The URL for the realtime SDK: the server with `?ns=`.

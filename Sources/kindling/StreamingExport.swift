@@ -127,7 +127,7 @@ struct StreamingExport {
     /// One REST read of `path` with `parameters`.
     private mutating func read(_ path: [String], _ parameters: String) async throws -> [UInt8] {
         reads += 1
-        return try await restRequest("GET", target.restURL(path: path.joined(separator: "/"), parameters), credential: target.credential)
+        return try await target.get(target.restURL(path: path.joined(separator: "/"), parameters))
     }
 
     /// The members of an object the server wrote (or the elements of an array it wrote for a
