@@ -171,13 +171,7 @@ struct MigrateCommand: AsyncParsableCommand {
             let item = try await next(&iterator, source: source, stream: stream.number)
             switch item {
             case .event(let event, _):
-                let change: MigrationEvent
-                do {
-                    change = try MigrationEvent(name: event.name, data: event.data)
-                } catch {
-                    printError("error: the source sent \(error)")
-                    throw ClientExit.refused
-                }
+                let change = try Self.read(event)
                 if change == .authRevoked, source.tokens != nil {
                     stream.end()
                     stream = try await reopen(stream.number + 1, source, target, keys: keys, inputs: &iterator, input: input)
@@ -224,13 +218,7 @@ struct MigrateCommand: AsyncParsableCommand {
             // Enter pressed meanwhile is kept for the follow loop: the next tick hands it on.
             if case .cutOver = item { migrateCutOverAsked.store(true, ordering: .relaxed) }
             guard case .event(let event, _) = item else { continue }
-            let first: MigrationEvent
-            do {
-                first = try MigrationEvent(name: event.name, data: event.data)
-            } catch {
-                printError("error: the source sent \(error)")
-                throw ClientExit.refused
-            }
+            let first = try Self.read(event)
             switch first {
             case .ignore:
                 continue
@@ -249,6 +237,17 @@ struct MigrateCommand: AsyncParsableCommand {
                 printError("error: the source's stream began again without the data at \(path) (\(event.name) \(event.data.prefix(200)))")
                 throw ClientExit.refused
             }
+        }
+    }
+
+    /// What a change-stream event asks for; one that cannot be read is reported and ends the
+    /// command.
+    private static func read(_ event: ServerSentEvents.Event) throws -> MigrationEvent {
+        do {
+            return try MigrationEvent(name: event.name, data: event.data)
+        } catch {
+            printError("error: the source sent \(error)")
+            throw ClientExit.refused
         }
     }
 

@@ -105,6 +105,8 @@ extension ClusterNodeTests {
             case .answer(.committed): return (.committed, resends)
             case .answer(.refused): return (.refused, resends)
             case .giveUp: return (.unanswered, resends)
+            // The pause a follower makes before it sends again (`ForwardingAttempts`'s), part of
+            // the behaviour under test, not a wait for something to happen.
             case .retry(let pause): try await Task.sleep(for: pause)
             }
         }
