@@ -28,12 +28,13 @@ struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write the data at a path as JSON (export form, with priorities) to standard output or a file.",
         discussion: """
-            Through a server the data is read in many small reads (a shallow walk, then the
-            children in batches of about --chunk-kb) and written as it comes, so a namespace of
-            any size is exported in bounded memory; the export form is byte for byte what one
-            GET ?format=export would give. The walk is not a snapshot: writes during it may show
+            Through a server the data is read in many small reads (a shallow walk, then the \
+            children in batches of about --chunk-kb) and written as it comes, so a namespace of \
+            any size is exported in bounded memory; the export form is byte for byte what one \
+            GET ?format=export would give. The walk is not a snapshot: writes during it may show \
             in part (stop writers, or export a backup, for a consistent copy).
-            --output FILE writes FILE.tmp and renames it when complete; FILE ending in .gz, or
+
+            --output FILE writes FILE.tmp and renames it when complete; FILE ending in .gz, or \
             --gzip, writes gzip.
             Examples:
               kindling export --ns chat > chat.json                     # from the server at KINDLING_URL
@@ -98,18 +99,18 @@ struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replace the data at a path with a JSON file of any size, in atomic steps that resume after an interruption.",
         discussion: """
-            FILE is plain JSON or export-form JSON (with .priority and .value), gzipped or not
-            (told by its first bytes), '-' for standard input; a hosted Firebase backup
-            (<name>_data.json.gz) brings its rules file (<name>_rules.json) along; a directory
-            is read as the emulator's export (firebase emulators:export): each
+            FILE is plain JSON or export-form JSON (with .priority and .value), gzipped or not \
+            (told by its first bytes), '-' for standard input; a hosted Firebase backup \
+            (<name>_data.json.gz) brings its rules file (<name>_rules.json) along; a directory \
+            is read as the emulator's export (firebase emulators:export): each \
             database_export/<namespace>.json goes to its namespace, or only the one --ns names.
 
-            Through a server the file is read a piece at a time and sent in steps of about
-            --chunk-kb (1 MB, as firebase database:import does), each one atomic write: the
-            first replaces the data at --path, the others are multi-path updates. A file is
-            first read through once to check it (--no-check skips this), so a truncated file or
-            an invalid key is reported with its byte offset before anything is written. The
-            position is saved after every step (--position-file, by default FILE.import-position);
+            Through a server the file is read a piece at a time and sent in steps of about \
+            --chunk-kb (1 MB, as firebase database:import does), each one atomic write: the \
+            first replaces the data at --path, the others are multi-path updates. A file is \
+            first read through once to check it (--no-check skips this), so a truncated file or \
+            an invalid key is reported with its byte offset before anything is written. The \
+            position is saved after every step (--position-file, by default FILE.import-position); \
             after an interruption, run the same command with --resume.
             Examples:
               kindling import chat.json --ns chat                       # through the server at KINDLING_URL
@@ -117,7 +118,7 @@ struct Import: AsyncParsableCommand {
               kindling import ./emulator-export                         # every namespace in it
               kindling import big.json.gz --ns app --resume             # go on after an interruption
               kindling import chat.json --data-dir ./kindling-data      # into a stopped server's files
-            Exit codes: 0 ok, 1 refused by the server, 2 server unreachable, 64 bad arguments or
+            Exit codes: 0 ok, 1 refused by the server, 2 server unreachable, 64 bad arguments or \
             input, 130 interrupted (resumable).
             """
     )

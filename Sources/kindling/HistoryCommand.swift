@@ -10,8 +10,8 @@ struct HistoryCommand: AsyncParsableCommand {
         commandName: "history",
         abstract: "List the writes that changed a path (at it, above it or below it) in a window of time.",
         discussion: """
-            TIME is milliseconds since 1970 or ISO 8601 (2026-12-05T09:30:00Z). Each line: when, the write's
-            sequence number, what it did (set, remove, update), where, and its size. Restore an instant with
+            TIME is milliseconds since 1970 or ISO 8601 (2026-12-05T09:30:00Z). Each line: when, the write's \
+            sequence number, what it did (set, remove, update), where, and its size. Restore an instant with \
             `kindling restore --at TIME`.
             Examples:
               kindling history /users --ns app --from 2026-12-05T09:00:00Z

@@ -25,26 +25,28 @@ struct MigrateCommand: AsyncParsableCommand {
         commandName: "migrate",
         abstract: "Copy a live Firebase or Kindling database into a namespace, follow its changes until cut-over, then compare both sides.",
         discussion: """
-            The source (--from, a database URL: https://NAME.firebaseio.com, or
-            http://HOST:PORT?ns=NAME for another Kindling) is read through its REST API: its
-            change stream (Server-Sent Events) is opened first, then the data at --path is
-            walked in small reads, as kindling export does, and written to the target (--url,
-            --ns) in atomic steps of about --chunk-kb, as kindling import does; the first step
-            replaces the data at --path. The changes the source made meanwhile are then applied
-            in order, and later ones as they come, until you cut over: press Enter or Ctrl-C
-            (or give --until-idle SECONDS: stop once the source has been quiet that long). Then
-            both sides are read again and compared, per top-level key: the number of leaf
+            The source (--from, a database URL: https://NAME.firebaseio.com, or \
+            http://HOST:PORT?ns=NAME for another Kindling) is read through its REST API: its \
+            change stream (Server-Sent Events) is opened first, then the data at --path is \
+            walked in small reads, as kindling export does, and written to the target (--url, \
+            --ns) in atomic steps of about --chunk-kb, as kindling import does; the first step \
+            replaces the data at --path. The changes the source made meanwhile are then applied \
+            in order, and later ones as they come, until you cut over: press Enter or Ctrl-C \
+            (or give --until-idle SECONDS: stop once the source has been quiet that long). Then \
+            both sides are read again and compared, per top-level key: the number of leaf \
             values and a SHA-256 of the canonical JSON.
-            --from-auth TOKEN is sent to the source as a bearer token: for hosted Firebase an
-            OAuth access token of an account that may read the database (gcloud auth
+
+            --from-auth TOKEN is sent to the source as a bearer token: for hosted Firebase an \
+            OAuth access token of an account that may read the database (gcloud auth \
             print-access-token); for a Kindling its admin secret. Such a token lasts an hour.
-            --from-credential FILE takes the tokens from a service account key file instead
-            (Firebase console, Project settings, Service accounts, Generate new private key):
-            a new one before each runs out, and when the source ends the change stream because
-            its token expired, the stream is opened again with a new one and the data it starts
-            with is written over the target's, so a migration may follow for as long as it
+
+            --from-credential FILE takes the tokens from a service account key file instead \
+            (Firebase console, Project settings, Service accounts, Generate new private key): \
+            a new one before each runs out, and when the source ends the change stream because \
+            its token expired, the stream is opened again with a new one and the data it starts \
+            with is written over the target's, so a migration may follow for as long as it \
             takes. Priorities are not copied.
-            Exit codes: 0 copied and equal, 1 refused by a server (or the source ended the
+            Exit codes: 0 copied and equal, 1 refused by a server (or the source ended the \
             stream), 2 a server unreachable, 3 the sides differ, 64 bad arguments.
             Examples:
               kindling migrate --from https://my-app.firebaseio.com --from-credential service-account.json --ns my-app

@@ -13,9 +13,9 @@ struct ProfileCommand: AsyncParsableCommand {
         commandName: "profile",
         abstract: "Record a namespace's operations, then print their speed, bandwidth and unindexed queries (admin; KINDLING_ADMIN_SECRET).",
         discussion: """
-            The report is the one `firebase database:profile` prints, from the same records (the
-            server's /.settings/profile.json stream). Recording stops after --duration, or at
-            Enter or Ctrl-C without one. Paths with 25 or more siblings are folded into $wildcard
+            The report is the one `firebase database:profile` prints, from the same records (the \
+            server's /.settings/profile.json stream). Recording stops after --duration, or at \
+            Enter or Ctrl-C without one. Paths with 25 or more siblings are folded into $wildcard \
             unless --no-collapse.
             Exit codes: 0 ok, 1 refused by the server, 2 server unreachable, 64 bad arguments.
             Examples:

@@ -12,18 +12,18 @@ struct RestoreCommand: AsyncParsableCommand {
         commandName: "restore",
         abstract: "Replace a namespace's data with a backup, or with what it was at an instant of its history, as one write.",
         discussion: """
-            --at TIME (milliseconds since 1970 or ISO 8601) rebuilds the data at --path as it was
-            then from the namespace's history (see `kindling serve --history`) and writes it into
-            the namespace named by --to, or back in place with --in-place. The restore is itself
-            a write in the history: restoring the instant before it undoes it. Find the instant
+            --at TIME (milliseconds since 1970 or ISO 8601) rebuilds the data at --path as it was \
+            then from the namespace's history (see `kindling serve --history`) and writes it into \
+            the namespace named by --to, or back in place with --in-place. The restore is itself \
+            a write in the history: restoring the instant before it undoes it. Find the instant \
             with `kindling history`.
               kindling restore --ns app --at 2026-12-05T09:29:00Z --path /users --in-place
               kindling restore --ns app --at 1764926940000 --to app-yesterday
 
-            --from takes a data file that `kindling serve --backup-dir` wrote
-            (<time>_<namespace>_data.json.gz), a hosted Firebase backup or any JSON
-            export, gzipped or not (told by its first bytes). The backup's rules file
-            beside it (<time>_<namespace>_rules.json) is restored too when --path is
+            --from takes a data file that `kindling serve --backup-dir` wrote \
+            (<time>_<namespace>_data.json.gz), a hosted Firebase backup or any JSON \
+            export, gzipped or not (told by its first bytes). The backup's rules file \
+            beside it (<time>_<namespace>_rules.json) is restored too when --path is \
             the root; --rules FILE names another, --no-rules keeps the rules as they are.
             Examples:
               kindling restore --from backups/20240501T120000.000Z_chat_data.json.gz \\

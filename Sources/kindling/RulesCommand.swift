@@ -22,8 +22,8 @@ struct RulesTest: ParsableCommand {
                "cases": [{"name": "alice edits her profile", "auth": {"uid": "alice"},
                           "op": "set", "path": "/users/alice/name", "value": "Alice",
                           "data": {}, "expect": "allow"}]}
-            "rules" is a rules file (relative to the test file) or an inline rules document.
-            "op" is read, set, update (value: the members) or remove; "query" holds REST query
+            "rules" is a rules file (relative to the test file) or an inline rules document. \
+            "op" is read, set, update (value: the members) or remove; "query" holds REST query \
             parameters; "now" is the time in milliseconds. Failing cases print the rules that ran.
             Exit status: 0 when every case passes, 1 when one fails, 64 for a bad file.
             """

@@ -10,12 +10,12 @@ struct RulesCoverageCommand: AsyncParsableCommand {
         commandName: "coverage",
         abstract: "Show which rule expressions requests evaluated (a server with rules coverage; admin or emulator mode).",
         discussion: """
-            Prints how many of the rules' expressions and sub-expressions were evaluated, and the
-            ones never evaluated and the boolean ones that only ever returned true or only false,
-            at their line:column (from 1). The server records coverage in emulator mode, or with
+            Prints how many of the rules' expressions and sub-expressions were evaluated, and the \
+            ones never evaluated and the boolean ones that only ever returned true or only false, \
+            at their line:column (from 1). The server records coverage in emulator mode, or with \
             kindling serve --rules-coverage.
               kindling rules coverage --ns app --min 90 --html coverage.html
-            Exit codes: 0 ok, 1 refused by the server (coverage off, not an admin) or a file not
+            Exit codes: 0 ok, 1 refused by the server (coverage off, not an admin) or a file not \
             written, 2 server unreachable, 3 coverage below --min, 64 bad arguments.
             """
     )

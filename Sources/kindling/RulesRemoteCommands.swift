@@ -24,7 +24,7 @@ struct RulesSet: AsyncParsableCommand {
         commandName: "set",
         abstract: "Replace a namespace's security rules with a rules file (admin; KINDLING_ADMIN_SECRET).",
         discussion: """
-            The file is checked locally first, then by the server; rules that do not load are
+            The file is checked locally first, then by the server; rules that do not load are \
             reported with their line and column, and the rules in force stay.
             Exit codes: 0 ok, 1 refused by the server, 2 server unreachable, 64 bad arguments or rules.
             """

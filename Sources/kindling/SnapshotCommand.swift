@@ -8,8 +8,8 @@ struct SnapshotCommand: ParsableCommand {
         commandName: "snapshot",
         abstract: "Ask the server running on a data directory to write snapshots now (it cuts its logs after).",
         discussion: """
-            Sends SIGUSR1 to the server that holds the data directory. Every namespace with writes
-            its newest snapshot lacks writes a new one in the background; the server logs each
+            Sends SIGUSR1 to the server that holds the data directory. Every namespace with writes \
+            its newest snapshot lacks writes a new one in the background; the server logs each \
             snapshot as it lands. Snapshots are also written on their own by log size and age.
             Example:
               kindling snapshot --data-dir ./kindling-data

@@ -11,8 +11,8 @@ struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a line for every change at a path, live, until Ctrl-C.",
         discussion: """
-            Each line: time, event type, path, value (truncated to --width). With --json, one JSON
-            object per line: {"time":…,"event":…,"path":…,"value":…,"previous":…}.
+            Each line: time, event type, path, value (truncated to --width). With --json, one JSON \
+            object per line: {"time":…,"event":…,"path":…,"value":…,"previous":…}. \
             Losing the connection is reported on standard error; the watcher reconnects by itself.
             Examples:
               kindling watch rooms --ns chat
