@@ -1,4 +1,3 @@
-import Crypto
 import CryptoExtras
 import Foundation
 import KindlingCore
@@ -6,6 +5,8 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Synchronization
+
+@testable import KindlingServer
 
 /// An OAuth token endpoint standing in for Google's (`oauth2.googleapis.com/token`) in the
 /// migration tests: it takes the JWT bearer grant (RFC 7523), checks the assertion's RS256
@@ -96,15 +97,13 @@ final class FakeTokenEndpoint: Sendable {
             if parts.count == 2 { form[parts[0]] = parts[1] }
         }
         guard form["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer" else { return .failure(Refusal(reason: "grant_type")) }
-        let parts = (form["assertion"] ?? "").split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3, let header = Self.json(parts[0]), let claims = Self.json(parts[1]), let signature = Self.base64URL(parts[2]) else {
-            return .failure(Refusal(reason: "not a JWT"))
-        }
-        guard header["alg"]?.stringValue == "RS256" else { return .failure(Refusal(reason: "alg")) }
+        // Read with the server's own compact-token reader; the signature checked with swift-crypto.
+        guard case .success(let assertion) = CompactJWT.parse(form["assertion"] ?? "") else { return .failure(Refusal(reason: "not a JWT")) }
+        let claims = assertion.claims
+        guard assertion.algorithm == "RS256" else { return .failure(Refusal(reason: "alg")) }
         guard
             account.publicKey.isValidSignature(
-                _RSA.Signing.RSASignature(rawRepresentation: signature), for: Data((parts[0] + "." + parts[1]).utf8),
-                padding: .insecurePKCS1v1_5)
+                _RSA.Signing.RSASignature(rawRepresentation: assertion.signature), for: assertion.signingInput, padding: .insecurePKCS1v1_5)
         else { return .failure(Refusal(reason: "Invalid JWT Signature.")) }
         let now = Date().timeIntervalSince1970
         guard claims["iss"]?.stringValue == account.email else { return .failure(Refusal(reason: "iss")) }
@@ -116,16 +115,6 @@ final class FakeTokenEndpoint: Sendable {
         else { return .failure(Refusal(reason: "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")) }
         if state.withLock({ $0.refusing }) { return .failure(Refusal(reason: "Invalid JWT Signature.")) }
         return .success(())
-    }
-
-    private static func json(_ text: String) -> JSONValue? {
-        base64URL(text).flatMap { try? JSONParser.parse([UInt8]($0)) }
-    }
-
-    static func base64URL(_ text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
     }
 
     /// Gathers one request and answers it with what `respond` says.

@@ -1,4 +1,3 @@
-import Crypto
 import CryptoExtras
 import Foundation
 import KindlingCore
@@ -25,20 +24,9 @@ extension MigrateCommandTests {
         try await FakeTokenEndpoint.start(
             .init(email: email, publicKey: accountKey.publicKey, lifetimeSeconds: lifetime) {
                 let exp = Int(Date().timeIntervalSince1970) + lifetime - 60
-                return hs256(#"{"sub":"migrator","exp":\#(exp)}"#)
+                return TestTokens.hs256Raw(
+                    header: #"{"alg":"HS256","typ":"JWT"}"#, payload: #"{"sub":"migrator","exp":\#(exp)}"#, secret: jwtSecret)
             })
-    }
-
-    /// An HS256 token of `claims` signed with the source's secret.
-    static func hs256(_ claims: String) -> String {
-        let input = base64URL(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8)) + "." + base64URL(Array(claims.utf8))
-        let mac = HMAC<SHA256>.authenticationCode(for: Array(input.utf8), using: SymmetricKey(data: Array(jwtSecret.utf8)))
-        return input + "." + base64URL(Array(mac))
-    }
-
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 
     /// The key file the Firebase console downloads, naming `endpoint` as its token URI.
@@ -102,14 +90,7 @@ extension MigrateCommandTests {
                     return
                 }
             }
-            guard try await migration.waitFor(inErrors: true, timeout: .seconds(120), { $0.contains("the source was quiet") }) else {
-                await migration.kill()
-                Issue.record("the migration did not cut over after 8 s of quiet: \(migration.errorOutput)")
-                return
-            }
-            let ending = try await migration.wait()
-            #expect(ending == .exited(0), "\(migration.errorOutput)\n\(migration.output)")
-            #expect(migration.output.contains("The source and the target hold the same data."))
+            guard try await Self.cutsOverWhenQuiet(migration, within: .seconds(120)) else { return }
             #expect(try await Self.readAsAdmin(source, "") == (try await Self.read(target, "")))
             // One token for each expiry at least, and every grant was a valid one.
             #expect(endpoint.issued >= 3, "\(endpoint.issued) tokens")

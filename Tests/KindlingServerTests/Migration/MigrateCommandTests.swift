@@ -68,18 +68,25 @@ import Testing
             try await writer.value
             // A keep-alive (every 10 s here) counted as a change would keep the source from ever
             // being quiet for 10 s: a failure within the bound, not a run that never ends.
-            guard try await migration.waitFor(inErrors: true, timeout: .seconds(90), { $0.contains("the source was quiet") }) else {
-                await migration.kill()
-                Issue.record("the migration did not cut over after 10 s of quiet: \(migration.errorOutput)")
-                return
-            }
-            let ending = try await migration.wait()
-            #expect(ending == .exited(0), "\(migration.errorOutput)\n\(migration.output)")
-            #expect(migration.output.contains("The source and the target hold the same data."))
+            guard try await Self.cutsOverWhenQuiet(migration, within: .seconds(90)) else { return }
             #expect(try await Self.read(source, "") == (try await Self.read(target, "")))
             #expect(try await Self.read(target, "rooms/r/title") == #""new""#)
             #expect(try await Self.read(target, "stale") == "null")
         }
+    }
+
+    /// Whether `migration` cut over on its `--until-idle` within `timeout` (recorded and killed
+    /// when not); when it did, expects it to end 0 with both sides equal.
+    static func cutsOverWhenQuiet(_ migration: ChildProcess, within timeout: Duration) async throws -> Bool {
+        guard try await migration.waitFor(inErrors: true, timeout: timeout, { $0.contains("the source was quiet") }) else {
+            await migration.kill()
+            Issue.record("the migration did not cut over once the source was quiet: \(migration.errorOutput)")
+            return false
+        }
+        let ending = try await migration.wait()
+        #expect(ending == .exited(0), "\(migration.errorOutput)\n\(migration.output)")
+        #expect(migration.output.contains("The source and the target hold the same data."))
+        return true
     }
 
     @Test func aTargetChangedBehindItsBackIsReported() async throws {
