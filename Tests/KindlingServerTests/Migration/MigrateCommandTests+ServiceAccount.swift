@@ -12,10 +12,8 @@ extension MigrateCommandTests {
     static let adminSecret = "migration-admin-secret-0123456789"
     static let email = "migrator@my-app.iam.gserviceaccount.com"
 
-    static let accountKey: _RSA.Signing.PrivateKey = {
-        guard let key = try? _RSA.Signing.PrivateKey(keySize: .bits2048) else { preconditionFailure("RSA key generation failed") }
-        return key
-    }()
+    /// The service account's key: the test run's RSA key.
+    static var accountKey: _RSA.Signing.PrivateKey { TestTokens.rsaKey }
 
     /// A token endpoint whose tokens last `lifetime` seconds at the source. The source allows a
     /// minute of clock skew past `exp` (and revokes its stream then), so `exp` is set a minute
