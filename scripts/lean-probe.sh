@@ -9,7 +9,9 @@
 # run (p99 at 200 writes/s to 1k, writes 256 × 1), each also against `kindling-bench floor`, a
 # bare SwiftNIO answerer with no database: the floor under any SwiftNIO server's figures.
 # With UNBATCHED=1, issue 40's four rows in its regime (subscribers read by READERS threads,
-# default one per core, the writer at most 8 writes ahead), each against the floor too.
+# default one per core, the writer at most 8 writes ahead), each against the floor too; with
+# AFTER=KINDLING as well, each row also runs that second `kindling` right after BIN_DIR's
+# (labelled "kindling-after"), for paired before/after runs with Redis in the same run.
 # As kindling-bench does: fan-out against `kindling serve --in-memory` and Redis without an
 # append-only file; writes with `--fsync always` against `appendfsync always`, 100-byte values.
 set -euo pipefail
@@ -41,7 +43,12 @@ launch() {
     echo "$name did not start:" >&2; cat "$work/$name.log" >&2; exit 1
 }
 serving() { if [ "$1" = redis ]; then redis-cli -p "$port" ping >/dev/null 2>&1; else grep -q "listening" "$work/$1.log"; fi; }
-start_kindling() { launch kindling "$bin/kindling" serve --host 127.0.0.1 --port PORT --log-level error "$@"; }
+start_kindling() { launch kindling "${KINDLING:-$bin/kindling}" serve --host 127.0.0.1 --port PORT --log-level error "$@"; }
+# The same row against the AFTER binary, when one is given.
+after() {
+    [ -n "${AFTER:-}" ] || return 0
+    KINDLING=$AFTER "$@" | sed 's/ kindling/ kindling-after/'
+}
 start_redis() { launch redis redis-server --port PORT --save "" --protected-mode no --maxclients 19000 --dir "$work" "$@"; }
 start_floor() { launch floor "$bin/kindling-bench" floor --port PORT; }
 stop() { kill "$server"; wait "$server" 2>/dev/null || true; rm -f "$work/appendonly.aof"; rm -rf "$work/appendonlydir"; }
@@ -57,13 +64,17 @@ for run in $(seq "$runs"); do
             # shellcheck disable=SC2086
             { start_floor; READERS=$readers "$probe" fanout ws "$port" $shape "$server" | sed 's/^fanout kindling/fanout floor/'; stop; }
             # shellcheck disable=SC2086
-            { start_kindling --in-memory "$@"; READERS=$readers "$probe" fanout ws "$port" $shape "$server"; stop; }
+            fanout_kindling() { start_kindling --in-memory "$@"; READERS=$readers "$probe" fanout ws "$port" $shape "$server"; stop; }
+            fanout_kindling "$@"
+            after fanout_kindling "$@"
             # shellcheck disable=SC2086
             { start_redis --appendonly no; READERS=$readers "$probe" fanout redis "$port" $shape "$server"; stop; }
         done
         for in_flight in 16 1; do
             { start_floor; "$probe" writes ws "$port" 256 "$in_flight" 3 100 "$server" | sed 's/^writes kindling/writes floor/'; stop; }
-            { start_kindling --data-dir "$work/data" --fsync always "$@"; "$probe" writes ws "$port" 256 "$in_flight" 3 100 "$server"; stop; }
+            writes_kindling() { start_kindling --data-dir "$work/data" --fsync always "$@"; "$probe" writes ws "$port" 256 "$in_flight" 3 100 "$server"; stop; }
+            writes_kindling "$@"
+            after writes_kindling "$@"
             { start_redis --appendonly yes --appendfsync always; "$probe" writes redis "$port" 256 "$in_flight" 3 100 "$server"; stop; }
         done
         continue

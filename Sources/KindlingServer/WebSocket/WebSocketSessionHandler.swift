@@ -2,6 +2,7 @@ import KindlingCore
 import KindlingProtocol
 import Logging
 import NIOCore
+import NIOSSL
 import NIOWebSocket
 
 /// One realtime client connection, after the WebSocket upgrade: frames in, requests to the
@@ -54,6 +55,14 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// Where encoded frames enter the pipeline: just past SwiftNIO's frame encoder, since they
     /// already carry their headers (see `TextFrame`).
     private var framedOutput: ChannelHandlerContext?
+    /// The socket, written directly while nothing waits in the pipeline (see
+    /// `DirectSocketOutput`); nil with TLS, or where its descriptor cannot be found.
+    private var direct: DirectSocketOutput?
+    /// The channel, kept for `direct` (asking the context for it goes through the pipeline).
+    private var channel: (any Channel)?
+    /// Writes handed to the pipeline while `direct` is set that have not completed: until they
+    /// have, later bytes go to the pipeline too, behind them, so the socket gets them in order.
+    private var pipelineWrites = 0
     /// Frames given since the last flush, not yet written to the pipeline.
     private var joined = JoinedFrames()
     /// Allocates the joined frames' buffers: SwiftNIO's default, the channels' own, kept here
@@ -101,6 +110,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         let start = state.start()
         do {
             framedOutput = try context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
+            direct = Self.directOutput(for: context)
+            channel = context.channel
         } catch {
             logger.error("no WebSocket frame encoder in the pipeline; closing: \(error)", metadata: metadata)
             context.close(promise: nil)
@@ -240,6 +251,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         framedOutput = nil
+        direct = nil
+        channel = nil
         fragments = .none
         frames = ClientFrameReader(maxFrameBytes: frames.maxFrameBytes)
         assembler = FrameAssembler(maxMessageBytes: assembler.maxMessageBytes, readsOversizedToTheEnd: true)
@@ -386,7 +399,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         guard let payload = pendingPong, let context, state.isOpen else { return }
         pendingPong = nil
         writeJoined()
-        context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: payload)), promise: nil)
+        pipelineWrite(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: payload)), through: context, flush: false)
         framedOutput?.flush()
         checkBacklog(context: context)
     }
@@ -411,7 +424,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         guard let framedOutput, state.isOpen else { return false }
         let mustFlush = joined.isEmpty
         if let first = joined.add(frame, allocator: Self.allocator) {
-            framedOutput.write(NIOAny(first), promise: nil)
+            send(first, through: framedOutput, flush: false)
         }
         return mustFlush
     }
@@ -419,16 +432,51 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// Sends what was given since the last flush; disconnects the reader when more than the
     /// limit is still waiting after the socket took what it could.
     func flush() {
-        guard let context, let bytes = joined.take() else { return }
-        // One pass down the pipeline for the write and the flush.
-        framedOutput?.writeAndFlush(NIOAny(bytes), promise: nil)
+        guard let context, let framedOutput, let bytes = joined.take() else { return }
+        send(bytes, through: framedOutput, flush: true)
         checkBacklog(context: context)
     }
 
-    /// Hands the joined frames to the pipeline, ahead of a frame written directly.
+    /// Hands the joined frames to the pipeline, ahead of a frame written to it directly.
     private func writeJoined() {
-        guard let bytes = joined.take() else { return }
-        framedOutput?.write(NIOAny(bytes), promise: nil)
+        guard let framedOutput, let bytes = joined.take() else { return }
+        pipelineWrite(NIOAny(bytes), through: framedOutput, flush: false)
+    }
+
+    /// Sends encoded frames: to the socket itself when nothing waits in the pipeline (see
+    /// `direct`), and whatever the socket does not take to the pipeline (in one pass for the
+    /// write and the flush when `flush`).
+    private func send(_ bytes: ByteBuffer, through output: ChannelHandlerContext, flush: Bool) {
+        var bytes = bytes
+        if let direct, pipelineWrites == 0, state.isOpen, channel?.isActive == true, direct.write(&bytes) == .all { return }
+        pipelineWrite(NIOAny(bytes), through: output, flush: flush)
+    }
+
+    /// Hands `data` to the pipeline at `output`; counted in `pipelineWrites` until it
+    /// completes while the socket is also written directly.
+    private func pipelineWrite(_ data: NIOAny, through output: ChannelHandlerContext, flush: Bool) {
+        var promise: EventLoopPromise<Void>?
+        if direct != nil {
+            pipelineWrites += 1
+            let written = output.eventLoop.makePromise(of: Void.self)
+            written.futureResult.assumeIsolated().whenComplete { _ in self.pipelineWrites -= 1 }
+            promise = written
+        }
+        if flush {
+            output.writeAndFlush(data, promise: promise)
+        } else {
+            output.write(data, promise: promise)
+        }
+    }
+
+    /// The socket to write directly, for a connection without TLS (which encrypts in the
+    /// pipeline) whose upgrade left nothing waiting in the pipeline (its answer has normally
+    /// been written by then).
+    private static func directOutput(for context: ChannelHandlerContext) -> DirectSocketOutput? {
+        guard (try? context.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self)) == nil,
+            (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) == 0
+        else { return nil }
+        return DirectSocketOutput(channel: context.channel)
     }
 
     /// The bytes waiting past which a session stops reading requests (the channel's high water
