@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A plaintext WebSocket's socket, written with `send(2)` from the event loop instead of
+/// A plaintext WebSocket's socket, written with `write(2)` from the event loop instead of
 /// through SwiftNIO's channel (issue 40).
 ///
 /// Why: for a message to one connection (an acknowledgement, one fan-out delivery) SwiftNIO's
@@ -56,7 +56,7 @@ struct DirectSocketOutput {
     func write(_ bytes: inout ByteBuffer) -> Written {
         while bytes.readableBytes > 0 {
             let sent = bytes.withUnsafeReadableBytes { raw in
-                send(descriptor, raw.baseAddress, raw.count, Self.flags)
+                systemWrite(descriptor, raw.baseAddress, raw.count)
             }
             if sent > 0 {
                 bytes.moveReaderIndex(forwardBy: sent)
@@ -69,13 +69,6 @@ struct DirectSocketOutput {
         }
         return .all
     }
-
-    #if os(Linux)
-    /// No SIGPIPE for a peer that has gone: the pipeline's write reports the error instead.
-    private static let flags = CInt(MSG_NOSIGNAL) | CInt(MSG_DONTWAIT)
-    #else
-    private static let flags = CInt(MSG_DONTWAIT)
-    #endif
 
     /// The stored property `label` of `subject`, looked up through its superclasses.
     private static func storedProperty(_ label: String, of subject: Any) -> Any? {
@@ -106,4 +99,15 @@ struct DirectSocketOutput {
             return nil
         }
     }
+}
+
+/// `write(2)`, as SwiftNIO writes a stream socket: the socket is non-blocking, SwiftNIO has
+/// SIGPIPE ignored (for the process on Linux, per socket on Darwin), and /proc's `syscw` counts
+/// these writes as it counts SwiftNIO's.
+private func systemWrite(_ descriptor: CInt, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(descriptor, bytes, count)
+    #else
+    Darwin.write(descriptor, bytes, count)
+    #endif
 }

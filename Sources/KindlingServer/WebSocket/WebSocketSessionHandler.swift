@@ -58,7 +58,8 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// The socket, written directly while nothing waits in the pipeline (see
     /// `DirectSocketOutput`); nil with TLS, or where its descriptor cannot be found.
     private var direct: DirectSocketOutput?
-    /// The channel, kept for `direct` (asking the context for it goes through the pipeline).
+    /// The channel, kept for `direct` and the backlog check of every flush (asking the context
+    /// for it goes through the pipeline).
     private var channel: (any Channel)?
     /// Writes handed to the pipeline while `direct` is set that have not completed: until they
     /// have, later bytes go to the pipeline too, behind them, so the socket gets them in order.
@@ -486,7 +487,7 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// Past the pause mark: stops reading, and disconnects the reader when what waits is over
     /// its limit or the server-wide budget cannot hold it.
     private func checkBacklog(context: ChannelHandlerContext) {
-        guard !context.channel.isWritable, state.isOpen else { return }
+        guard let channel, !channel.isWritable, state.isOpen else { return }
         let waiting = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
         let overLimit = waiting > maxPendingBytes
         let action = state.fellBehind(overLimit: overLimit, budgetHolds: overLimit || backlog.update(to: waiting))
