@@ -11,10 +11,10 @@ import Darwin
 ///
 /// Why: for a message to one connection (an acknowledgement, one fan-out delivery) SwiftNIO's
 /// outbound path (the pipeline's write and flush, the pending-writes queue, its promise
-/// bookkeeping) cost about as much user time again as the system call itself. Profiled in
-/// release (`perf record` of `kindling serve` under `lean-probe fanout ws … 1000 3000 8` with
-/// two reader threads), a delivery to 1,000 subscribers spent 681 ns per delivery in user space,
-/// 424 of them in that path (see BENCHMARKS.md, issue 40, round 4).
+/// bookkeeping) was most of the server's user time per delivery. Profiled in release under `kindling-bench fanout --subscribers 1000 --writes 3000 --window 8`, a delivery
+/// took 2,013 ns of server CPU, 562 of them in user space (the rest the kernel's); written
+/// directly, 1,687 and 340 (BENCHMARKS.md, issue 40, round 4: 15–21% less CPU per
+/// delivery in paired runs).
 ///
 /// Only where writing the socket directly means the same bytes in the same order: the
 /// connection has no TLS (a session checks its pipeline), and nothing it handed the pipeline
