@@ -78,10 +78,10 @@ struct DirectSocketOutputTests {
         }
     }
 
-    /// The listener stops reading while 60 writes of 200 KB (12 MB; a loopback socket holds at
-    /// most 4 MB for a reader with a 4 KB receive buffer) are fanned out to it: the first go
-    /// straight to the socket until it is full, the rest wait in the pipeline, and writes after
-    /// that queue behind them. Once it reads again, every event is there, whole and in order.
+    /// The listener stops reading while 60 writes of 100 KB (6 MB) are fanned out to it: the
+    /// first go straight to the socket until it is full, the rest wait in the pipeline (more
+    /// than a megabyte of them, the server's backlog metric shows), and writes after that queue
+    /// behind them. Once it reads again, every event is there, whole and in order.
     @Test func aListenerThatFellBehindGetsEveryEventWholeAndInOrder() async throws {
         try await RealtimeProtocolTests.withServer { server in
             let listener = try await RawConnection.connect(port: server.port, receiveBufferBytes: 4096)
@@ -100,8 +100,13 @@ struct DirectSocketOutputTests {
             while acknowledged < count {
                 if try await writer.nextMessage()["d"]?["r"] != nil { acknowledged += 1 }
             }
+            // Past what the socket holds, bytes wait in the pipeline: more than the pause mark
+            // (1 MB) does, which the server counts as this reader's backlog.
+            #expect(try await eventually { try await PrometheusText.backlogBytes(port: server.port) > 0 })
             listener.resumeReading()
-            // The last event's last frame ends with its number (a long message comes in frames).
+            // Counted first (a search of 6 MB every few milliseconds would load the machine),
+            // then the last event's last frame, which ends with its number.
+            #expect(try await eventually(within: .seconds(30)) { listener.receivedCount >= count * 100_000 })
             #expect(await listener.waitFor(#":\#(count)"}}}"#, timeout: .seconds(30)))
             let values = try Self.messages(in: Self.textFrames(in: listener.received)).compactMap { text -> String? in
                 try JSONParser.parse(text)["d"]?["b"]?["d"]?.stringValue
@@ -112,7 +117,7 @@ struct DirectSocketOutputTests {
         }
     }
 
-    static func value(_ write: Int) -> String { "\(write):" + String(repeating: "v", count: 200_000) + ":\(write)" }
+    static func value(_ write: Int) -> String { "\(write):" + String(repeating: "v", count: 100_000) + ":\(write)" }
 
     /// The protocol's messages in `texts`: a message longer than one frame comes as the count
     /// of its frames, then the frames.
