@@ -147,34 +147,47 @@ public final class RawConnection: Sendable {
         return bytes
     }
 
-    /// The status code of the first close frame the server sent, if one has arrived.
-    public var closeCode: Int? {
+    /// One frame the server sent.
+    public struct Frame: Sendable {
+        public let fin: Bool
+        public let opcode: UInt8
+        public let payload: ArraySlice<UInt8>
+    }
+
+    /// The whole frames received so far (the handshake's response is not kept, see
+    /// `upgradeToWebSocket`); a frame still arriving, and anything after it, is left out.
+    public var receivedFrames: [Frame] {
+        var frames: [Frame] = []
         var bytes = received[...]
         while bytes.count >= 2 {
-            let opcode = bytes[bytes.startIndex] & 0x0F
             var length = Int(bytes[bytes.startIndex + 1] & 0x7F)
             var header = 2
             if length == 126 {
-                guard bytes.count >= 4 else { return nil }
+                guard bytes.count >= 4 else { break }
                 length = Int(bytes[bytes.startIndex + 2]) << 8 | Int(bytes[bytes.startIndex + 3])
                 header = 4
             } else if length == 127 {
-                guard bytes.count >= 10 else { return nil }
+                guard bytes.count >= 10 else { break }
                 // Eight bytes from the server: checked against what arrived before it is an Int,
                 // so a length with its top bit set or near the maximum cannot trap.
                 let declared = (2..<10).reduce(UInt64(0)) { $0 << 8 | UInt64(bytes[bytes.startIndex + $1]) }
-                guard declared <= UInt64(bytes.count - 10) else { return nil }
+                guard declared <= UInt64(bytes.count - 10) else { break }
                 length = Int(declared)
                 header = 10
             }
-            guard bytes.count >= header + length else { return nil }
-            if opcode == 0x8 {
-                guard length >= 2 else { return nil }
-                return Int(bytes[bytes.startIndex + header]) << 8 | Int(bytes[bytes.startIndex + header + 1])
-            }
+            guard bytes.count >= header + length else { break }
+            let first = bytes[bytes.startIndex]
+            let payloadStart = bytes.startIndex + header
+            frames.append(Frame(fin: first & 0x80 != 0, opcode: first & 0x0F, payload: bytes[payloadStart..<(payloadStart + length)]))
             bytes = bytes.dropFirst(header + length)
         }
-        return nil
+        return frames
+    }
+
+    /// The status code of the first close frame the server sent, if one has arrived.
+    public var closeCode: Int? {
+        guard let close = receivedFrames.first(where: { $0.opcode == 0x8 }), close.payload.count >= 2 else { return nil }
+        return Int(close.payload[close.payload.startIndex]) << 8 | Int(close.payload[close.payload.startIndex + 1])
     }
 }
 

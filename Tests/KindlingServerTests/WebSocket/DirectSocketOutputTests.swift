@@ -1,4 +1,5 @@
 import KindlingCore
+import KindlingProtocol
 import KindlingTesting
 import NIOCore
 import NIOEmbedded
@@ -108,7 +109,7 @@ struct DirectSocketOutputTests {
             // then the last event's last frame, which ends with its number.
             #expect(try await eventually(within: .seconds(30)) { listener.receivedCount >= count * 100_000 })
             #expect(await listener.waitFor(#":\#(count)"}}}"#, timeout: .seconds(30)))
-            let values = try Self.messages(in: Self.textFrames(in: listener.received)).compactMap { text -> String? in
+            let values = try Self.messages(in: listener.receivedFrames).compactMap { text -> String? in
                 try JSONParser.parse(text)["d"]?["b"]?["d"]?.stringValue
             }
             // Each value's number, or -1 for one that is not whole (so a failure prints numbers).
@@ -119,50 +120,15 @@ struct DirectSocketOutputTests {
 
     static func value(_ write: Int) -> String { "\(write):" + String(repeating: "v", count: 100_000) + ":\(write)" }
 
-    /// The protocol's messages in `texts`: a message longer than one frame comes as the count
-    /// of its frames, then the frames.
-    static func messages(in texts: [String]) -> [String] {
+    /// The protocol's messages in the server's text frames, a long message's pieces joined as
+    /// a client joins them (`FrameAssembler`: the count of its pieces first, then the pieces).
+    static func messages(in frames: [RawConnection.Frame]) throws -> [String] {
+        var assembler = FrameAssembler()
         var messages: [String] = []
-        var index = 0
-        while index < texts.count {
-            if let frames = Int(texts[index]), frames > 0, index + frames < texts.count {
-                messages.append(texts[(index + 1)...(index + frames)].joined())
-                index += frames + 1
-            } else {
-                messages.append(texts[index])
-                index += 1
-            }
+        for frame in frames where frame.opcode == 0x1 {
+            #expect(frame.fin, "the server sends whole WebSocket frames")
+            if case .message(let message) = try assembler.receive(String(decoding: frame.payload, as: UTF8.self)) { messages.append(message) }
         }
         return messages
-    }
-
-    /// The payloads of the server's text frames in `bytes` (what came after the upgrade's
-    /// response).
-    static func textFrames(in bytes: [UInt8]) throws -> [String] {
-        var rest = 0
-        var texts: [String] = []
-        var message: [UInt8] = []
-        while rest + 2 <= bytes.count {
-            var length = Int(bytes[rest + 1] & 0x7F)
-            var header = 2
-            if length == 126 {
-                length = Int(bytes[rest + 2]) << 8 | Int(bytes[rest + 3])
-                header = 4
-            } else if length == 127 {
-                length = (2..<10).reduce(0) { $0 << 8 | Int(bytes[rest + $1]) }
-                header = 10
-            }
-            guard rest + header + length <= bytes.count else { break }
-            let opcode = bytes[rest] & 0x0F
-            if opcode == 1 || opcode == 0 {
-                message += bytes[(rest + header)..<(rest + header + length)]
-                if bytes[rest] & 0x80 != 0 {
-                    texts.append(String(decoding: message, as: UTF8.self))
-                    message = []
-                }
-            }
-            rest += header + length
-        }
-        return texts
     }
 }
