@@ -52,6 +52,10 @@ after() {
 start_redis() { launch redis redis-server --port PORT --save "" --protected-mode no --maxclients 19000 --dir "$work" "$@"; }
 start_floor() { launch floor "$bin/kindling-bench" floor --port PORT; }
 stop() { kill "$server"; wait "$server" 2>/dev/null || true; rm -f "$work/appendonly.aof"; rm -rf "$work/appendonlydir"; }
+# Issue 40's Kindling rows (UNBATCHED=1): fan-out of $shape, writes with $in_flight in flight.
+# shellcheck disable=SC2086
+fanout_kindling() { start_kindling --in-memory "$@"; READERS=$readers "$probe" fanout ws "$port" $shape "$server"; stop; }
+writes_kindling() { start_kindling --data-dir "$work/data" --fsync always "$@"; "$probe" writes ws "$port" 256 "$in_flight" 3 100 "$server"; stop; }
 
 for run in $(seq "$runs"); do
     echo "== run $run ($(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg))"
@@ -63,8 +67,6 @@ for run in $(seq "$runs"); do
         for shape in "10000 300 8 0" "1000 3000 8 0"; do
             # shellcheck disable=SC2086
             { start_floor; READERS=$readers "$probe" fanout ws "$port" $shape "$server" | sed 's/^fanout kindling/fanout floor/'; stop; }
-            # shellcheck disable=SC2086
-            fanout_kindling() { start_kindling --in-memory "$@"; READERS=$readers "$probe" fanout ws "$port" $shape "$server"; stop; }
             fanout_kindling "$@"
             after fanout_kindling "$@"
             # shellcheck disable=SC2086
@@ -72,7 +74,6 @@ for run in $(seq "$runs"); do
         done
         for in_flight in 16 1; do
             { start_floor; "$probe" writes ws "$port" 256 "$in_flight" 3 100 "$server" | sed 's/^writes kindling/writes floor/'; stop; }
-            writes_kindling() { start_kindling --data-dir "$work/data" --fsync always "$@"; "$probe" writes ws "$port" 256 "$in_flight" 3 100 "$server"; stop; }
             writes_kindling "$@"
             after writes_kindling "$@"
             { start_redis --appendonly yes --appendfsync always; "$probe" writes redis "$port" 256 "$in_flight" 3 100 "$server"; stop; }
