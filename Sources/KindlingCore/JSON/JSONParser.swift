@@ -173,7 +173,8 @@ public struct JSONParser {
         let start = index
         // Fast path: no escapes.
         var high: UInt8 = 0
-        while index < bytes.count {
+        index = JSONStringScan.plainRun(bytes, from: index, high: &high)
+        if index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
@@ -184,10 +185,7 @@ public struct JSONParser {
                 guard let text = String(validating: slice, as: UTF8.self) else { throw failure("invalid UTF-8 in a string") }
                 return text
             }
-            high |= byte
-            if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw failure("unescaped control character in a string") }
-            index += 1
         }
         var scratch = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
@@ -203,8 +201,10 @@ public struct JSONParser {
             case 0..<0x20:
                 throw failure("unescaped control character in a string")
             default:
-                scratch.append(byte)
-                index += 1
+                var high: UInt8 = 0
+                let stop = JSONStringScan.plainRun(bytes, from: index, high: &high)
+                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<stop]))
+                index = stop
             }
         }
         throw failure("unterminated string")
