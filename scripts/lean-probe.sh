@@ -14,6 +14,8 @@
 # (labelled "kindling-after"), for paired before/after runs with Redis in the same run.
 # As kindling-bench does: fan-out against `kindling serve --in-memory` and Redis without an
 # append-only file; writes with `--fsync always` against `appendfsync always`, 100-byte values.
+# Each line gives the server's CPU per operation and its user and kernel parts (/proc/PID/stat);
+# scripts/lean-probe-summary.py turns an UNBATCHED=1 run's output into issue 40's rows.
 set -euo pipefail
 bin=${1:?bin dir}
 runs=${2:-1}

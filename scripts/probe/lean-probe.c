@@ -15,7 +15,8 @@
 //     subscribers, each its share with an epoll of its own, as fast as they can, and the main
 //     thread only writes: few events then share one socket write. Without it one thread does all.
 //
-// Prints one line: the rate, the server's CPU (from /proc/SERVER_PID/stat) and the probe's own.
+// Prints one line: the rate, the server's CPU per operation with its user and kernel parts (from
+// /proc/SERVER_PID/stat) and the probe's own.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -62,20 +63,32 @@ static uint64_t nanoseconds(void) {
 }
 
 // User and system CPU seconds of process `pid` (fields 14 and 15 of /proc/PID/stat).
-static double cpu_seconds(int pid) {
+typedef struct { double user, system; } cpu_time;
+
+static cpu_time cpu_seconds(int pid) {
+    cpu_time none = {0, 0};
     char path[64], text[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", pid);
     FILE *file = fopen(path, "r");
-    if (!file) return 0;
+    if (!file) return none;
     size_t count = fread(text, 1, sizeof text - 1, file);
     fclose(file);
     text[count] = 0;
     char *field = strrchr(text, ')');
-    if (!field) return 0;
+    if (!field) return none;
     for (int i = 0; i < 12 && field; i++) field = strchr(field + 1, ' ');
     unsigned long user = 0, system = 0;
     if (field) sscanf(field, " %lu %lu", &user, &system);
-    return (double)(user + system) / (double)sysconf(_SC_CLK_TCK);
+    double tick = (double)sysconf(_SC_CLK_TCK);
+    cpu_time time = {(double)user / tick, (double)system / tick};
+    return time;
+}
+
+// The CPU seconds `pid` spent since `start` (both kinds together); with `split`, each kind too.
+static double cpu_since(int pid, cpu_time start, cpu_time *split) {
+    cpu_time now = cpu_seconds(pid), spent = {now.user - start.user, now.system - start.system};
+    if (split) *split = spent;
+    return spent.user + spent.system;
 }
 
 // The write system calls process `pid` made so far (`syscw` of /proc/PID/io: write and writev),
@@ -296,7 +309,7 @@ static int run_writes(int port, int count, long in_flight, double seconds, int v
         }
     }
     answers = refusals = 0;
-    double server_start = server ? cpu_seconds(server) : 0, own_start = cpu_seconds(getpid());
+    cpu_time server_start = cpu_seconds(server), own_start = cpu_seconds(getpid());
     uint64_t start = nanoseconds(), deadline = start + (uint64_t)(seconds * 1e9);
     for (int i = 0; i < count; i++) send_all(all[i].fd, out, writes(&all[i], i, value_bytes, in_flight, out));
     for (;;) {
@@ -315,10 +328,12 @@ static int run_writes(int port, int count, long in_flight, double seconds, int v
         }
     }
     double elapsed = (double)(nanoseconds() - start) / 1e9;
-    double server_cpu = server ? cpu_seconds(server) - server_start : 0, own_cpu = cpu_seconds(getpid()) - own_start;
-    printf("writes %s: %.0f acks/s, %ld refused, server %.2f cores (%.0f ns/write), probe %.2f cores (%.0f ns/write)\n",
-        websocket ? "kindling" : "redis", (double)answers / elapsed, refusals, server_cpu / elapsed, answers ? server_cpu * 1e9 / (double)answers : 0,
-        own_cpu / elapsed, answers ? own_cpu * 1e9 / (double)answers : 0);
+    cpu_time server_time;
+    double server_cpu = cpu_since(server, server_start, &server_time), own_cpu = cpu_since(getpid(), own_start, NULL);
+    double per_answer = answers ? 1e9 / (double)answers : 0;
+    printf("writes %s: %.0f acks/s, %ld refused, server %.2f cores (%.0f ns/write: user %.0f, kernel %.0f), probe %.2f cores (%.0f ns/write)\n",
+        websocket ? "kindling" : "redis", (double)answers / elapsed, refusals, server_cpu / elapsed, server_cpu * per_answer, server_time.user * per_answer,
+        server_time.system * per_answer, own_cpu / elapsed, own_cpu * per_answer);
     return 0;
 }
 
@@ -417,7 +432,7 @@ static int run_fanout(int port, int subscribers, long total, long window, double
     atomic_store(&deliveries, 0);
     memset(histogram, 0, sizeof histogram);
     for (int t = 0; t < reader_count; t++) pthread_create(&readers[t].thread, NULL, read_subscribers, &readers[t]);
-    double server_start = server ? cpu_seconds(server) : 0, own_start = cpu_seconds(getpid());
+    cpu_time server_start = cpu_seconds(server), own_start = cpu_seconds(getpid());
     long server_writes_start = server ? write_calls(server) : 0;
     uint64_t start = nanoseconds();
     long sent = 0, expected = total * subscribers;
@@ -456,15 +471,18 @@ static int run_fanout(int port, int subscribers, long total, long window, double
         if (nanoseconds() - start > 300000000000u) { fprintf(stderr, "gave up after 300 s: %ld of %ld delivered\n", delivered, expected); return 1; }
     }
     double elapsed = (double)(nanoseconds() - start) / 1e9;
-    double server_cpu = server ? cpu_seconds(server) - server_start : 0, own_cpu = cpu_seconds(getpid()) - own_start;
+    cpu_time server_time;
+    double server_cpu = cpu_since(server, server_start, &server_time), own_cpu = cpu_since(getpid(), own_start, NULL);
     long server_writes = server ? write_calls(server) - server_writes_start : 0;
     atomic_store(&stopping, 1);
     for (int t = 0; t < reader_count; t++) pthread_join(readers[t].thread, NULL);
     merge_histogram();
     long total_delivered = atomic_load(&deliveries);
-    printf("fanout %s%s: %.0f deliveries/s, p50 %.2f ms, p99 %.2f ms, server %.2f cores (%.0f ns/delivery, %.2f deliveries/write call), probe %.2f cores (%.0f ns/delivery)\n",
+    double per_delivery = total_delivered ? 1e9 / (double)total_delivered : 0;
+    printf("fanout %s%s: %.0f deliveries/s, p50 %.2f ms, p99 %.2f ms, server %.2f cores (%.0f ns/delivery, %.2f deliveries/write call; user %.0f, kernel %.0f), probe %.2f cores (%.0f ns/delivery)\n",
         websocket ? "kindling" : "redis", reader_count ? " (readers on threads)" : "", (double)total_delivered / elapsed, percentile(0.5), percentile(0.99), server_cpu / elapsed,
-        server_cpu * 1e9 / (double)total_delivered, server_writes ? (double)total_delivered / (double)server_writes : 0, own_cpu / elapsed, own_cpu * 1e9 / (double)total_delivered);
+        server_cpu * per_delivery, server_writes ? (double)total_delivered / (double)server_writes : 0, server_time.user * per_delivery,
+        server_time.system * per_delivery, own_cpu / elapsed, own_cpu * per_delivery);
     return 0;
 }
 
