@@ -42,9 +42,12 @@ struct HTTPTimeoutTests {
         try await HardeningServer.with(Self.short) { server, _ in
             let raw = try await RawConnection.connect(port: server.port)
             defer { raw.close() }
+            let asked = ContinuousClock.now
             try await raw.send("GET /a.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             #expect(await raw.waitFor("\r\n\r\nnull"))
-            #expect(!raw.isClosed)
+            // Open after the response until the keep-alive timeout, which runs from the response
+            // (a stalled machine may look only after it passed), then closed.
+            #expect(!raw.isClosed || ContinuousClock.now - asked >= .seconds(1))
             #expect(await raw.waitForClose(timeout: .seconds(5)))
         }
     }
@@ -53,7 +56,9 @@ struct HTTPTimeoutTests {
         try await HardeningServer.with(Self.short) { server, _ in
             let raw = try await RawConnection.connect(port: server.port)
             defer { raw.close() }
-            try await raw.send("PUT /a.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n[1,2,")
+            // On a loaded machine the header timeout may end the connection before this goes
+            // out; the connection must end either way, with nothing stored.
+            try? await raw.send("PUT /a.json?ns=t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n[1,2,")
             #expect(await raw.waitForClose(timeout: .seconds(5)))
             #expect(!raw.receivedText.contains("200 OK"))
         }
