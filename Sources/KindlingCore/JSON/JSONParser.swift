@@ -172,8 +172,8 @@ public struct JSONParser {
         index += 1
         let start = index
         // Fast path: no escapes.
-        var high: UInt8 = 0
-        index = JSONStringScan.plainRun(bytes, from: index, high: &high)
+        let run = JSONStringScan.plainRun(bytes, from: index)
+        index = run.end
         if index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
@@ -181,7 +181,7 @@ public struct JSONParser {
                 index += 1
                 // ASCII is valid UTF-8 as it stands: decoding it skips the generic validation
                 // (which looks up type metadata on every call, for every key and value).
-                if high < 0x80 { return String(decoding: slice, as: UTF8.self) }
+                if run.isASCII { return String(decoding: slice, as: UTF8.self) }
                 guard let text = String(validating: slice, as: UTF8.self) else { throw failure("invalid UTF-8 in a string") }
                 return text
             }
@@ -201,8 +201,7 @@ public struct JSONParser {
             case 0..<0x20:
                 throw failure("unescaped control character in a string")
             default:
-                var high: UInt8 = 0
-                let stop = JSONStringScan.plainRun(bytes, from: index, high: &high)
+                let stop = JSONStringScan.plainRun(bytes, from: index).end
                 scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<stop]))
                 index = stop
             }

@@ -11,27 +11,25 @@ enum JSONStringScan {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highBits: UInt64 = 0x8080_8080_8080_8080
 
-    /// The index of the first byte at or after `start` that is `"`, `\` or below 0x20, or
-    /// `bytes.count` when there is none; `high` gathers every byte before it OR-ed together, so
-    /// `high < 0x80` says the run is ASCII.
-    static func plainRun(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, high: inout UInt8) -> Int {
-        guard let base = bytes.baseAddress else { return start }
+    /// Where the plain run from `start` ends: the index of the first `"`, `\` or byte below
+    /// 0x20 at or after it (`bytes.count` when there is none), and whether the run is ASCII.
+    static func plainRun(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (end: Int, isASCII: Bool) {
+        guard let base = bytes.baseAddress else { return (start, true) }
         var index = start
-        var wordHigh: UInt64 = 0
+        var high: UInt64 = 0
         while bytes.count - index >= 8 {
             let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
             guard !mayStop(word) else { break }
-            wordHigh |= word
+            high |= word
             index += 8
         }
-        if wordHigh & highBits != 0 { high |= 0x80 }
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return index }
-            high |= byte
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            high |= UInt64(byte)
             index += 1
         }
-        return index
+        return (index, high & highBits == 0)
     }
 
     /// True when `word` may hold a quote, a backslash or a control byte (never false when it does).

@@ -92,9 +92,8 @@ public struct JSONWriter {
         text.withUTF8 { utf8 in
             // Runs without anything to escape (most strings are one) are copied whole.
             var index = 0
-            var high: UInt8 = 0
             while true {
-                let stop = JSONStringScan.plainRun(utf8, from: index, high: &high)
+                let stop = JSONStringScan.plainRun(utf8, from: index).end
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[index..<stop]))
                 guard stop < utf8.count else { return }
                 appendEscape(of: utf8[stop])

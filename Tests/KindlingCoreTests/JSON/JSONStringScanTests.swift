@@ -17,10 +17,9 @@ struct JSONStringScanTests {
                     bytes[position] = byte
                     let expected = bytes.firstIndex(where: Self.stopsHere) ?? bytes.count
                     let expectedHigh = bytes[..<expected].reduce(0, |) >= 0x80
-                    var high: UInt8 = 0
-                    let stop = bytes.withUnsafeBufferPointer { JSONStringScan.plainRun($0, from: 0, high: &high) }
-                    #expect(stop == expected, "length \(length), byte \(byte) at \(position)")
-                    #expect((high >= 0x80) == expectedHigh, "length \(length), byte \(byte) at \(position)")
+                    let run = bytes.withUnsafeBufferPointer { JSONStringScan.plainRun($0, from: 0) }
+                    #expect(run.end == expected, "length \(length), byte \(byte) at \(position)")
+                    #expect(run.isASCII == !expectedHigh, "length \(length), byte \(byte) at \(position)")
                 }
             }
         }
@@ -28,11 +27,10 @@ struct JSONStringScanTests {
 
     @Test func startsWhereItIsToldAndFindsNothingInAPlainRun() {
         let bytes = Array(#"ab"cdefghijklmnopqrstuvwxyz"#.utf8)
-        var high: UInt8 = 0
-        #expect(bytes.withUnsafeBufferPointer { JSONStringScan.plainRun($0, from: 0, high: &high) } == 2)
-        #expect(bytes.withUnsafeBufferPointer { JSONStringScan.plainRun($0, from: 3, high: &high) } == bytes.count)
-        #expect(high < 0x80)
-        #expect([UInt8]().withUnsafeBufferPointer { JSONStringScan.plainRun($0, from: 0, high: &high) } == 0)
+        #expect(bytes.withUnsafeBufferPointer { JSONStringScan.plainRun($0, from: 0) }.end == 2)
+        let rest = bytes.withUnsafeBufferPointer { JSONStringScan.plainRun($0, from: 3) }
+        #expect(rest.end == bytes.count && rest.isASCII)
+        #expect([UInt8]().withUnsafeBufferPointer { JSONStringScan.plainRun($0, from: 0) }.end == 0)
     }
 
     /// Strings with escapes and multi-byte characters at every offset, long enough to span
