@@ -14,15 +14,8 @@ public final class RefusingPort: Sendable {
 
     /// Binds a new socket to a free port of 127.0.0.1; nil when the system gives none.
     public init?() {
-        #if canImport(Glibc)
-        let descriptor = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
-        #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        guard let descriptor = LoopbackSocket.open() else { return nil }
+        var address = LoopbackSocket.address(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in

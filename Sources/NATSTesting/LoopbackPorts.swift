@@ -1,3 +1,4 @@
+import KindlingTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -40,17 +41,9 @@ enum LoopbackPorts {
     /// Runs `body` with a new TCP socket and the address 127.0.0.1:`port`, closing the socket
     /// after; nil when no socket could be made.
     private static func withSocket<Result>(port: Int, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result? {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { return nil }
+        guard let fd = LoopbackSocket.open() else { return nil }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var address = LoopbackSocket.address(port: port)
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
