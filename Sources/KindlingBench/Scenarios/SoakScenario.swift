@@ -66,18 +66,20 @@ public enum SoakScenario {
             let p99 = taken.isEmpty ? 0 : Double(window.valueAtPercentile(99)) / 1000
             report.measurements.append(Measurement("p99 write→event to \(at) s", p99, "ms"))
             report.measurements.append(Measurement("events to \(at) s", Double(taken.count), "events"))
-            if let probe { report.measurements.append(Measurement("REST probe at \(at) s", probe * 1000, "ms")) }
+            if case .success(let seconds) = probe { report.measurements.append(Measurement("REST probe at \(at) s", seconds * 1000, "ms")) }
             if let resident {
                 report.measurements.append(Measurement("server RSS at \(at) s", Double(resident) / 1_048_576, "MB"))
                 if resident > options.maxResidentMegabytes * 1_048_576 { overLimit.append("\(resident / 1_048_576) MB at \(at) s") }
             }
-            if Double(taken.count) < expected / 2 || probe == nil {
-                stalled.append("\(at) s (\(taken.count) events, probe \(probe == nil ? "failed" : "ok"))")
+            switch probe {
+            case .failure(let failure): stalled.append("\(at) s (\(taken.count) events, probe failed: \(failure))")
+            case .success where Double(taken.count) < expected / 2: stalled.append("\(at) s (\(taken.count) events, probe ok)")
+            case .success: break
             }
             if options.progress {
                 FileHandle.standardError.write(
                     Data(
-                        "soak \(at) s: p99 \(p99) ms over \(taken.count) events, probe \(probe.map { "\(Int($0 * 1000)) ms" } ?? "failed"), server RSS \((resident ?? 0) / 1_048_576) MB\n"
+                        "soak \(at) s: p99 \(p99) ms over \(taken.count) events, probe \((try? probe.get()).map { "\(Int($0 * 1000)) ms" } ?? "failed"), server RSS \((resident ?? 0) / 1_048_576) MB\n"
                             .utf8
                     ))
             }
@@ -109,19 +111,43 @@ public enum SoakScenario {
         return report
     }
 
-    /// A REST read on a fresh connection: its time in seconds, or nil when no answer came
-    /// within 5 s.
-    static func probeREST(target: BenchTarget, group: any EventLoopGroup, namespace: String) async -> Double? {
+    /// A REST read on a fresh connection: its time in seconds, or why it failed (no connection,
+    /// a refused send, a close, or no whole answer within 5 s, with the first line it did get).
+    static func probeREST(target: BenchTarget, group: any EventLoopGroup, namespace: String) async -> Result<Double, RESTProbeFailure> {
         let begun = ContinuousClock.now
-        guard let socket = try? await SoakSocket.connect(to: target, group: group, reading: true) else { return nil }
+        let socket: SoakSocket
+        do {
+            socket = try await SoakSocket.connect(to: target, group: group, reading: true)
+        } catch {
+            return .failure(RESTProbeFailure("no connection: \(error)"))
+        }
         defer { socket.close() }
-        guard (try? await socket.send("GET /pairs/p0.json?ns=\(namespace) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")) != nil else {
-            return nil
+        do {
+            try await socket.send("GET /pairs/p0.json?ns=\(namespace) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        } catch {
+            return .failure(RESTProbeFailure("send refused: \(error)"))
         }
         while ContinuousClock.now - begun < .seconds(5) {
-            if socket.received.hasPrefix("HTTP/1.1 200"), socket.received.contains("\r\n\r\n{") { return (ContinuousClock.now - begun).seconds }
+            // Read `isClosed` first: bytes that came before the close are in `received` by then.
+            let closed = socket.isClosed
+            let received = socket.received
+            if received.hasPrefix("HTTP/1.1 200"), received.contains("\r\n\r\n{") { return .success((ContinuousClock.now - begun).seconds) }
+            if closed { return .failure(RESTProbeFailure("closed after \(RESTProbeFailure.firstLine(of: received))")) }
             try? await Task.sleep(for: .milliseconds(5))
         }
-        return nil
+        return .failure(RESTProbeFailure("no whole answer in 5 s, got \(RESTProbeFailure.firstLine(of: socket.received))"))
+    }
+}
+
+/// Why the soak's REST probe got no answer, for the stalled interval's detail.
+struct RESTProbeFailure: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) { self.description = description }
+
+    /// The response's first line, or "nothing" when no byte came.
+    static func firstLine(of received: String) -> String {
+        guard !received.isEmpty else { return "nothing" }
+        return "\"" + (received.split(separator: "\r\n", maxSplits: 1).first.map(String.init) ?? received) + "\""
     }
 }
