@@ -19,6 +19,9 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(help: "Normal listener/writer pairs.")
     var pairs = 8
 
+    @Option(name: .customLong("write-every"), help: "Seconds between one normal writer's writes.")
+    var writeEvery = 0.1
+
     @Option(name: .customLong("ping-flooders"), help: "WebSocket connections sending pings and never reading.")
     var pingFlooders = 2
 
@@ -45,6 +48,7 @@ struct SoakCommand: AsyncParsableCommand {
         guard duration >= 1, duration <= 86_400, interval >= 1, interval <= duration else {
             throw ValidationError("--duration must be 1…86400 seconds and --interval 1 s up to the duration.")
         }
+        guard writeEvery >= 0.001, writeEvery <= 60 else { throw ValidationError("--write-every must be 0.001…60 seconds.") }
         for (name, value) in [
             ("--pairs", pairs), ("--ping-flooders", pingFlooders), ("--non-readers", nonReaders), ("--slowloris", slowloris),
             ("--partial-bodies", partialBodies),
@@ -65,6 +69,7 @@ struct SoakCommand: AsyncParsableCommand {
     func run() async throws {
         let options = SoakOptions(
             duration: .milliseconds(Int64(duration * 1000)), interval: .milliseconds(Int64(interval * 1000)), pairs: pairs,
+            writeEvery: .microseconds(Int64(writeEvery * 1_000_000)),
             pingFlooders: pingFlooders, nonReaders: nonReaders, slowloris: slowloris, namespacesPerSecond: namespacesPerSecond,
             partialBodies: partialBodies, maxResidentMegabytes: maxResidentMegabytes, progress: !target.noProgress
         )

@@ -1,4 +1,5 @@
 import Foundation
+import KindlingTesting
 import NIOPosix
 import Testing
 
@@ -122,15 +123,23 @@ struct ScenarioSmokeTests {
         #expect(writes.value("refused writes") == 0)
     }
 
-    @Test("soak: normal clients keep being served while hostile ones attack")
+    /// Run as `kindling-bench soak` against a `kindling` it starts, each in a process of its own:
+    /// the soak judges each interval by the clock, and inside this test process its clock and
+    /// probes wait on a cooperative thread pool that the suite's CPU-bound tests can hold for
+    /// seconds (a 1 s sleep of the soak's was seen to last 5 s there).
+    @Test("soak: normal clients keep being served while hostile ones attack", .enabled(if: kindlingBinaryBuilt && benchBinaryBuilt))
     func soak() async throws {
-        let options = SoakOptions(
-            duration: .seconds(3), interval: .seconds(1), pairs: 2, writeEvery: .milliseconds(200), pingFlooders: 1, nonReaders: 1,
-            slowloris: 2, namespacesPerSecond: 5, partialBodies: 1, maxResidentMegabytes: 1024, progress: false
+        let (ending, output, errors) = try await ChildProcess.run(
+            benchExecutable,
+            arguments: [
+                "soak", "--duration", "3", "--interval", "1", "--pairs", "2", "--write-every", "0.2", "--ping-flooders", "1",
+                "--non-readers", "1", "--slowloris", "2", "--namespaces-per-second", "5", "--partial-bodies", "1", "--max-rss-mb", "1024",
+                "--json", "--no-progress",
+            ]
         )
-        let report = try await withInProcessServer { target in
-            try await SoakScenario.run(kindling: target, group: group, options: options)
-        }
+        let bench = try JSONDecoder().decode(BenchOutput.self, from: Data(output.utf8))
+        let report = try #require(bench.reports.first)
+        #expect(ending == .exited(0), "\(errors)")
         #expect(report.passed, "\(report.checks)")
         #expect((report.latencies.first?.count ?? 0) > 0)
         #expect((report.value("hostile connections opened") ?? 0) >= 5)
@@ -140,3 +149,10 @@ struct ScenarioSmokeTests {
 
 /// True when `kindling` was built next to this test executable (it is, by `swift build --build-tests`).
 let kindlingBinaryBuilt = FileManager.default.isExecutableFile(atPath: KindlingServerProcess.defaultExecutable)
+
+/// `kindling-bench`, built beside `kindling`.
+let benchExecutable = URL(fileURLWithPath: KindlingServerProcess.defaultExecutable).deletingLastPathComponent()
+    .appendingPathComponent("kindling-bench").path
+
+/// True when `kindling-bench` was built next to this test executable.
+let benchBinaryBuilt = FileManager.default.isExecutableFile(atPath: benchExecutable)
