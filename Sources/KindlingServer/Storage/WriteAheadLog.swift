@@ -26,8 +26,7 @@ public enum FsyncMode: String, Sendable, CaseIterable {
 /// `append` only queues bytes; one flush at a time runs on the log's own queue, writes
 /// everything queued, syncs according to the mode, and then reports the last durable sequence
 /// number. While a flush runs, new appends gather for the next one, so throughput grows with
-/// load without weakening the promise; under load, `GroupCommitPacer` may hold the next flush
-/// back briefly until the writes already on their way have joined it. A failing write (a full disk) keeps the bytes queued,
+/// load without weakening the promise. A failing write (a full disk) keeps the bytes queued,
 /// marks the log unhealthy, and retries every second; nothing after the failure is reported
 /// durable until it succeeds, or until a snapshot that covers the queued records is on disk.
 ///
@@ -48,27 +47,16 @@ final class WriteAheadLog: @unchecked Sendable {
         case rotate(UInt64)
     }
 
-    /// A scheduled flush that waits for company: for how long, and the pacer's number for it.
-    private struct PacedWait: Error {
-        let wait: Duration
-        let number: UInt64
-    }
-
     private struct Queued {
         var items: [Item] = []
-        /// The records appended since the last flush took the queue: the pacer counts writes,
-        /// not the appends that carry them. Only a hint for pacing: records put back after a
-        /// failure, or dropped under a snapshot, are not counted again.
-        var records = 0
-        /// Whether a flush is scheduled, and whether it waits for company (group commit).
-        var pacer: GroupCommitPacer
+        var scheduled = false
         var failure: String?
     }
 
     let directory: String
     let mode: FsyncMode
     private let queue: DispatchQueue
-    private let queued: Mutex<Queued>
+    private let queued = Mutex(Queued())
     private let onDurable: @Sendable (UInt64) -> Void
     private let syncData: @Sendable (Int32) -> Int32
     private let logger: Logger
@@ -112,7 +100,6 @@ final class WriteAheadLog: @unchecked Sendable {
         self.idleTimeout = idleTimeout
         self.segmentPath = StorageLayout.segmentPath(directory, startingAt: startSequence)
         self.queue = DispatchQueue(label: "kindling.log.\(directory)")
-        self.queued = Mutex(Queued(pacer: GroupCommitPacer(waits: mode == .always)))
     }
 
     deinit {
@@ -136,23 +123,23 @@ final class WriteAheadLog: @unchecked Sendable {
             if index == 0, records.count > 1 { bytes.reserveCapacity(bytes.count * (records.count + records.count / 4)) }
         }
         bytesSinceRotation.add(bytes.count, ordering: .relaxed)
-        enqueue(.records(bytes, lastSequence: last.sequence), records: records.count)
+        enqueue(.records(bytes, lastSequence: last.sequence))
     }
 
     /// Starts a new segment for records from `sequence` on (after a snapshot that covers the
     /// ones before). Records appended before the call go to the old segment, later ones to the new.
     func rotate(startingAt sequence: UInt64) {
         bytesSinceRotation.store(0, ordering: .relaxed)
-        enqueue(.rotate(sequence), records: 0)
+        enqueue(.rotate(sequence))
     }
 
-    private func enqueue(_ item: Item, records: Int) {
-        let decision = queued.withLock { state in
+    private func enqueue(_ item: Item) {
+        let schedule = queued.withLock { state in
             state.items.append(item)
-            state.records += records
-            return state.pacer.queued(count: state.records)
+            defer { state.scheduled = true }
+            return !state.scheduled
         }
-        if decision == .flushNow { queue.async { self.flushQueued(paced: true) } }
+        if schedule { queue.async { self.flushQueued() } }
     }
 
     /// A snapshot holding every write through `sequence` is safely on disk: records still queued
@@ -184,30 +171,14 @@ final class WriteAheadLog: @unchecked Sendable {
         queue.sync { self.syncIfNeeded() }
     }
 
-    /// Writes what is queued, in order, syncing and reporting once per batch. A flush that was
-    /// scheduled (`paced`) may first wait for company, as the pacer says; a drain, a snapshot's
-    /// cover and a retry after a failure take the queue at once.
-    private func flushQueued(paced: Bool = false) {
-        let took = queued.withLock { state -> Result<[Item], PacedWait> in
-            if paced, case .wait(let wait, let number) = state.pacer.starting(count: state.records, at: ContinuousClock.now) {
-                return .failure(PacedWait(wait: wait, number: number))
-            }
+    /// Writes what is queued, in order, syncing and reporting once per batch.
+    private func flushQueued() {
+        var items = queued.withLock { state -> [Item] in
             defer {
-                state.pacer.taken(count: state.records)
                 state.items = []
-                state.records = 0
+                state.scheduled = false
             }
-            return .success(state.items)
-        }
-        var items: [Item]
-        switch took {
-        case .success(let queued):
-            items = queued
-        case .failure(let paced):
-            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(paced.wait / .nanoseconds(1)))) {
-                if self.queued.withLock({ $0.pacer.due(paced.number) }) { self.flushQueued(paced: true) }
-            }
-            return
+            return state.items
         }
         // A cut that failed comes first: appending behind records that are to be written
         // again would leave both copies in the file.
@@ -252,14 +223,7 @@ final class WriteAheadLog: @unchecked Sendable {
         }
         if durable != nil {
             do {
-                if mode == .always {
-                    let started = ContinuousClock.now
-                    try sync()
-                    let ended = ContinuousClock.now
-                    queued.withLock { $0.pacer.synced(at: ended, taking: ended - started) }
-                } else {
-                    unsynced = true
-                }
+                if mode == .always { try sync() } else { unsynced = true }
             } catch {
                 syncFailed(error, remaining: [])
                 return

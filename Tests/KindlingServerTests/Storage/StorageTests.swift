@@ -86,43 +86,6 @@ struct StorageTests {
         #expect(try segmentRecords(log, in: directory) == records)
     }
 
-    /// Group commit under load: after a batch of ten, a write appended the moment that batch is
-    /// durable waits for company (`GroupCommitPacer`); none comes, and the wait's timer flushes
-    /// it. Every record is acknowledged once, in order, after its sync.
-    @Test func aWriteHeldBackForCompanyIsFlushedWhenNoneComes() async throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let firstSyncMayEnd = DispatchSemaphore(value: 0)
-        let syncs = Mutex(0)
-        let durable = Mutex<[UInt64]>([])
-        let appendAfterBatch = Mutex<(@Sendable () -> Void)?>(nil)
-        let log = WriteAheadLog(
-            directory: directory, mode: .always, startSequence: 1, logger: logger,
-            syncData: { descriptor in
-                let attempt = syncs.withLock { count in
-                    count += 1
-                    return count
-                }
-                if attempt == 1 { firstSyncMayEnd.wait() }
-                return fdatasync(descriptor)
-            },
-            onDurable: { sequence in
-                durable.withLock { $0.append(sequence) }
-                if sequence == 11 { appendAfterBatch.withLock { $0 }?() }
-            })
-        let records = try (1...12).map { try record(UInt64($0), "r\($0)", "\($0)") }
-        appendAfterBatch.withLock { $0 = { log.append([records[11]]) } }
-        // The first record's sync is held while ten more queue: they are the next batch.
-        log.append([records[0]])
-        try await eventually { syncs.withLock { $0 } == 1 }
-        for index in 1...10 { log.append([records[index]]) }
-        firstSyncMayEnd.signal()
-        try await eventually(within: .seconds(10)) { durable.withLock { $0.last } == 12 }
-        #expect(durable.withLock { $0 } == [1, 11, 12])
-        #expect(syncs.withLock { $0 } == 3)
-        #expect(try segmentRecords(log, in: directory) == records)
-    }
-
     @Test func recordsRoundTripExactly() throws {
         let samples = [
             try record(1, "a/b", #"{"x":1.5,"y":"héllo ✓","z":{".value":true,".priority":"p"},".priority":-0}"#),
