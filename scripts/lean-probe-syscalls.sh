@@ -7,10 +7,10 @@
 # SERVER is kindling (KINDLING: a release `kindling`, `--fsync always`), redis (Debian's
 # redis-server, `appendfsync always`) or floor (KINDLING's directory must hold a release
 # `kindling-bench`: the bare SwiftNIO answerer). 256 connections, IN_FLIGHT writes each, 100-byte
-# values. perf counts for 1.5 s in the middle of the probe's 3 s; each line is a call's count and
-# its count per acknowledged write (the probe's acks/s over the same 1.5 s). The tracepoints slow
-# every call a little, so read the counts, not the probe's CPU figures. Needs root (or
-# perf_event_paranoid at most 1) and tracefs.
+# values. perf counts for 1.5 s from a second into the probe's 3 s; each line is a call's count
+# and its count per acknowledged write, taking the probe's rate (acks/s over its whole run) as the
+# rate in those 1.5 s. The tracepoints slow every call a little, so read the counts, not the
+# probe's CPU figures. Needs root (or perf_event_paranoid at most 1) and tracefs.
 set -euo pipefail
 server=${1:?kindling, redis or floor}
 in_flight=${2:?writes in flight per connection}

@@ -4,7 +4,10 @@ import NATSClient
 import NATSTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct JetStreamTests {
+/// The limit stops a hang, not a slow cluster: in the whole suite on two cores, with other tests'
+/// clusters electing beside it, the leader-kill test took 110–123 s (7 s alone), and one
+/// minute's limit cancelled it four messages from its end.
+@Suite(.timeLimit(.minutes(3))) struct JetStreamTests {
     /// Creates an R3 file stream, retrying while the cluster is still settling, and waits until the
     /// stream has a leader and caught-up replicas, so the test starts from a healthy stream.
     private func createReplicatedStream(_ js: JetStream, name: String, subjects: [String]) async throws -> StreamInfo {
