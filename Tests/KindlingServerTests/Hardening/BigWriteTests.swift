@@ -39,24 +39,19 @@ struct BigWriteTests {
     }
 
     /// Sends a PUT of the whole body to `namespace` in chunks of the chunked transfer coding;
-    /// the bytes sent, stopping early (without an error) once the server has closed. Each chunk
-    /// is made off the cooperative pool: seconds of CPU in a debug build, which there would
-    /// stall every other test of the run.
+    /// the bytes sent, stopping early (without an error) once the server has closed.
     @discardableResult
     static func sendBody(on connection: RawConnection, namespace: String) async throws -> Int {
-        @Sendable func frame(_ bytes: [UInt8]) -> [UInt8] { Array((String(bytes.count, radix: 16) + "\r\n").utf8) + bytes + Array("\r\n".utf8) }
+        func frame(_ bytes: [UInt8]) -> [UInt8] { Array((String(bytes.count, radix: 16) + "\r\n").utf8) + bytes + Array("\r\n".utf8) }
         var sent = 0
         do {
             try await connection.send(
                 "PUT /.json?ns=\(namespace)&print=silent HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
             try await connection.send(frame(Array(#"{"flat":{"#.utf8)))
             for start in stride(from: 0, to: records, by: 4096) {
-                let (chunk, count) = await offCooperativePool {
-                    let bytes = piece(start..<min(records, start + 4096))
-                    return (frame(bytes), bytes.count)
-                }
-                try await connection.send(chunk)
-                sent += count
+                let bytes = piece(start..<min(records, start + 4096))
+                try await connection.send(frame(bytes))
+                sent += bytes.count
             }
             try await connection.send(frame(Array("}}".utf8)) + Array("0\r\n\r\n".utf8))
         } catch {
