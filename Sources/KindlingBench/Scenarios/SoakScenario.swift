@@ -10,8 +10,8 @@ import Synchronization
 /// floods, non-reading clients, slowloris, namespace floods, partial bodies) for a set time.
 /// Every interval it reads the normal clients' write-to-event p99, probes a REST read, and
 /// samples the server's resident memory; it fails when an interval delivers fewer than half the
-/// normal clients' writes (or the probe gets no answer within 5 s) or the memory exceeds its
-/// bound.
+/// normal clients' writes (or the probe fails: no connection, or no whole answer within 5 s) or
+/// the memory exceeds its bound.
 public enum SoakScenario {
     public static func run(kindling target: BenchTarget, group: MultiThreadedEventLoopGroup, options: SoakOptions) async throws -> ScenarioReport {
         let namespace = "soak"
@@ -77,9 +77,14 @@ public enum SoakScenario {
             case .success: break
             }
             if options.progress {
+                let probeText: String
+                switch probe {
+                case .success(let seconds): probeText = "\(Int(seconds * 1000)) ms"
+                case .failure(let failure): probeText = "failed: \(failure)"
+                }
                 FileHandle.standardError.write(
                     Data(
-                        "soak \(at) s: p99 \(p99) ms over \(taken.count) events, probe \((try? probe.get()).map { "\(Int($0 * 1000)) ms" } ?? "failed"), server RSS \((resident ?? 0) / 1_048_576) MB\n"
+                        "soak \(at) s: p99 \(p99) ms over \(taken.count) events, probe \(probeText), server RSS \((resident ?? 0) / 1_048_576) MB\n"
                             .utf8
                     ))
             }
