@@ -399,11 +399,16 @@ actor Namespace {
             return
         }
         lastCommitTime = max(lastCommitTime, Namespace.now())
-        let records = writes.enumerated().map { index, write -> LogRecord in
+        // A loop, not `map`: a closure that changes the actor's `lastSequence` gets a run-time
+        // check of the current executor on every call (about 1% of a pipelined write's CPU).
+        var records: [LogRecord] = []
+        records.reserveCapacity(writes.count)
+        for (index, write) in writes.enumerated() {
             lastSequence += 1
-            return LogRecord(
-                sequence: lastSequence, write: write, time: lastCommitTime, writer: index < writers.count ? writers[index] : nil,
-                writeID: index == writes.count - 1 ? writeID : nil)
+            records.append(
+                LogRecord(
+                    sequence: lastSequence, write: write, time: lastCommitTime, writer: index < writers.count ? writers[index] : nil,
+                    writeID: index == writes.count - 1 ? writeID : nil))
         }
         // In flight until the log has it: a second copy of the write waits for the same outcome.
         if replicated != nil, writeID != nil, let last = records.last { recentWriteIDs.remember(last) }
