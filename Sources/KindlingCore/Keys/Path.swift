@@ -34,13 +34,23 @@ public struct Path: Hashable, Sendable, CustomStringConvertible {
         var keys: [Key] = []
         keys.reserveCapacity(min(slashes + 1, Path.maxDepth + 1))
         var start = 0
+        // Whether the last key read is `.priority`, and whether one came before another key:
+        // known as the keys are made (a look through them afterwards, with `isPriority`, cost
+        // more than the split).
+        var lastIsPriority = false
+        var priorityNotLast = false
         while start < bytes.count {
             var end = start
             while end < bytes.count, bytes[end] != slash { end += 1 }
-            if end > start { keys.append(try key(UnsafeBufferPointer(rebasing: bytes[start..<end]), of: text)) }
+            if end > start {
+                keys.append(try key(UnsafeBufferPointer(rebasing: bytes[start..<end]), of: text))
+                if lastIsPriority { priorityNotLast = true }
+                // `key` refuses every other segment that starts with `.`.
+                lastIsPriority = bytes[start] == UInt8(ascii: ".")
+            }
             start = end + 1
         }
-        if let index = keys.firstIndex(where: \.isPriority), index != keys.count - 1 {
+        if priorityNotLast {
             throw ValidationError(.invalidPath, "Invalid path \(ValidationError.quoted(text)): \".priority\" may only be the last key")
         }
         if keys.count > Path.maxDepth { throw .tooDeep(text) }
