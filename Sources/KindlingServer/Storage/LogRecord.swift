@@ -1,4 +1,5 @@
 import KindlingCore
+import KindlingProtocol
 
 /// One committed write in the log: its sequence number, when it was committed, and the write as
 /// resolved (server values and push ids already fixed, so replaying it gives the same tree).
@@ -40,33 +41,33 @@ struct LogRecord: Sendable, Equatable {
         let start = bytes.count
         var writer = JSONWriter()
         swap(&writer.bytes, &bytes)
-        writer.bytes.append(contentsOf: repeatElement(0, count: LogRecord.headerSize))
-        LogRecord.append(sequence, to: &writer.bytes)
+        // The header's eight bytes (patched below) and the sequence, in one append.
+        withUnsafeBytes(of: (UInt64(0), sequence.littleEndian)) { writer.bytes.append(contentsOf: $0) }
         switch write {
         case .set(let path, let node):
-            writer.writeRaw(#"{"s":"#.utf8)
+            LogRecord.append(#"{"s":"#, to: &writer.bytes)
             writer.write(relativePath: path)
-            writer.writeRaw(#","d":"#.utf8)
+            LogRecord.append(#","d":"#, to: &writer.bytes)
             node.write(to: &writer, format: .export)
         case .merge(let path, let entries):
-            writer.writeRaw(#"{"m":"#.utf8)
+            LogRecord.append(#"{"m":"#, to: &writer.bytes)
             writer.write(relativePath: path)
-            writer.writeRaw(#","d":"#.utf8)
+            LogRecord.append(#","d":"#, to: &writer.bytes)
             writer.write(entries, format: .export)
         }
         if let writeID {
-            writer.writeRaw(#","i":"#.utf8)
+            LogRecord.append(#","i":"#, to: &writer.bytes)
             writer.write(writeID)
         }
         if let who = self.writer {
-            writer.writeRaw(#","w":"#.utf8)
+            LogRecord.append(#","w":"#, to: &writer.bytes)
             writer.bytes.append(contentsOf: who)
         }
         if time > 0 {
-            writer.writeRaw(#","t":"#.utf8)
-            LogRecord.appendDecimal(time, to: &writer.bytes)
+            LogRecord.append(#","t":"#, to: &writer.bytes)
+            WireLiterals.appendDecimal(Int(time), to: &writer.bytes)
         }
-        writer.writeRaw("}".utf8)
+        writer.bytes.append(UInt8(ascii: "}"))
         swap(&writer.bytes, &bytes)
         let bodyStart = start + LogRecord.headerSize
         let crc = bytes.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[bodyStart...])) }
@@ -104,24 +105,9 @@ struct LogRecord: Sendable, Equatable {
         throw StorageError.corrupt("record payload is neither a set nor a merge")
     }
 
-    /// Appends the decimal digits of `value` (not negative), without making a `String` of it:
-    /// every logged record carries its time, so this is on the write path.
-    static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
-        var count = 1
-        var rest = value
-        while rest >= 10 {
-            rest /= 10
-            count += 1
-        }
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
-        var remaining = value
-        var index = start + count - 1
-        while remaining > 0 {
-            bytes[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: remaining % 10)
-            remaining /= 10
-            index -= 1
-        }
+    /// Appends the bytes of a literal, without going through a `String`.
+    private static func append(_ literal: StaticString, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// The commit time of a record from its body alone (the digits of a trailing `,"t":MS}`),
