@@ -116,14 +116,20 @@ final class WriteAheadLog: @unchecked Sendable {
     func append(_ records: [LogRecord]) {
         guard let last = records.last else { return }
         var bytes: [UInt8] = []
-        for (index, record) in records.enumerated() {
-            record.encode(into: &bytes)
-            // The first record's size tells what the block needs (with a quarter to spare), so
-            // the buffer grows once instead of doubling its way up.
-            if index == 0, records.count > 1 { bytes.reserveCapacity(bytes.count * (records.count + records.count / 4)) }
+        for index in records.indices {
+            records[index].encode(into: &bytes)
+            if index == 0 { LogRecord.reserve(&bytes, forBatchOf: records.count) }
         }
+        append(encoded: bytes, through: last.sequence)
+    }
+
+    /// Queues records already encoded one after another (`LogRecord.encode(into:)`), the last
+    /// of them `lastSequence`: the namespace encodes a block's writes straight into one buffer,
+    /// without an array of records between.
+    func append(encoded bytes: [UInt8], through lastSequence: UInt64) {
+        guard !bytes.isEmpty else { return }
         bytesSinceRotation.add(bytes.count, ordering: .relaxed)
-        enqueue(.records(bytes, lastSequence: last.sequence))
+        enqueue(.records(bytes, lastSequence: lastSequence))
     }
 
     /// Starts a new segment for records from `sequence` on (after a snapshot that covers the
