@@ -79,7 +79,9 @@ extension Namespace {
         /// Children its queries so far read one by one (see `maxScannedChildren`).
         var scanned = 0
         let forgotten = !forgottenConnections.isEmpty && forgottenConnections.contains(connection)
-        for input in inputs {
+        // By index: `for input in inputs` copied each input, and binding its operation copied
+        // the request's data again.
+        for index in inputs.indices {
             // One answer may be larger than the limit (the connection's own limit on waiting
             // bytes decides it, as the socket takes it); what comes after it is not taken.
             if answered > state.limits.maxAnswerBytes, case .webSocket(let outbound)? = outbounds[connection] {
@@ -89,10 +91,10 @@ extension Namespace {
                 outbound.close(reason: reason)
                 return
             }
-            guard case .operation(let number, let operation) = input else {
+            guard case .operation(let number, let operation) = inputs[index] else {
                 // A request that could not be read is answered with why, as a read would be.
                 if case .decide = admit(.read, from: .realtime(connection), forgotten: forgotten, through: &block.gate) {
-                    state.handle(input, from: connection, now: block.now, into: &block.refusals)
+                    state.handle(inputs[index], from: connection, now: block.now, into: &block.refusals)
                 }
                 continue
             }
@@ -140,8 +142,8 @@ extension Namespace {
                 block.registrationsChanged.append(connection)
             }
             let before = block.out.count
-            let answer = state.handle(input, from: connection, now: block.now, into: &block.out)
-            if case .authenticated(let auth)? = answer, let expiresAt = auth.expiresAt {
+            let answer = state.handle(operation, number: number, from: connection, now: block.now, into: &block.out)
+            if case .authenticated(let auth) = answer, let expiresAt = auth.expiresAt {
                 expire(connection, at: expiresAt)
             }
             journal(operation, answer: answer, of: connection)
