@@ -333,8 +333,8 @@ extension Namespace {
                 // still subscribed to the forwarded writes and would refuse on its old tree a
                 // write the new leader stores, and its refusal could reach the follower first.
                 let lease = namespace.role.leadership?.lease
-                return namespace.finish(
-                    out, then: { if lease?.isFresh == true { respond(.refused(refusal)) } }, refused: {})
+                namespace.finish(out, then: { if lease?.isFresh == true { respond(.refused(refusal)) } }, refused: {})
+                return
             }
             let pushed: Key? = if case .written(.pushed(let key), _) = answer { key } else { nil }
             // The sequence `finish` gives the write's record, known before the reply is held with

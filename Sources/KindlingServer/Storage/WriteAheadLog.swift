@@ -49,6 +49,8 @@ final class WriteAheadLog: @unchecked Sendable {
 
     private struct Queued {
         var items: [Item] = []
+        /// A flush will take what is queued: one is on `queue`, or a caller of
+        /// `append(encoded:through:flushingHere:)` owes one (`flushHere`).
         var scheduled = false
         var failure: String?
     }
@@ -77,6 +79,10 @@ final class WriteAheadLog: @unchecked Sendable {
     private var unsyncedItems: [Item] = []
     private var unsyncedStart: Int?
     private let bytesSinceRotation = Atomic<Int>(0)
+    /// False after a sync that took longer than `slowSync`, until one does not: callers flush
+    /// here only while syncs are fast.
+    private let syncsAreFast = Atomic<Bool>(true)
+    static let slowSync: Duration = .milliseconds(5)
     private var unsynced = false
     /// An everysec sync is scheduled.
     private var syncScheduled = false
@@ -127,9 +133,25 @@ final class WriteAheadLog: @unchecked Sendable {
     /// of them `lastSequence`: the namespace encodes a block's writes straight into one buffer,
     /// without an array of records between.
     func append(encoded bytes: [UInt8], through lastSequence: UInt64) {
-        guard !bytes.isEmpty else { return }
+        _ = append(encoded: bytes, through: lastSequence, flushingHere: false)
+    }
+
+    /// `append(encoded:through:)`, but with `flushingHere` a log with nothing else to flush
+    /// leaves the flush to the caller: it returns true, and the caller then owes a `flushHere()`
+    /// (every append after it waits for that flush). An event loop that ran a namespace's
+    /// block itself flushes its writes itself, as Redis's loop does before it sleeps: no thread
+    /// is woken for the flush, nor the loop again for the acknowledgements, and the requests
+    /// that arrive meanwhile gather for the next batch. Not while syncs are slow (a sync over
+    /// `slowSync`), so a slow disk does not hold the loop up for long.
+    func append(encoded bytes: [UInt8], through lastSequence: UInt64, flushingHere: Bool) -> Bool {
+        guard !bytes.isEmpty else { return false }
         bytesSinceRotation.add(bytes.count, ordering: .relaxed)
-        enqueue(.records(bytes, lastSequence: lastSequence))
+        return enqueue(.records(bytes, lastSequence: lastSequence), flushingHere: flushingHere && syncsAreFast.load(ordering: .relaxed))
+    }
+
+    /// Runs, on the calling thread, the flush an append that returned true left to it.
+    func flushHere() {
+        queue.sync { flushQueued() }
     }
 
     /// Starts a new segment for records from `sequence` on (after a snapshot that covers the
@@ -139,13 +161,19 @@ final class WriteAheadLog: @unchecked Sendable {
         enqueue(.rotate(sequence))
     }
 
-    private func enqueue(_ item: Item) {
-        let schedule = queued.withLock { state in
+    /// Queues `item`, and a flush for it unless one will take it already; with `flushingHere`,
+    /// returns true instead of queueing the flush when the caller is to run it (`flushHere`).
+    @discardableResult
+    private func enqueue(_ item: Item, flushingHere: Bool = false) -> Bool {
+        let owed = queued.withLock { state -> Bool? in
             state.items.append(item)
-            defer { state.scheduled = true }
-            return !state.scheduled
+            guard !state.scheduled else { return nil }
+            state.scheduled = true
+            return flushingHere && state.failure == nil
         }
-        if schedule { queue.async { self.flushQueued() } }
+        guard let owed else { return false }
+        if !owed { queue.async { self.flushQueued() } }
+        return owed
     }
 
     /// A snapshot holding every write through `sequence` is safely on disk: records still queued
@@ -335,7 +363,11 @@ final class WriteAheadLog: @unchecked Sendable {
             return
         }
         let started = ContinuousClock.now
-        defer { metrics?.logFsync.record(duration: ContinuousClock.now - started) }
+        defer {
+            let took = ContinuousClock.now - started
+            metrics?.logFsync.record(duration: took)
+            syncsAreFast.store(took <= WriteAheadLog.slowSync, ordering: .relaxed)
+        }
         if syncData(descriptor) != 0 {
             throw StorageError.io("fdatasync of \(segmentPath) failed: \(String(cString: strerror(errno)))")
         }

@@ -21,38 +21,43 @@ extension Namespace {
     nonisolated func submit(_ batches: [(ConnectionID, [SessionInput])], mayRunHere: Bool = true, holding parse: BudgetHold? = nil) {
         // When the inputs arrived, for the profiler's records (only while someone profiles).
         let received = profiled.load(ordering: .relaxed) ? ProfileClock.now() : nil
-        let work: @Sendable () -> Void = {
+        // Takes the block; `here` when on the caller's thread, which then flushes the log.
+        let work: @Sendable (_ here: Bool) -> WriteAheadLog? = { here in
             defer {
                 withExtendedLifetime(parse) {}
                 self.submitBlocks.subtract(1, ordering: .releasing)
             }
-            self.enter { namespace in namespace.take(batches, received: received) }
+            return self.enter { namespace in namespace.take(batches, received: received, flushingHere: here) }
         }
         // With no submitted block queued or running, the block runs here, on the caller's
         // thread (an event loop), instead of waking a queue thread for it: `sync` keeps it in
-        // the queue's order behind anything else queued. Otherwise the block joins the queue,
-        // so a busy namespace never holds an event loop back for long.
+        // the queue's order behind anything else queued; the loop then flushes the block's
+        // writes to the log itself, once the namespace is free for other blocks
+        // (`WriteAheadLog.append(encoded:through:flushingHere:)`). Otherwise the block joins
+        // the queue, so a busy namespace never holds an event loop back for long.
         if submitBlocks.add(1, ordering: .acquiring).oldValue == 0, mayRunHere {
-            queue.sync(execute: work)
+            queue.sync { work(true) }?.flushHere()
         } else {
-            queue.async(execute: work)
+            queue.async { _ = work(false) }
         }
     }
 
     /// Takes one block of submitted inputs, each connection's in order; they arrived at
-    /// `received` (`ProfileClock`), when the namespace was profiled then.
-    private func take(_ batches: [(ConnectionID, [SessionInput])], received: UInt64?) {
+    /// `received` (`ProfileClock`), when the namespace was profiled then. Returns the log when
+    /// the caller is to flush it (`flushingHere`, see `finish`).
+    private func take(_ batches: [(ConnectionID, [SessionInput])], received: UInt64?, flushingHere: Bool) -> WriteAheadLog? {
         var block = SubmittedBlock(now: Namespace.now(), gate: admissionGate())
         for (connection, inputs) in batches { take(inputs, from: connection, into: &block) }
         dispatch(block.refusals)
         logRefusals()
         if profile != nil { publishProfile(received: received) }
         flushJournal()
-        finish(block.out, holding: holdForAnswers(of: block))
+        let owed = finish(block.out, holding: holdForAnswers(of: block), flushingHere: flushingHere)
         if block.gate.askedWrites { settleReservation() }
         if let node = cluster {
             for connection in block.registrationsChanged { persistRegistrations(connection, node: node) }
         }
+        return owed
     }
 
     /// What one submitted block gathers while it takes its inputs.

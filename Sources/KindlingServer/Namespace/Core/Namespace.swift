@@ -373,11 +373,15 @@ actor Namespace {
     /// forwarded write's id, goes with the block's last record (the write's) and is remembered
     /// (`recentWriteIDs`) when the log is a cluster's. A deposed cluster leader runs `refused`
     /// instead of sending, or `unstored` when the writes surely never reached the log.
+    ///
+    /// With `flushingHere` (a block an event loop runs itself), returns the log when the caller
+    /// is to flush it (`WriteAheadLog.flushHere`), once the block is done.
+    @discardableResult
     func finish(
         _ out: [Outgoing], holding answers: BudgetHold? = nil, holdingUntilWritten written: (EventStreamOutbound, BudgetHold)? = nil,
         writeID: String? = nil, then: (@Sendable () -> Void)? = nil, refused: (@Sendable () -> Void)? = nil,
-        unstored: (@Sendable (HeldDeliveries.Unstored) -> Void)? = nil
-    ) {
+        unstored: (@Sendable (HeldDeliveries.Unstored) -> Void)? = nil, flushingHere: Bool = false
+    ) -> WriteAheadLog? {
         let writes = state.takeJournal()
         let writers = state.takeWriters()
         if !writes.isEmpty {
@@ -392,11 +396,11 @@ actor Namespace {
         guard durability.isStored || replicated != nil else {
             delivery.send(metrics: metrics)
             then?()
-            return
+            return nil
         }
         guard !writes.isEmpty else {
             held.send(delivery, after: 0, then: then, refused: refused, unstored: unstored)
-            return
+            return nil
         }
         lastCommitTime = max(lastCommitTime, Namespace.now())
         let first = lastSequence + 1
@@ -413,6 +417,7 @@ actor Namespace {
             held.send(delivery, after: lastSequence, then: then, refused: refused, unstored: unstored)
             replicated.append(records)
             snapshotIfDue(replicated)
+            return nil
         } else if let disk = durability.disk {
             // Encoded straight into the log's buffer, without an array of records between.
             var bytes: [UInt8] = []
@@ -421,12 +426,22 @@ actor Namespace {
                 if index == 0 { LogRecord.reserve(&bytes, forBatchOf: writes.count) }
             }
             held.send(delivery, after: lastSequence, then: then, refused: refused, unstored: unstored)
-            disk.storage.log.append(encoded: bytes, through: lastSequence)
+            let owed = disk.storage.log.append(
+                encoded: bytes, through: lastSequence, flushingHere: flushingHere && writes.count <= Namespace.flushHereLimit)
             if disk.storage.wantsSnapshot { startSnapshot(disk) }
-        } else {
-            held.send(delivery, after: lastSequence, then: then, refused: refused, unstored: unstored)
+            return owed ? disk.storage.log : nil
         }
+        held.send(delivery, after: lastSequence, then: then, refused: refused, unstored: unstored)
+        return nil
     }
+
+    /// The most writes of a block an event loop flushes itself (`finish`'s `flushingHere`). A
+    /// loop syncing is a loop not reading: when each client waits for its answer before it
+    /// writes again (a turn brings about one write per connection), nothing waits to be read
+    /// meanwhile, and flushing here saves two thread wake-ups per sync. A larger block comes
+    /// from clients with writes in flight, which the loop reads while the log's own thread
+    /// syncs: flushed here, one 256 x 16 load lost 15% of its throughput and saved no CPU.
+    static let flushHereLimit = 512
 
     /// The log record of a block's write `index`, sequence `first + index`: the block's last
     /// record carries a forwarded write's id.
