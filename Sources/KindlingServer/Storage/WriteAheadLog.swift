@@ -82,7 +82,8 @@ final class WriteAheadLog: @unchecked Sendable {
     /// False after a sync that took longer than `slowSync`, until one does not: callers flush
     /// here only while syncs are fast.
     private let syncsAreFast = Atomic<Bool>(true)
-    static let slowSync: Duration = .milliseconds(5)
+    /// A sync longer than this is slow (5 ms; a healthy disk's takes under one).
+    private let slowSync: Duration
     private var unsynced = false
     /// An everysec sync is scheduled.
     private var syncScheduled = false
@@ -90,12 +91,14 @@ final class WriteAheadLog: @unchecked Sendable {
     private var idleCheckScheduled = false
     private var lastWrite = ContinuousClock.now
 
-    /// `syncData` is `fdatasync`; tests give one that fails, as a failing disk's does.
+    /// `syncData` is `fdatasync`; tests give one that fails, as a failing disk's does, and a
+    /// `slowSync` of zero to have every sync count as slow.
     init(
         directory: String, mode: FsyncMode, startSequence: UInt64, idleTimeout: Duration = .seconds(60), budget: OpenLogBudget? = nil,
         logger: Logger, metrics: ServerMetrics? = nil, syncData: @escaping @Sendable (Int32) -> Int32 = { fdatasync($0) },
-        onDurable: @escaping @Sendable (UInt64) -> Void
+        slowSync: Duration = .milliseconds(5), onDurable: @escaping @Sendable (UInt64) -> Void
     ) {
+        self.slowSync = slowSync
         self.syncData = syncData
         self.budget = budget
         self.metrics = metrics
@@ -366,7 +369,7 @@ final class WriteAheadLog: @unchecked Sendable {
         defer {
             let took = ContinuousClock.now - started
             metrics?.logFsync.record(duration: took)
-            syncsAreFast.store(took <= WriteAheadLog.slowSync, ordering: .relaxed)
+            syncsAreFast.store(took <= slowSync, ordering: .relaxed)
         }
         if syncData(descriptor) != 0 {
             throw StorageError.io("fdatasync of \(segmentPath) failed: \(String(cString: strerror(errno)))")
