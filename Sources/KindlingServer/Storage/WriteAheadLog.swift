@@ -38,7 +38,7 @@ public enum FsyncMode: String, Sendable, CaseIterable {
 /// `Sendable` without checks, and why that is safe: what callers on other threads touch is
 /// `queued` (a `Mutex`) and `bytesSinceRotation` (an atomic); every other mutable property is
 /// read and written only by code running on `queue`, the log's own serial queue (`flushQueued`,
-/// the timers it schedules there, and `covered`/`drain`, which enter it with `queue.sync`). The
+/// the timers it schedules there, and `covered`/`drain`/`flushHere`, which enter it with `queue.sync`). The
 /// budget closes another log's segment by scheduling that on the other log's queue.
 final class WriteAheadLog: @unchecked Sendable {
     /// What waits for the next flush, in order: records, and rotations between them.
@@ -52,6 +52,9 @@ final class WriteAheadLog: @unchecked Sendable {
         /// A flush will take what is queued: one is on `queue`, or a caller of
         /// `append(encoded:through:flushingHere:)` owes one (`flushHere`).
         var scheduled = false
+        /// A flush is writing what it took: a caller is not handed the next one, which would
+        /// have it wait for this one first.
+        var running = false
         var failure: String?
     }
 
@@ -121,40 +124,36 @@ final class WriteAheadLog: @unchecked Sendable {
     /// Bytes appended since the last rotation, to decide when to snapshot.
     var sizeSinceRotation: Int { bytesSinceRotation.load(ordering: .relaxed) }
 
-    /// Queues records; their sequence numbers are reported to `onDurable` once durable.
-    func append(_ records: [LogRecord]) {
-        guard let last = records.last else { return }
-        var bytes: [UInt8] = []
-        for index in records.indices {
-            records[index].encode(into: &bytes)
-            if index == 0 { LogRecord.reserve(&bytes, forBatchOf: records.count) }
-        }
-        append(encoded: bytes, through: last.sequence)
-    }
-
     /// Queues records already encoded one after another (`LogRecord.encode(into:)`), the last
     /// of them `lastSequence`: the namespace encodes a block's writes straight into one buffer,
     /// without an array of records between.
-    func append(encoded bytes: [UInt8], through lastSequence: UInt64) {
-        _ = append(encoded: bytes, through: lastSequence, flushingHere: false)
-    }
-
-    /// `append(encoded:through:)`, but with `flushingHere` a log with nothing else to flush
-    /// leaves the flush to the caller: it returns true, and the caller then owes a `flushHere()`
-    /// (every append after it waits for that flush). An event loop that ran a namespace's
-    /// block itself flushes its writes itself, as Redis's loop does before it sleeps: no thread
-    /// is woken for the flush, nor the loop again for the acknowledgements, and the requests
-    /// that arrive meanwhile gather for the next batch. Not while syncs are slow (a sync over
-    /// `slowSync`), so a slow disk does not hold the loop up for long.
-    func append(encoded bytes: [UInt8], through lastSequence: UInt64, flushingHere: Bool) -> Bool {
+    ///
+    /// With `flushingHere`, in `always` mode, a log with nothing else to flush leaves the flush
+    /// to the caller: it returns true, and the caller then owes a `flushHere()` (every append
+    /// after it joins that flush). An event loop that ran a namespace's block itself syncs its
+    /// writes itself, as Redis's loop does before it sleeps: no thread is woken for the sync,
+    /// and the requests that arrive meanwhile gather for the next batch. Not while the log is
+    /// failing or another flush runs, nor after a flush here or a sync that took over
+    /// `slowSync`, so a slow disk does not hold the loop up for long.
+    @discardableResult
+    func append(encoded bytes: [UInt8], through lastSequence: UInt64, flushingHere: Bool = false) -> Bool {
         guard !bytes.isEmpty else { return false }
         bytesSinceRotation.add(bytes.count, ordering: .relaxed)
-        return enqueue(.records(bytes, lastSequence: lastSequence), flushingHere: flushingHere && syncsAreFast.load(ordering: .relaxed))
+        let here = flushingHere && mode == .always && syncsAreFast.load(ordering: .relaxed)
+        return enqueue(.records(bytes, lastSequence: lastSequence), flushingHere: here)
     }
 
-    /// Runs, on the calling thread, the flush an append that returned true left to it.
-    func flushHere() {
-        queue.sync { flushQueued() }
+    /// Runs, on the calling thread, the flush an append that returned true left to it, and
+    /// returns its report: what waited for the writes is released when the caller runs it,
+    /// after the flush. The caller runs it later, not inside its own work: what waits for a
+    /// write (a REST response's promise) may run more requests on the calling thread.
+    func flushHere() -> (@Sendable () -> Void)? {
+        let started = ContinuousClock.now
+        let durable = queue.sync { flushQueued(reporting: false) }
+        // Waiting for the queue, a rotation or a new segment count too.
+        if ContinuousClock.now - started > slowSync { syncsAreFast.store(false, ordering: .relaxed) }
+        guard let durable else { return nil }
+        return { [onDurable] in onDurable(durable) }
     }
 
     /// Starts a new segment for records from `sequence` on (after a snapshot that covers the
@@ -172,7 +171,7 @@ final class WriteAheadLog: @unchecked Sendable {
             state.items.append(item)
             guard !state.scheduled else { return nil }
             state.scheduled = true
-            return flushingHere && state.failure == nil
+            return flushingHere && state.failure == nil && !state.running
         }
         guard let owed else { return false }
         if !owed { queue.async { self.flushQueued() } }
@@ -208,15 +207,21 @@ final class WriteAheadLog: @unchecked Sendable {
         queue.sync { self.syncIfNeeded() }
     }
 
-    /// Writes what is queued, in order, syncing and reporting once per batch.
-    private func flushQueued() {
+    /// Writes what is queued, in order, syncing and reporting once per batch. Without
+    /// `reporting`, returns the last sequence made durable instead of reporting it.
+    @discardableResult
+    private func flushQueued(reporting: Bool = true) -> UInt64? {
         var items = queued.withLock { state -> [Item] in
             defer {
                 state.items = []
                 state.scheduled = false
+                state.running = true
             }
             return state.items
         }
+        defer { queued.withLock { $0.running = false } }
+        // The newest sequence made durable before a rotation, when not reporting.
+        var reported: UInt64?
         // A cut that failed comes first: appending behind records that are to be written
         // again would leave both copies in the file.
         if let cut = pendingCut {
@@ -229,7 +234,7 @@ final class WriteAheadLog: @unchecked Sendable {
                 pendingCut = nil
             } catch {
                 fail(error, remaining: items)
-                return
+                return nil
             }
         }
         var durable: UInt64?
@@ -247,7 +252,9 @@ final class WriteAheadLog: @unchecked Sendable {
                     durable = last
                 case .rotate(let sequence):
                     if !unsyncedItems.isEmpty { try sync() }
-                    if let durable { onDurable(durable) }
+                    if let durable {
+                        if reporting { onDurable(durable) } else { reported = durable }
+                    }
                     durable = nil
                     closeSegment()
                     segmentPath = StorageLayout.segmentPath(directory, startingAt: sequence)
@@ -255,7 +262,7 @@ final class WriteAheadLog: @unchecked Sendable {
                 items.removeFirst()
             } catch {
                 syncFailed(error, remaining: items)
-                return
+                return reported
             }
         }
         if durable != nil {
@@ -263,7 +270,7 @@ final class WriteAheadLog: @unchecked Sendable {
                 if mode == .always { try sync() } else { unsynced = true }
             } catch {
                 syncFailed(error, remaining: [])
-                return
+                return reported
             }
         }
         // Everything queued went through: whatever failed before works again.
@@ -275,8 +282,9 @@ final class WriteAheadLog: @unchecked Sendable {
             logger.notice("the log is writable again; acknowledging writes")
             metrics?.logFailing(false)
         }
-        if let durable { onDurable(durable) }
+        if reporting, let durable { onDurable(durable) }
         scheduleTimers()
+        return durable ?? reported
     }
 
     /// After a flush: a sync a second later in everysec mode, and a check for closing the

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import KindlingCore
 import Logging
@@ -51,11 +52,14 @@ import Testing
         // Owed, so nobody else flushes: a second append joins the flush the caller owes.
         #expect(!log.append(encoded: try Self.encoded(2), through: 2, flushingHere: true))
         #expect(recorder.events.withLock { $0 }.isEmpty)
-        log.flushHere()
+        // Synced here; what waited is released when the caller runs the report, later.
+        let report = try #require(log.flushHere())
+        #expect(recorder.events.withLock { $0 } == ["sync"])
+        report()
         #expect(recorder.events.withLock { $0 } == ["sync", "durable 2"])
         // Flushed, the log is idle again: the next append is the caller's to flush once more.
         #expect(log.append(encoded: try Self.encoded(3), through: 3, flushingHere: true))
-        log.flushHere()
+        log.flushHere()?()
         #expect(recorder.events.withLock { $0 } == ["sync", "durable 2", "sync", "durable 3"])
     }
 
@@ -74,9 +78,49 @@ import Testing
         defer { recorder.remove() }
         let log = try recorder.log(logger: logger, slowSync: .zero)
         #expect(log.append(encoded: try Self.encoded(1), through: 1, flushingHere: true))
-        log.flushHere()
+        log.flushHere()?()
         #expect(!log.append(encoded: try Self.encoded(2), through: 2, flushingHere: true))
         try await eventually(within: .seconds(10)) { recorder.events.withLock { $0 } == ["sync", "durable 1", "sync", "durable 2"] }
+    }
+
+    /// While the log's thread is flushing, an append joins the next flush on that thread: the
+    /// caller would otherwise wait for the running flush before its own.
+    @Test func anAppendDuringARunningFlushIsNotHandedToTheCaller() async throws {
+        let recorder = Recorder()
+        defer { recorder.remove() }
+        let syncing = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let first = Atomic<Bool>(true)
+        let log = try recorder.log(logger: logger) {
+            if first.exchange(false, ordering: .relaxed) {
+                syncing.signal()
+                proceed.wait()
+            }
+            return 0
+        }
+        #expect(!log.append(encoded: try Self.encoded(1), through: 1, flushingHere: false))
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                syncing.wait()
+                continuation.resume()
+            }
+        }
+        #expect(!log.append(encoded: try Self.encoded(2), through: 2, flushingHere: true))
+        proceed.signal()
+        try await eventually(within: .seconds(10)) { recorder.events.withLock { $0.last } == "durable 2" }
+    }
+
+    /// Only `always` mode syncs on the caller: in `everysec` the log's timer syncs a second's
+    /// writes, which no event loop should wait for.
+    @Test func onlyAlwaysModeHandsTheFlushToTheCaller() async throws {
+        let recorder = Recorder()
+        defer { recorder.remove() }
+        try FileManager.default.createDirectory(atPath: recorder.directory, withIntermediateDirectories: true)
+        let log = WriteAheadLog(
+            directory: recorder.directory, mode: .everysec, startSequence: 1, logger: logger,
+            onDurable: { sequence in recorder.events.withLock { $0.append("durable \(sequence)") } })
+        #expect(!log.append(encoded: try Self.encoded(1), through: 1, flushingHere: true))
+        try await eventually(within: .seconds(10)) { recorder.events.withLock { $0 } == ["durable 1"] }
     }
 
     /// While the log is failing, its own thread retries, and a caller is never handed the flush.
@@ -88,7 +132,8 @@ import Testing
             failures.subtract(1, ordering: .relaxed).oldValue > 0 ? -1 : 0
         }
         #expect(log.append(encoded: try Self.encoded(1), through: 1, flushingHere: true))
-        log.flushHere()
+        // Nothing was made durable, so there is nothing to report.
+        #expect(log.flushHere() == nil)
         #expect(!log.isHealthy)
         #expect(recorder.events.withLock { $0 } == ["sync"])
         #expect(!log.append(encoded: try Self.encoded(2), through: 2, flushingHere: true))

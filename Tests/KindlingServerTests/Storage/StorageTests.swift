@@ -47,6 +47,13 @@ struct StorageTests {
         }
     }
 
+    /// Queues `records` on `log`, encoded one after another as the namespace does.
+    func append(_ records: [LogRecord], to log: WriteAheadLog) {
+        var bytes: [UInt8] = []
+        for record in records { record.encode(into: &bytes) }
+        log.append(encoded: bytes, through: records.last?.sequence ?? 0)
+    }
+
     /// The records in segment 1 of `directory`, after `log` wrote all it holds.
     func segmentRecords(_ log: WriteAheadLog, in directory: String) throws -> [LogRecord] {
         log.drain()
@@ -63,7 +70,7 @@ struct StorageTests {
         let state = FailingFirstSync()
         let log = state.log(.always, in: directory, logger: logger)
         let records = [try record(1, "a", "1"), try record(2, "b", #""two""#)]
-        log.append(records)
+        append(records, to: log)
         try await eventually(within: .seconds(10)) { !state.durable.withLock { $0.isEmpty } }
         #expect(state.durable.withLock { $0 } == [2])
         #expect(state.syncs.withLock { $0 } >= 2)
@@ -79,7 +86,7 @@ struct StorageTests {
         let state = FailingFirstSync()
         let log = state.log(.everysec, in: directory, logger: logger)
         let records = [try record(1, "a", "1"), try record(2, "b", #""two""#)]
-        log.append(records)
+        append(records, to: log)
         try await eventually(within: .seconds(15), every: .milliseconds(50)) { state.syncs.withLock { $0 } >= 2 && log.isHealthy }
         #expect(state.syncs.withLock { $0 } >= 2)
         #expect(state.durable.withLock { $0.first } == 2)

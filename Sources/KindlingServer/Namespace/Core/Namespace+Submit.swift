@@ -2,6 +2,8 @@ import Dispatch
 import KindlingCore
 import KindlingProtocol
 import Logging
+import NIOCore
+import NIOPosix
 import Synchronization
 
 /// A namespace's realtime requests: each event loop's turn is taken as one block, in order, and
@@ -36,7 +38,15 @@ extension Namespace {
         // (`WriteAheadLog.append(encoded:through:flushingHere:)`). Otherwise the block joins
         // the queue, so a busy namespace never holds an event loop back for long.
         if submitBlocks.add(1, ordering: .acquiring).oldValue == 0, mayRunHere {
-            queue.sync { work(true) }?.flushHere()
+            guard let report = queue.sync(execute: { work(true) })?.flushHere() else { return }
+            // What waited for the writes is released in a task of its own on this loop (no
+            // wake-up), not inside this hand-off: a REST response's promise completed here
+            // would run the connection's next request here, which could hand off again.
+            if let loop = MultiThreadedEventLoopGroup.currentEventLoop {
+                loop.execute(report)
+            } else {
+                DispatchQueue.global().async(execute: report)
+            }
         } else {
             queue.async { _ = work(false) }
         }
