@@ -279,9 +279,10 @@ struct NamespaceHistoryTests {
         let old = LogRecord(sequence: 8, write: .set(Self.path("/a"), try Node(json: JSONParser.parse(#"{"t":5}"#), at: Self.path("/a"))))
         let oldBody = old.encoded()[LogRecord.headerSize...]
         #expect(LogRecord.time(ofBody: oldBody) == 0)
-        for value: Int64 in [1, 7, 10, 99, 1_733_400_000_123] {
-            let timed = LogRecord(sequence: 9, write: old.write, time: value)
-            #expect(LogRecord.time(ofBody: timed.encoded()[LogRecord.headerSize...]) == value)
+        for value: Int64 in [1, 7, 10, 99, 1_733_400_000_123, .max] {
+            let body = LogRecord(sequence: 9, write: old.write, time: value).encoded()[LogRecord.headerSize...]
+            #expect(body.suffix(String(value).utf8.count + 1) == ArraySlice(Array(String(value).utf8) + [UInt8(ascii: "}")]))
+            if value < 1_000_000_000_000_000 { #expect(LogRecord.time(ofBody: body) == value) }
         }
         #expect(try LogRecord.decode(body: oldBody).time == 0)
     }
