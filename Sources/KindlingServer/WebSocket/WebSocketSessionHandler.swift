@@ -434,7 +434,11 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
     /// limit is still waiting after the socket took what it could.
     func flush() {
         guard let context, let framedOutput, let bytes = joined.take() else { return }
-        send(bytes, through: framedOutput, flush: true)
+        // Bytes the socket took whole, with none of the pipeline's waiting, leave SwiftNIO
+        // holding nothing for the connection: it is writable, and no backlog can have grown.
+        // (Reading the channel's writability to find that out touched one more object per
+        // connection: 4% of a fan-out to 1,000's server CPU, BENCHMARKS.md, issue 40, round 8.)
+        if send(bytes, through: framedOutput, flush: true) { return }
         checkBacklog(context: context)
     }
 
@@ -446,11 +450,13 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
 
     /// Sends encoded frames: to the socket itself when nothing waits in the pipeline (see
     /// `direct`), and whatever the socket does not take to the pipeline (in one pass for the
-    /// write and the flush when `flush`).
-    private func send(_ bytes: ByteBuffer, through output: ChannelHandlerContext, flush: Bool) {
+    /// write and the flush when `flush`). True when the socket took every byte itself.
+    @discardableResult
+    private func send(_ bytes: ByteBuffer, through output: ChannelHandlerContext, flush: Bool) -> Bool {
         var bytes = bytes
-        if let direct, pipelineWrites == 0, state.isOpen, channel?.isActive == true, direct.write(&bytes) == .all { return }
+        if let direct, pipelineWrites == 0, state.isOpen, channel?.isActive == true, direct.write(&bytes) == .all { return true }
         pipelineWrite(NIOAny(bytes), through: output, flush: flush)
+        return false
     }
 
     /// Hands `data` to the pipeline at `output`; counted in `pipelineWrites` until it
