@@ -32,8 +32,12 @@ MEASURES = {
     "commit": ["DatabaseState.commit"],
     "fanout": ["ChangeFanout"],
     "finish": ["Namespace.finish"],
-    "append": ["WriteAheadLog.append"],
+    # Since ea6ea46 a block's records are encoded straight into the log's buffer (from
+    # Namespace.finish), then handed over whole.
+    "append": ["WriteAheadLog.append", "WriteAheadLog.enqueue", "LogRecord.encode"],
     "flushlog": ["WriteAheadLog.flushQueued"],
+    # Since 26e6795 an event loop may flush the log itself (flushHere), outside any drain.
+    "flushlogqueued": [("WriteAheadLog.flushQueued", "_dispatch_lane_serial_drain")],
     "fdatasync": ["fdatasync"],
     # Before 01c4e9a the namespace's queue released held outputs (Namespace.durable); since,
     # the log's thread does (HeldDeliveries.release) after Namespace.prepare resolved them.
@@ -42,7 +46,9 @@ MEASURES = {
     "release": ["HeldDeliveries.release"],
     "deliver": ["closure #1 in EventLoopOutbox.deliver", "closure #1 in closure #1 in EventLoopOutbox.deliver"],
     # The session's flush, or the loop's flush of every session written (where it is inlined).
-    "flush": ["WebSocketSessionHandler.flush", "LoopSessions.flush"],
+    # Since round 4 (DirectSocketOutput) the socket is written from the delivery itself, where
+    # the session's flush may be inlined.
+    "flush": ["WebSocketSessionHandler.flush", "LoopSessions.flush", ("__GI___libc_write", "EventLoopOutbox.deliver")],
     "pong": ["WebSocketSessionHandler.sendPong"],
 }
 
@@ -54,7 +60,7 @@ STAGES = [
     ("JSON parse", lambda m: m["json"]),
     ("request decode and path validation", lambda m: m["message"] - m["json"]),
     ("hop to the namespace (loop side: submit, or the inbox and DispatchQueue.sync)", lambda m: m["readcomplete"] + m["handoff"] - m["submitinline"]),
-    ("namespace queue: Dispatch overhead", lambda m: m["drain"] - m["submitqueued"] - m["flushlog"] - m["durable"]),
+    ("namespace queue: Dispatch overhead", lambda m: m["drain"] - m["submitqueued"] - m["flushlogqueued"] - m["durable"]),
     ("validation: resolve the write", lambda m: m["resolve"]),
     ("apply to the tree (commit, without listens)", lambda m: m["commit"] - m["fanout"]),
     ("listen matching (ChangeFanout)", lambda m: m["fanout"]),
