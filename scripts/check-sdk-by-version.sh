@@ -7,7 +7,9 @@
 # The tag is made in a temporary clone of the working tree (tracked and new files, as they are
 # now), never in this repository. Usage: scripts/check-sdk-by-version.sh [debug|release]
 # (default debug). The build folder .build-sdk-check is kept, so later runs build only what
-# changed; KINDLING_SDK_CHECK_DIR puts it elsewhere.
+# changed; KINDLING_SDK_CHECK_DIR puts it elsewhere. KINDLING_SDK_CHECK_SCRATCH builds the app
+# in another build folder: scripts/test.sh gives it this package's own in a fresh clone, so the
+# dependencies both builds compile (SwiftNIO, swift-crypto, swift-nio-ssl) compile once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -16,6 +18,8 @@ work=${KINDLING_SDK_CHECK_DIR:-$root/.build-sdk-check}
 mkdir -p "$work"
 repo="$work/kindling"
 app="$work/app"
+scratch=${KINDLING_SDK_CHECK_SCRATCH:-$work/build}
+[[ $scratch == /* ]] || scratch=$root/$scratch
 rm -rf "$repo" "$app"
 
 # The working tree as one commit of a fresh repository, tagged 0.0.1.
@@ -50,5 +54,8 @@ let db = try Database(url: "http://127.0.0.1:9000?ns=sdk-check")
 print(try db.reference("greeting"))
 EOF
 
-swift build --package-path "$app" --scratch-path "$work/build" -c "$configuration" --product App
+# The versions this checkout has pinned, if it has (Package.resolved), so the app builds what
+# the tests build and a shared build folder keeps its dependencies' checkouts.
+[ -f Package.resolved ] && cp Package.resolved "$app/Package.resolved"
+swift build --package-path "$app" --scratch-path "$scratch" -c "$configuration" --product App
 echo "check-sdk-by-version: a package depending on a tag of this repository by version builds KindlingClient ($configuration)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test Kindling has: the style check, the Swift tests, the Swift SDK as a dependency by
-# version, the documentation's links, then the firebase-admin compatibility suite.
+# Runs every test Kindling has: the style check, the Swift SDK as a dependency by version, the
+# Swift tests, the documentation's links, then the firebase-admin compatibility suite.
 # This is the one test command; .ci/run calls it. On a fresh Debian or Ubuntu machine with Swift
 # (as root or with sudo) it first installs what the tests need (scripts/setup.sh); elsewhere it
 # names what to install. KINDLING_SCRATCH_PATH names the build folder (swift's --scratch-path).
@@ -21,6 +21,18 @@ fi
 step "setup"
 scratch=()
 [ -n "${KINDLING_SCRATCH_PATH:-}" ] && scratch=(--scratch-path "$KINDLING_SCRATCH_PATH")
+# A package depending on this one by version builds KindlingClient (scripts/check-sdk-by-version.sh).
+# In a fresh clone it builds in this package's build folder, just before this package's build:
+# most of its work is the dependencies (SwiftNIO, swift-crypto, swift-nio-ssl), which that build
+# then finds compiled. Once the folder exists, it builds in a folder of its own, so this
+# package's build never has to compile its own modules again after it.
+build_folder=${KINDLING_SCRATCH_PATH:-.build}
+if [ -d "$build_folder" ]; then
+    ./scripts/check-sdk-by-version.sh debug
+else
+    KINDLING_SDK_CHECK_SCRATCH=$build_folder ./scripts/check-sdk-by-version.sh debug
+fi
+step "the SDK by version"
 swift build "${scratch[@]}" --build-tests
 step "the debug build"
 # The tests start many servers at once in one process: raise its descriptor limit where allowed
@@ -32,8 +44,6 @@ echo "open descriptors: soft $(ulimit -S -n), hard $(ulimit -H -n); $(nproc) pro
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,symbolicate=fast}"
 swift test "${scratch[@]}" --skip-build
 step "the Swift tests"
-./scripts/check-sdk-by-version.sh debug
-step "the SDK by version"
 ./scripts/check-links.py
 ./scripts/test-python.sh
 step "the firebase-admin suite"
