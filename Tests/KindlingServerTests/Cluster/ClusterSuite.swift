@@ -24,13 +24,12 @@ extension ClusterSuite {
     /// A real `kindling serve --cluster` process (node `node`, a one-second lease) keeping its
     /// data in `directory`: for the tests that kill or stop a node, which needs a process.
     /// The directory is removed once the test and every process started on it let go of it.
-    static func startNodeProcess(_ nats: NATSTestCluster, node: String, dataDirectory directory: ClusterScratchDirectory) async throws
-        -> ServerProcess
-    {
+    static func startNodeProcess(_ nats: NATSTestCluster, node: String, dataDirectory directory: ClusterScratchDirectory) async throws -> ServerProcess {
         try await ServerProcess.start(
             dataDirectory: directory.path, arguments: ["--cluster", nats.urls.joined(separator: ","), "--node-id", node, "--lease-seconds", "1"],
             keeping: directory)
     }
+
 
     /// A node reaching NATS at `urls` (a test's proxies, say).
     static func configuration(urls: [String], node: String, leaseTime: Duration = .seconds(3)) -> ServerConfiguration {
