@@ -6,6 +6,7 @@ import Testing
 /// namespace's log, so every node enforces the same rules from the same point of the write
 /// order, and a node that joins later reads them with the data.
 extension ClusterNodeTests {
+    static let admin = [("Authorization", "Bearer owner")]
     static let guarded = #"{"rules":{".read":true,"open":{".write":true},"closed":{".write":false}}}"#
 
     static func rules(_ port: Int, _ namespace: String) async throws -> TestHTTPResponse {

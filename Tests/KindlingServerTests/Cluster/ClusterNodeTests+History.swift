@@ -9,7 +9,7 @@ import Testing
 
 /// History in cluster mode: the leader keeps snapshots for it and leaves the log behind them in
 /// the stream, and any node reads the past (`at=`, `changes=true`) from JetStream.
-extension ClusterRecoveryTests {
+extension ClusterNodeTests {
     static func keepingHistory(_ nats: NATSTestCluster, node: String, retention: Duration = .seconds(24 * 3600)) -> ServerConfiguration {
         var configuration = snapshotting(nats, node: node, afterBytes: 2048)
         configuration.cluster?.history = HistoryPolicy(retention: retention, maxBytes: .max, snapshotSpacing: .zero)

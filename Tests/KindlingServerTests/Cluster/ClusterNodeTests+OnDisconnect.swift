@@ -9,7 +9,7 @@ import Testing
 /// onDisconnect registrations made on a follower: checked against the rules there when queued,
 /// and sent to the leader as writes, in order, when the connection closes.
 /// (An extension, so these run in the serialized suite: one NATS cluster at a time.)
-extension ClusterRecoveryTests {
+extension ClusterNodeTests {
     @Test func aFollowersClientsOnDisconnectWritesReachEveryNodeWhenItCloses() async throws {
         try await Self.withNATS { nats in
             try await KindlingServer.run(Self.configuration(nats, node: "one")) { one in
@@ -69,7 +69,7 @@ extension ClusterRecoveryTests {
                 #expect(
                     try await TestHTTPConnection.request(port: leader.port, "PUT", "/presence.json?ns=crash", body: #"{"alice":"online"}"#).status
                         == 200)
-                let directory = ClusterScratchDirectory()
+                let directory = ScratchDirectory()
                 let mortal = try await Self.startNodeProcess(nats, node: "mortal", dataDirectory: directory)
                 let client = try await TestClient.connect(port: mortal.port, namespace: "crash")
                 let registrations = [
@@ -130,7 +130,7 @@ extension ClusterRecoveryTests {
 
     @Test func aKilledLeadersClientsOnDisconnectWritesRunWithoutAnyoneWriting() async throws {
         try await Self.withNATS { nats in
-            let directory = ClusterScratchDirectory()
+            let directory = ScratchDirectory()
             let leader = try await Self.startNodeProcess(nats, node: "doomed", dataDirectory: directory)
             #expect(try await TestHTTPConnection.request(port: leader.port, "PUT", "/status.json?ns=quiet", body: #""online""#).status == 200)
             let client = try await TestClient.connect(port: leader.port, namespace: "quiet")

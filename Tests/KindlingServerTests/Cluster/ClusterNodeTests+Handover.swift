@@ -15,7 +15,7 @@ import Testing
 /// follower does (`ForwardingAttempts`): send the same write, with its id, again, and the node
 /// that leads next answers it, from its record when the first copy reached the log.
 /// (An extension, so these run in the serialized suite: one NATS cluster at a time.)
-extension ClusterFaultTests {
+extension ClusterNodeTests {
     /// How one forwarded write ended, as a follower sees it.
     enum ForwardedOutcome: Equatable {
         case committed, refused, unanswered

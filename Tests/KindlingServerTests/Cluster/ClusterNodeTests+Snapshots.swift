@@ -8,7 +8,7 @@ import Testing
 /// Snapshots in cluster mode: the leader writes them to the `kindling_snapshots` object store as
 /// its log grows and purges the log behind the one before; a node that starts afterwards loads
 /// the snapshot and the log after it, with the namespace's own rules.
-extension ClusterRecoveryTests {
+extension ClusterNodeTests {
     static func snapshotting(_ nats: NATSTestCluster, node: String, afterBytes: Int) -> ServerConfiguration {
         var configuration = configuration(nats, node: node)
         configuration.cluster?.snapshotAfterBytes = afterBytes

@@ -15,7 +15,7 @@ import Testing
 /// 412), none 503 or 504; each push stored once under the name its client got; the counter
 /// holds exactly the increments answered 200; no write id twice in the log; every node and a
 /// new one hold the same tree. (An extension, so it runs in the serialized suite.)
-extension ClusterFaultTests {
+extension ClusterNodeTests {
     /// How the leader is stopped.
     enum LeaderFault: String {
         case shutdown, kill, freeze
@@ -73,7 +73,7 @@ extension ClusterFaultTests {
     func resendThrough(_ fault: LeaderFault) async throws {
         try await Self.withNATS { nats in
             let namespace = "resend-\(fault.rawValue)"
-            let directory = ClusterScratchDirectory()
+            let directory = ScratchDirectory()
             // A process to kill or pause; a server of this process to shut down.
             let process = fault == .shutdown ? nil : try await Self.startNodeProcess(nats, node: "leader", dataDirectory: directory)
             let inProcess =

@@ -15,7 +15,7 @@ import Testing
 /// stream are stopped (SIGSTOP), so the stream leader can commit nothing, while a batch made by
 /// the test (the stale leader's) and then the real leader's batch reach it. (An extension, so it
 /// runs in the serialized suite.)
-extension ClusterFaultTests {
+extension ClusterNodeTests {
     /// On the nats-server of the PATH (Debian's 2.9.10 in CI: both batches are stored) and on
     /// the recent one scripts/setup.sh pins (2.15.1: the second publish is refused).
     @Test(arguments: [false, true])
