@@ -21,11 +21,12 @@ fi
 step "setup"
 scratch=()
 [ -n "${KINDLING_SCRATCH_PATH:-}" ] && scratch=(--scratch-path "$KINDLING_SCRATCH_PATH")
-# A package depending on this one by version builds KindlingClient (scripts/check-sdk-by-version.sh).
-# In a fresh clone it builds in this package's build folder, just before this package's build:
-# most of its work is the dependencies (SwiftNIO, swift-crypto, swift-nio-ssl), which that build
-# then finds compiled. Once the folder exists, it builds in a folder of its own, so this
-# package's build never has to compile its own modules again after it.
+# A package depending on this one by version builds KindlingClient
+# (scripts/check-sdk-by-version.sh). In a fresh clone it builds in this package's build folder,
+# just before this package's build: most of its work is the dependencies (SwiftNIO,
+# swift-crypto, swift-nio-ssl), which that build then finds compiled. Once the folder exists,
+# it builds in a folder of its own, so this package's build never has to compile its own
+# modules again after it.
 build_folder=${KINDLING_SCRATCH_PATH:-.build}
 if [ -d "$build_folder" ]; then
     ./scripts/check-sdk-by-version.sh debug
