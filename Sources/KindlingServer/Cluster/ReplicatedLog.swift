@@ -11,9 +11,11 @@ import Synchronization
 /// Every publish carries the stream sequence of the namespace's previous batch as its expected
 /// last subject sequence. That sequence is known only from the previous PubAck, so one batch is
 /// in flight at a time and what is appended meanwhile gathers into the next (group commit, as
-/// the file log's fsync). A refusal of the expected sequence (10071) means another node wrote
-/// the subject: this node was deposed. The log then stops for good, and `onDeposed` is told,
-/// so the namespace refuses what it holds and stops leading. A batch is sent only while the
+/// the file log's fsync). A refusal of the expected sequence (10071) naming a later message
+/// means a message follows the one expected; when the log says it is another node's, this node
+/// was deposed. The log then stops for good, and `onDeposed` is told, so the namespace refuses
+/// what it holds and stops leading. A refusal naming no later message is no answer: a stream
+/// leader back from a partition answers so for a moment while the real one stores the batch. A batch is sent only while the
 /// node surely holds its lease, so an old leader back from a partition cannot get a batch in
 /// before a new leader's first one (which the log would then refuse, deposing the new leader).
 ///
@@ -241,11 +243,22 @@ final class ReplicatedLog: Sendable {
                     var stored: UInt64
                     do throws(JetStreamError) {
                         stored = try await node.jetStream.publish(subject, payload: batch.bytes, headers: headers, options: options).sequence
-                    } catch  where error.isWrongLastSequence && attempt > 0 {
-                        // A retry whose first try was stored but not acknowledged (the PubAck was
-                        // lost with a connection) finds the log one batch further: its own.
-                        guard let own = await storedLast(messageID: options.messageID) else { throw error }
-                        stored = own
+                    } catch  where error.provesLaterMessage(after: expected) {
+                        // A message follows the one this batch expected: an earlier try of this
+                        // batch, stored but not acknowledged (the PubAck was lost with a
+                        // connection, or a stale stream leader's refusal came first), or another
+                        // node's batch. The log tells which; unread, the batch is sent again.
+                        switch await follower(of: expected, messageID: options.messageID) {
+                        case .this(let sequence):
+                            stored = sequence
+                        case .another:
+                            stop(
+                                "another node wrote the namespace's log after the batch this one expected (\(expected); \(error)): deposed",
+                                superseded: true)
+                            return
+                        case nil:
+                            throw error
+                        }
                     }
                     // Stopped meanwhile (the watchdog): what it held was answered already.
                     guard isHealthy else { return resumeDrainWaiters() }
@@ -267,15 +280,10 @@ final class ReplicatedLog: Sendable {
                     onDurable(batch.last)
                     break
                 } catch {
-                    // A retry refused because a publish to the subject is being proposed: that
-                    // may be its own first try, so it is sent again (its message id stores it once).
-                    if error.isWrongLastSequence, !(error.isSubjectInFlight && attempt > 0) {
-                        // Refused: stored only if an earlier try of it was (`storedLast` found
-                        // none, but it asks only once).
-                        stop("another node wrote the namespace's log (a stale expected sequence \(expected)): deposed", superseded: attempt == 0)
-                        return
-                    }
-                    // A lost PubAck or a NATS failover: the same message id is stored once.
+                    // A lost PubAck, a NATS failover, a later message the log could not be asked
+                    // about, or a wrong-last-sequence refusal that proves nothing (10164, which
+                    // may be this batch's own first try in flight, or a stale stream leader's
+                    // answer): sent again, and the same message id is stored once.
                     attempt += 1
                     guard attempt < 20, isHealthy else {
                         stop("publishing to the log failed: \(error)")
@@ -298,13 +306,23 @@ final class ReplicatedLog: Sendable {
         return try await node.jetStream.nextMessage(stream: ClusterNode.logStream, subject: subject, from: expected + 1).sequence == sequence
     }
 
-    /// The stream sequence of the subject's last message when it carries `messageID` (this
-    /// node's batch), else nil.
-    private func storedLast(messageID: String?) async -> UInt64? {
-        guard let messageID, let last = try? await node.jetStream.lastMessage(stream: ClusterNode.logStream, subject: subject),
-            last.headers?["Nats-Msg-Id"] == messageID
+    /// Whose message follows stream sequence `expected` on the subject.
+    private enum Follower {
+        /// This batch's, at this stream sequence.
+        case this(UInt64)
+        /// Another node's: this batch is not in the log, and cannot be placed in it any more
+        /// (a copy a nats-server before 2.11 stores after it is void for every reader).
+        case another
+    }
+
+    /// The subject's first message after stream sequence `expected`, by its message id: this
+    /// batch's (`messageID`) or another's; nil when the stream could not say (no answer, or no
+    /// such message in the store of a stale stream leader that answered).
+    private func follower(of expected: UInt64, messageID: String?) async -> Follower? {
+        guard let messageID, expected < UInt64.max,
+            let next = try? await node.jetStream.nextMessage(stream: ClusterNode.logStream, subject: subject, from: expected + 1)
         else { return nil }
-        return last.sequence
+        return next.headers?["Nats-Msg-Id"] == messageID ? .this(next.sequence) : .another
     }
 
     /// Stops the log for good: nothing more is published or reported durable. Tells `onDeposed`

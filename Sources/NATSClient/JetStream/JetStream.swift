@@ -46,7 +46,8 @@ public struct JetStream: Sendable {
     // MARK: Messages
 
     /// Publishes and waits for the stream's acknowledgement. A stale expected sequence comes back
-    /// as `JetStreamError` with `isWrongLastSequence`, and nothing was stored.
+    /// as `JetStreamError` with `isWrongLastSequence`; that the message was not stored, only
+    /// `provesLaterMessage` tells.
     public func publish(_ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil, options: PublishOptions = PublishOptions())
         async throws(JetStreamError) -> PubAck
     {

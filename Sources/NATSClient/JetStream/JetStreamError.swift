@@ -43,9 +43,32 @@ public struct JetStreamError: Error, Hashable, CustomStringConvertible {
     /// Whether this is the refusal of a publish whose expected last sequence was stale (10071),
     /// or, from a replicated stream, that another publish to the subject is being proposed
     /// (10164; nats.go and nats.py read both as a lost race): the writer has been fenced and must
-    /// not retry blindly. Nothing was stored.
+    /// not retry blindly. The server that answered stored nothing, but that server may not be the
+    /// stream's leader any more (`provesLaterMessage`).
     public var isWrongLastSequence: Bool {
         apiError?.errCode == JetStreamAPIError.wrongLastSequence || isSubjectInFlight
+    }
+
+    /// The last sequence a 10071 refusal names (its text is "wrong last sequence: 42"); nil for
+    /// any other error.
+    public var namedLastSequence: UInt64? {
+        guard let api = apiError, api.errCode == JetStreamAPIError.wrongLastSequence,
+            let marker = api.errorDescription.firstRange(of: "wrong last sequence: ")
+        else { return nil }
+        return UInt64(api.errorDescription[marker.upperBound...].prefix { $0.isASCII && $0.isNumber })
+    }
+
+    /// Whether this refusal of a publish that expected last sequence `expected` proves that
+    /// another message came after `expected`, so the publish is not stored, now or later: a
+    /// 10071 naming a later sequence, which only a stored message can give. Any other
+    /// wrong-last-sequence refusal proves nothing. A stream leader cut off from its peers and
+    /// back before it learned that another one was elected still answers as the leader for a
+    /// moment, from its old store and its own proposals (which never commit): it refuses a
+    /// publish with 10071 naming a sequence at or before `expected`, or with 10164, while the
+    /// real leader stores the same publish and its acknowledgement comes second.
+    public func provesLaterMessage(after expected: UInt64) -> Bool {
+        guard let named = namedLastSequence else { return false }
+        return named > expected
     }
 
     /// Whether the refusal is the replicated stream's 10164: another publish to the subject is

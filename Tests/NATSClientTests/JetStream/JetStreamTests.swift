@@ -96,10 +96,16 @@ import Testing
                 try await js.publish("fence.w", payload: [3], options: PublishOptions(expectedLastSequence: first.sequence))
             }
             #expect(refused?.isWrongLastSequence == true)
+            // The refusal names the stream's last sequence, a later one than expected: proof.
+            #expect(refused?.namedLastSequence == second.sequence)
+            #expect(refused?.provesLaterMessage(after: first.sequence) == true)
             let bySubject = await #expect(throws: JetStreamError.self) {
                 try await js.publish("fence.other", payload: [4], options: PublishOptions(expectedLastSubjectSequence: 7))
             }
             #expect(bySubject?.isWrongLastSequence == true)
+            // The subject has no message: a refusal naming 0 proves no later message.
+            #expect(bySubject?.namedLastSequence == 0)
+            #expect(bySubject?.provesLaterMessage(after: 7) == false)
             let info = try await js.streamInfo("FENCE")
             #expect(info.state.messages == 2 && info.state.lastSequence == 2)
             #expect(info.config.replicas == 3)

@@ -1,0 +1,70 @@
+import Foundation
+import KindlingCore
+@testable import KindlingServer
+import KindlingTesting
+import NATSClient
+import NATSTesting
+import Testing
+
+/// A refusal that is no answer: a NATS server that led the log stream, cut off from its peers
+/// and back before it learned that another server leads, still answers publishes as the leader
+/// for a moment, refusing them from its old store ("wrong last sequence: <its old last>"), while
+/// the real leader stores the same publish and acknowledges it second. A fault run found a
+/// leader that took such a refusal as proof that another node wrote the log: it dropped its
+/// batch as never stored and made the compare-and-set in it again, which then failed (412)
+/// against its own stored value. Here a subscriber of the test plays that server: it answers the
+/// batch's publish first, while the NATS servers following the stream are stopped so the real
+/// leader cannot acknowledge it yet. (An extension, so it runs in the serialized suite.)
+extension ClusterNodeTests {
+    @Test func aStaleStreamLeadersRefusalDoesNotUnmakeAStoredWrite() async throws {
+        try await Self.withNATS(executable: NATSTestServer.recentExecutable()) { nats in
+            // A first node creates the stream; the leading node then connects to the stream's
+            // leader alone, so its publish reaches it while the other servers are stopped.
+            try await KindlingServer.run(Self.configuration(nats, node: "setup")) { _ in }
+            let (probe, js) = try await Self.jetStream(nats)
+            let leaderName = try #require(try await js.streamInfo(ClusterNode.logStream).cluster?.leader)
+            let streamLeader = try #require(nats.server(named: leaderName))
+            let others = nats.servers.filter { $0.name != leaderName }
+            let urls = [streamLeader.url]
+            let namespace = "stale-refusal"
+            let url = "/counter.json?ns=\(namespace)"
+
+            try await KindlingServer.run(Self.configuration(urls: urls, node: "lead")) { lead in
+                #expect(try await TestHTTPConnection.request(port: lead.port, "PUT", url, body: "0").status == 200)
+                let read = try await TestHTTPConnection.request(port: lead.port, "GET", url, headers: [("X-Firebase-ETag", "true")])
+                let etag = try #require(read.header("etag"))
+
+                let impostor = try await NATSClient.connect([streamLeader.url])
+                let publishes = try await impostor.subscribe(ClusterNode.logSubject(namespace))
+                try await impostor.flush()
+                var published = publishes.makeAsyncIterator()
+                for server in others { try await server.pause() }
+                let write = Task {
+                    try await TestHTTPConnection.request(
+                        port: lead.port, "PUT", url, headers: [("if-match", etag)], body: "1", timeout: .seconds(30))
+                }
+                // The batch's first try, answered at once as the stale leader answers it.
+                let batch = try #require(await published.next())
+                let reply = try #require(batch.reply)
+                try await impostor.publish(
+                    reply, payload: Array(#"{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 0"}}"#.utf8))
+                try await impostor.flush()
+                await impostor.close()
+                for server in others { try await server.resume() }
+
+                let answer = try await write.value
+                #expect(answer.status == 200, "\(answer.status) \(answer.text)")
+                // Stored once, and every node (one that starts now too) reads it.
+                try await KindlingServer.run(Self.configuration(nats, node: "late")) { late in
+                    for port in [lead.port, late.port] {
+                        let counter = try await TestHTTPConnection.request(port: port, "GET", url).text
+                        #expect(counter == "1", "port \(port)")
+                    }
+                }
+                let ids = try await Self.logMessages(js, namespace: namespace, after: 0).compactMap { $0.headers?["Nats-Msg-Id"] }
+                #expect(ids.count == 2, "\(ids)")
+            }
+            await probe.close()
+        }
+    }
+}
