@@ -16,19 +16,33 @@ extension Namespace {
     /// liveness key lapsed while NATS was out of its reach) deleted the key, so the delete
     /// fails and they are not made twice. A crash between the delete and the writes loses them:
     /// they run at most once.
+    ///
+    /// The delete has a message id of its own: a refusal naming no later change is tried again
+    /// (`retrying`; a stream leader back from a partition refuses from its old store while the
+    /// real one stores the delete), and a refusal whose later change is this delete's own first
+    /// try still makes the writes.
     func closeRegistrations(_ writes: ArraySlice<ForwardedWrite>, node: ClusterNode, connection: ConnectionID) {
         guard storedRegistrations.remove(connection) != nil else { return forwardOnDisconnect(writes, node: node, connection: connection) }
         let key = node.registrationKey(name, connection)
+        let deletion = NATSClient.randomToken()
         storeRegistrations { [logger] in
             let revision = self.registrationRevisions.withLock { $0.removeValue(forKey: connection) }
             do throws(JetStreamError) {
-                try await Namespace.retrying { () throws(JetStreamError) in try await node.registrations.delete(key, revision: revision) }
-            } catch {
-                guard !error.isWrongLastSequence else {
-                    return logger.notice("onDisconnect writes already made by the leader", metadata: ["connection": "\(connection)"])
+                try await Namespace.retrying(expecting: revision) { () throws(JetStreamError) in
+                    try await node.registrations.delete(key, revision: revision, messageID: deletion)
                 }
-                logger.warning(
-                    "could not take onDisconnect registrations out of NATS; making them anyway: \(error)", metadata: ["connection": "\(connection)"])
+            } catch {
+                if error.isWrongLastSequence {
+                    // A change after this node's last put: the leader's delete (it made them), or
+                    // this delete's own first try, stored though its answer was lost or refused.
+                    guard (try? await node.registrations.lastChange(of: key, isMessage: deletion)) == true else {
+                        return logger.notice("onDisconnect writes already made by the leader", metadata: ["connection": "\(connection)"])
+                    }
+                } else {
+                    logger.warning(
+                        "could not take onDisconnect registrations out of NATS; making them anyway: \(error)",
+                        metadata: ["connection": "\(connection)"])
+                }
             }
             self.run { namespace in namespace.forwardOnDisconnect(writes, node: node, connection: connection) }
         }
@@ -96,15 +110,17 @@ extension Namespace {
         }
     }
 
-    /// Runs a key-value call up to three times while NATS fails (not when a revision is
-    /// refused: that is an answer).
-    static func retrying<T>(_ body: () async throws(JetStreamError) -> T) async throws(JetStreamError) -> T {
+    /// Runs a key-value call up to three times while NATS fails, not when a revision is refused:
+    /// that is an answer. For a call that expects `revision`, only a refusal naming a later one
+    /// is (`JetStreamError.provesLaterMessage`); another is tried again like a failure.
+    static func retrying<T>(expecting revision: UInt64? = nil, _ body: () async throws(JetStreamError) -> T) async throws(JetStreamError) -> T {
         var attempt = 1
         while true {
             do {
                 return try await body()
             } catch {
-                guard attempt < 3, !error.isWrongLastSequence else { throw error }
+                let answered = error.isWrongLastSequence && (revision.map { error.provesLaterMessage(after: $0) } ?? true)
+                guard attempt < 3, !answered else { throw error }
                 attempt += 1
                 try? await Task.sleep(for: .milliseconds(200 * attempt))
             }

@@ -69,10 +69,24 @@ public struct KeyValue: Sendable {
     }
 
     /// Marks the key deleted (its history stays until it ages out); optionally only at `revision`.
-    public func delete(_ key: String, revision: UInt64? = nil) async throws(JetStreamError) {
+    /// With `messageID`, the delete sent again is stored once, and `lastChange(of:isMessage:)`
+    /// tells whether a refused retry found its own first try stored.
+    public func delete(_ key: String, revision: UInt64? = nil, messageID: String? = nil) async throws(JetStreamError) {
         var headers = NATSHeaders()
         headers.set("KV-Operation", KeyValueOperation.delete.rawValue)
-        _ = try await jetStream.publish(try subject(key), headers: headers, options: PublishOptions(expectedLastSubjectSequence: revision))
+        _ = try await jetStream.publish(
+            try subject(key), headers: headers, options: PublishOptions(messageID: messageID, expectedLastSubjectSequence: revision))
+    }
+
+    /// Whether the key's last change is the message published with `messageID` (false when the
+    /// key has no history).
+    public func lastChange(of key: String, isMessage messageID: String) async throws(JetStreamError) -> Bool {
+        do {
+            return try await jetStream.lastMessage(stream: streamName, subject: try subject(key)).headers?["Nats-Msg-Id"] == messageID
+        } catch {
+            if error.apiError?.errCode == JetStreamAPIError.noMessageFound { return false }
+            throw error
+        }
     }
 
     /// Removes the key's history, leaving one purge marker.

@@ -67,4 +67,53 @@ extension ClusterNodeTests {
             await probe.close()
         }
     }
+
+    /// The same refusal of the delete that takes a closed connection's onDisconnect
+    /// registrations out of NATS: taken as "the leader made them", it lost them.
+    @Test func aStaleStreamLeadersRefusalDoesNotLoseOnDisconnectWrites() async throws {
+        try await Self.withNATS(executable: NATSTestServer.recentExecutable()) { nats in
+            let namespace = "stale-ondisconnect"
+            let url = "/presence/alice.json?ns=\(namespace)"
+            try await KindlingServer.run(Self.configuration(nats, node: "one")) { one in
+                #expect(try await TestHTTPConnection.request(port: one.port, "PUT", url, body: #""online""#).status == 200)
+                let (probe, js) = try await Self.jetStream(nats)
+                let bucket = "KV_" + ClusterNode.registrationBucket
+                let leaderName = try #require(try await js.streamInfo(bucket).cluster?.leader)
+                let bucketLeader = try #require(nats.server(named: leaderName))
+                let others = nats.servers.filter { $0.name != leaderName }
+                // The follower whose client leaves reaches NATS through the bucket's leader alone.
+                try await KindlingServer.run(Self.configuration(urls: [bucketLeader.url], node: "two")) { two in
+                    let leaving = try await TestClient.connect(port: two.port, namespace: namespace)
+                    let registered = try await leaving.request("o", try json(#"{"p":"/presence/alice","d":"offline"}"#))
+                    #expect(registered.last?["d"]?["b"]?["s"]?.stringValue == "ok")
+                    let subjects = "$KV.\(ClusterNode.registrationBucket).\(namespace).>"
+                    let stored = try await eventually(within: .seconds(10), every: .milliseconds(20)) {
+                        (try? await js.lastMessage(stream: bucket, subject: subjects)) != nil
+                    }
+                    try #require(stored, "the registration never reached NATS")
+
+                    let impostor = try await NATSClient.connect([bucketLeader.url])
+                    let deletes = try await impostor.subscribe(subjects)
+                    try await impostor.flush()
+                    var published = deletes.makeAsyncIterator()
+                    for server in others { try await server.pause() }
+                    await leaving.close()
+                    let delete = try #require(await published.next())
+                    #expect(delete.headers?["KV-Operation"] == "DEL")
+                    try await impostor.publish(
+                        try #require(delete.reply),
+                        payload: Array(#"{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 0"}}"#.utf8))
+                    try await impostor.flush()
+                    await impostor.close()
+                    for server in others { try await server.resume() }
+
+                    let made = try await eventually(within: .seconds(20), every: .milliseconds(50)) {
+                        (try? await TestHTTPConnection.request(port: one.port, "GET", url).text) == #""offline""#
+                    }
+                    #expect(made, "the onDisconnect write was not made")
+                }
+                await probe.close()
+            }
+        }
+    }
 }
