@@ -5,7 +5,8 @@
 # puts unique keys one after another, and a second one increments a counter by REST
 # compare-and-set (ETag, if-match), while faults happen. Then every acknowledged write must be
 # on every node and on a node started afterwards, the nodes must agree, and the counter must
-# hold every acknowledged increment and no more than those whose answer was unknown (504).
+# hold every acknowledged increment and no more than those whose answer was unknown (504):
+# every value it went through was answered 200 or unknown, and 200 at most once.
 # Faults, in order: the NATS server leading the log stream cut off from everyone (its ports
 # detached from both bridges) and healed; the first NATS server cut off from its peers only
 # (its route port detached: its clients stay); the namespace's leader killed (SIGKILL) and
@@ -398,21 +399,24 @@ counters = set()
 for i in (1, 2, 3, 4):
     counters.add(json.load(urllib.request.urlopen(f"http://{net}.2{i}:9000/counter.json?ns=faults", timeout=5)))
 counter = counters.pop() if len(counters) == 1 else None
-if counter is None or not (acked_increments <= counter <= acked_increments + unknown):
+# Each value from 1 to the counter was written once (compare-and-set), so each was answered 200
+# or unknown at least once, and 200 at most once. A value only refused (412, 503) yet stored
+# fails the run even when an unknown answer hides it from the count.
+answers = {}
+for line in open(increments_file):
+    outcome, code, node, value, at = line.split()
+    answers.setdefault(int(value), []).append((outcome, f"{code} via kindling-{node} at {at}"))
+# The nodes may disagree, or one may read null: up to the highest number any node reads.
+highest = max([c for c in counters | {counter} if isinstance(c, int)] or [0])
+refused_yet_stored = [v for v in range(1, highest + 1) if not any(o in ("acked", "unknown") for o, _ in answers.get(v, []))]
+acked_twice = [v for v, got in answers.items() if sum(o == "acked" for o, _ in got) > 1]
+if counter is None or not (acked_increments <= counter <= acked_increments + unknown) or refused_yet_stored or acked_twice:
     failures += 1
     print(f"fault-netns: the counter reads {counter} on the nodes ({counters}), {acked_increments} increments acknowledged, {unknown} unknown")
-    # Each value from 1 to the counter was written once (compare-and-set): the ones no 200
-    # answered, with every answer their writes got, show which refusal was wrong.
-    answers = {}
-    for line in open(increments_file):
-        outcome, code, node, value, at = line.split()
-        answers.setdefault(int(value), []).append(f"{code} via kindling-{node} at {at}")
-    acked_values = {int(line.split()[3]) for line in open(increments_file) if line.startswith("acked")}
-    # The nodes may disagree, or one may read null: up to the highest number any node reads.
-    highest = max([c for c in counters | {counter} if isinstance(c, int)] or [0])
-    for value in range(1, highest + 1):
-        if value not in acked_values:
-            print(f"fault-netns: value {value} stored without a 200: {answers.get(value, [])}")
+    for value in refused_yet_stored:
+        print(f"fault-netns: value {value} stored without a 200 or an unknown answer: {[text for _, text in answers.get(value, [])]}")
+    for value in acked_twice:
+        print(f"fault-netns: value {value} answered 200 twice: {[text for _, text in answers[value]]}")
 else:
     print(f"fault-netns: counter {counter}: {acked_increments} compare-and-set increments acknowledged (none lost or doubled), {unknown} answered unknown")
 times.sort()
