@@ -29,7 +29,8 @@
 # Needs root, `ip netns`, curl, python3, and a nats-server 2.11+ ($NATS_SERVER, else
 # .venv/bin/nats-server from scripts/setup.sh). Bounded: about a minute and a half; cleans up
 # after itself. Not part of scripts/test.sh (it needs root); .ci/run runs it after the tests.
-# KEEP_WORK=1 keeps the run's folder (the nodes' and NATS servers' logs, every answer);
+# KEEP_WORK=1 keeps the run's folder (the nodes' and NATS servers' logs, every answer); a failed
+# run prints a digest of those logs either way;
 # KINDLING_LOG_LEVEL sets the nodes' log level (default warning).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,10 +58,27 @@ remove_network() {
     ip link del "$ROUTES" 2> /dev/null || true
 }
 
+# A failed run's digest, for a CI log that keeps nothing else: when each node led, followed and
+# stopped leading (and its other errors), and each NATS server's leader changes.
+digest() {
+    for log in "$WORK"/k*.log; do
+        [ -f "$log" ] || continue
+        echo "fault-netns: $(basename "$log" .log), its roles and errors:"
+        grep -E " (error|critical) |leading the namespace|following the namespace" "$log" | head -n 60 | cut -c1-300 | sed 's/^/    /' || true
+    done
+    for log in "$WORK"/n*/log; do
+        [ -f "$log" ] || continue
+        echo "fault-netns: NATS $(basename "$(dirname "$log")"), its leader changes:"
+        grep -iE "leader|quorum" "$log" | head -n 40 | cut -c1-200 | sed 's/^/    /' || true
+    done
+}
+
 cleanup() {
+    local status=$?
     for pid in "${PIDS[@]}"; do kill -CONT "$pid" 2> /dev/null || true; kill -KILL "$pid" 2> /dev/null || true; done
     wait 2> /dev/null || true
     remove_network
+    [ "$status" -eq 0 ] || digest
     [ -n "${KEEP_WORK:-}" ] && echo "fault-netns: kept $WORK" || rm -rf "$WORK"
 }
 trap cleanup EXIT
