@@ -25,6 +25,10 @@ public actor NATSClient {
     private struct PendingRequest {
         var continuation: CheckedContinuation<Result<NATSMessage, NATSError>, Never>
         var timer: Task<Void, Never>
+        /// Whether a reply ends the request (`request(until:)`); nil: the first does.
+        var isFinal: (@Sendable (NATSMessage) -> Bool)?
+        /// The first reply `isFinal` did not accept: the answer if no other comes in time.
+        var provisional: NATSMessage?
     }
 
     private let options: NATSOptions
@@ -139,9 +143,16 @@ public actor NATSClient {
 
     /// Sends a request and waits for the first reply. Replies arrive on one shared wildcard inbox
     /// subscription; a 503 status reply (nobody listening) becomes `.noResponders`.
-    public func request(_ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil, timeout: Duration = .seconds(2))
-        async throws(NATSError) -> NATSMessage
-    {
+    ///
+    /// With `isFinal`, waits for the first reply it accepts instead: the first one it does not
+    /// accept is kept, and returned at the timeout if no other came. For a request that more
+    /// than one server may answer, where the first answer is not always the one that counts (a
+    /// JetStream stream leader back from a partition refuses a publish from its old store, at
+    /// once, while the real leader stores it and acknowledges second).
+    public func request(
+        _ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil, timeout: Duration = .seconds(2),
+        until isFinal: (@Sendable (NATSMessage) -> Bool)? = nil
+    ) async throws(NATSError) -> NATSMessage {
         try ensureInbox()
         nextRequestID += 1
         let token = String(nextRequestID)
@@ -149,9 +160,9 @@ public actor NATSClient {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<NATSMessage, NATSError>, Never>) in
             let timer = Task { [weak self] in
                 try? await Task.sleep(for: timeout)
-                await self?.finishRequest(token, .failure(.timeout("no reply on \(subject) within \(timeout)")))
+                await self?.expireRequest(token, .timeout("no reply on \(subject) within \(timeout)"))
             }
-            requests[token] = PendingRequest(continuation: continuation, timer: timer)
+            requests[token] = PendingRequest(continuation: continuation, timer: timer, isFinal: isFinal)
         }
         return try result.get()
     }
@@ -267,6 +278,20 @@ public actor NATSClient {
         guard let pending = requests.removeValue(forKey: token) else { return }
         pending.timer.cancel()
         pending.continuation.resume(returning: result)
+    }
+
+    /// A request's time is up: its provisional reply if it has one, else `error`.
+    private func expireRequest(_ token: String, _ error: NATSError) {
+        finishRequest(token, requests[token]?.provisional.map { .success($0) } ?? .failure(error))
+    }
+
+    /// A reply to request `token`: ends it, unless the request waits for another (`isFinal`).
+    private func answerRequest(_ token: String, _ message: NATSMessage) {
+        if let pending = requests[token], let isFinal = pending.isFinal, !isFinal(message) {
+            if pending.provisional == nil { requests[token]?.provisional = message }
+            return
+        }
+        finishRequest(token, .success(message))
     }
 
     private func expirePing(_ id: Int) {
@@ -446,7 +471,7 @@ public actor NATSClient {
         if inbound.message.status == 503 {
             finishRequest(token, .failure(.noResponders("no responders")))
         } else {
-            finishRequest(token, .success(inbound.message))
+            answerRequest(token, inbound.message)
         }
     }
 

@@ -47,20 +47,38 @@ public struct JetStream: Sendable {
 
     /// Publishes and waits for the stream's acknowledgement. A stale expected sequence comes back
     /// as `JetStreamError` with `isWrongLastSequence`; that the message was not stored, only
-    /// `provesLaterMessage` tells.
+    /// `provesLaterMessage` tells. So a refusal that proves nothing does not end the wait: the
+    /// stream's real leader may acknowledge the message after a stale one refused it, and its
+    /// answer is taken; the refusal is returned only if none comes within the timeout.
     public func publish(_ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil, options: PublishOptions = PublishOptions())
         async throws(JetStreamError) -> PubAck
     {
         var allHeaders = headers ?? NATSHeaders()
         options.apply(to: &allHeaders)
+        let expected = options.expectedLastSubjectSequence ?? options.expectedLastSequence
         let reply: NATSMessage
         do {
-            reply = try await client.request(subject, payload: payload, headers: allHeaders.isEmpty ? nil : allHeaders, timeout: timeout)
+            reply = try await client.request(
+                subject, payload: payload, headers: allHeaders.isEmpty ? nil : allHeaders, timeout: timeout,
+                until: expected.map { expected -> @Sendable (NATSMessage) -> Bool in { Self.settles($0.payload, expecting: expected) } })
         } catch {
             throw .transport(error)
         }
         return try Self.decode(reply.payload)
     }
+
+    /// Whether a reply settles a publish that expected last sequence `expected`: an
+    /// acknowledgement, or any refusal but a wrong last sequence that proves nothing. Only a
+    /// reply naming a wrong last sequence is decoded.
+    static func settles(_ payload: [UInt8], expecting expected: UInt64) -> Bool {
+        guard payload.firstRange(of: wrongLastSequenceText) != nil,
+            let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(payload)), let error = envelope.error
+        else { return true }
+        let refusal = JetStreamError.api(error)
+        return !refusal.isWrongLastSequence || refusal.provesLaterMessage(after: expected)
+    }
+
+    private static let wrongLastSequenceText = Array("wrong last sequence".utf8)
 
     /// The message at `sequence`, read through the stream leader.
     public func message(stream: String, sequence: UInt64) async throws(JetStreamError) -> StoredMessage {

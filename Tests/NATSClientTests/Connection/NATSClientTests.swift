@@ -59,6 +59,35 @@ import Testing
         }
     }
 
+    /// Two servers may answer one request (a stale JetStream stream leader and the real one):
+    /// `until` waits past a reply it does not accept for one it does, and returns the first it
+    /// kept when no other comes in time.
+    @Test func aRequestWaitsPastARepliesItDoesNotAcceptForOneItDoes() async throws {
+        try await withNATSServer { server in
+            let responder = try await NATSClient.connect([server.url])
+            let requester = try await NATSClient.connect([server.url])
+            let service = try await responder.subscribe("twice")
+            try await responder.flush()
+            let serving = Task {
+                for await message in service {
+                    guard let reply = message.reply else { continue }
+                    // A provisional answer first; a final one only when asked for.
+                    try await responder.publish(reply, payload: [0])
+                    if message.payload == [1] { try await responder.publish(reply, payload: [1]) }
+                }
+            }
+            let isFinal: @Sendable (NATSMessage) -> Bool = { $0.payload != [0] }
+            #expect(try await requester.request("twice", payload: [1], timeout: .seconds(10), until: isFinal).payload == [1])
+            // Only the provisional answer comes: it is the answer once the time is up.
+            #expect(try await requester.request("twice", payload: [2], timeout: .milliseconds(300), until: isFinal).payload == [0])
+            // Without `until`, the first reply ends the request.
+            #expect(try await requester.request("twice", payload: [1], timeout: .seconds(10)).payload == [0])
+            serving.cancel()
+            await responder.close()
+            await requester.close()
+        }
+    }
+
     @Test func bigPayloadNearTheLimitAndOneOverIt() async throws {
         try await withNATSServer { server in
             let client = try await NATSClient.connect([server.url])
