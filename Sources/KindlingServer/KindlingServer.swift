@@ -15,7 +15,9 @@ public final class KindlingServer: Sendable {
     public let configuration: ServerConfiguration
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
-    private let workers: NIOThreadPool
+    /// The threads that render and parse big REST bodies off the event loops (a test holds
+    /// them to see a request answered while a big one waits for them).
+    let workers: NIOThreadPool
     private let tls: ServerTLS?
     let registry: NamespaceRegistry
     private let health: ServerHealth
