@@ -47,9 +47,10 @@ public struct JetStream: Sendable {
 
     /// Publishes and waits for the stream's acknowledgement. A stale expected sequence comes back
     /// as `JetStreamError` with `isWrongLastSequence`; that the message was not stored, only
-    /// `provesLaterMessage` tells. So a refusal that proves nothing does not end the wait: the
-    /// stream's real leader may acknowledge the message after a stale one refused it, and its
-    /// answer is taken; the refusal is returned only if none comes within the timeout.
+    /// `provesLaterMessage` tells. So a refusal naming a sequence at or before the expected one
+    /// does not end the wait: the stream's real leader may acknowledge the message after a stale
+    /// one refused it so, and its answer is taken; the refusal is returned only if none comes
+    /// within the timeout (`settles`).
     public func publish(_ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil, options: PublishOptions = PublishOptions())
         async throws(JetStreamError) -> PubAck
     {
@@ -67,15 +68,18 @@ public struct JetStream: Sendable {
         return try Self.decode(reply.payload)
     }
 
-    /// Whether a reply settles a publish that expected last sequence `expected`: an
-    /// acknowledgement, or any refusal but a wrong last sequence that proves nothing. Only a
-    /// reply naming a wrong last sequence is decoded.
+    /// Whether a reply settles a publish that expected last sequence `expected`: anything but a
+    /// 10071 naming the expected sequence or an earlier one, which only a server whose store
+    /// lacks the expected message gives. A 10164 settles it: it proves nothing either, but two
+    /// writers racing for one subject get it from the real leader (two nodes taking a lapsed
+    /// lease), and the loser would wait out the timeout. Only a reply naming a wrong last
+    /// sequence is decoded.
     static func settles(_ payload: [UInt8], expecting expected: UInt64) -> Bool {
         guard payload.firstRange(of: wrongLastSequenceText) != nil,
-            let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(payload)), let error = envelope.error
+            let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(payload)), let error = envelope.error,
+            let named = JetStreamError.api(error).namedLastSequence
         else { return true }
-        let refusal = JetStreamError.api(error)
-        return !refusal.isWrongLastSequence || refusal.provesLaterMessage(after: expected)
+        return named > expected
     }
 
     private static let wrongLastSequenceText = Array("wrong last sequence".utf8)
