@@ -1,4 +1,4 @@
-import NATSClient
+@testable import NATSClient
 import Testing
 
 /// Which wrong-last-sequence refusals prove that a later message is stored: only a 10071 naming
@@ -37,5 +37,19 @@ struct JetStreamErrorTests {
         #expect(!JetStreamError.transport(.timeout()).provesLaterMessage(after: 0))
         // Another error's text naming a sequence is not read.
         #expect(Self.refusal(JetStreamAPIError.streamNotMatch, "wrong last sequence: 9").namedLastSequence == nil)
+    }
+
+    /// Which replies end a publish's wait (`JetStream.publish`): all but a 10071 naming the
+    /// expected sequence or an earlier one, which a stale stream leader gives first.
+    @Test func onlyARefusalNamingNoLaterMessageKeepsAPublishWaiting() {
+        func reply(_ text: String) -> [UInt8] { Array(text.utf8) }
+        #expect(JetStream.settles(reply(#"{"stream":"KINDLING_LOG","seq":457}"#), expecting: 456))
+        #expect(JetStream.settles(reply(#"{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 457"}}"#), expecting: 456))
+        #expect(!JetStream.settles(reply(#"{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 70"}}"#), expecting: 456))
+        #expect(!JetStream.settles(reply(#"{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 456"}}"#), expecting: 456))
+        #expect(JetStream.settles(reply(#"{"error":{"code":400,"err_code":10164,"description":"wrong last sequence"}}"#), expecting: 456))
+        #expect(
+            JetStream.settles(
+                reply(#"{"error":{"code":503,"err_code":10008,"description":"JetStream system temporarily unavailable"}}"#), expecting: 456))
     }
 }
