@@ -15,9 +15,10 @@ import Synchronization
 /// means a message follows the one expected; when the log says it is another node's, this node
 /// was deposed. The log then stops for good, and `onDeposed` is told, so the namespace refuses
 /// what it holds and stops leading. A refusal naming no later message is no answer: a stream
-/// leader back from a partition answers so for a moment while the real one stores the batch. A batch is sent only while the
-/// node surely holds its lease, so an old leader back from a partition cannot get a batch in
-/// before a new leader's first one (which the log would then refuse, deposing the new leader).
+/// leader back from a partition answers so for a moment while the real one stores the batch.
+/// A batch is sent only while the node surely holds its lease, so an old leader back from a
+/// partition cannot get a batch in before a new leader's first one (which the log would then
+/// refuse, deposing the new leader).
 ///
 /// Every batch also names the batch it builds on (`Kindling-Previous`), which is what readers
 /// check (`LogChain`), and its place is checked before it is acknowledged: nats-server before
