@@ -124,7 +124,9 @@ extension ClusterNodeTests {
                     var seen: [[String]] = []
                     for listener in listeners {
                         var keys: [String] = []
-                        while let event = try? await listener.nextMessage(timeout: .seconds(1)) {
+                        // Until every write was seen (each may be late on a loaded machine), then
+                        // a second in which none may come again.
+                        while let event = try? await listener.nextMessage(timeout: Set(keys) == Set(expected.keys) ? .seconds(1) : .seconds(20)) {
                             guard event["d"]?["a"]?.stringValue == "d", let path = event["d"]?["b"]?["p"]?.stringValue else { continue }
                             let key = String(path.dropFirst("log/".count))
                             #expect(event["d"]?["b"]?["d"] == expected[key], "\(path): \(event)")
