@@ -51,6 +51,7 @@ let package = Package(
         ),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
+        .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         .target(name: "CCRC32", linkerSettings: [.linkedLibrary("z")]),
         .target(
             name: "KindlingConsole",
@@ -165,6 +166,7 @@ let package = Package(
         .target(
             name: "KindlingBench",
             dependencies: [
+                "CEpoll",
                 "KindlingCore",
                 "KindlingProtocol",
                 "KindlingWebSocketClient",

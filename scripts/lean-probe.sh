@@ -15,7 +15,9 @@
 # As kindling-bench does: fan-out against `kindling serve --in-memory` and Redis without an
 # append-only file; writes with `--fsync always` against `appendfsync always`, 100-byte values.
 # Each line gives the server's CPU per operation and its user and kernel parts (/proc/PID/stat);
-# scripts/lean-probe-summary.py turns an UNBATCHED=1 run's output into issue 40's rows.
+# scripts/lean-probe-summary.py turns an UNBATCHED=1 run's output into issue 40's rows. With
+# EPOLL_FLOOR=1 as well, each row also runs `kindling-bench floor --io epoll` after the SwiftNIO
+# floor (labelled "floor-epoll"): the same answers served by one thread on a bare epoll loop.
 set -euo pipefail
 bin=${1:?bin dir}
 runs=${2:-1}
@@ -52,7 +54,16 @@ after() {
     KINDLING=$AFTER "$@" | sed 's/ kindling/ kindling-after/'
 }
 start_redis() { launch redis redis-server --port PORT --save "" --protected-mode no --maxclients 19000 --dir "$work" "$@"; }
-start_floor() { launch floor "$bin/kindling-bench" floor --port PORT; }
+start_floor() { launch floor "$bin/kindling-bench" floor --port PORT "$@"; }
+# The bare-epoll floor's turn in a row, when asked for (EPOLL_FLOOR=1): COMMAND... runs the
+# probe, its PORT and SERVER arguments made the floor's port and pid.
+epoll_floor() {
+    [ "${EPOLL_FLOOR:-0}" = 1 ] || return 0
+    start_floor --io epoll
+    local command=("${@//PORT/$port}")
+    "${command[@]//SERVER/$server}" | sed 's/^\(fanout\|writes\) kindling/\1 floor-epoll/'
+    stop
+}
 stop() { kill "$server"; wait "$server" 2>/dev/null || true; rm -f "$work/appendonly.aof"; rm -rf "$work/appendonlydir"; }
 # Issue 40's Kindling rows (UNBATCHED=1): fan-out of $shape, writes with $in_flight in flight.
 # shellcheck disable=SC2086
@@ -69,6 +80,8 @@ for run in $(seq "$runs"); do
         for shape in "10000 300 8 0" "1000 3000 8 0"; do
             # shellcheck disable=SC2086
             { start_floor; READERS=$readers "$probe" fanout ws "$port" $shape "$server" | sed 's/^fanout kindling/fanout floor/'; stop; }
+            # shellcheck disable=SC2086
+            READERS=$readers epoll_floor "$probe" fanout ws PORT $shape SERVER
             fanout_kindling "$@"
             after fanout_kindling "$@"
             # shellcheck disable=SC2086
@@ -76,6 +89,7 @@ for run in $(seq "$runs"); do
         done
         for in_flight in 16 1; do
             { start_floor; "$probe" writes ws "$port" 256 "$in_flight" 3 100 "$server" | sed 's/^writes kindling/writes floor/'; stop; }
+            epoll_floor "$probe" writes ws PORT 256 "$in_flight" 3 100 SERVER
             writes_kindling "$@"
             after writes_kindling "$@"
             { start_redis --appendonly yes --appendfsync always; "$probe" writes redis "$port" 256 "$in_flight" 3 100 "$server"; stop; }

@@ -5,25 +5,63 @@ import NIOCore
 import NIOPosix
 
 /// `kindling-bench floor`: serves `FloorServer`, the least any SwiftNIO WebSocket server does per
-/// request, for the lean probe to measure beside `kindling serve` and Redis.
+/// request, or with `--io epoll` the same answers on a bare epoll loop (`EpollFloorServer`), for
+/// the lean probe to measure beside `kindling serve` and Redis.
 struct FloorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "floor",
-        abstract: "Serve a bare SwiftNIO WebSocket answerer (no database, no log) for the lean probe: the floor under Kindling's per-request cost."
+        abstract: "Serve a bare WebSocket answerer (no database, no log) for the lean probe: the floor under Kindling's per-request cost."
     )
+
+    /// What reads and writes the floor's sockets.
+    enum IO: String, ExpressibleByArgument, CaseIterable {
+        /// SwiftNIO's channels, on one event loop, as `kindling serve` has on two cores.
+        case nio
+        /// One thread on a bare epoll loop (Linux), as Redis serves.
+        case epoll
+    }
 
     @Option(help: "The port to listen on (127.0.0.1).")
     var port = 9000
 
+    @Option(help: "What serves the sockets: nio (SwiftNIO's channels) or epoll (a bare epoll loop; Linux only).")
+    var io = IO.nio
+
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1…65535.") }
+        #if !os(Linux)
+        if io == .epoll { throw ValidationError("--io epoll needs Linux.") }
+        #endif
     }
 
     func run() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let channel = try await FloorServer.bind(port: port, group: group)
-        // Unbuffered, so a script waiting for the line sees it at once.
+        switch io {
+        case .nio:
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            let channel = try await FloorServer.bind(port: port, group: group)
+            announce()
+            try await channel.closeFuture.get()
+        case .epoll:
+            #if os(Linux)
+            let server = try EpollFloorServer(port: port)
+            announce()
+            // Its own thread: the loop blocks in epoll_wait.
+            try await withCheckedThrowingContinuation { (ended: CheckedContinuation<Void, any Error>) in
+                Thread.detachNewThread {
+                    do throws(EpollFloorServer.Failure) {
+                        try server.serve()
+                        ended.resume()
+                    } catch {
+                        ended.resume(throwing: error)
+                    }
+                }
+            }
+            #endif
+        }
+    }
+
+    /// Unbuffered, so a script waiting for the line sees it at once.
+    private func announce() {
         FileHandle.standardOutput.write(Data("floor listening on 127.0.0.1:\(port)\n".utf8))
-        try await channel.closeFuture.get()
     }
 }
