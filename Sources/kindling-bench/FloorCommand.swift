@@ -56,6 +56,8 @@ struct FloorCommand: AsyncParsableCommand {
                     }
                 }
             }
+            #else
+            break  // refused by `validate()`
             #endif
         }
     }
