@@ -66,10 +66,11 @@ final class NamespaceLease: Sendable {
     /// node holds the lease. A renewal that fails for NATS reasons (a server lost, the bucket's
     /// stream electing a leader) is retried without giving up: while the bucket takes no writes,
     /// no other node can take the lease either, and the log's expected sequences fence this node
-    /// anyway should another one lead meanwhile. A renewal refused for its revision is checked
-    /// against the key: still this node's (an earlier renewal that timed out had gone through),
-    /// or free again (expired during an outage, taken back with a create), it goes on; held by
-    /// another node, the lease is lost.
+    /// anyway should another one lead meanwhile. A renewal refused for a message after its
+    /// revision is checked against the key, as read at that message or later (`reread`): still
+    /// this node's (an earlier renewal that timed out had gone through), or free again (expired
+    /// during an outage, taken back with a create), it goes on; held by another node, the lease
+    /// is lost.
     func keepAlive(onLost: @escaping @Sendable (String) -> Void) {
         let leaseTime = node.configuration.leaseTime
         let task = Task { [node, namespace] in
@@ -81,44 +82,77 @@ final class NamespaceLease: Sendable {
                 } catch {
                     return
                 }
+                let renewing = self.currentRevision
                 do throws(JetStreamError) {
                     let sent = ContinuousClock.now
-                    let renewed = try await node.leases.update(namespace, me, revision: self.currentRevision)
+                    let renewed = try await node.leases.update(namespace, me, revision: renewing)
                     self.renewed(renewed, sent: sent)
                     wait = leaseTime / 3
                 } catch {
                     if Task.isCancelled { return }
-                    guard error.isWrongLastSequence else {
+                    // Only a refusal naming a message after the renewal's revision says the key
+                    // moved on. Any other failure is retried: no answer, a server lost, a 10164,
+                    // or a stale stream leader's refusal from its old store (kept when the real
+                    // leader's answer did not come in time).
+                    guard let later = error.namedLastSequence, error.provesLaterMessage(after: renewing) else {
                         node.logger.warning("could not renew a lease; retrying", metadata: ["namespace": "\(namespace)", "error": "\(error)"])
                         wait = leaseTime / 20
                         continue
                     }
-                    do throws(JetStreamError) {
-                        if let entry = try await node.leases.get(namespace) {
-                            guard entry.value == me else {
-                                onLost("another node holds the lease")
-                                return
-                            }
-                            // Ours, but since when is not known: renewed at this revision at once.
-                            self.revision.withLock { $0 = entry.revision }
-                            wait = .zero
-                        } else {
-                            let sent = ContinuousClock.now
-                            let created = try await node.leases.create(namespace, me)
-                            self.renewed(created, sent: sent)
-                            wait = leaseTime / 3
-                        }
-                    } catch {
-                        if error.isWrongLastSequence {
-                            onLost("another node took the lease")
-                            return
-                        }
+                    switch await self.reread(after: later, me: me) {
+                    case .ours(let revision):
+                        // Ours, but since when is not known: renewed at this revision at once.
+                        self.revision.withLock { $0 = revision }
+                        wait = .zero
+                    case .takenBack(let revision, let sent):
+                        self.renewed(revision, sent: sent)
+                        wait = leaseTime / 3
+                    case .held:
+                        onLost("another node holds the lease")
+                        return
+                    case .unknown:
                         wait = leaseTime / 20
                     }
                 }
             }
         }
         renewer.withLock { $0 = task }
+    }
+
+    /// What the key says after a renewal was refused for a message after its revision.
+    private enum Reread {
+        /// It names this node (an earlier renewal that timed out had gone through), at `revision`.
+        case ours(revision: UInt64)
+        /// It had expired or been deleted, and this node created it again, at `revision`, with
+        /// the create sent at `sent`.
+        case takenBack(revision: UInt64, sent: ContinuousClock.Instant)
+        /// It names another node: the lease is lost.
+        case held
+        /// Not known yet: the read failed, came from a store older than the refusal's message (a
+        /// stream leader back from a partition answers from its old store for a moment), or the
+        /// create was refused (by another node's create, or by the key a stale read missed).
+        case unknown
+    }
+
+    /// Reads the key after a renewal was refused for message `later`. Only an entry at `later`
+    /// or after it is believed: a stale store can name a holder from before this node's term.
+    private func reread(after later: UInt64, me: [UInt8]) async -> Reread {
+        do throws(JetStreamError) {
+            let entry = try await node.leases.entry(namespace)
+            if let entry, entry.revision < later {
+                node.logger.info(
+                    "a lease read older than the renewal's refusal; reading again",
+                    metadata: ["namespace": "\(namespace)", "read": "\(entry.revision)", "refused for": "\(later)"])
+                return .unknown
+            }
+            if let entry, entry.operation == .put {
+                return entry.value == me ? .ours(revision: entry.revision) : .held
+            }
+            let sent = ContinuousClock.now
+            return .takenBack(revision: try await node.leases.create(namespace, me), sent: sent)
+        } catch {
+            return .unknown
+        }
     }
 
     /// Stops renewing and deletes the lease if this node still holds it, so another node can

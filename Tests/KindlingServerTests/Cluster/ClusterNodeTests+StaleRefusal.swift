@@ -116,4 +116,64 @@ extension ClusterNodeTests {
             }
         }
     }
+
+    /// A stale read after a refusal that proves something: a renewal refused for a later
+    /// message (as the real leader refuses one whose earlier try went through) made the leader
+    /// read the key, and a stale store answered with a holder from before its term, so it gave
+    /// the lease up and was deposed. The bucket's leader is stopped, so a subscriber of the test
+    /// answers first, both the renewal and the read.
+    @Test func aStaleLeaseReadAfterARefusedRenewalDoesNotDeposeTheLeader() async throws {
+        try await Self.withNATS(executable: NATSTestServer.recentExecutable()) { nats in
+            try await KindlingServer.run(Self.configuration(nats, node: "setup")) { _ in }
+            let (probe, js) = try await Self.jetStream(nats)
+            let bucket = "KV_" + ClusterNode.leaseBucket
+            let leaderName = try #require(try await js.streamInfo(bucket).cluster?.leader)
+            let bucketLeader = try #require(nats.server(named: leaderName))
+            // The leading node and the stand-in reach NATS through a server that follows.
+            let follower = try #require(nats.servers.first { $0.name != leaderName })
+            let namespace = "stale-lease"
+            let key = "$KV.\(ClusterNode.leaseBucket).\(namespace)"
+
+            try await KindlingServer.run(Self.configuration(urls: [follower.url], node: "lead")) { lead in
+                let url = "/n.json?ns=\(namespace)"
+                #expect(try await TestHTTPConnection.request(port: lead.port, "PUT", url, body: "1").status == 200)
+                let client = try await TestClient.connect(port: lead.port, namespace: namespace)
+
+                let impostor = try await NATSClient.connect([follower.url])
+                let renewals = try await impostor.subscribe(key)
+                let reads = try await impostor.subscribe("$JS.API.STREAM.MSG.GET.\(bucket)")
+                try await impostor.flush()
+                var renewal = renewals.makeAsyncIterator()
+                var read = reads.makeAsyncIterator()
+                try await bucketLeader.pause()
+                // The next renewal, refused for the message after the revision it expected.
+                let renew = try #require(await renewal.next())
+                let revision = try #require(renew.headers?["Nats-Expected-Last-Subject-Sequence"].flatMap { UInt64($0) })
+                try await impostor.publish(
+                    try #require(renew.reply),
+                    payload: Array(#"{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: \#(revision + 1)"}}"#.utf8))
+                // The read that follows, answered from a store older than that message: another
+                // node held the key then.
+                let get = try #require(await read.next())
+                let data = Data("someone-else".utf8).base64EncodedString()
+                try await impostor.publish(
+                    try #require(get.reply),
+                    payload: Array(#"{"message":{"subject":"\#(key)","seq":\#(revision),"data":"\#(data)","time":"2026-12-07T00:00:00Z"}}"#.utf8))
+                try await impostor.flush()
+                await impostor.close()
+                try await bucketLeader.resume()
+
+                // The lease goes on: the stored try, then renewals after it.
+                let renewed = try await eventually(within: .seconds(20), every: .milliseconds(50)) {
+                    ((try? await js.lastMessage(stream: bucket, subject: key))?.sequence ?? 0) > revision + 1
+                }
+                #expect(renewed, "the lease was not renewed after the refusal")
+                // Never deposed: a deposal closes every realtime connection of the namespace.
+                #expect(await !client.waitForClose(timeout: .milliseconds(500)), "the leader was deposed")
+                #expect(try await TestHTTPConnection.request(port: lead.port, "PUT", url, body: "2").status == 200)
+                await client.close()
+            }
+            await probe.close()
+        }
+    }
 }
