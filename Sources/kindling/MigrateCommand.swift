@@ -177,6 +177,9 @@ struct MigrateCommand: AsyncParsableCommand {
                 if change == .authRevoked, source.tokens != nil {
                     stream.end()
                     stream = try await reopen(stream.number + 1, source, target, keys: keys, inputs: &iterator, input: input)
+                    // The data the stream began again with may hold changes no event told (those
+                    // made while no stream was open): the source was not quiet until now.
+                    quietSince = ContinuousClock.now
                     continue
                 }
                 try await apply(change, to: target, under: keys, source: source)

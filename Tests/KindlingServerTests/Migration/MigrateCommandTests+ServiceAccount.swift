@@ -58,9 +58,11 @@ extension MigrateCommandTests {
     @Test func aServiceAccountsTokensAreRenewedAndTheStreamFollowedOnAfterEachExpires() async throws {
         let directory = NSTemporaryDirectory() + "kindling-migrate-account-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        // Six seconds: the first stream's token lapses during the copy or soon after, and
-        // again every six seconds while the writer writes.
-        let endpoint = try await Self.tokenEndpoint(lifetime: 6)
+        // Twelve seconds: the stream's token lapses every twelve seconds while the writer
+        // writes. Longer than `--until-idle`: each stream opened again restarts the quiet time
+        // (its first data may hold changes no event told), so the source must be able to stay
+        // quiet that long between two lapses.
+        let endpoint = try await Self.tokenEndpoint(lifetime: 12)
         defer { Task { await endpoint.stop() } }
         let key = try Self.keyFile(in: directory, endpoint: endpoint)
         try await Self.withServers(sourceArguments: try Self.secureSource(in: directory)) { source, target in
