@@ -17,7 +17,9 @@ enum FloorWire {
     }
 
     /// The 101 answer and the protocol's hello once the whole request head is in (RFC 6455
-    /// §4.2.2), taking the head from `received`; nil until it is whole.
+    /// §4.2.2), taking the head from `received`; nil until it is whole. By hand rather than with
+    /// SwiftNIO's HTTP upgrade, whose WebSocket frame decoder and encoder would stay in the
+    /// pipeline: after the handshake a floor's own reader is all there is, as a floor must be.
     static func handshake(_ received: inout ByteBuffer) -> ByteBuffer? {
         let view = received.readableBytesView
         guard let end = view.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
