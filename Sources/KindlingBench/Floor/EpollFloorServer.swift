@@ -194,11 +194,7 @@ private struct EpollFloorLoop {
 
     /// Answers every whole frame at the start of `bytes`; how many bytes they took.
     private mutating func takeFrames(_ bytes: UnsafeRawBufferPointer, from connection: EpollFloorConnection) -> Int {
-        var used = 0
-        while let length = FloorWire.nextFrame(in: UnsafeRawBufferPointer(rebasing: bytes[used...]), { answer($0, from: connection) }) {
-            used += length
-        }
-        return used
+        FloorWire.frames(in: bytes) { answer($0, from: connection) }
     }
 
     /// Answers one request and, for a put, queues its event to every other listener.

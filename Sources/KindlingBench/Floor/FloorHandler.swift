@@ -61,9 +61,7 @@ public final class FloorHandler: ChannelInboundHandler {
 
     /// Takes every whole frame at the start of `buffer`.
     private func takeFrames(from buffer: inout ByteBuffer) {
-        while let length = buffer.withUnsafeReadableBytes({ bytes in FloorWire.nextFrame(in: bytes) { take($0) } }) {
-            buffer.moveReaderIndex(forwardBy: length)
-        }
+        buffer.moveReaderIndex(forwardBy: buffer.withUnsafeReadableBytes { FloorWire.frames(in: $0) { take($0) } })
     }
 
     /// Answers one request and, for a put, queues its event to every listener.

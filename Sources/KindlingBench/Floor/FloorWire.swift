@@ -34,6 +34,14 @@ enum FloorWire {
         return reply
     }
 
+    /// Takes every whole masked client frame at the start of `bytes` (`nextFrame`), in order;
+    /// how many bytes they took.
+    static func frames(in bytes: UnsafeRawBufferPointer, _ take: (UnsafeRawBufferPointer) -> Void) -> Int {
+        var used = 0
+        while let length = nextFrame(in: UnsafeRawBufferPointer(rebasing: bytes[used...]), take) { used += length }
+        return used
+    }
+
     /// Takes the whole masked client frame at the start of `bytes`: hands its payload, unmasked
     /// into scratch room (as `kindling serve` reads them), to `take`, and returns its length; nil
     /// until one is whole.
