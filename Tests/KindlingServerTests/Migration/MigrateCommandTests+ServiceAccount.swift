@@ -58,11 +58,13 @@ extension MigrateCommandTests {
     @Test func aServiceAccountsTokensAreRenewedAndTheStreamFollowedOnAfterEachExpires() async throws {
         let directory = NSTemporaryDirectory() + "kindling-migrate-account-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        // Twelve seconds: the stream's token lapses every twelve seconds while the writer
+        // Twenty seconds: the stream's token lapses every twenty seconds while the writer
         // writes. Longer than `--until-idle`: each stream opened again restarts the quiet time
         // (its first data may hold changes no event told), so the source must be able to stay
-        // quiet that long between two lapses.
-        let endpoint = try await Self.tokenEndpoint(lifetime: 12)
+        // quiet that long between two lapses. `--until-idle` is 15 s, not less: a writer held
+        // back that long makes the source quiet indeed (the full suite beside two busy loops
+        // once held it back 8 s, the bound before).
+        let endpoint = try await Self.tokenEndpoint(lifetime: 20)
         defer { Task { await endpoint.stop() } }
         let key = try Self.keyFile(in: directory, endpoint: endpoint)
         try await Self.withServers(sourceArguments: try Self.secureSource(in: directory)) { source, target in
@@ -70,12 +72,16 @@ extension MigrateCommandTests {
             #expect(try await TestHTTPConnection.request(port: source.port, "PUT", "/users.json?ns=app", body: "{\(seed)}").status == 200)
             // Without a credential the source refuses the read that the migration makes.
             #expect(try await TestHTTPConnection.request(port: source.port, "GET", "/users.json?ns=app").status == 401)
-            let migration = try await Self.migrate(source, target, ["--from-credential", key, "--until-idle", "8", "--chunk-kb", "1"])
+            let migration = try await Self.migrate(source, target, ["--from-credential", key, "--until-idle", "15", "--chunk-kb", "1"])
             let reopened = { migration.errorOutput.components(separatedBy: "written over the target's").count - 1 }
             // The writer goes on until the stream was opened again twice, and a while after.
             let deadline = ContinuousClock.now + .seconds(180)
             var index = 0
             var afterwards = 0
+            // The longest time between two of the writer's changes: a machine loaded enough to
+            // hold the writer back for `--until-idle` makes the source really quiet.
+            var longestGap: Duration = .zero
+            var lastChange = ContinuousClock.now
             while afterwards < 30 {
                 #expect(try await TestHTTPConnection.request(port: source.port, "PUT", "/live/k\(index).json?ns=app", body: "\(index)").status == 200)
                 let patch = try await TestHTTPConnection.request(
@@ -83,9 +89,13 @@ extension MigrateCommandTests {
                 #expect(patch.status == 200)
                 if index % 10 == 0 { _ = try await TestHTTPConnection.request(port: source.port, "DELETE", "/live/k\(index / 2).json?ns=app") }
                 index += 1
+                longestGap = max(longestGap, ContinuousClock.now - lastChange)
+                lastChange = ContinuousClock.now
                 if reopened() >= 2 { afterwards += 1 }
                 guard migration.isRunning, ContinuousClock.now < deadline else {
-                    Issue.record("the migration ended, or did not follow two expiries within 180 s: \(migration.errorOutput)")
+                    Issue.record(
+                        "the migration ended, or did not follow two expiries within 180 s (the writer's longest gap \(longestGap)): \(migration.errorOutput)"
+                    )
                     await migration.kill()
                     return
                 }

@@ -40,9 +40,10 @@ import Testing
             #expect(try await TestHTTPConnection.request(port: source.port, "PUT", "/rooms/r/title.json?ns=app", body: #""old""#).status == 200)
             // Something the target holds before is replaced by the copy.
             #expect(try await TestHTTPConnection.request(port: target.port, "PUT", "/stale.json?ns=app", body: "1").status == 200)
-            // Idle for 10 s: the cut-over must come after the writer's last write, and a loaded
-            // machine can hold the writer up for seconds between two writes.
-            let migration = try await Self.migrate(source, target, ["--until-idle", "10", "--chunk-kb", "1"])
+            // Idle for 15 s: the cut-over must come after the writer's last write, and a loaded
+            // machine can hold the writer up for seconds between two writes (8 s once, beside
+            // the full suite and two busy loops).
+            let migration = try await Self.migrate(source, target, ["--until-idle", "15", "--chunk-kb", "1"])
             // The writer runs through the walk and the copy, and goes on after them.
             let writer = Task {
                 var index = 0
@@ -67,7 +68,7 @@ import Testing
             }
             try await writer.value
             // A keep-alive (every 10 s here) counted as a change would keep the source from ever
-            // being quiet for 10 s: a failure within the bound, not a run that never ends.
+            // being quiet for 15 s: a failure within the bound, not a run that never ends.
             guard try await Self.cutsOverWhenQuiet(migration, within: .seconds(90)) else { return }
             #expect(try await Self.read(source, "") == (try await Self.read(target, "")))
             #expect(try await Self.read(target, "rooms/r/title") == #""new""#)
