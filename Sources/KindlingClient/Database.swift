@@ -215,6 +215,11 @@ public final class Database: Sendable {
         }
     }
 
+    /// The SDK's version (`KindlingVersion.current`, `MAJOR.MINOR.PATCH`), as Firebase's
+    /// `sdkVersion()` gives its own: the package's release, which the server's and the
+    /// command-line tool's share.
+    public static func sdkVersion() -> String { KindlingVersion.current }
+
     /// Turns the SDK's log on or off for every database, as Firebase's: the connection's life and
     /// every frame sent and received, on standard error.
     public static func setLoggingEnabled(_ enabled: Bool) { ClientLog.isEnabled = enabled }

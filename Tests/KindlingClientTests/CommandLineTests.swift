@@ -1,4 +1,6 @@
 import Foundation
+import KindlingClient
+import KindlingCore
 import KindlingTesting
 import KindlingServer
 import Logging
@@ -96,6 +98,22 @@ struct CommandLineTests {
         #expect(try await run(["set", "a", "2", "--url", base + "?ns=demo", "--ns", "other"]).status == 64)
         #expect(try await run(["get", "a", "--url", base, "--ns", "demo"]).output == "1\n")
         try await server.shutdown()
+    }
+
+    /// `kindling --version` prints the release the binary is, the one the SDK and the server's
+    /// metrics name too.
+    @Test func versionPrintsTheRelease() async throws {
+        guard Self.executable != nil else {
+            Issue.record("kindling executable not found next to \(CommandLine.arguments[0])")
+            return
+        }
+        let version = try await run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.output == KindlingVersion.current + "\n")
+        #expect(Database.sdkVersion() == KindlingVersion.current)
+        // MAJOR.MINOR.PATCH, each a number: what SwiftPM reads in a tag an app depends on.
+        let parts = KindlingVersion.current.split(separator: ".", omittingEmptySubsequences: false)
+        #expect(parts.count == 3 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && Int($0) != nil }, "\(parts)")
     }
 
     /// `kindling health` is a container's HEALTHCHECK: any failure exits 1, never 2 (which

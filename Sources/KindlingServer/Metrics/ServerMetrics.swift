@@ -1,3 +1,4 @@
+import KindlingCore
 import Metrics
 import Prometheus
 import Synchronization
@@ -105,6 +106,9 @@ final class ServerMetrics: Sendable {
         logBreakCounts = LogBreak.allCases.map {
             CoreMetrics.Counter(label: "kindling_cluster_log_breaks_total", dimensions: [("kind", $0.rawValue)], factory: factory)
         }
+        // Prometheus's convention for what a process is: always 1, the facts in its labels.
+        // The registry keeps it.
+        Meter(label: "kindling_build_info", dimensions: [("version", KindlingVersion.current)], factory: factory).set(1)
     }
 
     /// A break in a namespace's log was found: a batch missing from what this node read, or a

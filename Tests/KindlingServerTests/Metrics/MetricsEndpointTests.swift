@@ -171,6 +171,15 @@ struct MetricsEndpointTests {
         }
     }
 
+    /// `kindling_build_info{version}` is 1, with the release the server is.
+    @Test func theBuildInfoNamesTheVersion() async throws {
+        try await KindlingServer.run(ServerConfiguration(port: 0)) { server in
+            let scrape = try await Self.scrape(server.port)
+            #expect(scrape.all("kindling_build_info").count == 1)
+            #expect(scrape.value("kindling_build_info", ["version": KindlingVersion.current]) == 1)
+        }
+    }
+
     @Test func treeSizesAreExportedForTheLargestNamespacesOnly() async throws {
         try await KindlingServer.run(ServerConfiguration(port: 0, metricsTopNamespaces: 2)) { server in
             func write(_ namespace: String, length: Int) async throws {
