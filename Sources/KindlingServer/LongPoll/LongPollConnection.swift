@@ -93,8 +93,11 @@ final class LongPollConnection {
             remote: namespace.profiledAddress(remote))
         state.enqueue(ServerMessage.handshake(timestamp: Namespace.now(), host: host, session: session.description))
         let period = TimeAmount.seconds(5)
-        tick = eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { [self] _ in
-            perform(state.tick(now: NIODeadline.now().uptimeNanoseconds))
+        // The task runs on this connection's loop, which `NIOLoopBound` has the compiler hold it to.
+        let bound = NIOLoopBound(self, eventLoop: eventLoop)
+        tick = eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { _ in
+            let connection = bound.value
+            connection.perform(connection.state.tick(now: NIODeadline.now().uptimeNanoseconds))
         }
         logger.debug("connected", metadata: metadata)
         return state.started(id: id, password: password)
@@ -110,8 +113,10 @@ final class LongPollConnection {
         }
         guard state.heldPoll == ticket else { return }
         holdTimer?.cancel()
-        holdTimer = eventLoop.scheduleTask(in: .nanoseconds(Int64(LongPollSessionState.holdLimit))) { [self] in
-            perform(state.holdExpired(ticket))
+        let bound = NIOLoopBound(self, eventLoop: eventLoop)
+        holdTimer = eventLoop.scheduleTask(in: .nanoseconds(Int64(LongPollSessionState.holdLimit))) {
+            let connection = bound.value
+            connection.perform(connection.state.holdExpired(ticket))
         }
     }
 
