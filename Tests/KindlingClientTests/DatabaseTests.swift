@@ -380,7 +380,7 @@ struct AuthenticatedDatabaseTests {
             #expect(signedOut, "\(log.all)")
         } catch {
             database.shutdown()
-            try? await server.shutdown()
+            _ = try? await server.shutdown()
             throw error
         }
         database.shutdown()

@@ -203,7 +203,7 @@ final class WriteAheadLog: @unchecked Sendable {
 
     /// Waits until everything appended so far is written (and synced, in `always` mode).
     func drain() {
-        queue.sync { self.flushQueued() }
+        queue.sync { _ = self.flushQueued() }
         queue.sync { self.syncIfNeeded() }
     }
 

@@ -34,7 +34,7 @@ struct OnDisconnectQueueTests {
         #expect(queue.bytes == queue.operations.reduce(0) { $0 + $1.bytes })
         // A merge setting x and y again leaves nothing of the first, nor of the second's x, but
         // the second's z/w stays.
-        let again = try Self.queue(queue.operations + [try Self.merge("/m", ["y", "x"])])
+        let again = Self.queue(queue.operations + [try Self.merge("/m", ["y", "x"])])
         #expect(again.operations.map(\.path.description) == ["/c", "/a", "/m", "/c/d", "/m"])
     }
 

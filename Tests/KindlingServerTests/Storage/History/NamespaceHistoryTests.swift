@@ -48,7 +48,7 @@ struct NamespaceHistoryTests {
             tree.apply(write)
             records.append(record)
             let path = StorageLayout.segmentPath(directory, startingAt: segmentStart)
-            if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+            if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
             let handle = try #require(FileHandle(forWritingAtPath: path))
             try handle.seekToEnd()
             try handle.write(contentsOf: record.encoded())
