@@ -36,10 +36,7 @@ import Testing
                     defer { received.removeSubrange(..<end.upperBound) }
                     return Array(received[..<end.upperBound])
                 }
-                var chunk = [UInt8](repeating: 0, count: 65_536)
-                let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-                try #require(count > 0, "the floor sent nothing more (errno \(errno))")
-                received += chunk[..<count]
+                try receiveMore("the floor sent nothing more (errno \(errno))")
             }
         }
 
@@ -54,12 +51,18 @@ import Testing
                     messages = parsed
                     break
                 }
-                var chunk = [UInt8](repeating: 0, count: 65_536)
-                let read = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-                try #require(read > 0, "the floor sent \(parsed.count) of \(count) messages")
-                received += chunk[..<read]
+                try receiveMore("the floor sent \(parsed.count) of \(count) messages")
             }
             return messages
+        }
+
+        /// Waits for more bytes from the floor and adds them to `received`; `failure` says what
+        /// was missing when none come (the socket's timeout, or its end).
+        private func receiveMore(_ failure: @autoclosure () -> String) throws {
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            try #require(count > 0, "\(failure())")
+            received += chunk[..<count]
         }
 
         /// Connects and upgrades: the 101 answer, then the protocol's hello.
