@@ -158,12 +158,14 @@ $('add-form').addEventListener('submit', async (event) => {
   let value;
   try { value = parseTyped($('add-value').value); } catch (error) { api.toast(error.message, 'error'); $('add-value').focus(); return; }
   const path = node.path;
+  // Closed before the write, not after it: a form opened again meanwhile (another add, under
+  // another node) must not be closed when this write's answer comes.
+  hideAdd();
   await run(async () => {
     if (key) await api.put([...path, ...key.split('/').filter(Boolean)], value);
     else await api.push(path, value);
     if (!node.open) await tree.expand(node);
   }, `Added under ${pathText(path)}`);
-  hideAdd();
 });
 $('add-cancel').addEventListener('click', hideAdd);
 $('add-form').addEventListener('keydown', (event) => { if (event.key === 'Escape') hideAdd(); });
