@@ -69,7 +69,7 @@ extension ClusterNodeTests {
                 #expect(
                     try await TestHTTPConnection.request(port: leader.port, "PUT", "/presence.json?ns=crash", body: #"{"alice":"online"}"#).status
                         == 200)
-                let directory = ScratchDirectory()
+                let directory = ClusterScratchDirectory()
                 let mortal = try await Self.startNodeProcess(nats, node: "mortal", dataDirectory: directory)
                 let client = try await TestClient.connect(port: mortal.port, namespace: "crash")
                 let registrations = [
@@ -130,7 +130,7 @@ extension ClusterNodeTests {
 
     @Test func aKilledLeadersClientsOnDisconnectWritesRunWithoutAnyoneWriting() async throws {
         try await Self.withNATS { nats in
-            let directory = ScratchDirectory()
+            let directory = ClusterScratchDirectory()
             let leader = try await Self.startNodeProcess(nats, node: "doomed", dataDirectory: directory)
             #expect(try await TestHTTPConnection.request(port: leader.port, "PUT", "/status.json?ns=quiet", body: #""online""#).status == 200)
             let client = try await TestClient.connect(port: leader.port, namespace: "quiet")

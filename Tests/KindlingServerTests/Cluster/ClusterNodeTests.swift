@@ -9,107 +9,11 @@ import Testing
 
 /// Kindling servers in cluster mode (`--cluster`) on a real three-server NATS JetStream cluster
 /// on loopback: the stream and buckets, the leader's replicated log and its fencing, recovery
-/// from the stream, and followers.
+/// from the stream, and followers. Serialized: one NATS cluster of its own at a time, beside
+/// `ClusterFaultTests` (killed, hung and cut-off nodes and servers), which runs its own one at a
+/// time (the two halves take about as long; one suite made the longest chain of the test run).
 @Suite(.serialized, .timeLimit(.minutes(2)))
-struct ClusterNodeTests {
-    static func configuration(_ nats: NATSTestCluster, node: String, leaseTime: Duration = .seconds(3)) -> ServerConfiguration {
-        configuration(urls: nats.urls, node: node, leaseTime: leaseTime)
-    }
-
-    /// A real `kindling serve --cluster` process (node `node`, a one-second lease) keeping its
-    /// data in `directory`: for the tests that kill or stop a node, which needs a process.
-    /// The directory is removed once the test and every process started on it let go of it.
-    static func startNodeProcess(_ nats: NATSTestCluster, node: String, dataDirectory directory: ScratchDirectory) async throws -> ServerProcess {
-        try await ServerProcess.start(
-            dataDirectory: directory.path, arguments: ["--cluster", nats.urls.joined(separator: ","), "--node-id", node, "--lease-seconds", "1"],
-            keeping: directory)
-    }
-
-    /// A data directory of its own for node processes, removed when the last holder lets go.
-    final class ScratchDirectory: Sendable {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kindling-cluster-\(UUID().uuidString)").path
-
-        deinit { try? FileManager.default.removeItem(atPath: path) }
-    }
-
-    /// A node reaching NATS at `urls` (a test's proxies, say).
-    static func configuration(urls: [String], node: String, leaseTime: Duration = .seconds(3)) -> ServerConfiguration {
-        var logger = Logger(label: "kindling-cluster-test")
-        logger.logLevel = ProcessInfo.processInfo.environment["KINDLING_TEST_LOG"] == nil ? .critical : .warning
-        return ServerConfiguration(port: 0, cluster: ClusterConfiguration(urls: urls, nodeID: node, leaseTime: leaseTime), logger: logger)
-    }
-
-    /// Starts a three-server NATS cluster for the body and always shuts it down. With
-    /// `advertise` false its servers do not tell clients each other's URLs; with
-    /// `proxiedRoutes` a server can be cut off from its peers (`NATSTestCluster.isolate`).
-    static func withNATS(
-        advertise: Bool = true, proxiedRoutes: Bool = false, executable: URL? = nil, _ body: (NATSTestCluster) async throws -> Void
-    ) async throws {
-        // A port taken by another process between its choice and the server's bind fails the
-        // start now and then on a busy machine: try again with new ports.
-        var started: NATSTestCluster?
-        for attempt in 1...3 where started == nil {
-            do {
-                started = try await NATSTestCluster.start(size: 3, advertise: advertise, proxiedRoutes: proxiedRoutes, executable: executable)
-            } catch {
-                if attempt == 3 { throw error }
-            }
-        }
-        let nats = try #require(started)
-        do {
-            try await body(nats)
-        } catch {
-            await nats.shutdown()
-            throw error
-        }
-        await nats.shutdown()
-    }
-
-    /// A cluster whose servers do not advertise their own addresses, each behind a `TCPProxy`
-    /// that a test can cut or stall: a node given only the proxies' URLs cannot reconnect around
-    /// them. The proxies are closed after the body.
-    static func withProxiedNATS(_ body: (NATSTestCluster, [TCPProxy]) async throws -> Void) async throws {
-        try await withNATS(advertise: false) { nats in
-            var proxies: [TCPProxy] = []
-            for server in nats.servers { proxies.append(try await TCPProxy.start(forwardingTo: server.port)) }
-            do {
-                try await body(nats, proxies)
-            } catch {
-                for proxy in proxies { await proxy.close() }
-                throw error
-            }
-            for proxy in proxies { await proxy.close() }
-        }
-    }
-
-    /// The `nats://` URLs of the proxies.
-    static func urls(of proxies: [TCPProxy]) -> [String] { proxies.map { "nats://127.0.0.1:\($0.port)" } }
-
-    /// The namespace's log messages after stream sequence `after`, in order.
-    static func logMessages(_ js: JetStream, namespace: String, after: UInt64) async throws -> [StoredMessage] {
-        let subject = "kindling.log." + namespace
-        let last = try await js.lastMessage(stream: "KINDLING_LOG", subject: subject).sequence
-        guard last > after else { return [] }
-        var messages: [StoredMessage] = []
-        for sequence in (after + 1)...last {
-            let message = try await js.message(stream: "KINDLING_LOG", sequence: sequence)
-            if message.subject == subject { messages.append(message) }
-        }
-        return messages
-    }
-
-    /// The message ids (`<node>.<lease revision>.<last record>`) of those messages.
-    static func messageIDs(_ js: JetStream, namespace: String, after: UInt64) async throws -> [String] {
-        try await logMessages(js, namespace: namespace, after: after).map { $0.headers?["Nats-Msg-Id"] ?? "" }
-    }
-
-    static func jetStream(_ nats: NATSTestCluster) async throws -> (NATSClient, JetStream) {
-        let client = try await NATSClient.connect(nats.urls)
-        return (client, JetStream(client: client, timeout: .seconds(5)))
-    }
-
-    func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
-
+struct ClusterNodeTests: ClusterSuite {
     @Test func joiningCreatesTheLogStreamAndBucketsReplicatedThreeTimes() async throws {
         try await Self.withNATS { nats in
             try await KindlingServer.run(Self.configuration(nats, node: "n1")) { _ in

@@ -11,10 +11,10 @@ import Testing
 /// since a hung leader's batch that was not in the log it read can never land after its own.
 /// The client gets 200 and the push is stored once. (An extension, so it runs in the
 /// serialized suite.)
-extension ClusterNodeTests {
+extension ClusterFaultTests {
     @Test func aPushForwardedToAHungLeaderIsMadeOnceByTheNextLeader() async throws {
         try await Self.withNATS { nats in
-            let directory = ScratchDirectory()
+            let directory = ClusterScratchDirectory()
             let leader = try await Self.startNodeProcess(nats, node: "hung", dataDirectory: directory)
             let opened = try await TestHTTPConnection.request(port: leader.port, "PUT", "/started.json?ns=hang", body: "true")
             #expect(opened.status == 200, "\(opened.text); \(leader.errorOutput)")

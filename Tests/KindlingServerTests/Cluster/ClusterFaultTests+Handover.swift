@@ -14,8 +14,8 @@ import Testing
 /// unsubscribes (seen in 3 of 9 runs before followers sent again); the senders here do what a
 /// follower does (`ForwardingAttempts`): send the same write, with its id, again, and the node
 /// that leads next answers it, from its record when the first copy reached the log.
-/// (An extension, so these run in the serialized suite: one NATS cluster at a time.)
-extension ClusterNodeTests {
+/// (An extension, so these run in the serialized suite: one of its NATS clusters at a time.)
+extension ClusterFaultTests {
     /// How one forwarded write ended, as a follower sees it.
     enum ForwardedOutcome: Equatable {
         case committed, refused, unanswered

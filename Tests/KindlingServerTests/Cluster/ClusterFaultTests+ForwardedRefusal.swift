@@ -11,7 +11,7 @@ import Testing
 /// after a change of leader was refused 412 on the new leader's own undecided write, while the
 /// old leader's last batch, which the new one had not read, stored it: a fault run's counter
 /// stood two above the increments answered.) (An extension, so it runs in the serialized suite.)
-extension ClusterNodeTests {
+extension ClusterFaultTests {
     @Test func aForwardedRefusalWaitsForTheWritesItWasJudgedOn() async throws {
         try await Self.withNATS(proxiedRoutes: true) { nats in
             // Both nodes on the first server only, so cutting its routes stops the leader's log

@@ -15,7 +15,7 @@ import Testing
 /// 412), none 503 or 504; each push stored once under the name its client got; the counter
 /// holds exactly the increments answered 200; no write id twice in the log; every node and a
 /// new one hold the same tree. (An extension, so it runs in the serialized suite.)
-extension ClusterNodeTests {
+extension ClusterFaultTests {
     /// How the leader is stopped.
     enum LeaderFault: String {
         case shutdown, kill, freeze
@@ -73,7 +73,7 @@ extension ClusterNodeTests {
     func resendThrough(_ fault: LeaderFault) async throws {
         try await Self.withNATS { nats in
             let namespace = "resend-\(fault.rawValue)"
-            let directory = ScratchDirectory()
+            let directory = ClusterScratchDirectory()
             // A process to kill or pause; a server of this process to shut down.
             let process = fault == .shutdown ? nil : try await Self.startNodeProcess(nats, node: "leader", dataDirectory: directory)
             // A leader killed or paused is taken over once its lease lapses: a short one. One that

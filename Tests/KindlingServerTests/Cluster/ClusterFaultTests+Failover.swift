@@ -10,11 +10,11 @@ import Testing
 /// A leader killed with SIGKILL (a real `kindling serve --cluster` process): its lease expires,
 /// a follower takes the namespace over after reading the log to its end, and every write the
 /// dead leader acknowledged is still there.
-/// (An extension, so these run in the serialized suite: one NATS cluster at a time.)
-extension ClusterNodeTests {
+/// (An extension, so these run in the serialized suite: one of its NATS clusters at a time.)
+extension ClusterFaultTests {
     @Test func aFollowerTakesOverFromAKilledLeaderWithEveryAcknowledgedWrite() async throws {
         try await Self.withNATS { nats in
-            let directory = ScratchDirectory()
+            let directory = ClusterScratchDirectory()
             let leader = try await Self.startNodeProcess(nats, node: "doomed", dataDirectory: directory)
             var acknowledged: [Int] = []
             for index in 0..<20 {

@@ -10,10 +10,10 @@ import Testing
 /// its namespace through all three nodes: no acknowledged write is lost, writes resume within
 /// the lease time plus a few seconds, and listeners on the two nodes left see every write once,
 /// in the log's order. (An extension, so it runs in the serialized suite.)
-extension ClusterNodeTests {
+extension ClusterFaultTests {
     @Test func killingTheLeaderUnderWriteLoadLosesNoAcknowledgedWriteAndListenersSeeEachOnceInOrder() async throws {
         try await Self.withNATS { nats in
-            let directory = ScratchDirectory()
+            let directory = ClusterScratchDirectory()
             let leader = try await Self.startNodeProcess(nats, node: "doomed", dataDirectory: directory)
             // The leader opens the namespace first, so it holds the lease.
             let opened = try await TestHTTPConnection.request(port: leader.port, "PUT", "/started.json?ns=load", body: "true")
