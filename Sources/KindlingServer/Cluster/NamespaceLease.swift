@@ -67,10 +67,10 @@ final class NamespaceLease: Sendable {
     /// stream electing a leader) is retried without giving up: while the bucket takes no writes,
     /// no other node can take the lease either, and the log's expected sequences fence this node
     /// anyway should another one lead meanwhile. A renewal refused for a message after its
-    /// revision is checked against the key, as read at that message or later (`reread`): still
-    /// this node's (an earlier renewal that timed out had gone through), or free again (expired
-    /// during an outage, taken back with a create), it goes on; held by another node, the lease
-    /// is lost.
+    /// revision, or for an empty key, is checked against the key, as read at that message or
+    /// after the renewal's revision (`reread`): still this node's (an earlier renewal that timed
+    /// out had gone through), or free again (expired during an outage or a pause of this node,
+    /// taken back with a create), it goes on; held by another node, the lease is lost.
     func keepAlive(onLost: @escaping @Sendable (String) -> Void) {
         let leaseTime = node.configuration.leaseTime
         let task = Task { [node, namespace] in
@@ -91,15 +91,19 @@ final class NamespaceLease: Sendable {
                 } catch {
                     if Task.isCancelled { return }
                     // Only a refusal naming a message after the renewal's revision says the key
-                    // moved on. Any other failure is retried: no answer, a server lost, a 10164,
-                    // or a stale stream leader's refusal from its old store (kept when the real
-                    // leader's answer did not come in time).
-                    guard let later = error.namedLastSequence, error.provesLaterMessage(after: renewing) else {
+                    // moved on, and one naming no message at all (sequence 0) that it may be
+                    // gone: expired while this node was stopped or starved past a lease time, with
+                    // nobody taking it since. Retrying that renewal would never succeed, so the
+                    // key is read (an entry after the renewal's revision is believed) and created
+                    // again if it is gone. Any other failure is retried: no answer, a server lost,
+                    // a 10164, or a stale stream leader's refusal from its old store (kept when
+                    // the real leader's answer did not come in time).
+                    guard let named = error.namedLastSequence, named == 0 || error.provesLaterMessage(after: renewing) else {
                         node.logger.warning("could not renew a lease; retrying", metadata: ["namespace": "\(namespace)", "error": "\(error)"])
                         wait = leaseTime / 20
                         continue
                     }
-                    switch await self.reread(after: later, me: me) {
+                    switch await self.reread(after: named == 0 ? renewing + 1 : named, me: me) {
                     case .ours(let revision):
                         // Ours, but since when is not known: renewed at this revision at once.
                         self.revision.withLock { $0 = revision }
@@ -134,8 +138,9 @@ final class NamespaceLease: Sendable {
         case unknown
     }
 
-    /// Reads the key after a renewal was refused for message `later`. Only an entry at `later`
-    /// or after it is believed: a stale store can name a holder from before this node's term.
+    /// Reads the key after a renewal was refused for message `later` (for an empty key: the
+    /// message after the renewal's revision). Only an entry at `later` or after it is believed:
+    /// a stale store can name a holder from before this node's term.
     private func reread(after later: UInt64, me: [UInt8]) async -> Reread {
         do throws(JetStreamError) {
             let entry = try await node.leases.entry(namespace)

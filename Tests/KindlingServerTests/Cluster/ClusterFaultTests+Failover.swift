@@ -53,11 +53,12 @@ extension ClusterFaultTests {
                 // The listener on the new leader saw the write made after the take-over once.
                 #expect(try await listener.nextMessage()["d"]?["b"]?["d"] == .number(21))
                 // The heir holds the lease. With a 1 s lease on a loaded machine a renewal can come
-                // after the key's expiry, so the key may read empty until the heir takes it again.
+                // after the key's expiry, so the key may read empty until the heir takes it again,
+                // once the refusal of that renewal is believed (after the JetStream timeout, 5 s).
                 let (client, js) = try await Self.jetStream(nats)
                 let leases = try await js.keyValue("kindling_leases")
                 #expect(
-                    try await eventually(within: .seconds(10), every: .milliseconds(100)) {
+                    try await eventually(within: .seconds(20), every: .milliseconds(100)) {
                         try await leases.get("failover").map { String(decoding: $0.value, as: UTF8.self) } == "heir"
                     })
                 await client.close()

@@ -92,6 +92,11 @@ final class ServerProcess: Sendable {
         }
     }
 
+    /// Lets a frozen process run again (SIGCONT).
+    func thaw() {
+        child.signal(SIGCONT)
+    }
+
     /// Ends the server with SIGKILL and waits until it has.
     func kill() async {
         await child.kill()
