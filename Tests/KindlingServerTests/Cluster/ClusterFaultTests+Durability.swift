@@ -10,7 +10,7 @@ import Testing
 /// whose monitoring port says they fsync each write before acknowledging it. Run against the
 /// recent nats-server that scripts/setup.sh pins (Debian's 2.9 does not take
 /// `sync_interval`). (An extension, so it runs in the serialized suite.)
-extension ClusterNodeTests {
+extension ClusterFaultTests {
     static func requiringFsync(_ server: NATSTestServer, node: String) -> ServerConfiguration {
         var configuration = configuration(urls: [server.url], node: node)
         configuration.cluster?.requireFsync = true
