@@ -100,8 +100,11 @@ def server(tmp_path_factory):
         _stop(list(reversed(processes)))
         return
     port = _free_port()
+    # A data directory of its own: not ./kindling-data in the working directory, which a second
+    # pytest-xdist worker's server (or a developer's) would find locked.
+    data = tmp_path_factory.mktemp("data")
     process = subprocess.Popen(
-        [binary, "serve", "--port", str(port), "--keep-alive", "0.5", "--log-level", "warning"],
+        [binary, "serve", "--port", str(port), "--data-dir", str(data), "--keep-alive", "0.5", "--log-level", "warning"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
