@@ -1,8 +1,9 @@
 """The web console at /.console, driven in headless Chromium (Debian's `chromium` and
 `chromium-driver`) through Selenium: it loads cleanly, shows and follows the data live, edits
 through the REST API, queries, pages a node with 100,000 children, and every control can be
-reached by keyboard. The tests leave screenshots of the tree, the query panel and the rules
-view in docs/, which README.md shows.
+reached by keyboard. The tests take screenshots of the tree, the query panel and the rules
+view: into docs/, which README.md shows, with KINDLING_SCREENSHOTS=docs; otherwise into a
+temporary folder, so a test run leaves the working tree as it was.
 """
 import json
 import os
@@ -23,7 +24,6 @@ from selenium.common.exceptions import NoSuchElementException, StaleElementRefer
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ROOT / "docs"
 # Each run uses namespaces of its own: the server's data directory outlives the run.
 RUN = uuid.uuid4().hex[:8]
 
@@ -38,6 +38,15 @@ def _chromium():
         if shutil.which(name):
             return shutil.which(name)
     return None
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
+    """Where the screenshots go: docs/ with KINDLING_SCREENSHOTS=docs, else pytest's own
+    temporary folder (it keeps the last three runs')."""
+    if os.environ.get("KINDLING_SCREENSHOTS") == "docs":
+        return ROOT / "docs"
+    return tmp_path_factory.mktemp("screenshots")
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +140,7 @@ def test_loads_without_console_errors_and_shows_data(browser, server):
     assert severe_logs(browser) == []
 
 
-def test_a_rest_write_appears_within_a_second_and_flashes(browser, server):
+def test_a_rest_write_appears_within_a_second_and_flashes(browser, server, shots):
     namespace = f"console-{RUN}"
     started = time.monotonic()
     rest(server, namespace, "users/carol", "PUT", {"name": "Carol", "age": 40})
@@ -156,8 +165,7 @@ def test_a_rest_write_appears_within_a_second_and_flashes(browser, server):
     row(browser, "rooms", "lobby", "messages", "-NxA3", timeout=1)
     rest(server, namespace, "users/alice/admin", "DELETE")
     time.sleep(0.25)
-    DOCS.mkdir(exist_ok=True)
-    browser.save_screenshot(str(DOCS / "console-tree.png"))
+    browser.save_screenshot(str(shots / "console-tree.png"))
 
 
 def test_edit_add_and_delete_in_the_console_show_over_rest(browser, server):
@@ -243,7 +251,7 @@ def test_import_export_and_the_database_switcher(browser, server, tmp_path):
     assert severe_logs(browser) == []
 
 
-def test_query_with_limit_to_last_shows_the_right_children(browser, server):
+def test_query_with_limit_to_last_shows_the_right_children(browser, server, shots):
     namespace = f"console-{RUN}"
     rest(server, namespace, "scores", "PUT", {
         "ann": {"score": 12}, "ben": {"score": 88}, "cid": {"score": 47}, "dee": {"score": 95}, "eve": {"score": 3}, "fay": {"score": 61},
@@ -272,7 +280,7 @@ def test_query_with_limit_to_last_shows_the_right_children(browser, server):
     wait(browser, 2).until(lambda d: keys(d) == ["gus", "ben", "dee"])
     assert browser.find_element(By.CSS_SELECTOR, "#q-result li:first-child").get_attribute("class") == "flash-added"
     wait(browser, 6).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".toast"))
-    browser.save_screenshot(str(DOCS / "console-query.png"))
+    browser.save_screenshot(str(shots / "console-query.png"))
     browser.find_element(By.ID, "q-stop").click()
     # A query the server refuses says why.
     browser.find_element(By.ID, "q-first").send_keys("2")
@@ -334,7 +342,7 @@ def test_a_node_with_100000_children_opens_fast_and_pages(browser, server):
     assert severe_logs(browser) == []
 
 
-def test_rules_view_shows_errors_at_their_line_and_simulates(browser, server):
+def test_rules_view_shows_errors_at_their_line_and_simulates(browser, server, shots):
     namespace = f"console-rules-{RUN}"
     rest(server, namespace, "users/alice", "PUT", {"name": "Alice"})
     open_console(browser, server, namespace)
@@ -371,11 +379,11 @@ def test_rules_view_shows_errors_at_their_line_and_simulates(browser, server):
     with urllib.request.urlopen(request) as response:
         assert response.read().decode() == good
     wait(browser, 6).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".toast"))
-    browser.save_screenshot(str(DOCS / "console-rules.png"))
+    browser.save_screenshot(str(shots / "console-rules.png"))
     assert severe_logs(browser, expected=["/.settings/rules.json?ns=console-rules-"]) == []
 
 
-def test_rules_coverage_shows_what_requests_evaluated(browser, server):
+def test_rules_coverage_shows_what_requests_evaluated(browser, server, shots):
     """The Rules view's Coverage panel: the totals the server recorded (emulator mode records
     them), each expression never evaluated, which selects its text in the editor, the report's
     link, and Reset."""
@@ -405,14 +413,14 @@ def test_rules_coverage_shows_what_requests_evaluated(browser, server):
     assert selected == "auth.uid == $uid"
     link = browser.find_element(By.ID, "coverage-open")
     assert link.is_displayed() and f"/.inspect/coverage?ns={namespace}" in link.get_attribute("href")
-    browser.save_screenshot(str(DOCS / "console-coverage.png"))
+    browser.save_screenshot(str(shots / "console-coverage.png"))
     assert severe_logs(browser) == []
     # The report the link opens: the rules with each expression highlighted, no script.
     browser.get(link.get_attribute("href"))
     assert browser.title == f"Rules coverage: {namespace}"
     assert len(browser.find_elements(By.CSS_SELECTOR, "pre.src .e.miss")) == 5  # the right operand, its three parts, and false
     assert browser.find_element(By.CSS_SELECTOR, "pre.src .e.part").get_attribute("title").startswith("auth != null && auth.uid == $uid")
-    browser.save_screenshot(str(DOCS / "rules-coverage-report.png"))
+    browser.save_screenshot(str(shots / "rules-coverage-report.png"))
     assert severe_logs(browser) == []
     # Reset: nothing evaluated any more.
     open_console(browser, server, namespace)
