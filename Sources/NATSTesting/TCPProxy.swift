@@ -50,6 +50,16 @@ public final class TCPProxy: Sendable {
         return proxy
     }
 
+    /// What a forwarder does with bytes it has just read: `cut` and `stall` take effect at once
+    /// for bytes read after they return, though closing the connections or stopping their reads
+    /// runs later on their event loops (with the test process busy, bytes read in between
+    /// crossed a link already cut).
+    fileprivate enum Passage { case forward, hold, drop }
+
+    fileprivate var passage: Passage {
+        state.withLock { state in state.isCut ? .drop : state.isStalled ? .hold : .forward }
+    }
+
     /// Remembers a new connection's side until it closes; false (and nothing kept) while cut.
     fileprivate func track(_ channel: any Channel) -> Bool {
         let id = ObjectIdentifier(channel)
@@ -90,7 +100,10 @@ public final class TCPProxy: Sendable {
             defer { state.isStalled = false }
             return state.isStalled ? Array(state.channels.values) : []
         }
-        for channel in open { channel.setOption(.autoRead, value: true).whenComplete { _ in channel.read() } }
+        for channel in open {
+            channel.pipeline.fireUserInboundEventTriggered(Forwarder.Release())
+            channel.setOption(.autoRead, value: true).whenComplete { _ in channel.read() }
+        }
     }
 
     /// Cuts every connection and stops listening.
@@ -131,7 +144,9 @@ private final class Connector: ChannelInboundHandler {
         ClientBootstrap(group: context.eventLoop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { outbound in
-                outbound.eventLoop.makeCompletedFuture { try outbound.pipeline.syncOperations.addHandler(Forwarder(peer: inbound)) }
+                outbound.eventLoop.makeCompletedFuture {
+                    try outbound.pipeline.syncOperations.addHandler(Forwarder(peer: inbound, proxy: proxy))
+                }
             }
             .connect(host: "127.0.0.1", port: targetPort)
             .whenComplete { result in
@@ -142,7 +157,7 @@ private final class Connector: ChannelInboundHandler {
                     return
                 }
                 do {
-                    try inbound.pipeline.syncOperations.addHandler(Forwarder(peer: outbound))
+                    try inbound.pipeline.syncOperations.addHandler(Forwarder(peer: outbound, proxy: proxy))
                     inbound.setOption(.autoRead, value: true).whenComplete { _ in inbound.read() }
                 } catch {
                     outbound.close(promise: nil)
@@ -154,21 +169,49 @@ private final class Connector: ChannelInboundHandler {
 }
 
 /// Writes what one side reads to the other side, and closes the other side when this one ends.
+/// What it reads once the link is cut is dropped; what it reads while stalled is held, and
+/// written first when the link is restored.
 private final class Forwarder: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
-    private let peer: any Channel
+    /// Sent through the pipeline by `restore`: the held bytes go out.
+    struct Release {}
 
-    init(peer: any Channel) {
+    private let peer: any Channel
+    private let proxy: TCPProxy
+    private var held: [ByteBuffer] = []
+
+    init(peer: any Channel, proxy: TCPProxy) {
         self.peer = peer
+        self.proxy = proxy
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        peer.write(unwrapInboundIn(data), promise: nil)
+        switch proxy.passage {
+        case .drop:
+            held = []
+        case .hold:
+            held.append(unwrapInboundIn(data))
+        case .forward:
+            release()
+            peer.write(unwrapInboundIn(data), promise: nil)
+        }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
         peer.flush()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is Release else { return context.fireUserInboundEventTriggered(event) }
+        guard proxy.passage == .forward else { return }
+        release()
+        peer.flush()
+    }
+
+    private func release() {
+        for bytes in held { peer.write(bytes, promise: nil) }
+        held = []
     }
 
     func channelInactive(context: ChannelHandlerContext) {
