@@ -10,7 +10,7 @@ import Testing
 /// while cut off, another node leads once its lease is gone, and when the link comes back the
 /// old leader's stale writes are refused by the log, it overwrites nothing, and it follows the
 /// new leader. (An extension, so it runs in the serialized suite.)
-extension ClusterFaultTests {
+extension ClusterLinkTests {
     @Test func aPartitionedLeaderAcknowledgesNothingAndIsFencedWhenTheLinkReturns() async throws {
         // The servers must not tell the old leader their own addresses, or it would reconnect
         // around the proxies.
