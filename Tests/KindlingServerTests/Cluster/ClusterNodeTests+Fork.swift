@@ -83,16 +83,23 @@ extension ClusterNodeTests {
                             }
                             // An acknowledged write is served everywhere. The leader's batch
                             // lost its place (void, or refused), so its write surely never
-                            // reached the log: made again once the leader has read the log, it
-                            // is answered 200.
-                            #expect(answer.status == 200, "\(answer.status) \(answer.text)")
-                            #expect(expected["v"] == .number(1), "the write was acknowledged, yet a new node holds \(expected)")
+                            // reached the log: made again once the leader has read the log and
+                            // leads again, it is answered 200. A leader that cannot lead again
+                            // while the write waits (a busy machine: three CPU hogs beside the
+                            // test run) answers 503, and then nothing of it may be anywhere.
+                            let madeAgain = answer.status == 200
+                            if madeAgain {
+                                #expect(expected["v"] == .number(1), "the write was acknowledged, yet a new node holds \(expected)")
+                            } else {
+                                #expect(answer.status == 503 && answer.text.contains("nothing was written"), "\(answer.status) \(answer.text)")
+                                #expect(expected["v"] == .string("stale"), "the write was refused, yet a new node holds \(expected)")
+                            }
                             // On nats-server before 2.11 both batches are in the log (later ones
                             // refuse the second publish): every node counted the void one. The
                             // write made again is in one batch of a later term (of whichever
                             // node leads then).
                             let ids = try await Self.messageIDs(js, namespace: "fork", after: last.sequence)
-                            #expect(ids.filter { !$0.hasPrefix("stale.") && !$0.hasPrefix("lead.1.") }.count == 1, "\(ids)")
+                            #expect(ids.filter { !$0.hasPrefix("stale.") && !$0.hasPrefix("lead.1.") }.count == (madeAgain ? 1 : 0), "\(ids)")
                             if ids.contains(where: { $0.hasPrefix("lead.1.") }) {
                                 #expect(ids.first?.hasPrefix("stale.") == true, "\(ids)")
                                 for port in [lead.port, f1.port, f2.port, late.port] {
