@@ -104,7 +104,15 @@ extension ClusterFaultTests {
                     #expect(data["cancelled"] == nil)
                     return true
                 }
-                let took = try #require(ran, "never ran; \(mortal.errorOutput)")
+                // Where it stood, for a failure's message: who leads the namespace, and what is
+                // left of the registrations.
+                var standing = ""
+                if ran == nil {
+                    let holder = try? await js.keyValue("kindling_leases").get("crash").map { String(decoding: $0.value, as: UTF8.self) }
+                    let left = try? await js.streamInfo("KV_kindling_ondisconnect").state.messages
+                    standing = "the lease held by \(holder ?? "nobody"), \(left.map(String.init) ?? "?") registration messages kept; "
+                }
+                let took = try #require(ran, "never ran within 20 s; \(standing)\(mortal.errorOutput)")
                 print("onDisconnect of a killed node: run by the leader \(took) after SIGKILL (lease 1 s)")
                 // Lease time (1 s), the next sweep (1 s) and the bucket's read, with a margin.
                 #expect(took < .seconds(10))
