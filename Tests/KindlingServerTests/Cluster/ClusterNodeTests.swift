@@ -10,9 +10,8 @@ import Testing
 /// Kindling servers in cluster mode (`--cluster`) on a real three-server NATS JetStream cluster
 /// on loopback: the stream and buckets, the leader's replicated log and its fencing, recovery
 /// from the stream, and followers. Serialized: one NATS cluster of its own at a time, beside
-/// `ClusterFaultTests` (killed, paused and hung nodes) and `ClusterLinkTests` (cut and stalled
-/// links), which run their own one at a time (the three take about as long; one suite made the
-/// longest chain of the test run).
+/// `ClusterFaultTests` (killed, hung and cut-off nodes and servers), which runs its own one at a
+/// time (the two halves take about as long; one suite made the longest chain of the test run).
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct ClusterNodeTests: ClusterSuite {
     @Test func joiningCreatesTheLogStreamAndBucketsReplicatedThreeTimes() async throws {

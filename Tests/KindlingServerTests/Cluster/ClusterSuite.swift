@@ -7,9 +7,9 @@ import NATSClient
 import NATSTesting
 import Testing
 
-/// What the serialized cluster suites (`ClusterNodeTests`, `ClusterFaultTests`,
-/// `ClusterLinkTests`) share: NATS clusters started and always shut down, node configurations
-/// and processes, and reading the log stream.
+/// What the two serialized cluster suites (`ClusterNodeTests`, `ClusterFaultTests`) share: NATS
+/// clusters started and always shut down, node configurations and processes, and reading the
+/// log stream.
 protocol ClusterSuite {}
 
 extension ClusterSuite {

@@ -6,7 +6,7 @@ import Testing
 
 /// A cluster node that lost NATS can neither acknowledge writes nor see others', so `/.ready`
 /// refuses traffic until the connection is back.
-extension ClusterLinkTests {
+extension ClusterNodeTests {
     @Test func aNodeIsNotReadyWhileItsNATSConnectionIsDown() async throws {
         try await Self.withNATS { nats in
             try await KindlingServer.run(Self.configuration(nats, node: "lonely")) { node in

@@ -9,7 +9,7 @@ import Testing
 /// onDisconnect registrations made on a follower: checked against the rules there when queued,
 /// and sent to the leader as writes, in order, when the connection closes.
 /// (An extension, so these run in the serialized suite: one NATS cluster at a time.)
-extension ClusterFaultTests {
+extension ClusterNodeTests {
     @Test func aFollowersClientsOnDisconnectWritesReachEveryNodeWhenItCloses() async throws {
         try await Self.withNATS { nats in
             try await KindlingServer.run(Self.configuration(nats, node: "one")) { one in

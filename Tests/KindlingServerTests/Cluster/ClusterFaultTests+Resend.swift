@@ -15,7 +15,7 @@ import Testing
 /// 412), none 503 or 504; each push stored once under the name its client got; the counter
 /// holds exactly the increments answered 200; no write id twice in the log; every node and a
 /// new one hold the same tree. (An extension, so it runs in the serialized suite.)
-extension ClusterLinkTests {
+extension ClusterFaultTests {
     /// How the leader is stopped.
     enum LeaderFault: String {
         case shutdown, kill, freeze

@@ -10,7 +10,7 @@ import Testing
 /// while cut off, another node leads once its lease is gone, and when the link comes back the
 /// old leader's stale writes are refused by the log, it overwrites nothing, and it follows the
 /// new leader. (An extension, so it runs in the serialized suite.)
-extension ClusterLinkTests {
+extension ClusterFaultTests {
     @Test func aPartitionedLeaderAcknowledgesNothingAndIsFencedWhenTheLinkReturns() async throws {
         // The servers must not tell the old leader their own addresses, or it would reconnect
         // around the proxies.
@@ -161,7 +161,13 @@ extension ClusterLinkTests {
                         }
                         var wait: Duration { values.count < expectedValues.count ? .seconds(20) : .milliseconds(300) }
                         while let event = try? await watcher.nextMessage(timeout: wait) { events.append(event) }
-                        #expect(values.compactMap(\.numberValue).sorted() == expectedValues, "\(events)")
+                        var watcherState = ""
+                        if values.count != expectedValues.count {
+                            let leader = try? await js.keyValue("kindling_leases").get("split").map { String(decoding: $0.value, as: UTF8.self) }
+                            let closed = await watcher.waitForClose(timeout: .milliseconds(100))
+                            watcherState = "; the watcher's connection \(closed ? "closed" : "open"), the lease held by \(leader ?? "nobody")"
+                        }
+                        #expect(values.compactMap(\.numberValue).sorted() == expectedValues, "\(events)\(watcherState)")
                         #expect(Array(values.prefix(2)) == [.number(1), .number(1)], "\(events)")
 
                         // The old node now follows: a write there goes to the new leader.
