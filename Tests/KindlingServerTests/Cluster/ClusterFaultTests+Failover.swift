@@ -56,10 +56,10 @@ extension ClusterFaultTests {
                 // after the key's expiry, so the key may read empty until the heir takes it again,
                 // once the refusal of that renewal is believed (after the JetStream timeout, 5 s).
                 let (client, js) = try await Self.jetStream(nats)
-                let leases = try await js.keyValue("kindling_leases")
+                let leases = try await Self.leases(js)
                 #expect(
                     try await eventually(within: .seconds(20), every: .milliseconds(100)) {
-                        try await leases.get("failover").map { String(decoding: $0.value, as: UTF8.self) } == "heir"
+                        try await Self.leaseHolder(leases, of: "failover") == "heir"
                     })
                 await client.close()
                 print("failover: writes resumed \(took) after SIGKILL of the leader (lease 1 s)")

@@ -18,8 +18,8 @@ extension ClusterFaultTests {
             let first = try await TestHTTPConnection.request(port: leader.port, "PUT", "/v.json?ns=asleep", body: "1")
             #expect(first.status == 200, "\(first.status) \(first.text)")
             let (client, js) = try await Self.jetStream(nats)
-            let leases = try await js.keyValue("kindling_leases")
-            let holder = { try await leases.get("asleep").map { String(decoding: $0.value, as: UTF8.self) } }
+            let leases = try await Self.leases(js)
+            let holder = { try await Self.leaseHolder(leases, of: "asleep") }
             #expect(try await holder() == "sleeper")
             await leader.freeze()
             // The key expires a lease time (1 s) after the last renewal.

@@ -49,9 +49,8 @@ extension ClusterFaultTests {
                         }
                         #expect(status == 200)
                         let tookOver = ContinuousClock.now - cut
-                        let holder = try await js.keyValue("kindling_leases").get("split")
                         // Another node leads: this one, or the third, whose lease check found it free.
-                        let holderName = holder.map { String(decoding: $0.value, as: UTF8.self) }
+                        let holderName = try await Self.leaseHolder(Self.leases(js), of: "split")
                         #expect(holderName == "new" || holderName == "third", "\(holderName ?? "nobody")")
                         // The third node's writes go to the new leader.
                         #expect(try await TestHTTPConnection.request(port: third.port, "PUT", "/acct/c.json?ns=split", body: "1").status == 200)
@@ -163,7 +162,7 @@ extension ClusterFaultTests {
                         while let event = try? await watcher.nextMessage(timeout: wait) { events.append(event) }
                         var watcherState = ""
                         if values.count != expectedValues.count {
-                            let leader = try? await js.keyValue("kindling_leases").get("split").map { String(decoding: $0.value, as: UTF8.self) }
+                            let leader = try? await Self.leaseHolder(Self.leases(js), of: "split")
                             let closed = await watcher.waitForClose(timeout: .milliseconds(100))
                             watcherState = "; the watcher's connection \(closed ? "closed" : "open"), the lease held by \(leader ?? "nobody")"
                         }
@@ -202,7 +201,7 @@ extension ClusterFaultTests {
             let (nc, js) = try await Self.jetStream(nats)
             try await KindlingServer.run(Self.configuration(urls: Self.urls(of: proxies), node: "old", leaseTime: lease)) { old in
                 #expect(try await TestHTTPConnection.request(port: old.port, "PUT", "/v.json?ns=lapse", body: "0").status == 200)
-                let leases = try await js.keyValue("kindling_leases")
+                let leases = try await Self.leases(js)
                 try await KindlingServer.run(Self.configuration(nats, node: "third", leaseTime: lease)) { third in
                     #expect(try await TestHTTPConnection.request(port: third.port, "GET", "/v.json?ns=lapse").text == "0")
                     let stranded = try await TestClient.connect(port: old.port, namespace: "lapse")
@@ -220,7 +219,7 @@ extension ClusterFaultTests {
                     // The lease expires in NATS.
                     let cut = ContinuousClock.now
                     // (The third node, which checks the lease every lease time, may take it at once.)
-                    func holder() async throws -> String? { try await leases.get("lapse").map { String(decoding: $0.value, as: UTF8.self) } }
+                    func holder() async throws -> String? { try await Self.leaseHolder(leases, of: "lapse") }
                     try await eventually(within: .seconds(10) - (ContinuousClock.now - cut), every: .milliseconds(50)) { try await holder() != "old" }
                     #expect(try await holder() != "old")
                     try await KindlingServer.run(Self.configuration(nats, node: "late", leaseTime: lease)) { late in
@@ -232,7 +231,7 @@ extension ClusterFaultTests {
                         #expect(initial.first?["d"]?["b"]?["d"] == .number(0))
                         // (Or the third node leads: its lease check may find the lease free first.
                         // Either way a new leader holds it, with nothing written yet.)
-                        let newLeader = try await leases.get("lapse").map { String(decoding: $0.value, as: UTF8.self) }
+                        let newLeader = try await holder()
                         #expect(newLeader == "late" || newLeader == "third", "\(newLeader ?? "nobody")")
 
                         // The link returns while the third node forwards writes: once the burst
@@ -265,7 +264,7 @@ extension ClusterFaultTests {
                         #expect(await !watcher.waitForClose(timeout: .milliseconds(300)))
                         #expect(try await TestHTTPConnection.request(port: late.port, "PUT", "/v.json?ns=lapse", body: "1").status == 200)
                         // The same new leader still holds the lease.
-                        #expect(try await leases.get("lapse").map { String(decoding: $0.value, as: UTF8.self) } == newLeader)
+                        #expect(try await holder() == newLeader)
                         let ids = try await Self.messageIDs(js, namespace: "lapse", after: lastBeforeCut)
                         #expect(!ids.contains { $0.hasPrefix("old.") }, "after the cut, batches of the old leader: \(ids)")
                         let burstStored = try await TestHTTPConnection.request(port: late.port, "GET", "/burst.json?ns=lapse").json()
@@ -333,7 +332,7 @@ extension ClusterFaultTests {
                         #expect(status == 200)
                         let tookOver = ContinuousClock.now - stalled
                         // Another node leads: this one, or the third, whose lease check found it free.
-                        let holder = try await js.keyValue("kindling_leases").get("stall").map { String(decoding: $0.value, as: UTF8.self) }
+                        let holder = try await Self.leaseHolder(Self.leases(js), of: "stall")
                         #expect(holder == "new" || holder == "third", "\(holder ?? "nobody")")
                         // Forwarded while both are subscribed: the new leader answers.
                         #expect(try await TestHTTPConnection.request(port: third.port, "PUT", "/acct/b.json?ns=stall", body: "1").status == 200)

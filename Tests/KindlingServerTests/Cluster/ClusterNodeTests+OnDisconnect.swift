@@ -108,7 +108,7 @@ extension ClusterNodeTests {
                 // left of the registrations.
                 var standing = ""
                 if ran == nil {
-                    let holder = try? await js.keyValue("kindling_leases").get("crash").map { String(decoding: $0.value, as: UTF8.self) }
+                    let holder = try? await Self.leaseHolder(Self.leases(js), of: "crash")
                     let left = try? await js.streamInfo("KV_kindling_ondisconnect").state.messages
                     standing = "the lease held by \(holder ?? "nobody"), \(left.map(String.init) ?? "?") registration messages kept; "
                 }

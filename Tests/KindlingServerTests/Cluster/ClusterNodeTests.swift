@@ -139,8 +139,7 @@ struct ClusterNodeTests: ClusterSuite {
                 #expect(try await TestHTTPConnection.request(port: server.port, "DELETE", "/rooms/a/n.json?ns=recover").status == 200)
                 #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/rooms/c.json?ns=recover", body: "3").status == 200)
                 #expect(try await js.streamInfo("KINDLING_LOG").state.messages >= 4)
-                let lease = try await js.keyValue("kindling_leases").get("recover")
-                #expect(lease.map { String(decoding: $0.value, as: UTF8.self) } == "first")
+                #expect(try await Self.leaseHolder(Self.leases(js), of: "recover") == "first")
             }
             // No data directory anywhere: a new node reads the namespace back from the stream,
             // takes over the lease the first gave up at shutdown, and writes after it.
@@ -149,8 +148,7 @@ struct ClusterNodeTests: ClusterSuite {
                 #expect(read.status == 200)
                 #expect(try read.json() == (try json(#"{"b":true,"c":3}"#)))
                 #expect(try await TestHTTPConnection.request(port: server.port, "PUT", "/rooms/d.json?ns=recover", body: "4").status == 200)
-                let lease = try await js.keyValue("kindling_leases").get("recover")
-                #expect(lease.map { String(decoding: $0.value, as: UTF8.self) } == "second")
+                #expect(try await Self.leaseHolder(Self.leases(js), of: "recover") == "second")
             }
             try await KindlingServer.run(Self.configuration(nats, node: "third")) { server in
                 let read = try await TestHTTPConnection.request(port: server.port, "GET", "/rooms.json?ns=recover")

@@ -99,6 +99,17 @@ extension ClusterSuite {
         try await logMessages(js, namespace: namespace, after: after).map { $0.headers?["Nats-Msg-Id"] ?? "" }
     }
 
+    /// The bucket of the namespaces' leases (`kindling_leases`).
+    static func leases(_ js: JetStream) async throws -> KeyValue {
+        try await js.keyValue(ClusterNode.leaseBucket)
+    }
+
+    /// The node named by `namespace`'s lease key in `leases` (see `leases(_:)`); nil while the
+    /// key is empty.
+    static func leaseHolder(_ leases: KeyValue, of namespace: String) async throws -> String? {
+        try await leases.get(namespace).map { String(decoding: $0.value, as: UTF8.self) }
+    }
+
     static func jetStream(_ nats: NATSTestCluster) async throws -> (NATSClient, JetStream) {
         let client = try await NATSClient.connect(nats.urls)
         return (client, JetStream(client: client, timeout: .seconds(5)))
