@@ -169,6 +169,7 @@ let package = Package(
                 "CEpoll",
                 "KindlingCore",
                 "KindlingProtocol",
+                "KindlingServer",
                 "KindlingWebSocketClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

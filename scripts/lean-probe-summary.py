@@ -12,7 +12,7 @@ import statistics
 import sys
 
 ROWS = ["fan-out to 10k", "fan-out to 1k", "durable writes, 256 x 16", "durable writes, 256 x 1"]
-SERVERS = ["floor", "floor-epoll", "kindling", "kindling-after", "redis"]
+SERVERS = ["floor", "floor-direct", "floor-epoll", "kindling", "kindling-after", "redis"]
 LINE = re.compile(
     r"^(fanout|writes) (\S+?)[: ].*?server [\d.]+ cores \((\d+) ns/(?:delivery|write)"
     r"(?:, ([\d.]+) deliveries/write call)?[:;] user (\d+), kernel (\d+)\)"
@@ -51,7 +51,7 @@ def main():
             kernel = statistics.median(run[2] for run in runs)
             print(f"  {server:15} {values}; median {statistics.median(run[0] for run in runs):,.0f} (user {user:,.0f}, kernel {kernel:,.0f})")
         redis = [run[0] for run in servers["redis"]]
-        for server in ("floor-epoll", "kindling", "kindling-after"):
+        for server in ("floor-direct", "floor-epoll", "kindling", "kindling-after"):
             ours = [run[0] for run in servers[server]]
             if ours and redis:
                 ratios = [theirs / mine for theirs, mine in zip(redis, ours)]

@@ -16,8 +16,10 @@
 # append-only file; writes with `--fsync always` against `appendfsync always`, 100-byte values.
 # Each line gives the server's CPU per operation and its user and kernel parts (/proc/PID/stat);
 # scripts/lean-probe-summary.py turns an UNBATCHED=1 run's output into issue 40's rows. With
-# EPOLL_FLOOR=1 as well, each row also runs `kindling-bench floor --io epoll` after the SwiftNIO
-# floor (labelled "floor-epoll"): the same answers served by one thread on a bare epoll loop.
+# EPOLL_FLOOR=1 as well, each row also runs, after the SwiftNIO floor, `kindling-bench floor
+# --io nio-direct` (labelled "floor-direct": SwiftNIO's reads, writes to the socket itself, as
+# Kindling's sessions do) and `--io epoll` (labelled "floor-epoll": the same answers served by
+# one thread on a bare epoll loop); the two differ only in the read path.
 set -euo pipefail
 bin=${1:?bin dir}
 runs=${2:-1}
@@ -55,14 +57,18 @@ after() {
 }
 start_redis() { launch redis redis-server --port PORT --save "" --protected-mode no --maxclients 19000 --dir "$work" "$@"; }
 start_floor() { launch floor "$bin/kindling-bench" floor --port PORT "$@"; }
-# The bare-epoll floor's turn in a row, when asked for (EPOLL_FLOOR=1): COMMAND... runs the
-# probe, its PORT and SERVER arguments made the floor's port and pid.
+# The other two floors' turns in a row, when asked for (EPOLL_FLOOR=1): COMMAND... runs the
+# probe, its PORT and SERVER arguments made each floor's port and pid.
 epoll_floor() {
     [ "${EPOLL_FLOOR:-0}" = 1 ] || return 0
-    start_floor --io epoll
-    local command=("${@//PORT/$port}")
-    "${command[@]//SERVER/$server}" | sed 's/^\(fanout\|writes\) kindling/\1 floor-epoll/'
-    stop
+    local io label command
+    for io in nio-direct epoll; do
+        label=floor-${io#nio-}
+        start_floor --io "$io"
+        command=("${@//PORT/$port}")
+        "${command[@]//SERVER/$server}" | sed "s/^\(fanout\|writes\) kindling/\1 $label/"
+        stop
+    done
 }
 stop() { kill "$server"; wait "$server" 2>/dev/null || true; rm -f "$work/appendonly.aof"; rm -rf "$work/appendonlydir"; }
 # Issue 40's Kindling rows (UNBATCHED=1): fan-out of $shape, writes with $in_flight in flight.

@@ -5,8 +5,9 @@ import NIOCore
 import NIOPosix
 
 /// `kindling-bench floor`: serves `FloorServer`, the least any SwiftNIO WebSocket server does per
-/// request, or with `--io epoll` the same answers on a bare epoll loop (`EpollFloorServer`), for
-/// the lean probe to measure beside `kindling serve` and Redis.
+/// request, with `--io nio-direct` the same writing its sockets itself as Kindling's sessions do,
+/// or with `--io epoll` the same answers on a bare epoll loop (`EpollFloorServer`), for the lean
+/// probe to measure beside `kindling serve` and Redis.
 struct FloorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "floor",
@@ -17,6 +18,9 @@ struct FloorCommand: AsyncParsableCommand {
     enum IO: String, ExpressibleByArgument, CaseIterable {
         /// SwiftNIO's channels, on one event loop, as `kindling serve` has on two cores.
         case nio
+        /// SwiftNIO's channels for reads, and `write(2)` from the event loop for writes, as
+        /// Kindling's plaintext sessions have (its I/O path without its database).
+        case nioDirect = "nio-direct"
         /// One thread on a bare epoll loop (Linux), as Redis serves.
         case epoll
     }
@@ -24,7 +28,10 @@ struct FloorCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on (127.0.0.1).")
     var port = 9000
 
-    @Option(help: "What serves the sockets: nio (SwiftNIO's channels) or epoll (a bare epoll loop; Linux only).")
+    @Option(
+        help:
+            "What serves the sockets: nio (SwiftNIO's channels), nio-direct (SwiftNIO's channels for reads, write(2) for writes, as Kindling's sessions) or epoll (a bare epoll loop; Linux only)."
+    )
     var io = IO.nio
 
     func validate() throws {
@@ -36,9 +43,9 @@ struct FloorCommand: AsyncParsableCommand {
 
     func run() async throws {
         switch io {
-        case .nio:
+        case .nio, .nioDirect:
             let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-            let channel = try await FloorServer.bind(port: port, group: group)
+            let channel = try await FloorServer.bind(port: port, group: group, directWrites: io == .nioDirect)
             announce()
             try await channel.closeFuture.get()
         case .epoll:

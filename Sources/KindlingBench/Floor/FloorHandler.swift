@@ -1,3 +1,4 @@
+import KindlingServer
 import NIOCore
 
 /// The floor's connections that listen, and those with frames to flush this loop turn; confined
@@ -14,6 +15,11 @@ public final class FloorHub: @unchecked Sendable {
 /// text frame unmasked, answered `ok` with its request number, and, for a put (`"a":"p"`),
 /// its body sent as a data event to every connection that listened (`"a":"q"`). Confined to the
 /// hub's event loop.
+///
+/// With `directWrites`, what it sends goes to the socket with `write(2)` (`DirectSocketOutput`,
+/// as Kindling's plaintext sessions write) and only what the socket does not take goes through
+/// the pipeline, behind which later bytes then wait: the floor under Kindling's own I/O path,
+/// where only the reads pass through SwiftNIO's channel.
 public final class FloorHandler: ChannelInboundHandler {
     public typealias InboundIn = ByteBuffer
     public typealias OutboundOut = ByteBuffer
@@ -23,8 +29,16 @@ public final class FloorHandler: ChannelInboundHandler {
     private var received = ByteBuffer()
     private var upgraded = false
     private var out: ByteBuffer?
+    private let directWrites: Bool
+    /// The socket, once upgraded, when `directWrites`.
+    private var direct: DirectSocketOutput?
+    /// Writes handed to the pipeline and not yet done: while any is, bytes go after them.
+    private var pipelineWrites = 0
 
-    public init(hub: FloorHub) { self.hub = hub }
+    public init(hub: FloorHub, directWrites: Bool = false) {
+        self.hub = hub
+        self.directWrites = directWrites
+    }
 
     public func handlerAdded(context: ChannelHandlerContext) { self.context = context }
     public func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
@@ -46,7 +60,8 @@ public final class FloorHandler: ChannelInboundHandler {
         if !upgraded {
             guard let reply = FloorWire.handshake(&received) else { return }
             upgraded = true
-            context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
+            send(reply, context: context)
+            if directWrites { direct = DirectSocketOutput(channel: context.channel) }
         }
         takeFrames(from: &received)
         if received.readableBytes == 0 { received.clear() }
@@ -55,8 +70,19 @@ public final class FloorHandler: ChannelInboundHandler {
     public func channelReadComplete(context: ChannelHandlerContext) {
         if let out {
             self.out = nil
-            context.writeAndFlush(wrapOutboundOut(out), promise: nil)
+            send(out, context: context)
         }
+    }
+
+    /// Writes `bytes` to the socket itself when nothing waits in the pipeline, and the rest
+    /// through the pipeline.
+    private func send(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
+        var bytes = bytes
+        if let direct, pipelineWrites == 0, direct.write(&bytes) == .all { return }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        pipelineWrites += 1
+        written.futureResult.assumeIsolated().whenComplete { _ in self.pipelineWrites -= 1 }
+        context.writeAndFlush(wrapOutboundOut(bytes), promise: written)
     }
 
     /// Takes every whole frame at the start of `buffer`.
@@ -103,6 +129,6 @@ public final class FloorHandler: ChannelInboundHandler {
     private func flush() {
         guard let context, let out else { return }
         self.out = nil
-        context.writeAndFlush(wrapOutboundOut(out), promise: nil)
+        send(out, context: context)
     }
 }

@@ -13,8 +13,9 @@ import NIOPosix
 /// nothing a server facing the world must (a frame over 16 MiB just stalls its connection).
 /// Written by hand for Kindling's benchmarks.
 public enum FloorServer {
-    /// Listens on 127.0.0.1:`port` with one event loop of `group`, which serves every connection.
-    public static func bind(port: Int, group: any EventLoopGroup) async throws -> any Channel {
+    /// Listens on 127.0.0.1:`port` with one event loop of `group`, which serves every connection;
+    /// with `directWrites`, each writes its socket itself (`FloorHandler`).
+    public static func bind(port: Int, group: any EventLoopGroup, directWrites: Bool = false) async throws -> any Channel {
         let loop = group.next()
         let hub = FloorHub()
         return try await ServerBootstrap(group: loop)
@@ -23,7 +24,7 @@ public enum FloorServer {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(FloorHandler(hub: hub))
+                    try channel.pipeline.syncOperations.addHandler(FloorHandler(hub: hub, directWrites: directWrites))
                 }
             }
             .bind(host: "127.0.0.1", port: port).get()

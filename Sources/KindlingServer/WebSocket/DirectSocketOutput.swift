@@ -25,12 +25,12 @@ import Darwin
 /// SwiftNIO gives no public access to a channel's descriptor, so it is read by reflection from
 /// the channel's socket, once per connection, and checked against the channel's own addresses;
 /// a SwiftNIO whose fields differ only means every connection writes through the pipeline.
-struct DirectSocketOutput {
-    let descriptor: CInt
+package struct DirectSocketOutput {
+    package let descriptor: CInt
 
     /// The socket of `channel`, when it is a TCP socket channel whose descriptor can be found
     /// and whose local and peer addresses are the channel's.
-    init?(channel: any Channel) {
+    package init?(channel: any Channel) {
         guard let socket = Self.storedProperty("socket", of: channel),
             let descriptor = Self.storedProperty("descriptor", of: socket) as? CInt, descriptor >= 0,
             let local = channel.localAddress, let remote = channel.remoteAddress,
@@ -41,7 +41,7 @@ struct DirectSocketOutput {
     }
 
     /// What one call to `write` did.
-    enum Written: Equatable {
+    package enum Written: Equatable {
         /// The socket took every byte.
         case all
         /// The socket took some bytes or none (it is full, or the call failed): the rest,
@@ -53,7 +53,7 @@ struct DirectSocketOutput {
     /// buffer's reader index past what it took. Called on the channel's event loop, with the
     /// channel active: the loop is the only thread that closes the descriptor, so it is this
     /// channel's.
-    func write(_ bytes: inout ByteBuffer) -> Written {
+    package func write(_ bytes: inout ByteBuffer) -> Written {
         while bytes.readableBytes > 0 {
             let sent = bytes.withUnsafeReadableBytes { raw in
                 systemWrite(descriptor, raw.baseAddress, raw.count)

@@ -79,6 +79,29 @@ import Testing
 
     static func ok(_ request: Int) -> String { #"{"t":"d","d":{"r":\#(request),"b":{"s":"ok","d":""}}}"# }
 
+    /// Two listeners and a writer on the floor at `port`: every request answered with its
+    /// number, once whole, and each put delivered to both listeners in order (the same check for
+    /// every kind of floor, `FloorServerTests` too).
+    static func answersEveryRequestAndDeliversPuts(port: Int) throws {
+        let listeners = try (0..<2).map { _ in try Client.connected(port: port) }
+        for listener in listeners {
+            try listener.send(FloorHandlerTests.frame(#"{"t":"d","d":{"r":1,"a":"q","b":{"p":"/f","h":""}}}"#))
+            #expect(try listener.messages(1) == [Self.ok(1)])
+        }
+        let writer = try Client.connected(port: port)
+        // Two puts in one send, and a long one in two: each answered once whole.
+        let put = #"{"t":"d","d":{"r":2,"a":"p","b":{"p":"/f","d":{"ts":5}}}}"#
+        let long = #"{"t":"d","d":{"r":3,"a":"p","b":{"p":"/f","d":"\#(String(repeating: "x", count: 300))"}}}"#
+        let longFrame = FloorHandlerTests.frame(long)
+        try writer.send(FloorHandlerTests.frame(put) + FloorHandlerTests.frame(put) + longFrame.prefix(40))
+        #expect(try writer.messages(2) == [Self.ok(2), Self.ok(2)])
+        try writer.send(Array(longFrame.dropFirst(40)))
+        #expect(try writer.messages(1) == [Self.ok(3)])
+        let event = #"{"t":"d","d":{"a":"d","b":{"p":"/f","d":{"ts":5}}}}"#
+        let longEvent = #"{"t":"d","d":{"a":"d","b":{"p":"/f","d":"\#(String(repeating: "x", count: 300))"}}}"#
+        for listener in listeners { #expect(try listener.messages(3) == [event, event, longEvent]) }
+    }
+
     @Test func answersEveryRequestAndDeliversPutsToTheOtherListeners() async throws {
         let server = try EpollFloorServer(port: 0)
         // What serving ended with: nil once stopped, or the failure.
@@ -94,23 +117,7 @@ import Testing
         }
         var serving = true
         defer { if serving { server.stop() } }
-        let listeners = try (0..<2).map { _ in try Client.connected(port: server.port) }
-        for listener in listeners {
-            try listener.send(FloorHandlerTests.frame(#"{"t":"d","d":{"r":1,"a":"q","b":{"p":"/f","h":""}}}"#))
-            #expect(try listener.messages(1) == [Self.ok(1)])
-        }
-        let writer = try Client.connected(port: server.port)
-        // Two puts in one send, and a long one in two: each answered once whole.
-        let put = #"{"t":"d","d":{"r":2,"a":"p","b":{"p":"/f","d":{"ts":5}}}}"#
-        let long = #"{"t":"d","d":{"r":3,"a":"p","b":{"p":"/f","d":"\#(String(repeating: "x", count: 300))"}}}"#
-        let longFrame = FloorHandlerTests.frame(long)
-        try writer.send(FloorHandlerTests.frame(put) + FloorHandlerTests.frame(put) + longFrame.prefix(40))
-        #expect(try writer.messages(2) == [Self.ok(2), Self.ok(2)])
-        try writer.send(Array(longFrame.dropFirst(40)))
-        #expect(try writer.messages(1) == [Self.ok(3)])
-        let event = #"{"t":"d","d":{"a":"d","b":{"p":"/f","d":{"ts":5}}}}"#
-        let longEvent = #"{"t":"d","d":{"a":"d","b":{"p":"/f","d":"\#(String(repeating: "x", count: 300))"}}}"#
-        for listener in listeners { #expect(try listener.messages(3) == [event, event, longEvent]) }
+        try Self.answersEveryRequestAndDeliversPuts(port: server.port)
         server.stop()
         serving = false
         var ended = ends.makeAsyncIterator()
