@@ -23,7 +23,7 @@ status=0
 # Two processes, each taking whole files (pytest-xdist): the suite mostly waits (a browser page
 # kept idle past the SDK's keep-alive, say), and the browser tests' file alone takes as long as
 # all the others together.
-.venv/bin/python -m pytest -q -n 2 --dist loadfile compat/python "$@" || status=$?
+.venv/bin/python -m pytest -q -n 3 --dist loadgroup compat/python "$@" || status=$?
 if [ "$status" -eq 5 ]; then
     echo "test-python: pytest collected no tests" >&2
     exit 1

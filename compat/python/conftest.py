@@ -21,6 +21,18 @@ ROOT = Path(__file__).resolve().parents[2]
 NAMESPACE = "kindling-test"
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """With pytest-xdist's `--dist loadgroup` (scripts/test-python.sh), each file's tests run in
+    one process, so its module fixtures (a bundled SDK, a server) are made once; a test marked
+    `alone`, which mostly waits, is a group of its own, run by whichever process is free first
+    (xdist hands out the groups with the most tests first). Before xdist's own hook, which reads
+    the groups."""
+    for item in items:
+        alone = item.get_closest_marker("alone") is not None
+        item.add_marker(pytest.mark.xdist_group(item.module.__name__ + ("-alone" if alone else "")))
+
+
 def _free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

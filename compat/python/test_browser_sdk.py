@@ -805,6 +805,7 @@ def test_2_force_long_polling(env):
         print(f"onDisconnect ran {time.monotonic() - left:.2f} s after the page left")
 
 
+@pytest.mark.alone
 def test_2b_long_polling_stays_connected_while_idle(env):
     """A long-polling page that does nothing for 35 s, past the SDK's 25 s keep-alive (it opens a
     new poll beside one the server still holds) and past the server's idle timeout (8 s here),
