@@ -7,6 +7,9 @@ public final class FloorHub: @unchecked Sendable {
     var listeners: [FloorHandler] = []
     var dirty: [FloorHandler] = []
     var flushQueued = false
+    /// How many connections found their socket to write directly (`directWrites`): one that
+    /// cannot writes through the pipeline, and the floor is then not the one asked for.
+    public internal(set) var directSockets = 0
 
     public init() {}
 }
@@ -61,7 +64,10 @@ public final class FloorHandler: ChannelInboundHandler {
             guard let reply = FloorWire.handshake(&received) else { return }
             upgraded = true
             send(reply, context: context)
-            if directWrites { direct = DirectSocketOutput(channel: context.channel) }
+            if directWrites {
+                direct = DirectSocketOutput(channel: context.channel)
+                if direct != nil { hub.directSockets += 1 }
+            }
         }
         takeFrames(from: &received)
         if received.readableBytes == 0 { received.clear() }

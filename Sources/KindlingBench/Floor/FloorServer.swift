@@ -13,11 +13,13 @@ import NIOPosix
 /// nothing a server facing the world must (a frame over 16 MiB just stalls its connection).
 /// Written by hand for Kindling's benchmarks.
 public enum FloorServer {
-    /// Listens on 127.0.0.1:`port` with one event loop of `group`, which serves every connection;
-    /// with `directWrites`, each writes its socket itself (`FloorHandler`).
-    public static func bind(port: Int, group: any EventLoopGroup, directWrites: Bool = false) async throws -> any Channel {
+    /// Listens on 127.0.0.1:`port` with one event loop of `group`, which serves every connection
+    /// through `hub` (read it on that loop); with `directWrites`, each writes its socket itself
+    /// (`FloorHandler`).
+    public static func bind(port: Int, group: any EventLoopGroup, directWrites: Bool = false, hub: FloorHub = FloorHub()) async throws
+        -> any Channel
+    {
         let loop = group.next()
-        let hub = FloorHub()
         return try await ServerBootstrap(group: loop)
             .serverChannelOption(.backlog, value: 4096)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

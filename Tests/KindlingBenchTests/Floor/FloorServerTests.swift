@@ -11,11 +11,15 @@ import Testing
     @Test(arguments: [false, true])
     func answersEveryRequestAndDeliversPutsToTheOtherListeners(directWrites: Bool) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let channel = try await FloorServer.bind(port: 0, group: group, directWrites: directWrites)
+        let hub = FloorHub()
+        let channel = try await FloorServer.bind(port: 0, group: group, directWrites: directWrites, hub: hub)
         let checked = Result { () throws -> Void in
             let port = try #require(channel.localAddress?.port)
             try EpollFloorServerTests.answersEveryRequestAndDeliversPuts(port: port)
         }
+        // Every connection (two listeners and a writer) wrote its socket itself, or none did.
+        let direct = try await channel.eventLoop.submit { hub.directSockets }.get()
+        #expect(direct == (directWrites ? 3 : 0))
         try await channel.close()
         try await group.shutdownGracefully()
         try checked.get()
