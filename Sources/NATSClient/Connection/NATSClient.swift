@@ -29,6 +29,10 @@ public actor NATSClient {
         var isFinal: (@Sendable (NATSMessage) -> Bool)?
         /// The first reply `isFinal` did not accept: the answer if no other comes in time.
         var provisional: NATSMessage?
+        /// How long to wait for an accepted reply once a provisional one has come (nil: until
+        /// the timeout), and when the timeout ends.
+        var grace: Duration?
+        var deadline: ContinuousClock.Instant
     }
 
     private let options: NATSOptions
@@ -148,21 +152,22 @@ public actor NATSClient {
     /// accept is kept, and returned at the timeout if no other came. For a request that more
     /// than one server may answer, where the first answer is not always the one that counts (a
     /// JetStream stream leader back from a partition refuses a publish from its old store, at
-    /// once, while the real leader stores it and acknowledges second).
+    /// once, while the real leader stores it and acknowledges second). With `grace` as well, a
+    /// kept reply is returned once `grace` has passed without an accepted one (within the
+    /// timeout still), for a caller that can check the kept answer some other way and would
+    /// rather do so soon.
     public func request(
         _ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil, timeout: Duration = .seconds(2),
-        until isFinal: (@Sendable (NATSMessage) -> Bool)? = nil
+        until isFinal: (@Sendable (NATSMessage) -> Bool)? = nil, grace: Duration? = nil
     ) async throws(NATSError) -> NATSMessage {
         try ensureInbox()
         nextRequestID += 1
         let token = String(nextRequestID)
         try publish(subject, payload: payload, headers: headers, reply: inboxPrefix + token)
+        let deadline = ContinuousClock.now + timeout
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<NATSMessage, NATSError>, Never>) in
-            let timer = Task { [weak self] in
-                try? await Task.sleep(for: timeout)
-                await self?.expireRequest(token, .timeout("no reply on \(subject) within \(timeout)"))
-            }
-            requests[token] = PendingRequest(continuation: continuation, timer: timer, isFinal: isFinal)
+            let timer = expiry(of: token, after: timeout, .timeout("no reply on \(subject) within \(timeout)"))
+            requests[token] = PendingRequest(continuation: continuation, timer: timer, isFinal: isFinal, grace: grace, deadline: deadline)
         }
         return try result.get()
     }
@@ -280,6 +285,19 @@ public actor NATSClient {
         pending.continuation.resume(returning: result)
     }
 
+    /// A timer that ends request `token` after `duration` (`expireRequest`), unless cancelled
+    /// first.
+    private func expiry(of token: String, after duration: Duration, _ error: NATSError) -> Task<Void, Never> {
+        Task { [weak self] in
+            do {
+                try await Task.sleep(for: duration)
+            } catch {
+                return
+            }
+            await self?.expireRequest(token, error)
+        }
+    }
+
     /// A request's time is up: its provisional reply if it has one, else `error`.
     private func expireRequest(_ token: String, _ error: NATSError) {
         finishRequest(token, requests[token]?.provisional.map { .success($0) } ?? .failure(error))
@@ -288,7 +306,13 @@ public actor NATSClient {
     /// A reply to request `token`: ends it, unless the request waits for another (`isFinal`).
     private func answerRequest(_ token: String, _ message: NATSMessage) {
         if let pending = requests[token], let isFinal = pending.isFinal, !isFinal(message) {
-            if pending.provisional == nil { requests[token]?.provisional = message }
+            guard pending.provisional == nil else { return }
+            requests[token]?.provisional = message
+            if let grace = pending.grace, ContinuousClock.now + grace < pending.deadline {
+                // A new timer ends the wait `grace` from here, with the kept reply.
+                pending.timer.cancel()
+                requests[token]?.timer = expiry(of: token, after: grace, .timeout("no accepted reply within \(grace) of a kept one"))
+            }
             return
         }
         finishRequest(token, .success(message))

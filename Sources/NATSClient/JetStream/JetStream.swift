@@ -50,10 +50,11 @@ public struct JetStream: Sendable {
     /// `provesLaterMessage` tells. So a refusal naming a sequence at or before the expected one
     /// does not end the wait: the stream's real leader may acknowledge the message after a stale
     /// one refused it so, and its answer is taken; the refusal is returned only if none comes
-    /// within the timeout (`settles`).
-    public func publish(_ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil, options: PublishOptions = PublishOptions())
-        async throws(JetStreamError) -> PubAck
-    {
+    /// within the timeout (`settles`), or within `grace` of the refusal when given.
+    public func publish(
+        _ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil, options: PublishOptions = PublishOptions(),
+        grace: Duration? = nil
+    ) async throws(JetStreamError) -> PubAck {
         var allHeaders = headers ?? NATSHeaders()
         options.apply(to: &allHeaders)
         let expected = options.expectedLastSubjectSequence ?? options.expectedLastSequence
@@ -61,7 +62,8 @@ public struct JetStream: Sendable {
         do {
             reply = try await client.request(
                 subject, payload: payload, headers: allHeaders.isEmpty ? nil : allHeaders, timeout: timeout,
-                until: expected.map { expected -> @Sendable (NATSMessage) -> Bool in { Self.settles($0.payload, expecting: expected) } })
+                until: expected.map { expected -> @Sendable (NATSMessage) -> Bool in { Self.settles($0.payload, expecting: expected) } },
+                grace: grace)
         } catch {
             throw .transport(error)
         }

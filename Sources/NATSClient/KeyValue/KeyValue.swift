@@ -44,10 +44,14 @@ public struct KeyValue: Sendable {
     }
 
     /// Writes only if the key's latest revision is `revision` (compare-and-set); a stale revision
-    /// fails with `isWrongLastSequence` and writes nothing.
+    /// fails with `isWrongLastSequence` and writes nothing. A refusal that does not prove the key
+    /// moved on is returned after `grace` instead of the whole timeout when given
+    /// (`JetStream.publish`), for a caller that reads the key to settle it.
     @discardableResult
-    public func update(_ key: String, _ value: [UInt8], revision: UInt64) async throws(JetStreamError) -> UInt64 {
-        try await jetStream.publish(try subject(key), payload: value, options: PublishOptions(expectedLastSubjectSequence: revision)).sequence
+    public func update(_ key: String, _ value: [UInt8], revision: UInt64, grace: Duration? = nil) async throws(JetStreamError) -> UInt64 {
+        try await jetStream.publish(
+            try subject(key), payload: value, options: PublishOptions(expectedLastSubjectSequence: revision), grace: grace
+        ).sequence
     }
 
     /// The current value, nil when the key is absent, expired, deleted or purged.

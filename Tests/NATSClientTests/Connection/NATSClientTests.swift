@@ -90,6 +90,40 @@ import Testing
         }
     }
 
+    /// With `grace`, a kept reply is the answer once `grace` has passed without an accepted one,
+    /// long before the timeout; an accepted reply within it still wins.
+    @Test func aRequestWithGraceTakesItsKeptReplySoonAfterIt() async throws {
+        try await withNATSServer { server in
+            let responder = try await NATSClient.connect([server.url])
+            let requester = try await NATSClient.connect([server.url])
+            let service = try await responder.subscribe("slow")
+            try await responder.flush()
+            let serving = Task {
+                for await message in service {
+                    guard let reply = message.reply else { continue }
+                    try await responder.publish(reply, payload: [0])
+                    if message.payload == [1] {
+                        try await responder.publish(reply, payload: [1])
+                    } else {
+                        // Deliberately late: an accepted answer far past the grace, well within
+                        // the timeout (a request still waiting would take it).
+                        Task {
+                            try await Task.sleep(for: .seconds(10))
+                            try await responder.publish(reply, payload: [1])
+                        }
+                    }
+                }
+            }
+            let isFinal: @Sendable (NATSMessage) -> Bool = { $0.payload != [0] }
+            let kept = try await requester.request("slow", payload: [2], timeout: .seconds(60), until: isFinal, grace: .milliseconds(200))
+            #expect(kept.payload == [0])
+            #expect(try await requester.request("slow", payload: [1], timeout: .seconds(60), until: isFinal, grace: .seconds(5)).payload == [1])
+            serving.cancel()
+            await responder.close()
+            await requester.close()
+        }
+    }
+
     @Test func bigPayloadNearTheLimitAndOneOverIt() async throws {
         try await withNATSServer { server in
             let client = try await NATSClient.connect([server.url])
