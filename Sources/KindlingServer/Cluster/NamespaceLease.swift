@@ -85,7 +85,12 @@ final class NamespaceLease: Sendable {
                 let renewing = self.currentRevision
                 do throws(JetStreamError) {
                     let sent = ContinuousClock.now
-                    let renewed = try await node.leases.update(namespace, me, revision: renewing)
+                    // A refusal that proves nothing (the key expired, or a stale stream leader
+                    // answered) is taken after a quarter of the lease time instead of the
+                    // JetStream timeout: the key is read through the stream leader below, which
+                    // settles it either way, so a leader that slept past its lease with nobody
+                    // taking it over leads again soon after it wakes.
+                    let renewed = try await node.leases.update(namespace, me, revision: renewing, grace: leaseTime / 4)
                     self.renewed(renewed, sent: sent)
                     wait = leaseTime / 3
                 } catch {
