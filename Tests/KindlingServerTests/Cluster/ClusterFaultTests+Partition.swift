@@ -77,19 +77,7 @@ extension ClusterFaultTests {
                             })
                         // Writes forwarded by the third node while the link comes back, when the
                         // old leader takes forwarded writes again until it learns it was deposed.
-                        let (burstStarted, started) = AsyncStream<Void>.makeStream()
-                        let burst = Task { () -> [(key: Int, status: Int, text: String)] in
-                            var answers: [(key: Int, status: Int, text: String)] = []
-                            for key in 0..<30 {
-                                let put = try? await TestHTTPConnection.request(
-                                    port: third.port, "PUT", "/burst/k\(key).json?ns=split", body: "\(key)", timeout: .seconds(15))
-                                answers.append((key, put?.status ?? 0, put?.text ?? ""))
-                                started.finish()
-                                // Deliberate pacing: spreads the burst over the moment the link returns.
-                                try? await Task.sleep(for: .milliseconds(20))
-                            }
-                            return answers
-                        }
+                        let (burstStarted, burst) = Self.forwardedBurst(port: third.port, namespace: "split")
                         // The link returns once the burst is under way (its first write answered).
                         for await _ in burstStarted {}
                         for proxy in proxies { proxy.restore() }
@@ -236,19 +224,7 @@ extension ClusterFaultTests {
 
                         // The link returns while the third node forwards writes: once the burst
                         // is under way (its first write answered).
-                        let (burstStarted, started) = AsyncStream<Void>.makeStream()
-                        let burst = Task { () -> [(key: Int, status: Int, text: String)] in
-                            var answers: [(key: Int, status: Int, text: String)] = []
-                            for key in 0..<30 {
-                                let put = try? await TestHTTPConnection.request(
-                                    port: third.port, "PUT", "/burst/k\(key).json?ns=lapse", body: "\(key)", timeout: .seconds(15))
-                                answers.append((key, put?.status ?? 0, put?.text ?? ""))
-                                started.finish()
-                                // Deliberate pacing: spreads the burst over the moment the link returns.
-                                try? await Task.sleep(for: .milliseconds(20))
-                            }
-                            return answers
-                        }
+                        let (burstStarted, burst) = Self.forwardedBurst(port: third.port, namespace: "lapse")
                         for await _ in burstStarted {}
                         for proxy in proxies { proxy.restore() }
                         #expect(await realtimeWrite.value != "ok")
@@ -482,5 +458,28 @@ extension ClusterFaultTests {
                 print("stalled NATS server: a write acknowledged \(took) after the stall, through another server")
             }
         }
+    }
+
+    /// Thirty writes of `/burst/kN` (N from 0) in `namespace`, made through the node at `port` (a
+    /// follower, which forwards them) one after another, 20 ms apart: spread over the moment a
+    /// cut link returns. `started` ends once the first is answered; `answers` holds each write's
+    /// status and body (status 0 when it got no answer).
+    private static func forwardedBurst(port: Int, namespace: String) -> (
+        started: AsyncStream<Void>, answers: Task<[(key: Int, status: Int, text: String)], Never>
+    ) {
+        let (started, start) = AsyncStream<Void>.makeStream()
+        let answers = Task { () -> [(key: Int, status: Int, text: String)] in
+            var answers: [(key: Int, status: Int, text: String)] = []
+            for key in 0..<30 {
+                let put = try? await TestHTTPConnection.request(
+                    port: port, "PUT", "/burst/k\(key).json?ns=\(namespace)", body: "\(key)", timeout: .seconds(15))
+                answers.append((key, put?.status ?? 0, put?.text ?? ""))
+                start.finish()
+                // Deliberate pacing: spreads the burst over the moment the link returns.
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return answers
+        }
+        return (started, answers)
     }
 }
