@@ -105,15 +105,7 @@ extension ClusterFaultTests {
                         // Each forwarded write acknowledged is stored; each refused as not
                         // written is not.
                         let answers = await burst.value
-                        let burstStored = try await TestHTTPConnection.request(port: new.port, "GET", "/burst.json?ns=split").json()
-                        for answer in answers {
-                            let stored = burstStored["k\(answer.key)"]
-                            if answer.status == 200 {
-                                #expect(stored == .number(Double(answer.key)), "k\(answer.key) acknowledged but not stored")
-                            } else if answer.text.contains("nothing was written") {
-                                #expect(stored == nil, "k\(answer.key) refused (\(answer.status) \(answer.text)) but stored")
-                            }
-                        }
+                        try await Self.expectBurstStored(answers, port: new.port, namespace: "split")
                         let burstAcknowledged = answers.filter { $0.status == 200 }.count
                         _ = try await TestHTTPConnection.request(port: new.port, "DELETE", "/burst.json?ns=split")
 
@@ -243,15 +235,7 @@ extension ClusterFaultTests {
                         #expect(try await holder() == newLeader)
                         let ids = try await Self.messageIDs(js, namespace: "lapse", after: lastBeforeCut)
                         #expect(!ids.contains { $0.hasPrefix("old.") }, "after the cut, batches of the old leader: \(ids)")
-                        let burstStored = try await TestHTTPConnection.request(port: late.port, "GET", "/burst.json?ns=lapse").json()
-                        for answer in answers {
-                            let stored = burstStored["k\(answer.key)"]
-                            if answer.status == 200 {
-                                #expect(stored == .number(Double(answer.key)), "k\(answer.key) acknowledged but not stored")
-                            } else if answer.text.contains("nothing was written") {
-                                #expect(stored == nil, "k\(answer.key) refused (\(answer.status) \(answer.text)) but stored")
-                            }
-                        }
+                        try await Self.expectBurstStored(answers, port: late.port, namespace: "lapse")
                         // Every node ends with the new leader's data.
                         let final = try await TestHTTPConnection.request(port: late.port, "GET", "/.json?ns=lapse").json()
                         #expect(final["v"] == .number(1) && final["w"] == (restAnswer == 200 ? .number(666) : nil), "\(final)")
@@ -461,9 +445,10 @@ extension ClusterFaultTests {
     }
 
     /// Thirty writes of `/burst/kN` (N from 0) in `namespace`, made through the node at `port` (a
-    /// follower, which forwards them) one after another, 20 ms apart: spread over the moment a
-    /// cut link returns. `started` ends once the first is answered; `answers` holds each write's
-    /// status and body (status 0 when it got no answer).
+    /// follower, which forwards them) one after another, each sent once the one before is
+    /// answered: spread over the moment a cut link returns, which the caller makes once the
+    /// first is answered (`started` ends then). `answers` holds each write's status and body
+    /// (status 0 when it got no answer).
     private static func forwardedBurst(port: Int, namespace: String) -> (
         started: AsyncStream<Void>, answers: Task<[(key: Int, status: Int, text: String)], Never>
     ) {
@@ -475,11 +460,23 @@ extension ClusterFaultTests {
                     port: port, "PUT", "/burst/k\(key).json?ns=\(namespace)", body: "\(key)", timeout: .seconds(15))
                 answers.append((key, put?.status ?? 0, put?.text ?? ""))
                 start.finish()
-                // Deliberate pacing: spreads the burst over the moment the link returns.
-                try? await Task.sleep(for: .milliseconds(20))
             }
             return answers
         }
         return (started, answers)
+    }
+
+    /// What the node at `port` holds of a burst (`forwardedBurst`): each write acknowledged is
+    /// stored, and each refused as not written is not.
+    private static func expectBurstStored(_ answers: [(key: Int, status: Int, text: String)], port: Int, namespace: String) async throws {
+        let stored = try await TestHTTPConnection.request(port: port, "GET", "/burst.json?ns=\(namespace)").json()
+        for answer in answers {
+            let value = stored["k\(answer.key)"]
+            if answer.status == 200 {
+                #expect(value == .number(Double(answer.key)), "k\(answer.key) acknowledged but not stored")
+            } else if answer.text.contains("nothing was written") {
+                #expect(value == nil, "k\(answer.key) refused (\(answer.status) \(answer.text)) but stored")
+            }
+        }
     }
 }
