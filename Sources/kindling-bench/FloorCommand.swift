@@ -21,6 +21,9 @@ struct FloorCommand: AsyncParsableCommand {
         /// SwiftNIO's channels for reads, and `write(2)` from the event loop for writes, as
         /// Kindling's plaintext sessions have (its I/O path without its database).
         case nioDirect = "nio-direct"
+        /// As `nio-direct`, and reads too with `read(2)` from the event loop, told which sockets
+        /// are ready by a thread of its own (Linux).
+        case nioWatched = "nio-watched"
         /// One thread on a bare epoll loop (Linux), as Redis serves.
         case epoll
     }
@@ -37,15 +40,15 @@ struct FloorCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1…65535.") }
         #if !os(Linux)
-        if io == .epoll { throw ValidationError("--io epoll needs Linux.") }
+        if io == .epoll || io == .nioWatched { throw ValidationError("--io \(io.rawValue) needs Linux.") }
         #endif
     }
 
     func run() async throws {
         switch io {
-        case .nio, .nioDirect:
+        case .nio, .nioDirect, .nioWatched:
             let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-            let channel = try await FloorServer.bind(port: port, group: group, directWrites: io == .nioDirect)
+            let channel = try await FloorServer.bind(port: port, group: group, directWrites: io != .nio, watchedReads: io == .nioWatched)
             announce()
             try await channel.closeFuture.get()
         case .epoll:

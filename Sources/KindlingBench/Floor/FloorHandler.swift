@@ -1,6 +1,10 @@
 import KindlingServer
 import NIOCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The floor's connections that listen, and those with frames to flush this loop turn; confined
 /// to the one event loop its connections share (`FloorServer` has no other), hence unchecked.
 public final class FloorHub: @unchecked Sendable {
@@ -10,8 +14,26 @@ public final class FloorHub: @unchecked Sendable {
     /// How many connections found their socket to write directly (`directWrites`): one that
     /// cannot writes through the pipeline, and the floor is then not the one asked for.
     public internal(set) var directSockets = 0
+    #if os(Linux)
+    /// With `--io nio-watched`: tells the loop which sockets to read itself (`readSocket`).
+    var watcher: ReadinessWatcher?
+    #endif
+    /// How many connections read their socket themselves (`watcher`).
+    public internal(set) var watchedSockets = 0
+    /// The connections `watcher` watches, by the token it names them with.
+    var watched: [UInt64: FloorHandler] = [:]
+    var nextToken: UInt64 = 0
+    /// Where a watched socket's reads land first; only the start of a frame not yet whole is kept.
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
 
     public init() {}
+
+    deinit { scratch.deallocate() }
+
+    /// Reads each watched connection `tokens` names (on the loop).
+    func ready(_ tokens: [UInt64]) {
+        for token in tokens { watched[token]?.readSocket() }
+    }
 }
 
 /// One connection of the floor server (`FloorServer`): the WebSocket handshake, then each masked
@@ -37,6 +59,8 @@ public final class FloorHandler: ChannelInboundHandler {
     private var direct: DirectSocketOutput?
     /// Writes handed to the pipeline and not yet done: while any is, bytes go after them.
     private var pipelineWrites = 0
+    /// Its name to the hub's watcher, once it reads its socket itself.
+    private var token: UInt64?
 
     public init(hub: FloorHub, directWrites: Bool = false) {
         self.hub = hub
@@ -48,6 +72,7 @@ public final class FloorHandler: ChannelInboundHandler {
 
     public func channelInactive(context: ChannelHandlerContext) {
         hub.listeners.removeAll { $0 === self }
+        if let token { hub.watched[token] = nil }
         context.fireChannelInactive()
     }
 
@@ -68,6 +93,7 @@ public final class FloorHandler: ChannelInboundHandler {
                 direct = DirectSocketOutput(channel: context.channel)
                 if direct != nil { hub.directSockets += 1 }
             }
+            watch(context: context)
         }
         takeFrames(from: &received)
         if received.readableBytes == 0 { received.clear() }
@@ -78,6 +104,59 @@ public final class FloorHandler: ChannelInboundHandler {
             self.out = nil
             send(out, context: context)
         }
+    }
+
+    /// With the hub's watcher: reads the socket itself from now on (SwiftNIO's reading off).
+    private func watch(context: ChannelHandlerContext) {
+        #if os(Linux)
+        guard let watcher = hub.watcher, let direct else { return }
+        let token = hub.nextToken
+        hub.nextToken += 1
+        do {
+            try context.channel.syncOptions?.setOption(.autoRead, value: false)
+        } catch {
+            return
+        }
+        self.token = token
+        hub.watched[token] = self
+        hub.watchedSockets += 1
+        if !watcher.watch(direct.descriptor, token: token) { context.close(promise: nil) }
+        #endif
+    }
+
+    /// Reads what the socket holds (the watcher said it has bytes), answers it, and sends.
+    func readSocket() {
+        #if os(Linux)
+        guard let context, let direct else { return }
+        let scratch = hub.scratch
+        while true {
+            let count = Glibc.read(direct.descriptor, scratch.baseAddress, scratch.count)
+            if count > 0 {
+                takeRead(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+                if count < scratch.count { break }
+            } else if count < 0, errno == EINTR {
+                continue
+            } else if count < 0, errno == EAGAIN {
+                break
+            } else {
+                context.close(promise: nil)
+                return
+            }
+        }
+        channelReadComplete(context: context)
+        #endif
+    }
+
+    /// Takes `bytes`, just read by `readSocket`, as `channelRead` takes a read after the handshake.
+    private func takeRead(_ bytes: UnsafeRawBufferPointer) {
+        if received.readableBytes == 0 {
+            let used = FloorWire.frames(in: bytes) { take($0) }
+            if used < bytes.count { received.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[used...])) }
+            return
+        }
+        received.writeBytes(bytes)
+        takeFrames(from: &received)
+        if received.readableBytes == 0 { received.clear() }
     }
 
     /// Writes `bytes` to the socket itself when nothing waits in the pipeline, and the rest

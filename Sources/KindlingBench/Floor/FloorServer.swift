@@ -15,12 +15,18 @@ import NIOPosix
 public enum FloorServer {
     /// Listens on 127.0.0.1:`port` with one event loop of `group`, which serves every connection
     /// through `hub` (read it on that loop); with `directWrites`, each writes its socket itself
-    /// (`FloorHandler`).
-    public static func bind(port: Int, group: any EventLoopGroup, directWrites: Bool = false, hub: FloorHub = FloorHub()) async throws
-        -> any Channel
-    {
+    /// (`FloorHandler`), and with `watchedReads` (Linux) also reads it itself when a
+    /// `ReadinessWatcher` says it has bytes.
+    public static func bind(
+        port: Int, group: any EventLoopGroup, directWrites: Bool = false, watchedReads: Bool = false, hub: FloorHub = FloorHub()
+    ) async throws -> any Channel {
         let loop = group.next()
-        return try await ServerBootstrap(group: loop)
+        #if os(Linux)
+        if watchedReads {
+            hub.watcher = try ReadinessWatcher { tokens in loop.execute { hub.ready(tokens) } }
+        }
+        #endif
+        let channel = try await ServerBootstrap(group: loop)
             .serverChannelOption(.backlog, value: 4096)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -30,5 +36,10 @@ public enum FloorServer {
                 }
             }
             .bind(host: "127.0.0.1", port: port).get()
+        #if os(Linux)
+        // The watcher's thread ends with the listener.
+        if let watcher = hub.watcher { channel.closeFuture.whenComplete { _ in watcher.stop() } }
+        #endif
+        return channel
     }
 }
