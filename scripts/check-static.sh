@@ -4,7 +4,8 @@
 # it from an empty directory holding nothing but the binary (and the image's rules file):
 # emulator mode on loopback, and the image's default command in protected mode. Finally checks
 # docker/ names only flags, paths and ports that exist (scripts/check-docker-files.py).
-# KINDLING_STATIC_BIN skips the build and checks that binary.
+# KINDLING_STATIC_BIN skips the build and checks that binary; KINDLING_STATIC_CONFIGURATION=debug
+# builds it in the debug configuration (docker/build-static.sh), as CI does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -22,7 +23,7 @@ binary=${KINDLING_STATIC_BIN:-}
 if [ -z "$binary" ]; then
     started=$(date +%s)
     ./docker/build-static.sh "$work/build/kindling"
-    echo "check-static: static release build took $(( $(date +%s) - started )) s"
+    echo "check-static: static ${KINDLING_STATIC_CONFIGURATION:-release} build took $(( $(date +%s) - started )) s"
     binary=$work/build/kindling
 fi
 echo "check-static: $(du -h "$binary" | cut -f1) $binary"
