@@ -52,7 +52,7 @@ struct ProfileCollector {
             response = try await client.execute(request, timeout: .seconds(30))
         } catch {
             try? await client.shutdown()
-            throw .unreachable("\(error)")
+            throw .unreachable(ConnectionFailure.reason(error))
         }
         guard response.status == .ok else {
             let body = (try? await response.body.collect(upTo: 1 << 20)).map { Array($0.readableBytesView) } ?? []

@@ -53,7 +53,7 @@ struct ServerRequest {
             let bytes = try await response.body.collect(upTo: Self.maxBody)
             return (Int(response.status.code), Array(bytes.readableBytesView))
         } catch {
-            throw .unreachable("\(error)")
+            throw .unreachable(ConnectionFailure.reason(error))
         }
     }
 
