@@ -63,20 +63,7 @@ import Testing
     /// `until` waits past a reply it does not accept for one it does, and returns the first it
     /// kept when no other comes in time.
     @Test func aRequestWaitsPastARepliesItDoesNotAcceptForOneItDoes() async throws {
-        try await withNATSServer { server in
-            let responder = try await NATSClient.connect([server.url])
-            let requester = try await NATSClient.connect([server.url])
-            let service = try await responder.subscribe("twice")
-            try await responder.flush()
-            let serving = Task {
-                for await message in service {
-                    guard let reply = message.reply else { continue }
-                    // A provisional answer first; a final one only when asked for.
-                    try await responder.publish(reply, payload: [0])
-                    if message.payload == [1] { try await responder.publish(reply, payload: [1]) }
-                }
-            }
-            let isFinal: @Sendable (NATSMessage) -> Bool = { $0.payload != [0] }
+        try await withProvisionalResponder("twice") { requester, isFinal async throws in
             #expect(try await requester.request("twice", payload: [1], timeout: .seconds(10), until: isFinal).payload == [1])
             // Only the provisional answer comes: it is the answer once the time is up. The time is
             // what is tested, so it is waited out; it is long enough for the provisional answer to
@@ -84,9 +71,6 @@ import Testing
             #expect(try await requester.request("twice", payload: [2], timeout: .seconds(5), until: isFinal).payload == [0])
             // Without `until`, the first reply ends the request.
             #expect(try await requester.request("twice", payload: [1], timeout: .seconds(10)).payload == [0])
-            serving.cancel()
-            await responder.close()
-            await requester.close()
         }
     }
 
@@ -94,25 +78,34 @@ import Testing
     /// long before the timeout (a request ignoring it would end only at its timeout, 60 s); an
     /// accepted reply within it still wins.
     @Test func aRequestWithGraceTakesItsKeptReplySoonAfterIt() async throws {
-        try await withNATSServer { server in
-            let responder = try await NATSClient.connect([server.url])
-            let requester = try await NATSClient.connect([server.url])
-            let service = try await responder.subscribe("slow")
-            try await responder.flush()
-            let serving = Task {
-                for await message in service {
-                    guard let reply = message.reply else { continue }
-                    // Only a kept answer, unless an accepted one is asked for too.
-                    try await responder.publish(reply, payload: [0])
-                    if message.payload == [1] { try await responder.publish(reply, payload: [1]) }
-                }
-            }
-            let isFinal: @Sendable (NATSMessage) -> Bool = { $0.payload != [0] }
+        try await withProvisionalResponder("slow") { requester, isFinal async throws in
             let asked = ContinuousClock.now
             let kept = try await requester.request("slow", payload: [2], timeout: .seconds(60), until: isFinal, grace: .milliseconds(200))
             #expect(kept.payload == [0])
             #expect(ContinuousClock.now - asked < .seconds(30), "the kept reply came at the timeout, not after the grace")
             #expect(try await requester.request("slow", payload: [1], timeout: .seconds(60), until: isFinal, grace: .seconds(5)).payload == [1])
+        }
+    }
+
+    /// Runs `body` with a client whose requests on `subject` get a provisional reply ([0]), and a
+    /// final one ([1]) after it when the request's payload is [1], and with the test that accepts
+    /// the final reply only.
+    private func withProvisionalResponder(
+        _ subject: String, _ body: (NATSClient, @escaping @Sendable (NATSMessage) -> Bool) async throws -> Void
+    ) async throws {
+        try await withNATSServer { server in
+            let responder = try await NATSClient.connect([server.url])
+            let requester = try await NATSClient.connect([server.url])
+            let service = try await responder.subscribe(subject)
+            try await responder.flush()
+            let serving = Task {
+                for await message in service {
+                    guard let reply = message.reply else { continue }
+                    try await responder.publish(reply, payload: [0])
+                    if message.payload == [1] { try await responder.publish(reply, payload: [1]) }
+                }
+            }
+            try await body(requester) { $0.payload != [0] }
             serving.cancel()
             await responder.close()
             await requester.close()
