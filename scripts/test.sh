@@ -66,5 +66,6 @@ fault_status=0
 if [ -n "$fault" ]; then wait "$fault" || fault_status=$?; fi
 [ "$python_status" -eq 0 ] || echo "test: the firebase-admin suite failed (exit $python_status)" >&2
 [ "$fault_status" -eq 0 ] || echo "test: the fault run failed (exit $fault_status)" >&2
-[ "$python_status" -eq 0 ] && [ "$fault_status" -eq 0 ]
+# An if, not `A && B`: set -e ignores a failure anywhere in such a list but its last command.
+if [ "$python_status" -ne 0 ] || [ "$fault_status" -ne 0 ]; then exit 1; fi
 step "the firebase-admin suite and the fault run"
