@@ -149,7 +149,12 @@ public final class KindlingServer: Sendable {
                 KindlingServer.configure(
                     channel, registry: registry, perEventLoop: perEventLoop, resources: resources, tls: tls?.context, configuration: configuration)
             }
-        let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+        } catch {
+            throw ListenFailure(error, host: configuration.host, port: configuration.port)
+        }
         lifecycle.bound()
         let server = KindlingServer(
             configuration: configuration, group: group, channel: channel, workers: workers, tls: tls, registry: registry, health: resources.health,

@@ -1,10 +1,18 @@
 import KindlingTesting
+import NIOCore
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 @testable import KindlingServer
 
-/// The server's lifecycle as a pure state machine (starting, serving, draining, stopped), and
-/// a live server's second shutdown waiting for the first instead of stopping it again.
+/// The server's lifecycle as a pure state machine (starting, serving, draining, stopped), a live
+/// server's second shutdown waiting for the first instead of stopping it again, and a start
+/// refused for a port in use.
 struct ServerLifecycleTests {
     /// The state's case, without the drain task.
     static func name(_ state: ServerLifecycle.State) -> String {
@@ -69,5 +77,27 @@ struct ServerLifecycleTests {
         let outcomes = try await (first, second)
         #expect(outcomes == (true, true))
         #expect(try await server.shutdown())
+    }
+
+    /// A port already taken is refused in words that name the address and what to change, and
+    /// what the failed start took is given back (a second try on a free port starts).
+    @Test func aPortInUseIsRefusedByNameAndAddress() async throws {
+        let first = try await KindlingServer.start(ServerConfiguration(port: 0))
+        do {
+            let second = try await KindlingServer.start(ServerConfiguration(port: first.port))
+            try await second.shutdown()
+            Issue.record("a second server started on port \(first.port)")
+        } catch let failure as ListenFailure {
+            #expect(failure.description.hasPrefix("cannot listen on 127.0.0.1:\(first.port): the port is in use"), "\(failure)")
+        }
+        // The other refusals a listen meets, each with what to change.
+        let privileged = ListenFailure(IOError(errnoCode: EACCES, reason: "bind"), host: "127.0.0.1", port: 80)
+        #expect(privileged.description.hasPrefix("cannot listen on 127.0.0.1:80: a port below 1024 needs root"))
+        let foreign = ListenFailure(IOError(errnoCode: EADDRNOTAVAIL, reason: "bind"), host: "10.1.2.3", port: 9000)
+        #expect(foreign.reason.hasPrefix("10.1.2.3 is not an address of this machine"))
+        let third = try await KindlingServer.start(ServerConfiguration(port: 0))
+        #expect(third.port != first.port)
+        try await third.shutdown()
+        try await first.shutdown()
     }
 }
