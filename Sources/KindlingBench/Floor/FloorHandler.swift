@@ -78,23 +78,19 @@ public final class FloorHandler: ChannelInboundHandler {
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = unwrapInboundIn(data)
-        // Frames are read where they arrived; only the start of one not yet whole is kept.
-        if upgraded, received.readableBytes == 0 {
-            takeFrames(from: &bytes)
-            if bytes.readableBytes > 0 { received.writeBuffer(&bytes) }
+        if upgraded {
+            bytes.withUnsafeReadableBytes { takeRead($0) }
             return
         }
         received.writeBuffer(&bytes)
-        if !upgraded {
-            guard let reply = FloorWire.handshake(&received) else { return }
-            upgraded = true
-            send(reply, context: context)
-            if directWrites {
-                direct = DirectSocketOutput(channel: context.channel)
-                if direct != nil { hub.directSockets += 1 }
-            }
-            watch(context: context)
+        guard let reply = FloorWire.handshake(&received) else { return }
+        upgraded = true
+        send(reply, context: context)
+        if directWrites {
+            direct = DirectSocketOutput(channel: context.channel)
+            if direct != nil { hub.directSockets += 1 }
         }
+        watch(context: context)
         takeFrames(from: &received)
         if received.readableBytes == 0 { received.clear() }
     }
@@ -147,7 +143,8 @@ public final class FloorHandler: ChannelInboundHandler {
         #endif
     }
 
-    /// Takes `bytes`, just read by `readSocket`, as `channelRead` takes a read after the handshake.
+    /// Takes `bytes`, read after the handshake (by SwiftNIO or by `readSocket`): frames are
+    /// read where they arrived, and only the start of one not yet whole is kept.
     private func takeRead(_ bytes: UnsafeRawBufferPointer) {
         if received.readableBytes == 0 {
             let used = FloorWire.frames(in: bytes) { take($0) }
