@@ -14,7 +14,8 @@
 # (labelled "kindling-after"), for paired before/after runs with Redis in the same run.
 # As kindling-bench does: fan-out against `kindling serve --in-memory` and Redis without an
 # append-only file; writes with `--fsync always` against `appendfsync always`, 100-byte values.
-# Each line gives the server's CPU per operation and its user and kernel parts (/proc/PID/stat);
+# Each line gives the server's CPU per operation and its user and kernel parts (/proc/PID/stat),
+# and a writes line the server's context switches per write (all its threads, /proc/PID/task);
 # scripts/lean-probe-summary.py turns an UNBATCHED=1 run's output into issue 40's rows. With
 # EPOLL_FLOOR=1 as well, each row also runs, after the SwiftNIO floor, `kindling-bench floor
 # --io nio-direct` (labelled "floor-direct": SwiftNIO's reads, writes to the socket itself, as

@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -104,6 +105,31 @@ static long write_calls(int pid) {
     }
     fclose(file);
     return calls;
+}
+
+// The context switches of every thread of process `pid` so far (voluntary and not, from
+// /proc/PID/task/*/status): a server whose threads hand work to each other shows it here
+// (issue 40, round 11: a reader thread beside the event loop, about one switch per two writes).
+static long context_switches(int pid) {
+    char path[64], line[128];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *tasks = opendir(path);
+    if (!tasks) return 0;
+    long switches = 0;
+    struct dirent *task;
+    while ((task = readdir(tasks))) {
+        if (task->d_name[0] == '.') continue;
+        char status[300];
+        snprintf(status, sizeof status, "/proc/%d/task/%s/status", pid, task->d_name);
+        FILE *file = fopen(status, "r");
+        if (!file) continue;
+        while (fgets(line, sizeof line, file)) {
+            if (strstr(line, "ctxt_switches:")) switches += atol(strchr(line, ':') + 1);
+        }
+        fclose(file);
+    }
+    closedir(tasks);
+    return switches;
 }
 
 static void send_all(int fd, const void *bytes, size_t length) {
@@ -310,6 +336,7 @@ static int run_writes(int port, int count, long in_flight, double seconds, int v
     }
     answers = refusals = 0;
     cpu_time server_start = cpu_seconds(server), own_start = cpu_seconds(getpid());
+    long switches_start = context_switches(server);
     uint64_t start = nanoseconds(), deadline = start + (uint64_t)(seconds * 1e9);
     for (int i = 0; i < count; i++) send_all(all[i].fd, out, writes(&all[i], i, value_bytes, in_flight, out));
     for (;;) {
@@ -331,9 +358,11 @@ static int run_writes(int port, int count, long in_flight, double seconds, int v
     cpu_time server_time;
     double server_cpu = cpu_since(server, server_start, &server_time), own_cpu = cpu_since(getpid(), own_start, NULL);
     double per_answer = answers ? 1e9 / (double)answers : 0;
-    printf("writes %s: %.0f acks/s, %ld refused, server %.2f cores (%.0f ns/write: user %.0f, kernel %.0f), probe %.2f cores (%.0f ns/write)\n",
+    double switches = answers ? (double)(context_switches(server) - switches_start) / (double)answers : 0;
+    printf("writes %s: %.0f acks/s, %ld refused, server %.2f cores (%.0f ns/write: user %.0f, kernel %.0f), probe %.2f cores (%.0f ns/write), "
+           "%.3f server context switches/write\n",
         websocket ? "kindling" : "redis", (double)answers / elapsed, refusals, server_cpu / elapsed, server_cpu * per_answer, server_time.user * per_answer,
-        server_time.system * per_answer, own_cpu / elapsed, own_cpu * per_answer);
+        server_time.system * per_answer, own_cpu / elapsed, own_cpu * per_answer, switches);
     return 0;
 }
 
