@@ -467,9 +467,17 @@ extension ClusterFaultTests {
     }
 
     /// What the node at `port` holds of a burst (`forwardedBurst`): each write acknowledged is
-    /// stored, and each refused as not written is not.
+    /// stored, and each refused as not written is not. A write the deposed leader acknowledged
+    /// in the moment before it learned of the new one is in the log, and reaches the new
+    /// leader's tree once it reads that batch: the writes acknowledged are waited for (10 s,
+    /// the bound the tests give the nodes to converge), then all of them checked.
     private static func expectBurstStored(_ answers: [(key: Int, status: Int, text: String)], port: Int, namespace: String) async throws {
-        let stored = try await TestHTTPConnection.request(port: port, "GET", "/burst.json?ns=\(namespace)").json()
+        let acknowledged = answers.filter { $0.status == 200 }.map { "k\($0.key)" }
+        var stored = JSONValue.null
+        try await eventually(within: .seconds(10), every: .milliseconds(50)) {
+            stored = try await TestHTTPConnection.request(port: port, "GET", "/burst.json?ns=\(namespace)").json()
+            return acknowledged.allSatisfy { stored[$0] != nil }
+        }
         for answer in answers {
             let value = stored["k\(answer.key)"]
             if answer.status == 200 {
