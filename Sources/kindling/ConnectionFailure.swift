@@ -26,7 +26,7 @@ enum ConnectionFailure {
         }
         if let failure = error as? HTTPClientError {
             switch failure {
-            case .connectTimeout: return "no connection within the time allowed (is the host up, and the port open?)"
+            case .connectTimeout: return timedOut
             case .deadlineExceeded, .readTimeout: return "the server did not answer within the time allowed"
             case .remoteConnectionClosed: return "the server closed the connection before it answered"
             default: return "\(failure)"
@@ -35,11 +35,15 @@ enum ConnectionFailure {
         return "\(error)"
     }
 
+    /// A connection not made in time, however it was reported (the socket's errno or the
+    /// HTTP client's own timeout).
+    private static let timedOut = "no connection within the time allowed (is the host up, and the port open?)"
+
     /// What a failed `connect` or read's `errno` means to a user; nil for others.
     static func reason(errno code: CInt) -> String? {
         switch code {
         case ECONNREFUSED: "connection refused: nothing listens on that port (is the server running, and is the URL right?)"
-        case ETIMEDOUT: "no connection within the time allowed (is the host up, and the port open?)"
+        case ETIMEDOUT: timedOut
         case EHOSTUNREACH, ENETUNREACH: "no route to the host"
         case ECONNRESET: "the server reset the connection"
         default: nil
