@@ -50,8 +50,8 @@ step "the Swift tests"
 # The cluster under faults (scripts/fault-netns.sh: every process in a network namespace of its
 # own; root; about a minute and a half): every acknowledged write on every node, no
 # compare-and-set increment lost or doubled. It runs beside the firebase-admin suite, since
-# the two together use about a core of the two (92 and 39 s of CPU): both ended in 76 s side
-# by side, against 150 s one after the other. A machine that cannot make network namespaces
+# the two together use about a core of the two (92 and 39 s of CPU): both ended in 76-100 s
+# side by side, against about 150 s one after the other. A machine that cannot make network namespaces
 # (not root, or a container without the right) says so and goes on.
 fault=""
 if [ "$(id -u)" -eq 0 ] && ip netns add kf38-probe 2> /dev/null && ip netns del kf38-probe; then
