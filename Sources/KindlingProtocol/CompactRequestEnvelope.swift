@@ -44,8 +44,8 @@ enum CompactRequestEnvelope {
         guard let (value, end) = try? JSONParser.parseValue(bytes, at: index, depth: 3) else { return nil }
         index = end
         guard match("}}}", in: bytes, at: &index), index == bytes.count else { return nil }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[pathStart..<pathEnd]), as: UTF8.self)
-        guard let path = try? Path(text) else { return nil }
+        // Printable ASCII, checked above, so valid UTF-8.
+        guard let path = try? Path(utf8: UnsafeBufferPointer(rebasing: bytes[pathStart..<pathEnd])) else { return nil }
         return .put(path: path, data: value, hash: nil)
     }
 

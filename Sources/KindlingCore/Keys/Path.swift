@@ -19,15 +19,22 @@ public struct Path: Hashable, Sendable, CustomStringConvertible {
     public init(_ text: String) throws(ValidationError) {
         var utf8 = text
         let keys: Result<[Key], ValidationError> = utf8.withUTF8 { bytes in
-            Result { () throws(ValidationError) in try Path.keys(bytes, of: text) }
+            Result { () throws(ValidationError) in try Path.keys(bytes) }
         }
         self.keys = try keys.get()
     }
 
-    /// The keys of `text`, read from its UTF-8 `bytes` in one pass: split on the byte `/`, as the
+    /// Parses and validates `/`-separated path text given as its UTF-8 bytes, which must be
+    /// valid UTF-8 (a request reader's, which has checked them): no `String` of the whole path
+    /// is made, since a request's path is parsed on every write.
+    public init(utf8 bytes: UnsafeBufferPointer<UInt8>) throws(ValidationError) {
+        self.keys = try Path.keys(bytes)
+    }
+
+    /// The keys of the path whose UTF-8 is `bytes`, read in one pass: split on the byte `/`, as the
     /// SDKs and the hosted server do, each segment checked and made a `Key` from its own bytes
     /// (a request's path is parsed on every write, so no substring or generic split is made).
-    private static func keys(_ bytes: UnsafeBufferPointer<UInt8>, of text: String) throws(ValidationError) -> [Key] {
+    private static func keys(_ bytes: UnsafeBufferPointer<UInt8>) throws(ValidationError) -> [Key] {
         let slash = UInt8(ascii: "/")
         var slashes = 0
         for byte in bytes where byte == slash { slashes += 1 }
@@ -43,7 +50,7 @@ public struct Path: Hashable, Sendable, CustomStringConvertible {
             var end = start
             while end < bytes.count, bytes[end] != slash { end += 1 }
             if end > start {
-                keys.append(try key(UnsafeBufferPointer(rebasing: bytes[start..<end]), of: text))
+                keys.append(try key(UnsafeBufferPointer(rebasing: bytes[start..<end]), of: bytes))
                 if lastIsPriority { priorityNotLast = true }
                 // `key` refuses every other segment that starts with `.`.
                 lastIsPriority = bytes[start] == UInt8(ascii: ".")
@@ -51,14 +58,14 @@ public struct Path: Hashable, Sendable, CustomStringConvertible {
             start = end + 1
         }
         if priorityNotLast {
-            throw ValidationError(.invalidPath, "Invalid path \(ValidationError.quoted(text)): \".priority\" may only be the last key")
+            throw ValidationError(.invalidPath, "Invalid path \(ValidationError.quoted(text(bytes))): \".priority\" may only be the last key")
         }
-        if keys.count > Path.maxDepth { throw .tooDeep(text) }
+        if keys.count > Path.maxDepth { throw .tooDeep(text(bytes)) }
         return keys
     }
 
-    /// One non-empty segment of `text` as a key: `.priority`, or a name the key rules allow.
-    private static func key(_ segment: UnsafeBufferPointer<UInt8>, of text: String) throws(ValidationError) -> Key {
+    /// One non-empty segment of the path `whole` as a key: `.priority`, or a name the key rules allow.
+    private static func key(_ segment: UnsafeBufferPointer<UInt8>, of whole: UnsafeBufferPointer<UInt8>) throws(ValidationError) -> Key {
         // Any other segment starting with `.` is refused below, so the first byte and the count
         // settle nearly every segment without comparing the text.
         if segment.count == 9, segment[0] == UInt8(ascii: "."), segment.elementsEqual(Key.priority.string.utf8) { return .priority }
@@ -70,9 +77,12 @@ public struct Path: Hashable, Sendable, CustomStringConvertible {
         } else if segment.count > Key.maxByteCount {
             problem = .keyTooLong(name)
         }
-        if let problem { throw ValidationError(problem.kind, "Invalid path \(ValidationError.quoted(text)): \(problem.message)") }
+        if let problem { throw ValidationError(problem.kind, "Invalid path \(ValidationError.quoted(text(whole))): \(problem.message)") }
         return Key(string: name, utf8: segment)
     }
+
+    /// The path's text, for a refusal's message (made only when one is thrown).
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
 
     public var isRoot: Bool { keys.isEmpty }
     public var count: Int { keys.count }

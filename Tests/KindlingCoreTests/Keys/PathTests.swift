@@ -29,6 +29,18 @@ struct PathTests {
         }
     }
 
+    /// A request reader parses its path from the message's bytes: the same keys, or the same
+    /// refusal naming the whole path, as from the path's string.
+    @Test(arguments: [
+        "", "/", "users/u1/name", "/a//b/", "caf\u{E9}/😀", "a/.priority", "a/.priority/b", "users/a.b/c", "x/$y",
+        "k/" + String(repeating: "z", count: 769),
+    ])
+    func parsesTheBytesAsTheString(text: String) {
+        let fromString = Result { () throws(ValidationError) in try Path(text) }
+        let fromBytes = Array(text.utf8).withUnsafeBufferPointer { bytes in Result { () throws(ValidationError) in try Path(utf8: bytes) } }
+        #expect(fromBytes == fromString)
+    }
+
     @Test func priorityOnlyLast() throws {
         #expect(try Path("a/.priority").last?.isPriority == true)
         #expect(throws: ValidationError.self) { try Path("a/.priority/b") }
