@@ -79,7 +79,7 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
         for (index, key) in path.keys.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: "/")) }
-            appendEscaped(key.string)
+            if !key.appendShortPlain(to: &bytes) { appendEscaped(key.string) }
         }
         bytes.append(UInt8(ascii: "\""))
     }

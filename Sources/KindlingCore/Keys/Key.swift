@@ -59,6 +59,21 @@ public struct Key: Sendable, CustomStringConvertible {
     /// True for the `.priority` pseudo-key.
     public var isPriority: Bool { self == Key.priority }
 
+    /// Appends the key's UTF-8 to `bytes` when it is at most eight bytes long and needs no
+    /// escaping in a JSON string (no `"`, `\` or control byte), read from `prefix` without
+    /// touching the string; false, appending nothing, otherwise. Most keys of a path are short,
+    /// and every log record and event writes its path (`JSONWriter.write(relativePath:)`).
+    func appendShortPlain(to bytes: inout [UInt8]) -> Bool {
+        let count = Int(byteCount)
+        guard count <= 8 else { return false }
+        return withUnsafeBytes(of: prefix.bigEndian) { raw in
+            let key = UnsafeRawBufferPointer(rebasing: raw[..<count])
+            for byte in key where byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return false }
+            bytes.append(contentsOf: key)
+            return true
+        }
+    }
+
     /// Checks the Firebase key rules: non-empty, at most 768 bytes of UTF-8, none of `. $ # [ ] /`
     /// and no ASCII control characters.
     static func validate(_ string: String) throws(ValidationError) {

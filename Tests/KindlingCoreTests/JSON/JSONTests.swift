@@ -96,9 +96,13 @@ struct JSONTests {
 }
 
 /// Log records and events write paths straight from their keys: the bytes must be those of the
-/// path's string, escapes included.
+/// path's string, escapes included (keys of up to eight bytes are written from their cached
+/// prefix, longer ones from their string).
 struct JSONWriterPathTests {
-    @Test(arguments: [[], ["a"], ["users", "u1", "name"], ["é😀", "tab\there", #"quo"te"#, #"back\slash"#, "new\nline"], ["1", "-2", ".priority"]])
+    @Test(arguments: [
+        [], ["a"], ["users", "u1", "name"], ["é😀", "tab\there", #"quo"te"#, #"back\slash"#, "new\nline"], ["1", "-2", ".priority"],
+        ["12345678", "123456789", #"""#, #"a\b"#, "\u{7F}", "ü", "-OaBcDeFgHiJkLmNoPq"],
+    ])
     func writesAPathAsItsStringWouldBeWritten(keys: [String]) {
         let path = Path(keys: keys.map { Key(unchecked: $0) })
         var direct = JSONWriter()
