@@ -300,7 +300,6 @@ extension ClusterFaultTests {
                         for proxy in proxies { proxy.restore() }
                         let restored = ContinuousClock.now
                         let oldAnswer = await restWrite.value
-                        #expect(oldAnswer.status == 504)
                         let refused = ContinuousClock.now - restored
                         let final = try json(#"{"a":1,"b":1}"#)
                         for port in [old.port, new.port, third.port] {
@@ -319,6 +318,11 @@ extension ClusterFaultTests {
                         let ids = try await Self.messageIDs(js, namespace: "stall", after: lastBeforeStall)
                         let firstNew = ids.firstIndex { !$0.hasPrefix("old.") } ?? ids.count
                         #expect(!ids[firstNew...].contains { $0.hasPrefix("old.") }, "\(ids)")
+                        // Sent while its lease was fresh, the old leader's write is answered "may or may
+                        // not be stored" (504). On a loaded machine the request can reach it only once
+                        // its lease has lapsed: then it is refused before it goes anywhere (503,
+                        // "nothing was written"), and no batch of the old leader's may be in the log.
+                        #expect(oldAnswer.status == 504 || (oldAnswer.status == 503 && firstNew == 0), "\(oldAnswer) \(ids)")
                         if firstNew > 0 { #expect(!oldAnswer.text.contains("nothing was written"), "\(oldAnswer.text)") }
                         // Until both of the new leader's writes came (each may be late on a
                         // loaded machine), then 300 ms in which no other may come.
