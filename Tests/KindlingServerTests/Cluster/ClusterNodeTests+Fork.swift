@@ -46,7 +46,10 @@ extension ClusterNodeTests {
                         let lastID = try #require(last.headers?["Nats-Msg-Id"])
                         let lastRecord = try #require(lastID.split(separator: ".").last.flatMap { UInt64($0) })
                         let watch = try await direct.subscribe(subject)
-                        var published = watch.makeAsyncIterator()
+                        // Each batch published on the subject, and the leader's answer to the write.
+                        let (steps, step) = AsyncStream.makeStream(of: Void.self)
+                        let watching = Task { for await _ in watch { step.yield() } }
+                        var next = steps.makeAsyncIterator()
 
                         for server in others { try await server.pause() }
                         let stale = LogRecord(sequence: lastRecord + 1, write: .set(try Path("/v"), Node(.string("stale"))))
@@ -57,12 +60,16 @@ extension ClusterNodeTests {
                                 subject, payload: stale.encoded(), headers: staleHeaders,
                                 options: PublishOptions(messageID: "stale.1.\(lastRecord + 1)", expectedLastSubjectSequence: last.sequence))
                         }
-                        _ = await published.next()
+                        _ = await next.next()
                         try await Self.waitUntilTheStreamLeaderTookEverythingQueued(directJS)
                         let write = Task {
-                            try await TestHTTPConnection.request(port: lead.port, "PUT", "/v.json?ns=fork", body: "1", timeout: .seconds(30))
+                            defer { step.yield() }
+                            return try await TestHTTPConnection.request(port: lead.port, "PUT", "/v.json?ns=fork", body: "1", timeout: .seconds(30))
                         }
-                        _ = await published.next()
+                        // The leader's batch reaches the stream leader; or, on a loaded machine, the
+                        // leader's lease lapses first (it cannot renew it while the other servers are
+                        // stopped) and it refuses the write without publishing (503, checked below).
+                        _ = await next.next()
                         try await Self.waitUntilTheStreamLeaderTookEverythingQueued(directJS)
                         for server in others { try await server.resume() }
                         _ = await staleBatch.value
@@ -129,6 +136,7 @@ extension ClusterNodeTests {
                             )
                         }
                         await watch.unsubscribe()
+                        watching.cancel()
                     }
                 }
             }
