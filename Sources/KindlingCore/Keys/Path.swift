@@ -26,8 +26,9 @@ public struct Path: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses and validates `/`-separated path text given as its UTF-8 bytes, which must be
     /// valid UTF-8 (a request reader's, which has checked them): no `String` of the whole path
-    /// is made, since a request's path is parsed on every write.
-    public init(utf8 bytes: UnsafeBufferPointer<UInt8>) throws(ValidationError) {
+    /// is made, since a request's path is parsed on every write. Package-only: the bytes are
+    /// not checked to be UTF-8, so only this package's readers, which check them, may call it.
+    package init(utf8 bytes: UnsafeBufferPointer<UInt8>) throws(ValidationError) {
         self.keys = try Path.keys(bytes)
     }
 
