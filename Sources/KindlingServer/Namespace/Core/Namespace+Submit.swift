@@ -161,10 +161,7 @@ extension Namespace {
             if case .authenticated(let auth) = answer, let expiresAt = auth.expiresAt {
                 expire(connection, at: expiresAt)
             }
-            if operation.changesRegistrations {
-                let refused = if case .refused = answer { true } else { false }
-                journal(operation, refused: refused, of: connection)
-            }
+            journal(operation, answer: answer, of: connection)
             var answers = 0
             for outgoing in block.out[before...] {
                 if case .one(connection) = outgoing.recipients, case .bytes(let bytes) = outgoing.content { answers += bytes.count }

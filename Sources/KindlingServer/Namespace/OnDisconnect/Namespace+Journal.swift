@@ -6,10 +6,11 @@ import Logging
 /// when it starts again.
 extension Namespace {
     /// Notes what an operation the namespace took changed of `connection`'s queue, if anything
-    /// (nothing when it was `refused`). Told whether, not given the answer: passing an answer
-    /// copies it (a write's holds its node twice) for every request of every block.
-    func journal(_ operation: Operation, refused: Bool, of connection: ConnectionID) {
-        guard operation.changesRegistrations, !refused, let journal = durability.disk?.journal, state.connections[connection] != nil else { return }
+    /// (nothing when its `answer` refused it). The answer is borrowed, not optional: wrapping it
+    /// in an optional copied it (a write's holds its node twice) for every request of every block.
+    func journal(_ operation: Operation, answer: Answer, of connection: ConnectionID) {
+        guard operation.changesRegistrations, let journal = durability.disk?.journal, state.connections[connection] != nil else { return }
+        if case .refused = answer { return }
         let auth = state.auth(of: .realtime(connection))
         switch operation {
         case .onDisconnectSet(let path, let data): journal.note(.queued(.set(path: path, data: data, precondition: nil), as: auth), of: connection)
